@@ -1,0 +1,52 @@
+// swift-tools-version:6.1
+//
+// Tessera: a distributed transcoding farm on FFmpeg's libraries.
+// Dependencies point one way:
+//   tessera (CLI) → TesseraMedia → TesseraCompute → TesseraAV → TesseraCore
+//                                      └────────────────┴────→ CFFmpeg / CVulkan
+// TesseraCore imports no C module.
+import PackageDescription
+
+let package = Package(
+    name: "Tessera",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "tessera", targets: ["tessera"]),
+        .library(name: "TesseraCore", targets: ["TesseraCore"]),
+        .library(name: "TesseraMedia", targets: ["TesseraMedia"]),
+        .library(name: "TesseraCompute", targets: ["TesseraCompute"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+    ],
+    targets: [
+        // C libraries, found with pkg-config. Each has a shim header for macros Swift cannot import.
+        // CFFmpeg: SwiftPM reads one .pc file; libavformat's pulls in the include path, and the
+        // module map links the six libav* libraries (all from the same FFmpeg 5.1 build).
+        .systemLibrary(name: "CFFmpeg", pkgConfig: "libavformat",
+                       providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev",
+                                         "libswresample-dev", "libavfilter-dev"])]),
+        .systemLibrary(name: "CZeroMQ", pkgConfig: "libzmq", providers: [.apt(["libzmq3-dev"])]),
+        .systemLibrary(name: "CVulkan", pkgConfig: "vulkan", providers: [.apt(["libvulkan-dev"])]),
+
+        .target(name: "TesseraCore"),
+        // Swift owners of libav* objects (frames, packets, the error helper), shared by Compute and Media.
+        .target(name: "TesseraAV", dependencies: ["TesseraCore", "CFFmpeg"]),
+        .target(name: "TesseraCompute", dependencies: ["TesseraCore", "TesseraAV", "CFFmpeg", "CVulkan"]),
+        .target(name: "TesseraMedia", dependencies: ["TesseraCore", "TesseraAV", "TesseraCompute", "CFFmpeg"]),
+        .executableTarget(name: "tessera", dependencies: [
+            "TesseraCore", "TesseraAV", "TesseraMedia", "TesseraCompute",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+
+        .testTarget(name: "TesseraCoreTests", dependencies: [
+            "TesseraCore", .product(name: "PropertyBased", package: "swift-property-based"),
+        ]),
+        .testTarget(name: "TesseraComputeTests", dependencies: ["TesseraCompute", "TesseraAV", "TesseraCore", "CFFmpeg"]),
+        .testTarget(name: "TesseraMediaTests", dependencies: [
+            "TesseraMedia", "TesseraAV", "TesseraCompute", "TesseraCore", "CFFmpeg",
+        ]),
+        .testTarget(name: "TesseraCLITests", dependencies: ["TesseraCore"]),
+    ]
+)

@@ -1,0 +1,38 @@
+import CFFmpeg
+
+/// Owns one `AVFrame` (decoded video picture or audio samples); freed with the object.
+///
+/// Frames move between pipeline stages on different threads but are never touched by two at once,
+/// hence `@unchecked Sendable`.
+public final class Frame: @unchecked Sendable {
+    public let pointer: UnsafeMutablePointer<AVFrame>
+
+    public init() throws(MediaError) {
+        guard let p = av_frame_alloc() else { throw MediaError(.ffmpeg, "out of memory allocating a frame") }
+        pointer = p
+    }
+
+    /// A video frame with freshly allocated (pooled by libavutil) planes.
+    public convenience init(width: Int, height: Int, format: AVPixelFormat) throws(MediaError) {
+        try self.init()
+        pointer.pointee.width = Int32(width)
+        pointer.pointee.height = Int32(height)
+        pointer.pointee.format = format.rawValue
+        try ff(av_frame_get_buffer(pointer, 0), "allocate a \(width)x\(height) frame")
+    }
+
+    deinit {
+        var p: UnsafeMutablePointer<AVFrame>? = pointer
+        av_frame_free(&p)
+    }
+
+    public var width: Int { Int(pointer.pointee.width) }
+    public var height: Int { Int(pointer.pointee.height) }
+    public var pixelFormat: AVPixelFormat { AVPixelFormat(rawValue: pointer.pointee.format) }
+    /// Presentation time in the time base of whoever produced the frame.
+    public var pts: Int64 {
+        get { pointer.pointee.pts }
+        set { pointer.pointee.pts = newValue }
+    }
+    public var sampleCount: Int { Int(pointer.pointee.nb_samples) }
+}

@@ -1,0 +1,92 @@
+/// What a video track holds, as CMVideoFormatDescription: codec, size, pixels, colour, timing.
+public struct VideoFormatDescription: Sendable, Hashable, Codable {
+    /// FFmpeg codec name, e.g. `h264`, `hevc`, `av1`, `vp9`.
+    public var codec: String
+    public var profile: String?
+    public var level: Int?
+    /// Coded size in pixels (before the preferred transform).
+    public var width: Int
+    public var height: Int
+    public var pixelFormat: PixelFormat
+    public var color: ColorDescription
+    public var rotation: Rotation
+    /// Sample aspect ratio numerator/denominator, 1:1 when unknown.
+    public var sampleAspectRatio: Fraction
+    /// The stream's declared frame duration (1 / r_frame_rate).
+    public var nominalFrameDuration: MediaTime
+    /// Duration over frame count (1 / avg_frame_rate).
+    public var averageFrameDuration: MediaTime
+    /// The smallest PTS step seen while indexing; equals nominal for constant-rate material.
+    public var minFrameDuration: MediaTime
+    public var isVariableFrameRate: Bool
+    public var bitRate: Int?
+    public var hasBFrames: Bool
+
+    public init(codec: String, profile: String? = nil, level: Int? = nil, width: Int, height: Int,
+                pixelFormat: PixelFormat, color: ColorDescription = .init(), rotation: Rotation = .none,
+                sampleAspectRatio: Fraction = .init(1, 1), nominalFrameDuration: MediaTime,
+                averageFrameDuration: MediaTime, minFrameDuration: MediaTime, isVariableFrameRate: Bool = false,
+                bitRate: Int? = nil, hasBFrames: Bool = false) {
+        self.codec = codec
+        self.profile = profile
+        self.level = level
+        self.width = width
+        self.height = height
+        self.pixelFormat = pixelFormat
+        self.color = color
+        self.rotation = rotation
+        self.sampleAspectRatio = sampleAspectRatio
+        self.nominalFrameDuration = nominalFrameDuration
+        self.averageFrameDuration = averageFrameDuration
+        self.minFrameDuration = minFrameDuration
+        self.isVariableFrameRate = isVariableFrameRate
+        self.bitRate = bitRate
+        self.hasBFrames = hasBFrames
+    }
+
+    /// Size as displayed, after the preferred transform.
+    public var displaySize: (width: Int, height: Int) {
+        rotation.swapsDimensions ? (height, width) : (width, height)
+    }
+    /// Nominal frames per second, for display and encoder levels only.
+    public var nominalFrameRate: Double {
+        nominalFrameDuration.isNumeric && nominalFrameDuration.value != 0 ? 1 / nominalFrameDuration.seconds : 0
+    }
+}
+
+/// What an audio track holds, as CMAudioFormatDescription.
+public struct AudioFormatDescription: Sendable, Hashable, Codable {
+    public var codec: String
+    public var profile: String?
+    public var sampleRate: Int
+    public var channelCount: Int
+    /// FFmpeg's channel-layout description, e.g. `stereo`, `5.1(side)`.
+    public var channelLayout: String
+    public var sampleFormat: String
+    public var bitRate: Int?
+    /// Samples per coded frame (1024 for AAC, 960 for Opus at 48 kHz), 0 when variable or unknown.
+    public var frameSize: Int
+
+    public init(codec: String, profile: String? = nil, sampleRate: Int, channelCount: Int, channelLayout: String,
+                sampleFormat: String, bitRate: Int? = nil, frameSize: Int = 0) {
+        self.codec = codec
+        self.profile = profile
+        self.sampleRate = sampleRate
+        self.channelCount = channelCount
+        self.channelLayout = channelLayout
+        self.sampleFormat = sampleFormat
+        self.bitRate = bitRate
+        self.frameSize = frameSize
+    }
+}
+
+/// A reduced fraction of two integers (aspect ratios, frame rates for display).
+public struct Fraction: Sendable, Hashable, Codable, CustomStringConvertible {
+    public var numerator: Int
+    public var denominator: Int
+    public init(_ numerator: Int, _ denominator: Int) {
+        self.numerator = numerator
+        self.denominator = denominator
+    }
+    public var description: String { "\(numerator):\(denominator)" }
+}

@@ -1,0 +1,66 @@
+import Foundation
+
+/// A blocking FIFO between two pipeline threads with a fixed capacity, so a fast producer waits
+/// for a slow consumer (back-pressure) instead of filling memory.
+///
+/// Either end can close it: the consumer sees the remaining items and then `nil`; a producer that
+/// pushes after close is told so (`push` returns false) and should stop. Used only from dedicated
+/// threads, never from Swift's cooperative pool.
+public final class BoundedQueue<Element>: @unchecked Sendable {
+    private var items: [Element] = []
+    private var head = 0
+    private var closed = false
+    private let capacity: Int
+    private let condition = NSCondition()
+
+    public init(capacity: Int = 8) {
+        precondition(capacity > 0, "a queue needs room for at least one item")
+        self.capacity = capacity
+    }
+
+    /// Waits for room, then appends. Returns false (and drops the item) if the queue is closed.
+    @discardableResult
+    public func push(_ item: Element) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while !closed && items.count - head >= capacity { condition.wait() }
+        guard !closed else { return false }
+        items.append(item)
+        condition.broadcast()
+        return true
+    }
+
+    /// Waits for an item; nil once the queue is closed and drained.
+    public func pop() -> Element? {
+        condition.lock()
+        defer { condition.unlock() }
+        while !closed && head == items.count { condition.wait() }
+        guard head < items.count else { return nil }
+        let item = items[head]
+        head += 1
+        if head > 64 && head * 2 > items.count {
+            items.removeFirst(head)
+            head = 0
+        }
+        condition.broadcast()
+        return item
+    }
+
+    /// No more pushes; waiting producers and consumers wake up.
+    public func close() {
+        condition.lock()
+        closed = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Close and drop what is queued (the consumer has failed or been cancelled).
+    public func cancel() {
+        condition.lock()
+        closed = true
+        items.removeAll()
+        head = 0
+        condition.broadcast()
+        condition.unlock()
+    }
+}

@@ -1,0 +1,36 @@
+import ArgumentParser
+import TesseraAV
+
+/// Process exit codes (sysexits.h values, so scripts can tell the cause apart).
+enum ExitStatus: Int32 {
+    case success = 0
+    /// Bad arguments (ArgumentParser's own validation also exits 64).
+    case usage = 64
+    /// The input is not usable media: empty, garbage, corrupt, truncated, or unsupported.
+    case dataError = 65
+    /// The input file does not exist.
+    case noInput = 66
+    /// The output cannot be created: it exists without --overwrite, or its directory is missing.
+    case cantCreate = 73
+    /// Anything else (an FFmpeg failure with no better explanation, a failed verification).
+    case software = 70
+    /// Interrupted by the user.
+    case interrupted = 130
+
+    static let helpText = """
+        Exit status: 0 success; 64 bad arguments; 65 unusable input (empty, not media, corrupt, truncated, \
+        unsupported codec); 66 input not found; 70 internal or FFmpeg failure; 73 output cannot be written \
+        (exists without --overwrite, missing directory); 130 interrupted.
+        """
+
+    init(_ error: MediaError) {
+        switch error.kind {
+        case .notFound: self = .noInput
+        case .emptyFile, .notMedia, .corrupt, .unsupported: self = .dataError
+        case .outputExists, .outputLocation: self = .cantCreate
+        case .invalidArgument: self = .usage
+        case .cancelled: self = .interrupted
+        case .ffmpeg: self = .software
+        }
+    }
+}
