@@ -40,13 +40,17 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
+        // Media generation and independent checks (ffmpeg/ffprobe CLIs) shared by the test targets.
+        .target(name: "TesseraTestSupport", path: "Tests/TesseraTestSupport"),
         .testTarget(name: "TesseraCoreTests", dependencies: [
             "TesseraCore", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
-        .testTarget(name: "TesseraComputeTests", dependencies: ["TesseraCompute", "TesseraAV", "TesseraCore", "CFFmpeg"]),
-        .testTarget(name: "TesseraMediaTests", dependencies: [
-            "TesseraMedia", "TesseraAV", "TesseraCompute", "TesseraCore", "CFFmpeg",
+        .testTarget(name: "TesseraComputeTests", dependencies: [
+            "TesseraCompute", "TesseraAV", "TesseraCore", "CFFmpeg", "TesseraTestSupport",
         ]),
-        .testTarget(name: "TesseraCLITests", dependencies: ["TesseraCore"]),
+        .testTarget(name: "TesseraMediaTests", dependencies: [
+            "TesseraMedia", "TesseraAV", "TesseraCompute", "TesseraCore", "CFFmpeg", "TesseraTestSupport",
+        ]),
+        .testTarget(name: "TesseraCLITests", dependencies: ["TesseraCore", "TesseraTestSupport"]),
     ]
 )

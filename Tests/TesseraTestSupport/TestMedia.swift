@@ -1,0 +1,126 @@
+import Foundation
+
+/// Test media made at run time with the ffmpeg CLI (an independent tool, used only by tests and
+/// benchmarks), plus independent checks of outputs with ffprobe/ffmpeg.
+public enum TestMedia {
+    public struct ToolFailure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// A fresh temporary directory, removed by the caller with `cleanup(_:)`.
+    public static func makeDirectory(_ label: String = "tessera") throws -> URL {
+        let url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("\(label)-\(UUID().uuidString.prefix(8))", isDirectory: true)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    public static func cleanup(_ url: URL) { try? FileManager.default.removeItem(at: url) }
+
+    /// Runs a tool, returning stdout; throws with stderr's tail when it exits non-zero.
+    @discardableResult
+    public static func run(_ tool: String, _ arguments: [String]) throws -> String {
+        let result = try runCapturing(tool, arguments)
+        guard result.status == 0 else {
+            throw ToolFailure(description: "\(tool) \(arguments.joined(separator: " ")) exited \(result.status): "
+                + String(result.stderr.suffix(1500)))
+        }
+        return result.stdout
+    }
+
+    /// Runs a program and returns its exit status, stdout and stderr.
+    public static func runCapturing(_ tool: String, _ arguments: [String], environment: [String: String]? = nil)
+        throws -> (status: Int32, stdout: String, stderr: String)
+    {
+        let process = Process()
+        process.executableURL = tool.hasPrefix("/") ? URL(fileURLWithPath: tool) : URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = tool.hasPrefix("/") ? arguments : [tool] + arguments
+        if let environment { process.environment = environment }
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        // Read both pipes concurrently so a chatty child cannot fill one and block.
+        nonisolated(unsafe) var errData = Data()
+        let errReader = Thread { errData = err.fileHandleForReading.readDataToEndOfFile() }
+        errReader.start()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        while !errReader.isFinished { usleep(1000) }
+        return (process.terminationStatus, String(decoding: outData, as: UTF8.self),
+                String(decoding: errData, as: UTF8.self))
+    }
+
+    /// Makes a clip with ffmpeg: `testsrc2` video and/or `sine` audio, encoded as asked.
+    ///
+    /// - Parameters:
+    ///   - video: e.g. `["-c:v", "libx264", "-bf", "3"]`; nil for no video.
+    ///   - audio: e.g. `["-c:a", "aac"]`; nil for no audio.
+    public static func make(_ url: URL, seconds: Double, width: Int = 320, height: Int = 240, rate: String = "30",
+                            video: [String]? = ["-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p"],
+                            audio: [String]? = ["-c:a", "aac", "-b:a", "96k"], sampleRate: Int = 48_000,
+                            extra: [String] = []) throws {
+        var args = ["-hide_banner", "-loglevel", "error", "-y"]
+        if video != nil {
+            args += ["-f", "lavfi", "-i", "testsrc2=size=\(width)x\(height):rate=\(rate):duration=\(seconds)"]
+        }
+        if audio != nil {
+            args += ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=\(sampleRate):duration=\(seconds)"]
+        }
+        args += (video ?? ["-vn"]) + (audio ?? ["-an"]) + extra + [url.path]
+        try run("ffmpeg", args)
+    }
+
+    /// ffprobe's JSON for a file (`-show_format -show_streams`, plus `-count_frames` when asked).
+    public static func probe(_ url: URL, countFrames: Bool = false) throws -> [String: Any] {
+        var args = ["-v", "error", "-print_format", "json", "-show_format", "-show_streams"]
+        if countFrames { args.append("-count_frames") }
+        let text = try run("ffprobe", args + [url.path])
+        guard let json = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
+            throw ToolFailure(description: "ffprobe printed no JSON object for \(url.path)")
+        }
+        return json
+    }
+
+    /// The first stream of a type in ffprobe's JSON (`"video"`, `"audio"`).
+    public static func stream(_ probe: [String: Any], _ type: String) -> [String: Any]? {
+        (probe["streams"] as? [[String: Any]])?.first { $0["codec_type"] as? String == type }
+    }
+
+    /// The presentation times (seconds) of every video frame, decoded by ffprobe.
+    public static func framePTS(_ url: URL, stream: String = "v:0") throws -> [Double] {
+        let text = try run("ffprobe", ["-v", "error", "-select_streams", stream, "-show_entries",
+                                       "frame=pts_time", "-of", "csv=p=0", url.path])
+        return text.split(separator: "\n").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+    }
+
+    /// Mean PSNR (dB) of `distorted` against `reference`, after scaling the reference to the distorted
+    /// picture's size with bicubic; `referenceStart` skips that many seconds of the reference.
+    public static func psnr(_ distorted: URL, against reference: URL, width: Int, height: Int,
+                            referenceStart: Double = 0) throws -> Double {
+        let filter = "[1:v]trim=start=\(referenceStart),setpts=PTS-STARTPTS,scale=\(width):\(height):flags=bicubic[ref];"
+            + "[0:v]setpts=PTS-STARTPTS[dist];[dist][ref]psnr"
+        let result = try runCapturing("ffmpeg", ["-hide_banner", "-i", distorted.path, "-i", reference.path,
+                                                 "-filter_complex", filter, "-f", "null", "-"])
+        guard result.status == 0,
+              let line = result.stderr.split(separator: "\n").last(where: { $0.contains("PSNR") }),
+              let avg = line.split(separator: " ").first(where: { $0.hasPrefix("average:") })
+        else {
+            throw ToolFailure(description: "ffmpeg psnr failed: \(result.stderr.suffix(800))")
+        }
+        let value = avg.dropFirst("average:".count)
+        return value == "inf" ? 100 : (Double(value) ?? 0)
+    }
+
+    /// The built `tessera` executable beside the test bundle (`.build/<config>/tessera`).
+    public static var tesseraBinary: URL {
+        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = dir.appendingPathComponent("tessera")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            dir = dir.deletingLastPathComponent()
+        }
+        return URL(fileURLWithPath: ".build/debug/tessera")
+    }
+}
