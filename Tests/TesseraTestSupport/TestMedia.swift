@@ -92,15 +92,21 @@ public enum TestMedia {
     public static func framePTS(_ url: URL, stream: String = "v:0") throws -> [Double] {
         let text = try run("ffprobe", ["-v", "error", "-select_streams", stream, "-show_entries",
                                        "frame=pts_time", "-of", "csv=p=0", url.path])
-        return text.split(separator: "\n").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+        // ffprobe may end a line with a comma (side data fields), so take the first field only.
+        return text.split(separator: "\n").compactMap {
+            Double($0.split(separator: ",").first.map(String.init)?.trimmingCharacters(in: .whitespaces) ?? "")
+        }
     }
 
     /// Mean PSNR (dB) of `distorted` against `reference`, after scaling the reference to the distorted
     /// picture's size with bicubic; `referenceStart` skips that many seconds of the reference.
+    ///
+    /// Frames are paired by index (k-th with k-th), not by timestamp, so containers that round time
+    /// differently (Matroska's milliseconds) still compare the same pictures.
     public static func psnr(_ distorted: URL, against reference: URL, width: Int, height: Int,
                             referenceStart: Double = 0) throws -> Double {
-        let filter = "[1:v]trim=start=\(referenceStart),setpts=PTS-STARTPTS,scale=\(width):\(height):flags=bicubic[ref];"
-            + "[0:v]setpts=PTS-STARTPTS[dist];[dist][ref]psnr"
+        let filter = "[1:v]trim=start=\(referenceStart),settb=1/30,setpts=N,"
+            + "scale=\(width):\(height):flags=bicubic[ref];[0:v]settb=1/30,setpts=N[dist];[dist][ref]psnr=shortest=1"
         let result = try runCapturing("ffmpeg", ["-hide_banner", "-i", distorted.path, "-i", reference.path,
                                                  "-filter_complex", filter, "-f", "null", "-"])
         guard result.status == 0,

@@ -80,8 +80,8 @@ public final class SwscaleProcessor: FrameProcessor {
         try ff(av_opt_set_double(raw, "param0", param0, 0), "configure scaler")
         try ff(av_opt_set_double(raw, "param1", param1, 0), "configure scaler")
         try ff(av_opt_set_int(raw, "threads", Int64(threads), 0), "configure scaler threads")
-        // libswscale's "auto" dithering is ordered dither on depth reduction; "none" turns it off.
-        try ff(av_opt_set(raw, "dithering", spec.dither ? "auto" : "none", 0), "configure scaler dithering")
+        // libswscale's "auto" dither is ordered dither on depth reduction; "none" turns it off.
+        try ff(av_opt_set(raw, "sws_dither", spec.dither ? "auto" : "none", 0), "configure scaler dither")
         try ff(sws_init_context(ctx, nil, nil), "initialise libswscale for \(f.width)x\(f.height)")
 
         // Matrix and range: libswscale defaults to BT.601 limited on both sides.

@@ -1,0 +1,56 @@
+import TesseraCore
+
+/// What an export wrote and how long it took (`--json` prints this).
+public struct ExportReport: Sendable, Codable {
+    public struct Video: Sendable, Codable {
+        public var codec: String
+        public var width: Int
+        public var height: Int
+        public var pixelFormat: String
+        public var frames: Int
+        public var rotation: Int
+        /// `swscale`, `vulkan`, or `none` when no conversion was needed.
+        public var processor: String
+    }
+    public struct Audio: Sendable, Codable {
+        public var codec: String
+        public var sampleRate: Int
+        public var channels: Int
+        public var packets: Int
+    }
+
+    public var source: String
+    public var output: String
+    public var fileType: String
+    public var preset: String?
+    public var passthrough: Bool
+    /// The range exported, on the source's timeline.
+    public var timeRange: TimeRange?
+    /// Output duration (the video's when there is video).
+    public var duration: MediaTime
+    public var video: Video?
+    public var audio: Audio?
+    public var bytes: Int
+    public var wallSeconds: Double
+    /// Video frames encoded per second of wall time.
+    public var framesPerSecond: Double
+}
+
+/// Where an export has got to, handed to the progress handler a few times a second.
+public struct ExportProgress: Sendable {
+    /// Video frames (or, for audio-only exports, audio packets) written so far.
+    public var frames: Int
+    /// Output time reached.
+    public var seconds: Double
+    /// Output duration expected.
+    public var totalSeconds: Double
+    public var elapsedSeconds: Double
+
+    public var fraction: Double { totalSeconds > 0 ? min(1, seconds / totalSeconds) : 0 }
+    public var framesPerSecond: Double { elapsedSeconds > 0 ? Double(frames) / elapsedSeconds : 0 }
+    /// Estimated seconds left at the current rate; nil until there is a rate.
+    public var remainingSeconds: Double? {
+        guard seconds > 0, elapsedSeconds > 0.2 else { return nil }
+        return elapsedSeconds * (totalSeconds - seconds) / seconds
+    }
+}

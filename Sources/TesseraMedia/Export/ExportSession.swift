@@ -1,0 +1,176 @@
+import CFFmpeg
+import Foundation
+import TesseraAV
+import TesseraCompute
+import TesseraCore
+
+/// Transcodes one file to another, as AVAssetExportSession: a source, a preset or custom settings,
+/// an optional time range, an output file.
+///
+/// ```
+///  AssetReader                     process thread           encode thread          AssetWriter
+///  [demux]─▶[video decode]─frames─▶ FrameProcessor ─queue(8)─▶ video input ─packets─┐
+///        └─▶[audio decode]─frames────────────── audio thread ─▶ audio input ─packets─┴▶ mux ─▶ file
+/// ```
+///
+/// `export()` blocks until the file is written; call it from a thread of your own (the CLI's main
+/// thread, a worker thread), never from Swift's cooperative pool.
+public final class ExportSession: @unchecked Sendable {
+    public let sourcePath: String
+    public let outputPath: String
+    public var settings: OutputSettings
+    /// The preset the settings came from, for reports.
+    public var presetName: String?
+    /// On the source's timeline (0 = the container's start); nil exports everything.
+    public var timeRange: TimeRange?
+    /// Replace an existing output instead of refusing.
+    public var overwrite = false
+    /// Makes the colour/scale stage for the job; defaults to libswscale with slice threads.
+    public var makeProcessor: @Sendable (ProcessingSpec, Frame) throws(MediaError) -> any FrameProcessor = {
+        spec, _ throws(MediaError) in try SwscaleProcessor(spec: spec)
+    }
+    /// Called a few times a second from the thread running `export()`.
+    public var progressHandler: (@Sendable (ExportProgress) -> Void)?
+
+    private let cancelLock = NSLock()
+    private var cancelled = false
+    private var activeFailure: PipelineFailure?
+
+    public init(sourcePath: String, outputPath: String, settings: OutputSettings) {
+        self.sourcePath = sourcePath
+        self.outputPath = outputPath
+        self.settings = settings
+    }
+
+    public convenience init(sourcePath: String, outputPath: String, preset: ExportPreset) {
+        self.init(sourcePath: sourcePath, outputPath: outputPath, settings: preset.settings)
+        presetName = preset.rawValue
+    }
+
+    /// Stops a running export; it throws `.cancelled` and leaves no output.
+    public func cancel() {
+        let failure: PipelineFailure? = cancelLock.withLock {
+            cancelled = true
+            return activeFailure
+        }
+        failure?.record(MediaError(.cancelled, path: outputPath, "export cancelled"))
+    }
+
+    /// Runs the export.
+    ///
+    /// - Throws: the reader's errors for the source (`.notFound`, `.emptyFile`, `.notMedia`, `.corrupt`,
+    ///   `.unsupported`); `.outputExists`/`.outputLocation` for the destination; `.invalidArgument` for a
+    ///   time range outside the asset or settings the container cannot hold; `.cancelled`. On any error
+    ///   nothing is left at `outputPath`.
+    public func export() throws(MediaError) -> ExportReport {
+        let started = Date()
+        let fileType = try resolveFileType()
+        guard URL(fileURLWithPath: sourcePath).standardized.path != URL(fileURLWithPath: outputPath).standardized.path
+        else { throw MediaError(.invalidArgument, path: outputPath, "output would overwrite the source") }
+
+        let probe = try InputFile(path: sourcePath)
+        let assetDuration = MediaTime(value: probe.duration, timescale: 1_000_000)
+        let range = try resolveRange(assetDuration: assetDuration)
+        let reader = try AssetReader(path: sourcePath, timeRange: range)
+        let failure = reader.failure
+        cancelLock.lock()
+        activeFailure = failure
+        let cancelledEarly = cancelled
+        cancelLock.unlock()
+        if cancelledEarly { throw MediaError(.cancelled, path: outputPath, "export cancelled") }
+        let writer = try AssetWriter(outputPath: outputPath, fileType: fileType, overwrite: overwrite,
+                                     optimizeForNetworkUse: settings.optimizeForNetworkUse)
+        writer.metadata = Self.copyableMetadata(reader.input)
+
+        let plan: ExportPlan
+        if settings.passthrough {
+            plan = try PassthroughPlan.make(reader: reader, writer: writer, range: range)
+        } else {
+            plan = try TranscodePlan.make(reader: reader, writer: writer, settings: settings,
+                                          fileType: fileType, makeProcessor: makeProcessor)
+        }
+        try writer.startWriting()
+        try reader.startReading()
+        let stages = plan.start(failure: failure)
+
+        let total = range.map { $0.duration.seconds } ?? assetDuration.seconds
+        while !stages.allSatisfy({ $0.wait(seconds: 0.25) }) {
+            progressHandler?(plan.progress(total: total, elapsed: Date().timeIntervalSince(started)))
+        }
+        reader.cancelReading()  // ends the demuxer if the plan stopped early; no-op error once done
+        reader.waitUntilFinished()
+        if let error = failure.error, error.kind != .cancelled || cancelLock.withLock({ cancelled }) {
+            writer.cancelWriting()
+            throw error
+        }
+        do throws(MediaError) {
+            try plan.checkComplete(expectedSeconds: total, source: sourcePath)
+            try writer.finishWriting()
+        } catch {
+            writer.cancelWriting()
+            throw error
+        }
+        progressHandler?(plan.progress(total: total, elapsed: Date().timeIntervalSince(started)))
+        let wall = Date().timeIntervalSince(started)
+        let bytes = (try? FileManager.default.attributesOfItem(atPath: outputPath)[.size] as? Int) ?? 0
+        var report = plan.report
+        report.source = sourcePath
+        report.output = outputPath
+        report.fileType = fileType.rawValue
+        report.preset = presetName
+        report.timeRange = range
+        report.bytes = bytes ?? 0
+        report.wallSeconds = wall
+        report.framesPerSecond = wall > 0 ? Double(report.video?.frames ?? 0) / wall : 0
+        return report
+    }
+
+    private func resolveFileType() throws(MediaError) -> FileType {
+        guard let type = settings.fileType ?? FileType.inferred(fromPath: outputPath) else {
+            throw MediaError(.invalidArgument, path: outputPath,
+                             "cannot tell the container from the extension (use .mp4, .mov, .mkv, .webm or .m4a)")
+        }
+        if let v = settings.video, !settings.passthrough, !type.canHold(v.codec), type != .m4a {
+            throw MediaError(.invalidArgument, path: outputPath, "\(type.rawValue) cannot hold \(v.codec.rawValue) video")
+        }
+        if let a = settings.audio, !settings.passthrough, !type.canHold(a.codec) {
+            throw MediaError(.invalidArgument, path: outputPath, "\(type.rawValue) cannot hold \(a.codec.rawValue) audio")
+        }
+        return type
+    }
+
+    /// Clamps the range's end to the asset; refuses a range that starts outside it or is empty.
+    private func resolveRange(assetDuration: MediaTime) throws(MediaError) -> TimeRange? {
+        guard let range = timeRange else { return nil }
+        let start = range.start.seconds, end = start + range.duration.seconds, total = assetDuration.seconds
+        guard range.start.isNumeric, range.duration.isNumeric || range.duration.flags.contains(.positiveInfinity),
+              start >= 0, range.duration.value > 0 || range.duration.flags.contains(.positiveInfinity)
+        else {
+            throw MediaError(.invalidArgument, path: sourcePath, "time range must start at or after 0 and not be empty")
+        }
+        guard total <= 0 || start < total else {
+            throw MediaError(.invalidArgument, path: sourcePath,
+                             String(format: "time range starts at %.3fs, after the asset ends (%.3fs)", start, total))
+        }
+        if total > 0 && end > total {
+            // Exact clamp: the asset's duration is microseconds.
+            let startUS = TickMath.ceilTicks(range.start, AVRational(num: 1, den: 1_000_000))
+            return TimeRange(start: range.start,
+                             duration: MediaTime(value: assetDuration.value - startUS, timescale: 1_000_000))
+        }
+        return range
+    }
+
+    /// Container metadata worth keeping (title, dates, location, …), not the old muxer's own tags.
+    private static func copyableMetadata(_ input: InputFile) -> [String: String] {
+        var result: [String: String] = [:]
+        var entry: UnsafeMutablePointer<AVDictionaryEntry>? = nil
+        let skip: Set<String> = ["encoder", "major_brand", "minor_version", "compatible_brands", "duration"]
+        while let e = av_dict_get(input.context?.pointee.metadata, "", entry, AV_DICT_IGNORE_SUFFIX) {
+            let key = String(cString: e.pointee.key)
+            if !skip.contains(key.lowercased()) { result[key] = String(cString: e.pointee.value) }
+            entry = e
+        }
+        return result
+    }
+}

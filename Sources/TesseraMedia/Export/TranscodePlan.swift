@@ -1,0 +1,236 @@
+import CFFmpeg
+import Foundation
+import TesseraAV
+import TesseraCompute
+import TesseraCore
+
+/// Decode → process → encode for the video track, decode → resample → encode for the audio track.
+final class TranscodePlan: ExportPlan, @unchecked Sendable {
+    private struct VideoLeg: @unchecked Sendable {
+        let output: AssetReaderTrackOutput
+        let input: AssetWriterInput
+        let spec: ProcessingSpec?
+        let source: StreamDescription
+        let codec: VideoCodec
+        let rotation: Rotation
+        /// Output frames end here (ticks of the stream time base, range start = 0); nil = at the source's end.
+        let endTick: Int64?
+    }
+    private struct AudioLeg: @unchecked Sendable {
+        let output: AssetReaderTrackOutput
+        let input: AssetWriterInput
+        let settings: AudioSettings
+        let sampleRate: Int
+        let channels: Int
+        let source: StreamDescription
+    }
+
+    private let video: VideoLeg?
+    private let audio: AudioLeg?
+    private let makeProcessor: @Sendable (ProcessingSpec, Frame) throws(MediaError) -> any FrameProcessor
+    private let videoProgress = ProgressCounter()
+    private let audioProgress = ProgressCounter()
+    private let processorName = Locked("none")
+    /// End of the last video frame and of the audio, in seconds of output time.
+    private let videoEnd = Locked(0.0)
+    private let audioEnd = Locked(0.0)
+
+    private init(video: VideoLeg?, audio: AudioLeg?,
+                 makeProcessor: @escaping @Sendable (ProcessingSpec, Frame) throws(MediaError) -> any FrameProcessor) {
+        self.video = video
+        self.audio = audio
+        self.makeProcessor = makeProcessor
+    }
+
+    /// Adds the reader outputs and writer inputs the settings call for.
+    /// - Throws: `.invalidArgument` when the source has none of the tracks the settings want;
+    ///   `.unsupported` for an encoder/pixel-format combination this build cannot do.
+    static func make(reader: AssetReader, writer: AssetWriter, settings: OutputSettings, fileType: FileType,
+                     makeProcessor: @escaping @Sendable (ProcessingSpec, Frame) throws(MediaError) -> any FrameProcessor)
+        throws(MediaError) -> TranscodePlan
+    {
+        var video: VideoLeg? = nil
+        var audio: AudioLeg? = nil
+        if let vs = settings.video, fileType != .m4a, let id = reader.videoTrackID {
+            let source = StreamDescription(stream: reader.input.streams[id])
+            let output = try reader.addOutput(trackID: id)
+            video = try makeVideoLeg(vs, source: source, output: output, writer: writer)
+        }
+        if let settingsA = settings.audio, let id = reader.audioTrackID {
+            let source = StreamDescription(stream: reader.input.streams[id])
+            let output = try reader.addOutput(trackID: id)
+            let p = source.parameters
+            let rate = settingsA.codec == .opus ? 48_000 : (settingsA.sampleRate ?? Int(p.sample_rate))
+            let channels = settingsA.channelCount ?? Int(max(1, p.ch_layout.nb_channels))
+            let input = try writer.addAudioInput(settings: settingsA, sampleRate: rate, channels: channels,
+                                                 language: source.language)
+            audio = AudioLeg(output: output, input: input, settings: settingsA, sampleRate: rate, channels: channels,
+                             source: source)
+        }
+        guard video != nil || audio != nil else {
+            throw MediaError(.invalidArgument, path: reader.path,
+                             "has no \(settings.video != nil && fileType != .m4a ? "video or audio" : "audio") track to export")
+        }
+        return TranscodePlan(video: video, audio: audio, makeProcessor: makeProcessor)
+    }
+
+    private static func makeVideoLeg(_ vs: VideoSettings, source: StreamDescription, output: AssetReaderTrackOutput,
+                                     writer: AssetWriter) throws(MediaError) -> VideoLeg {
+        let p = source.parameters
+        let rotation = source.rotation
+        // Fit the displayed picture into the box; the coded picture keeps the rotation as metadata.
+        let displayW = rotation.swapsDimensions ? Int(p.height) : Int(p.width)
+        let displayH = rotation.swapsDimensions ? Int(p.width) : Int(p.height)
+        let fitted = vs.outputSize(forDisplayWidth: displayW, height: displayH)
+        let (w, h) = rotation.swapsDimensions ? (fitted.height, fitted.width) : (fitted.width, fitted.height)
+        let sourceFormat = AVPixelFormat(rawValue: p.format)
+        let sourceDepth = PixelFormat(sourceFormat).bitDepth
+        let wanted = vs.pixelFormat ?? (sourceDepth > 8 && vs.codec != .h264 ? .yuv420p10le : .yuv420p)
+        guard Encoder.supports(vs.codec.encoderName, pixelFormat: wanted.avFormat) else {
+            throw MediaError(.unsupported, "\(vs.codec.encoderName) cannot encode pixel format \(wanted)")
+        }
+        let needsProcessing = w != Int(p.width) || h != Int(p.height) || wanted.avFormat != sourceFormat
+        let spec = needsProcessing ? ProcessingSpec(outputWidth: w, outputHeight: h, outputFormat: wanted) : nil
+        var colorRange = p.color_range
+        if colorRange == AVCOL_RANGE_UNSPECIFIED || needsProcessing { colorRange = AVCOL_RANGE_MPEG }
+        let encoderInput = Encoder.VideoInput(
+            width: w, height: h, pixelFormat: wanted.avFormat, timeBase: source.timeBase, frameRate: source.frameRate,
+            sampleAspectRatio: p.sample_aspect_ratio.num > 0 ? p.sample_aspect_ratio : AVRational(num: 1, den: 1),
+            colorSpace: p.color_space, colorPrimaries: p.color_primaries, colorTransfer: p.color_trc,
+            colorRange: colorRange, chromaLocation: p.chroma_location)
+        let input = try writer.addVideoInput(settings: vs, input: encoderInput, rotation: rotation,
+                                             language: source.language)
+        let endTick: Int64? = output.range.end == Int64.max ? nil : output.range.end - output.range.start
+        return VideoLeg(output: output, input: input, spec: spec, source: source, codec: vs.codec, rotation: rotation,
+                        endTick: endTick)
+    }
+
+    func start(failure: PipelineFailure) -> [StageThread] {
+        var stages: [StageThread] = []
+        if let video {
+            let processed = BoundedQueue<Frame>()
+            failure.watch(processed)
+            stages.append(StageThread("tessera.process", failure: failure) { [self] () throws(MediaError) in
+                defer { processed.close() }
+                try runProcess(video, into: processed)
+            })
+            stages.append(StageThread("tessera.encode.video", failure: failure) { [self] () throws(MediaError) in
+                try runVideoEncode(video, from: processed, failure: failure)
+            })
+        }
+        if let audio {
+            stages.append(StageThread("tessera.encode.audio", failure: failure) { [self] () throws(MediaError) in
+                try runAudio(audio, failure: failure)
+            })
+        }
+        return stages
+    }
+
+    private func runProcess(_ leg: VideoLeg, into queue: BoundedQueue<Frame>) throws(MediaError) {
+        var processor: (any FrameProcessor)? = nil
+        while let frame = try leg.output.copyNextFrame() {
+            var out = frame
+            if let spec = leg.spec {
+                if processor == nil {
+                    processor = try makeProcessor(spec, frame)
+                    processorName.set(processor!.backendName)
+                }
+                out = try processor!.process(frame)
+            }
+            guard queue.push(out) else { return }
+        }
+    }
+
+    /// Holds one frame back so each frame's duration is the gap to the next; the last runs to the range end.
+    private func runVideoEncode(_ leg: VideoLeg, from queue: BoundedQueue<Frame>,
+                                failure: PipelineFailure) throws(MediaError) {
+        let tb = leg.source.timeBase
+        let seconds = { (t: Int64) in Double(t) * Double(tb.num) / Double(tb.den) }
+        var held: Frame? = nil
+        while let frame = queue.pop() {
+            if let previous = held {
+                previous.pointer.pointee.pkt_duration = frame.pts - previous.pts
+                try leg.input.append(previous)
+                videoProgress.advance(to: seconds(previous.pts))
+            }
+            held = frame
+        }
+        if let last = held {
+            if let end = leg.endTick, end > last.pts { last.pointer.pointee.pkt_duration = end - last.pts }
+            try leg.input.append(last)
+            videoProgress.advance(to: seconds(last.pts))
+            videoEnd.set(seconds(last.pts + max(0, last.pointer.pointee.pkt_duration)))
+        }
+        // The queue also ends when another stage failed: then there is nothing worth flushing.
+        try failure.check()
+        try leg.input.markAsFinished()
+    }
+
+    private func runAudio(_ leg: AudioLeg, failure: PipelineFailure) throws(MediaError) {
+        let rate = Double(leg.output.timeBase.den)
+        var samples: Int64 = 0
+        while let frame = try leg.output.copyNextFrame() {
+            try leg.input.append(frame)
+            samples = frame.pts + Int64(frame.sampleCount)
+            audioProgress.advance(to: Double(samples) / rate)
+        }
+        audioEnd.set(Double(samples) / rate)
+        try failure.check()
+        try leg.input.markAsFinished()
+    }
+
+    func progress(total: Double, elapsed: Double) -> ExportProgress {
+        let v = video != nil ? videoProgress.snapshot : audioProgress.snapshot
+        return ExportProgress(frames: v.frames, seconds: v.seconds, totalSeconds: total, elapsedSeconds: elapsed)
+    }
+
+    func checkComplete(expectedSeconds: Double, source: String) throws(MediaError) {
+        if let video {
+            let declared = min(expectedSeconds, video.source.durationSeconds ?? expectedSeconds)
+            try Self.check("video", reached: videoEnd.get(), declared: declared,
+                           frame: 1 / max(1, av_q2d(video.source.frameRate)), source: source)
+        } else if let audio {
+            let declared = min(expectedSeconds, audio.source.durationSeconds ?? expectedSeconds)
+            try Self.check("audio", reached: audioEnd.get(), declared: declared, frame: 0.1, source: source)
+        }
+    }
+
+    private static func check(_ what: String, reached: Double, declared: Double, frame: Double,
+                              source: String) throws(MediaError) {
+        let slack = max(0.5, 2 * frame)
+        if declared > 0 && reached + slack < declared {
+            throw MediaError(.corrupt, path: source, String(
+                format: "%@ ends at %.3fs but the file declares %.3fs (truncated?)", what, reached, declared))
+        }
+    }
+
+    var report: ExportReport {
+        var r = ExportReport(source: "", output: "", fileType: "", preset: nil, passthrough: false, timeRange: nil,
+                             duration: .zero, video: nil, audio: nil, bytes: 0, wallSeconds: 0, framesPerSecond: 0)
+        if let video {
+            let c = video.input.stream.pointee.codecpar.pointee
+            r.video = .init(codec: video.codec.rawValue, width: Int(c.width), height: Int(c.height),
+                            pixelFormat: PixelFormat(AVPixelFormat(rawValue: c.format)).rawValue,
+                            frames: video.input.packetCount, rotation: video.rotation.degrees,
+                            processor: processorName.get())
+            r.duration = MediaTime(value: Int64((videoEnd.get() * 1_000_000).rounded()), timescale: 1_000_000)
+        }
+        if let audio {
+            r.audio = .init(codec: audio.settings.codec.rawValue, sampleRate: audio.sampleRate, channels: audio.channels,
+                            packets: audio.input.packetCount)
+            if video == nil {
+                r.duration = MediaTime(value: Int64((audioEnd.get() * 1_000_000).rounded()), timescale: 1_000_000)
+            }
+        }
+        return r
+    }
+}
+
+/// A value guarded by a lock, for figures one thread writes and another reads.
+final class Locked<Value>: @unchecked Sendable {
+    private var value: Value
+    private let lock = NSLock()
+    init(_ value: Value) { self.value = value }
+    func get() -> Value { lock.withLock { value } }
+    func set(_ newValue: Value) { lock.withLock { value = newValue } }
+}

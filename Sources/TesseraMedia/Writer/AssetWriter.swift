@@ -1,0 +1,218 @@
+import CFFmpeg
+import Foundation
+import TesseraAV
+import TesseraCore
+
+/// Encodes and muxes into one file, as AVAssetWriter.
+///
+/// ```
+///  videoInput.append(frame) ─▶ encoder ─┐
+///  audioInput.append(frame) ─▶ encoder ─┼─▶ interleaving muxer ─▶ .name.partial-XXXX ──rename──▶ name
+///  passthrough.append(packet) ──────────┘         (on finishWriting)
+/// ```
+///
+/// Nothing appears at `outputPath` until `finishWriting()` succeeds: the file is written under a
+/// temporary name in the same directory and renamed at the end; a failed or cancelled writer (or one
+/// released unfinished) removes its temporary file.
+public final class AssetWriter: @unchecked Sendable {
+    public let outputPath: String
+    public let fileType: FileType
+    /// Moov atom first (MP4/MOV/M4A), so playback can start before the download ends.
+    public var optimizeForNetworkUse: Bool
+    /// Container-level metadata to write (title, creation_time, …).
+    public var metadata: [String: String] = [:]
+
+    let temporaryPath: String
+    private var context: UnsafeMutablePointer<AVFormatContext>?
+    private var inputs: [AssetWriterInput] = []
+    private let muxLock = NSLock()
+    private enum State { case configuring, writing, finished, failed }
+    private var state = State.configuring
+
+    /// Checks the destination and prepares the muxer.
+    /// - Throws: `.outputExists` when the file exists and `overwrite` is false (as AVAssetExportSession
+    ///   refuses), `.outputLocation` when its directory is missing or is not a directory.
+    public init(outputPath: String, fileType: FileType, overwrite: Bool = false,
+                optimizeForNetworkUse: Bool = false) throws(MediaError) {
+        self.outputPath = outputPath
+        self.fileType = fileType
+        self.optimizeForNetworkUse = optimizeForNetworkUse
+        let url = URL(fileURLWithPath: outputPath)
+        let directory = url.deletingLastPathComponent().path
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw MediaError(.outputLocation, path: outputPath, "directory \(directory) does not exist")
+        }
+        if FileManager.default.fileExists(atPath: outputPath, isDirectory: &isDirectory) {
+            if isDirectory.boolValue { throw MediaError(.outputLocation, path: outputPath, "is a directory") }
+            if !overwrite { throw MediaError(.outputExists, path: outputPath, "already exists (use --overwrite)") }
+        }
+        temporaryPath = directory + "/." + url.lastPathComponent + ".partial-" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
+        var ctx: UnsafeMutablePointer<AVFormatContext>? = nil
+        try ff(avformat_alloc_output_context2(&ctx, nil, fileType.muxerName, temporaryPath), "create \(fileType) muxer")
+        context = ctx
+    }
+
+    deinit {
+        if state != .finished { discard() }
+        avformat_free_context(context)
+    }
+
+    private var needsGlobalHeader: Bool { context!.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 }
+
+    /// Adds a video track encoded with `settings` from pictures described by `input`.
+    /// - Throws: `.unsupported` (encoder missing, pixel format refused), `.invalidArgument` (bad settings).
+    func addVideoInput(settings: VideoSettings, input: Encoder.VideoInput, rotation: Rotation,
+                       language: String?) throws(MediaError) -> AssetWriterInput {
+        let encoder = try Encoder(video: settings, input: input, globalHeader: needsGlobalHeader)
+        let stream = try newStream()
+        try ff(avcodec_parameters_from_context(stream.pointee.codecpar, encoder.context), "describe video track")
+        stream.pointee.time_base = encoder.context.pointee.time_base
+        stream.pointee.avg_frame_rate = input.frameRate
+        if settings.codec == .hevc && (fileType == .mp4 || fileType == .mov) {
+            // Apple players want HEVC tagged hvc1 (parameter sets in the sample description).
+            stream.pointee.codecpar.pointee.codec_tag = Self.fourCC("hvc1")
+        }
+        if rotation != .none, let matrix = av_stream_new_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, 9 * 4) {
+            matrix.withMemoryRebound(to: Int32.self, capacity: 9) { m in
+                // av_display_rotation_get reads counter-clockwise degrees, but _set takes clockwise ones
+                // (set(θ) reads back as −θ), which is Rotation's convention.
+                av_display_rotation_set(m, Double(rotation.degrees))
+                if rotation.mirrored { av_display_matrix_flip(m, 1, 0) }
+            }
+        }
+        setLanguage(stream, language)
+        return register(AssetWriterInput(writer: self, stream: stream, encoder: encoder, kind: .video,
+                                         timeBase: encoder.context.pointee.time_base))
+    }
+
+    /// Adds an audio track encoded with `settings`; appended PCM may have any format, rate or layout.
+    func addAudioInput(settings: AudioSettings, sampleRate: Int, channels: Int, language: String?) throws(MediaError)
+        -> AssetWriterInput
+    {
+        let encoder = try Encoder(audio: settings, sampleRate: sampleRate, channels: channels,
+                                  globalHeader: needsGlobalHeader)
+        let stream = try newStream()
+        try ff(avcodec_parameters_from_context(stream.pointee.codecpar, encoder.context), "describe audio track")
+        stream.pointee.time_base = encoder.context.pointee.time_base
+        setLanguage(stream, language)
+        let converter = try AudioConverter(encoder: encoder)
+        return register(AssetWriterInput(writer: self, stream: stream, encoder: encoder, kind: .audio,
+                                         converter: converter, timeBase: encoder.context.pointee.time_base))
+    }
+
+    /// Adds a track whose compressed packets are copied unchanged.
+    /// - Throws: `.unsupported` when the container cannot hold the codec.
+    func addPassthroughInput(parameters: UnsafePointer<AVCodecParameters>, timeBase: AVRational,
+                             sideDataFrom source: UnsafeMutablePointer<AVStream>?) throws(MediaError)
+        -> AssetWriterInput
+    {
+        let codecName = String(cString: avcodec_get_name(parameters.pointee.codec_id))
+        guard avformat_query_codec(context!.pointee.oformat, parameters.pointee.codec_id, FF_COMPLIANCE_NORMAL) == 1 else {
+            throw MediaError(.unsupported, path: outputPath, "\(fileType) cannot hold \(codecName) without re-encoding")
+        }
+        let stream = try newStream()
+        try ff(avcodec_parameters_copy(stream.pointee.codecpar, parameters), "copy \(codecName) parameters")
+        stream.pointee.codecpar.pointee.codec_tag = 0
+        stream.pointee.time_base = timeBase
+        if let source {
+            for i in 0..<Int(source.pointee.nb_side_data) {
+                let sd = source.pointee.side_data[i]
+                if let dst = av_stream_new_side_data(stream, sd.type, Int(sd.size)) { dst.update(from: sd.data, count: Int(sd.size)) }
+            }
+            av_dict_copy(&stream.pointee.metadata, source.pointee.metadata, 0)
+        }
+        return register(AssetWriterInput(writer: self, stream: stream, encoder: nil, kind: .passthrough,
+                                         timeBase: timeBase))
+    }
+
+    /// Opens the temporary file and writes the container header.
+    /// - Throws: `.outputLocation` when the file cannot be created.
+    public func startWriting() throws(MediaError) {
+        guard state == .configuring, let ctx = context else { return }
+        for (key, value) in metadata { av_dict_set(&ctx.pointee.metadata, key, value, 0) }
+        let opened = avio_open(&ctx.pointee.pb, temporaryPath, AVIO_FLAG_WRITE)
+        if opened < 0 {
+            state = .failed
+            throw MediaError(.outputLocation, path: outputPath, "cannot create: \(ffErrorString(opened))", code: opened)
+        }
+        var options: OpaquePointer? = nil
+        if optimizeForNetworkUse && fileType.supportsFastStart { av_dict_set(&options, "movflags", "+faststart", 0) }
+        let written = avformat_write_header(ctx, &options)
+        av_dict_free(&options)
+        if written < 0 {
+            state = .failed
+            throw MediaError(.ffmpeg, path: outputPath, "cannot write \(fileType) header: \(ffErrorString(written))")
+        }
+        state = .writing
+    }
+
+    /// Flushes every input, writes the trailer (moving the index to the front when asked), closes the
+    /// file and renames it into place.
+    public func finishWriting() throws(MediaError) {
+        guard state == .writing, let ctx = context else {
+            throw MediaError(.invalidArgument, path: outputPath, "finishWriting called before startWriting")
+        }
+        for input in inputs where !input.isFinished { try input.markAsFinished() }
+        try ff(av_write_trailer(ctx), "finish \(fileType) file").discard()
+        avio_closep(&ctx.pointee.pb)
+        if rename(temporaryPath, outputPath) != 0 {
+            let reason = String(cString: strerror(errno))
+            discard()
+            throw MediaError(.outputLocation, path: outputPath, "cannot move the finished file into place: \(reason)")
+        }
+        state = .finished
+    }
+
+    /// Stops and removes the temporary file; `outputPath` is left as it was.
+    public func cancelWriting() { discard() }
+
+    private func discard() {
+        if let ctx = context, ctx.pointee.pb != nil { avio_closep(&ctx.pointee.pb) }
+        unlink(temporaryPath)
+        if state != .finished { state = .failed }
+    }
+
+    /// Muxes one packet whose timestamps are in `timeBase`; safe from several encoding threads.
+    func write(_ packet: Packet, stream: UnsafeMutablePointer<AVStream>, from timeBase: AVRational) throws(MediaError) {
+        packet.pointer.pointee.stream_index = stream.pointee.index
+        av_packet_rescale_ts(packet.pointer, timeBase, stream.pointee.time_base)
+        muxLock.lock()
+        defer { muxLock.unlock() }
+        guard state == .writing, let ctx = context else {
+            throw MediaError(.invalidArgument, path: outputPath, "append before startWriting or after finishing")
+        }
+        let code = av_interleaved_write_frame(ctx, packet.pointer)
+        if code < 0 {
+            throw MediaError(.ffmpeg, path: outputPath, "cannot write packet: \(ffErrorString(code))", code: code)
+        }
+    }
+
+    private func newStream() throws(MediaError) -> UnsafeMutablePointer<AVStream> {
+        guard state == .configuring else {
+            throw MediaError(.invalidArgument, path: outputPath, "inputs must be added before startWriting")
+        }
+        guard let stream = avformat_new_stream(context, nil) else {
+            throw MediaError(.ffmpeg, path: outputPath, "out of memory adding a track")
+        }
+        return stream
+    }
+
+    private func register(_ input: AssetWriterInput) -> AssetWriterInput {
+        inputs.append(input)
+        return input
+    }
+
+    private func setLanguage(_ stream: UnsafeMutablePointer<AVStream>, _ language: String?) {
+        if let language { av_dict_set(&stream.pointee.metadata, "language", language, 0) }
+    }
+
+    private static func fourCC(_ s: String) -> UInt32 {
+        s.utf8.reversed().reduce(0) { ($0 << 8) | UInt32($1) }
+    }
+}
+
+extension Int32 {
+    /// Marks an `ff()` result as deliberately unused.
+    fileprivate func discard() {}
+}

@@ -1,0 +1,157 @@
+import CFFmpeg
+import Foundation
+import TesseraAV
+import TesseraCore
+
+/// Owns an encoding `AVCodecContext` configured from Tessera's settings, with the send/receive loop.
+final class Encoder: @unchecked Sendable {
+    let context: UnsafeMutablePointer<AVCodecContext>
+    let name: String
+
+    /// Geometry, format and timing of the pictures a video encoder will be given.
+    struct VideoInput {
+        var width: Int
+        var height: Int
+        var pixelFormat: AVPixelFormat
+        var timeBase: AVRational
+        var frameRate: AVRational
+        var sampleAspectRatio: AVRational
+        var colorSpace: AVColorSpace
+        var colorPrimaries: AVColorPrimaries
+        var colorTransfer: AVColorTransferCharacteristic
+        var colorRange: AVColorRange
+        var chromaLocation: AVChromaLocation
+    }
+
+    /// - Throws: `.unsupported` when the encoder is not in this FFmpeg build or rejects the pixel format,
+    ///   `.invalidArgument` for settings it refuses (e.g. an unknown speed preset).
+    init(video settings: VideoSettings, input: VideoInput, globalHeader: Bool) throws(MediaError) {
+        let codec = try Self.find(settings.codec.encoderName)
+        name = settings.codec.encoderName
+        context = try Self.allocate(codec, name)
+        let c = context
+        c.pointee.width = Int32(input.width)
+        c.pointee.height = Int32(input.height)
+        c.pointee.pix_fmt = input.pixelFormat
+        c.pointee.time_base = input.timeBase
+        c.pointee.framerate = input.frameRate
+        c.pointee.sample_aspect_ratio = input.sampleAspectRatio
+        c.pointee.colorspace = input.colorSpace
+        c.pointee.color_primaries = input.colorPrimaries
+        c.pointee.color_trc = input.colorTransfer
+        c.pointee.color_range = input.colorRange
+        c.pointee.chroma_sample_location = input.chromaLocation
+        let fps = input.frameRate.num > 0 && input.frameRate.den > 0
+            ? Double(input.frameRate.num) / Double(input.frameRate.den) : 30
+        c.pointee.gop_size = Int32(settings.gopLength ?? max(1, Int((fps * 2).rounded())))
+        c.pointee.thread_count = 0
+        if globalHeader { c.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
+        if let level = settings.level { c.pointee.level = Int32(level) }
+
+        let speed = settings.speed ?? settings.codec.defaultSpeed
+        switch settings.codec {
+        case .h264, .hevc:
+            try set("preset", speed)
+            if settings.codec == .hevc { try set("x265-params", "log-level=error") }
+        case .av1:
+            try set("preset", speed)
+        case .vp9:
+            try set("deadline", Int(speed).map { $0 >= 5 ? "realtime" : "good" } ?? speed)
+            if let n = Int(speed) { try set("cpu-used", String(n)) }
+            try set("row-mt", "1")
+        }
+        switch settings.rateControl {
+        case .crf(let q):
+            try set("crf", String(q))
+            if settings.codec == .vp9 { c.pointee.bit_rate = 0 }
+        case .bitRate(let b):
+            c.pointee.bit_rate = Int64(b)
+        }
+        if let profile = settings.profile { try set("profile", profile) }
+        try open(codec)
+    }
+
+    /// An audio encoder; the sample format is the encoder's first supported one.
+    init(audio settings: AudioSettings, sampleRate: Int, channels: Int, globalHeader: Bool) throws(MediaError) {
+        let codec = try Self.find(settings.codec.encoderName)
+        name = settings.codec.encoderName
+        context = try Self.allocate(codec, name)
+        let c = context
+        c.pointee.sample_fmt = codec.pointee.sample_fmts?.pointee ?? AV_SAMPLE_FMT_FLTP
+        c.pointee.sample_rate = Int32(settings.codec == .opus ? 48_000 : sampleRate)
+        av_channel_layout_default(&c.pointee.ch_layout, Int32(channels))
+        c.pointee.bit_rate = Int64(settings.bitRate)
+        c.pointee.time_base = AVRational(num: 1, den: c.pointee.sample_rate)
+        if globalHeader { c.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
+        try open(codec)
+    }
+
+    deinit {
+        var p: UnsafeMutablePointer<AVCodecContext>? = context
+        avcodec_free_context(&p)
+    }
+
+    /// Samples per frame the encoder wants (0: any).
+    var frameSize: Int {
+        context.pointee.codec.pointee.capabilities & AV_CODEC_CAP_VARIABLE_FRAME_SIZE != 0
+            ? 0 : Int(context.pointee.frame_size)
+    }
+
+    /// Sends a frame (nil = flush) and hands every packet that comes out to `body`.
+    /// - Throws: `.ffmpeg` naming the encoder when encoding fails.
+    func encode(_ frame: Frame?, _ body: (Packet) throws(MediaError) -> Void) throws(MediaError) {
+        let sent = avcodec_send_frame(context, frame?.pointer)
+        if sent < 0 && !(frame == nil && sent == tessera_AVERROR_EOF()) {
+            try ff(sent, "encode with \(name)")
+        }
+        while true {
+            let packet = try Packet()
+            let got = avcodec_receive_packet(context, packet.pointer)
+            if got == tessera_AVERROR_EAGAIN() || got == tessera_AVERROR_EOF() { return }
+            try ff(got, "receive packet from \(name)")
+            try body(packet)
+        }
+    }
+
+    private func set(_ key: String, _ value: String) throws(MediaError) {
+        let code = av_opt_set(context.pointee.priv_data, key, value, 0)
+        if code < 0 {
+            throw MediaError(.invalidArgument, "\(name) rejects \(key)=\(value): \(ffErrorString(code))", code: code)
+        }
+    }
+
+    private func open(_ codec: UnsafePointer<AVCodec>) throws(MediaError) {
+        let code = avcodec_open2(context, codec, nil)
+        if code < 0 {
+            throw MediaError(.unsupported, "cannot open encoder \(name): \(ffErrorString(code))", code: code)
+        }
+    }
+
+    private static func find(_ name: String) throws(MediaError) -> UnsafePointer<AVCodec> {
+        guard let codec = avcodec_find_encoder_by_name(name) else {
+            throw MediaError(.unsupported, "encoder \(name) is not available in this FFmpeg build")
+        }
+        return codec
+    }
+
+    private static func allocate(_ codec: UnsafePointer<AVCodec>, _ name: String) throws(MediaError)
+        -> UnsafeMutablePointer<AVCodecContext>
+    {
+        guard let c = avcodec_alloc_context3(codec) else {
+            throw MediaError(.ffmpeg, "out of memory allocating encoder \(name)")
+        }
+        return c
+    }
+
+    /// Whether the encoder accepts a pixel format (the codec's `pix_fmts` list).
+    static func supports(_ encoderName: String, pixelFormat: AVPixelFormat) -> Bool {
+        guard let codec = avcodec_find_encoder_by_name(encoderName), var p = codec.pointee.pix_fmts else {
+            return false
+        }
+        while p.pointee != AV_PIX_FMT_NONE {
+            if p.pointee == pixelFormat { return true }
+            p += 1
+        }
+        return false
+    }
+}

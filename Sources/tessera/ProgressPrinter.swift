@@ -1,0 +1,77 @@
+import Foundation
+import TesseraMedia
+
+/// Progress on stderr: a redrawn bar with frames/s and ETA on a terminal, a plain line every second
+/// otherwise (logs, CI).
+final class ProgressPrinter: @unchecked Sendable {
+    private let enabled: Bool
+    private let terminal = isatty(STDERR_FILENO) != 0
+    private var lastLine = Date.distantPast
+    private var drewBar = false
+    private let lock = NSLock()
+
+    init(enabled: Bool) { self.enabled = enabled }
+
+    func show(_ p: ExportProgress) {
+        guard enabled else { return }
+        lock.withLock {
+            let eta = p.remainingSeconds.map { Self.clock($0) } ?? "--:--"
+            if terminal {
+                let width = 30, filled = Int(p.fraction * Double(width))
+                let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
+                let line = String(format: "\r%@ %3.0f%%  %6d frames  %6.1f fps  ETA %@ ", bar, p.fraction * 100,
+                                  p.frames, p.framesPerSecond, eta)
+                FileHandle.standardError.write(Data(line.utf8))
+                drewBar = true
+            } else if Date().timeIntervalSince(lastLine) >= 1 {
+                lastLine = Date()
+                let line = String(format: "progress %.1f%% frames=%d fps=%.1f time=%.3fs eta=%@\n",
+                                  p.fraction * 100, p.frames, p.framesPerSecond, p.seconds, eta)
+                FileHandle.standardError.write(Data(line.utf8))
+            }
+        }
+    }
+
+    func finish() {
+        lock.withLock {
+            if drewBar { FileHandle.standardError.write(Data("\n".utf8)) }
+            drewBar = false
+        }
+    }
+
+    static func clock(_ seconds: Double) -> String {
+        let s = Int(seconds.rounded())
+        return s >= 3600 ? String(format: "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60)
+            : String(format: "%d:%02d", s / 60, s % 60)
+    }
+}
+
+/// Turns SIGINT/SIGTERM into a call (cancel the export) instead of killing the process mid-write.
+final class InterruptHandler: @unchecked Sendable {
+    private var sources: [DispatchSourceSignal] = []
+
+    init(_ action: @escaping @Sendable () -> Void) {
+        for sig in [SIGINT, SIGTERM] {
+            signal(sig, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            source.setEventHandler(handler: action)
+            source.resume()
+            sources.append(source)
+        }
+    }
+
+    func remove() {
+        sources.forEach { $0.cancel() }
+        signal(SIGINT, SIG_DFL)
+        signal(SIGTERM, SIG_DFL)
+    }
+}
+
+/// Reports as JSON with sorted keys, for scripts.
+enum ReportJSON {
+    static func encode<T: Encodable>(_ value: T) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+}
