@@ -7,5 +7,5 @@ struct Tessera: AsyncParsableCommand {
         commandName: "tessera",
         abstract: "Frame-exact transcoding on FFmpeg's libraries.",
         discussion: ExitStatus.helpText,
-        subcommands: [PresetsCommand.self])
+        subcommands: [PresetsCommand.self, ProbeCommand.self])
 }
