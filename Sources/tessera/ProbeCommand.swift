@@ -89,8 +89,13 @@ struct ProbeCommand: ParsableCommand {
         lines.insert(contentsOf: [head, timing], at: 0)
         if let index {
             let times = index.keyframes.prefix(keyframesShown).map { String(format: "%.3f", $0.time.seconds) }
-            let more = index.keyframes.count > keyframesShown ? ", …" : ""
-            lines.append("    keyframes \(index.keyframes.count): \(times.joined(separator: ", "))\(more)")
+            var line = "    keyframes \(index.keyframes.count)"
+            if index.unindexedKeyframeCount > 0 {
+                line += " (+\(index.unindexedKeyframeCount) with no presentation time)"
+            }
+            if !times.isEmpty { line += ": " + times.joined(separator: ", ") }
+            if index.keyframes.count > keyframesShown { line += ", …" }
+            lines.append(line)
         }
         return lines
     }

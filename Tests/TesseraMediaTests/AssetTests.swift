@@ -197,6 +197,29 @@ import Testing
         }
     }
 
+    /// MPEG-PS leaves the PTS out of some anchor frames' packets; with B-frames their display time is
+    /// unknown without decoding, so those keyframes are counted but not indexed, and the holes they leave
+    /// in the PTS grid do not make the track variable-rate.
+    @Test func mpegPSKeyframesWithoutPTS() throws {
+        try Self.withDirectory { dir in
+            let url = dir.appendingPathComponent("clip.mpg")
+            try TestMedia.make(url, seconds: 2, rate: "25",
+                               video: ["-c:v", "mpeg2video", "-bf", "2", "-g", "10"], audio: nil, extra: ["-f", "mpeg"])
+            let asset = try Asset.load(url.path)
+            let video = try #require(asset.firstVideoTrack)
+            let index = try #require(asset.keyframeIndexes[video.trackID])
+            let packets = try Self.packets(url)
+            let key = packets.filter(\.isKey)
+            #expect(key.contains { $0.pts == nil }, "ffmpeg now writes a PTS on every packet; the case is gone")
+            #expect(index.keyframes.map(\.pts) == key.compactMap(\.pts))
+            #expect(index.unindexedKeyframeCount == key.filter { $0.pts == nil }.count)
+            #expect(index.packetCount == packets.count)
+            #expect(video.video?.hasBFrames == true)
+            #expect(video.video?.isVariableFrameRate == false)
+            #expect(Self.equal(try #require(video.video?.minFrameDuration), 1, 25))
+        }
+    }
+
     // MARK: Rotation
 
     /// Where a white box drawn in the source's top-left corner lands once ffmpeg itself applies the

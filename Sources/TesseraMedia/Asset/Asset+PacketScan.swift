@@ -4,58 +4,80 @@ import TesseraCore
 
 extension Asset {
     /// What one pass over a stream's packets (read, never decoded) found.
+    ///
+    /// A video frame's display time is its packet's PTS, or its DTS where the stream does not reorder
+    /// frames (then the two are equal). A reordering stream's packet without a PTS (MPEG-PS anchor
+    /// frames, AVI with B-frames) has no display time short of decoding; such keyframes are left out of
+    /// the index, which only makes a lookup answer an earlier keyframe, never a later one.
     struct PacketScan {
         var packetCount = 0
-        /// Earliest presentation timestamp, and the latest `pts + duration` (stream time base).
+        /// Earliest display time, and the latest display time plus packet duration (stream time base).
         var firstPTS: Int64?
         var endPTS: Int64?
-        /// Video only: every valid PTS in packet (decode) order, for the frame-step analysis.
+        /// Video only: every known display time, in packet (decode) order.
         var presentationTimes: [Int64] = []
+        /// Video only: frames with no known display time, and the decode times of those that have one.
+        var framesWithoutPTS = 0
+        var decodeTimesWithoutPTS: [Int64] = []
         /// Video only.
         var keyframes: [Keyframe] = []
+        var keyframesWithoutPTS = 0
         /// A PTS lower than the one before it in decode order: the stream reorders frames (B-frames).
         var isReordered = false
         private var lastPTS: Int64?
 
-        /// The steps between consecutive distinct presentation times, smallest first, with how the
-        /// steps compare to the nominal frame duration.
+        /// The smallest step between consecutive distinct display times, and whether the steps vary.
+        ///
+        /// Steps within a tick of the nominal frame duration (`1 / nominalRate`) are rounding: 30 fps in a
+        /// 1/1000 time base steps 33, 34, 33, … A step of k nominal frames is a hole left by k - 1 frames
+        /// without a PTS, as long as there are that many; anything else makes the track variable-rate.
+        /// With no PTS at all, decode times stand in: at a constant rate they step the same way.
         func frameSteps(timeBase: AVRational, nominalRate: AVRational) -> (min: Int64, variable: Bool)? {
-            let sorted = presentationTimes.sorted()
-            var steps = Set<Int64>()
-            for (a, b) in zip(sorted, sorted.dropFirst()) where b > a { steps.insert(b - a) }
+            let noPTS = presentationTimes.isEmpty
+            let sorted = (noPTS ? decodeTimesWithoutPTS : presentationTimes).sorted()
+            let unplaced = noPTS ? 0 : framesWithoutPTS
+            var steps: [Int64] = []
+            for (a, b) in zip(sorted, sorted.dropFirst()) where b > a { steps.append(b - a) }
             guard let smallest = steps.min() else { return nil }
-            // One tick either way is rounding: 30 fps in a 1/1000 time base steps 33, 34, 33, ...
-            let isNominal: (Int64) -> Bool
-            if nominalRate.num > 0 && nominalRate.den > 0 && timeBase.num > 0 {
-                // step · tb.num / tb.den seconds against rate.den / rate.num seconds, scaled by tb.den · rate.num.
-                let tick = Int128(timeBase.num) * Int128(nominalRate.num)
-                let nominal = Int128(timeBase.den) * Int128(nominalRate.den)
-                isNominal = { step in abs(Int128(step) * tick - nominal) <= tick }
-            } else {
-                isNominal = { step in step - smallest <= 1 }
+            // Compare in units of 1 / (tb.den · rate.num) s, where a step is step · tb.num · rate.num and
+            // the nominal duration tb.den · rate.den; without a rate, against the smallest step in ticks.
+            let hasRate = nominalRate.num > 0 && nominalRate.den > 0 && timeBase.num > 0 && timeBase.den > 0
+            let tick = hasRate ? Int128(timeBase.num) * Int128(nominalRate.num) : 1
+            let nominal = hasRate ? Int128(timeBase.den) * Int128(nominalRate.den) : Int128(smallest)
+            var holes = 0
+            for step in steps.map({ Int128($0) * tick }) where abs(step - nominal) > tick {
+                let frames = (step + nominal / 2) / nominal
+                guard frames >= 2, abs(step - frames * nominal) <= frames * tick, holes + Int(frames) - 1 <= unplaced
+                else { return (smallest, true) }
+                holes += Int(frames) - 1
             }
-            return (smallest, !steps.allSatisfy(isNominal))
+            return (smallest, false)
         }
 
         mutating func add(_ packet: AVPacket, isVideo: Bool, hasReorderDelay: Bool, timeBase: AVRational) {
             let noValue = tessera_AV_NOPTS_VALUE()
             packetCount += 1
-            let pts = packet.pts
-            if pts != noValue {
-                firstPTS = min(firstPTS ?? pts, pts)
-                endPTS = max(endPTS ?? pts, pts + max(packet.duration, 0))
+            var shown = packet.pts
+            if isVideo, shown == noValue, !(hasReorderDelay || isReordered) { shown = packet.dts }
+            if shown != noValue {
+                firstPTS = min(firstPTS ?? shown, shown)
+                endPTS = max(endPTS ?? shown, shown + max(packet.duration, 0))
             }
             guard isVideo else { return }
-            if pts != noValue {
-                presentationTimes.append(pts)
-                if let lastPTS, pts < lastPTS { isReordered = true }
-                lastPTS = pts
+            if shown != noValue {
+                presentationTimes.append(shown)
+                if let lastPTS, shown < lastPTS { isReordered = true }
+                lastPTS = shown
+            } else {
+                framesWithoutPTS += 1
+                if packet.dts != noValue { decodeTimesWithoutPTS.append(packet.dts) }
             }
             guard packet.flags & AV_PKT_FLAG_KEY != 0 else { return }
-            // Without a PTS the display time is only known from the DTS when frames are not reordered.
-            let time = pts != noValue ? pts : (hasReorderDelay || isReordered ? noValue : packet.dts)
-            guard time != noValue else { return }
-            keyframes.append(Keyframe(pts: time, dts: packet.dts, time: Asset.time(time, in: timeBase),
+            guard shown != noValue else {
+                keyframesWithoutPTS += 1
+                return
+            }
+            keyframes.append(Keyframe(pts: shown, dts: packet.dts, time: Asset.time(shown, in: timeBase),
                                       bytePosition: packet.pos))
         }
     }

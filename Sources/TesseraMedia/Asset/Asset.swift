@@ -90,7 +90,8 @@ extension Asset {
         for track in tracks where track.mediaType == .video {
             guard let scan = scans[track.trackID] else { continue }
             indexes[track.trackID] = KeyframeIndex(trackID: track.trackID, timeBase: track.timeBase,
-                                                   keyframes: scan.keyframes, packetCount: scan.packetCount)
+                                                   keyframes: scan.keyframes, packetCount: scan.packetCount,
+                                                   unindexedKeyframeCount: scan.keyframesWithoutPTS)
         }
 
         let duration = format.duration != tessera_AV_NOPTS_VALUE() && format.duration > 0

@@ -23,8 +23,9 @@ public struct Keyframe: Sendable, Codable, Hashable {
 /// without decoding them. The segment planner starts each segment's decode at one of these.
 ///
 /// Keyframes whose packet carries no presentation timestamp are left out when the track reorders
-/// frames (their display time cannot be known without decoding); without reordering the decode
-/// timestamp stands in, since the two are equal.
+/// frames (their display time cannot be known without decoding; see `unindexedKeyframeCount`), so a
+/// lookup may answer an earlier keyframe than the nearest, never a later one. Without reordering the
+/// decode timestamp stands in, since the two are equal.
 public struct KeyframeIndex: Sendable, Codable {
     public let trackID: Int
     public let timeBase: Fraction
@@ -32,13 +33,18 @@ public struct KeyframeIndex: Sendable, Codable {
     public let keyframes: [Keyframe]
     /// Every packet of the track, keyframe or not.
     public let packetCount: Int
+    /// Keyframe packets left out because the container gave them no presentation time and the track
+    /// reorders frames (MPEG-PS anchor frames, AVI with B-frames, raw elementary streams).
+    public let unindexedKeyframeCount: Int
 
-    public init(trackID: Int, timeBase: Fraction, keyframes: [Keyframe], packetCount: Int) {
+    public init(trackID: Int, timeBase: Fraction, keyframes: [Keyframe], packetCount: Int,
+                unindexedKeyframeCount: Int = 0) {
         self.trackID = trackID
         self.timeBase = timeBase
         var seen = Set<Int64>()
         self.keyframes = keyframes.sorted { $0.pts < $1.pts }.filter { seen.insert($0.pts).inserted }
         self.packetCount = packetCount
+        self.unindexedKeyframeCount = unindexedKeyframeCount
     }
 
     /// The last keyframe presented at or before `pts` (track time base): where to start decoding to
