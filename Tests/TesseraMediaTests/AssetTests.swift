@@ -367,7 +367,7 @@ import Testing
     // MARK: Errors
 
     enum Damage: String, CaseIterable, CustomTestStringConvertible {
-        case missing, directory, empty, garbage, truncated
+        case missing, directory, empty, garbage, truncated, truncatedFastStart
         var testDescription: String { rawValue }
     }
 
@@ -398,6 +398,13 @@ import Testing
                 let data = try Data(contentsOf: whole)
                 try data.prefix(data.count / 2).write(to: url)
                 (expected, words) = (.corrupt, "moov")
+            case .truncatedFastStart:
+                // With the index in front the demuxer opens it and would just stop reading early.
+                let whole = dir.appendingPathComponent("whole.mp4")
+                try TestMedia.make(whole, seconds: 2, extra: ["-movflags", "+faststart"])
+                let data = try Data(contentsOf: whole)
+                try data.prefix(data.count / 2).write(to: url)
+                (expected, words) = (.corrupt, "samples are missing")
             }
             let error = try #require(throws: MediaError.self) { try Asset.load(url.path) }
             #expect(error.kind == expected)

@@ -11,7 +11,7 @@ extension Asset {
         ///
         /// - Throws: `MediaError` (without the path; `Asset.load` adds it): `.notFound`, `.emptyFile`,
         ///   `.notMedia`, `.corrupt` or `.ffmpeg`, as classified by `Asset.checkFile` and
-        ///   `Asset.openFailure`.
+        ///   `Asset.openFailure`; `.corrupt` too when the container's index reaches past the end of the file.
         init(path: String) throws(MediaError) {
             let size = try Asset.checkFile(path)
             var context: UnsafeMutablePointer<AVFormatContext>? = nil
@@ -26,11 +26,37 @@ extension Asset {
                     ? MediaError(.notMedia, "not a media file FFmpeg recognises (\(cause))", code: info)
                     : MediaError(.corrupt, "damaged \(formatName) file: \(cause)", code: info)
             }
+            if let damage = samplesPastTheEnd(fileSize: size) {
+                let longName = context.pointee.iformat.flatMap { $0.pointee.long_name }.map { String(cString: $0) }
+                throw MediaError(.corrupt, "truncated \(longName ?? formatName) file: \(damage)")
+            }
         }
 
         deinit {
             var context: UnsafeMutablePointer<AVFormatContext>? = context
             avformat_close_input(&context)
+        }
+
+        /// Where the container's own index (an MP4's sample tables, an AVI's idx1) places samples beyond the
+        /// end of the file: the file was cut short, and reading would quietly stop early. Nil when every
+        /// indexed sample lies inside the file, or the size is unknown (a pipe).
+        func samplesPastTheEnd(fileSize: Int64) -> String? {
+            guard fileSize > 0 else { return nil }
+            for stream in streams {
+                let count = Int(avformat_index_get_entries_count(stream))
+                var missing = 0, end: Int64 = 0
+                for i in 0..<count {
+                    guard let entry = avformat_index_get_entry(stream, Int32(i)) else { continue }
+                    let entryEnd = entry.pointee.pos + Int64(entry.pointee.size)
+                    end = max(end, entryEnd)
+                    if entryEnd > fileSize { missing += 1 }
+                }
+                if missing > 0 {
+                    return "the index of track \(stream.pointee.index) lists \(count) samples reaching byte \(end), "
+                        + "but the file ends at byte \(fileSize); \(missing) samples are missing"
+                }
+            }
+            return nil
         }
 
         /// libavformat's demuxer name (`iformat->name`).

@@ -54,8 +54,9 @@ public final class Asset: Sendable, Codable {
     ///   - `.notFound`: the path does not exist, is a directory, or cannot be read;
     ///   - `.emptyFile`: the file has no bytes;
     ///   - `.notMedia`: libavformat does not recognise it, or it holds no audio or video stream;
-    ///   - `.corrupt`: a recognised container that cannot be read (e.g. an MP4 cut short before its
-    ///     `moov` index), or a packet read failing part-way through the scan;
+    ///   - `.corrupt`: a recognised container that cannot be read (an MP4 cut short before its `moov`
+    ///     index), one whose own index places samples past the end of the file (an MP4 with `moov` in
+    ///     front, cut short), or a packet read failing part-way through the scan;
     ///   - `.ffmpeg`: any other libavformat failure.
     public static func load(_ path: String, scanPackets: Bool = true) throws(MediaError) -> Asset {
         do {
