@@ -67,7 +67,8 @@ struct ProbeCommand: ParsableCommand {
                 detail += "no rotation"
             } else {
                 let size = v.displaySize
-                detail += "rotation \(v.rotation) clockwise (displayed \(size.width)x\(size.height))"
+                detail += "rotation \(v.rotation.degrees)° clockwise" + (v.rotation.mirrored ? ", mirrored" : "")
+                    + " (displayed \(size.width)x\(size.height))"
             }
             if v.hasBFrames { detail += ", B-frames" }
             lines.append(detail)

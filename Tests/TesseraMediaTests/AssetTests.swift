@@ -286,6 +286,31 @@ import Testing
         }
     }
 
+    /// A horizontal mirror in the track header (FFmpeg 5.1's CLI cannot write one, so the identity matrix
+    /// is patched: a = -1). `av_display_rotation_get` alone would call it a 180° turn.
+    @Test func mirroredMatrixIsAMirrorNotARotation() throws {
+        try Self.withDirectory { dir in
+            let plain = dir.appendingPathComponent("plain.mp4")
+            try TestMedia.make(plain, seconds: 0.5, audio: nil)
+            var bytes = [UInt8](try Data(contentsOf: plain))
+            let identity: [UInt8] = [0, 1, 0, 0] + [UInt8](repeating: 0, count: 12) + [0, 1, 0, 0]
+                + [UInt8](repeating: 0, count: 12) + [0x40, 0, 0, 0]
+            let tkhd = try #require(bytes.indices.first {
+                bytes[$0..<min($0 + 4, bytes.count)].elementsEqual("tkhd".utf8)
+            })
+            let matrix = try #require((tkhd..<bytes.count - identity.count).first {
+                bytes[$0..<$0 + identity.count].elementsEqual(identity)
+            })
+            bytes.replaceSubrange(matrix..<matrix + 4, with: [0xFF, 0xFF, 0, 0])
+            let url = dir.appendingPathComponent("mirrored.mp4")
+            try Data(bytes).write(to: url)
+
+            let v = try #require(try Asset.load(url.path).firstVideoTrack?.video)
+            #expect(v.rotation == Rotation(degrees: 0, mirrored: true))
+            #expect(v.displaySize == (320, 240))
+        }
+    }
+
     // MARK: Frame rate and colour
 
     @Test func variableFrameRateFromDroppedFrames() throws {
