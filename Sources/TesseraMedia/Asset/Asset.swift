@@ -1,0 +1,147 @@
+import CFFmpeg
+import TesseraAV
+import TesseraCore
+
+/// A probed media file, as AVFoundation's `AVAsset`: container, timing, tracks with their format
+/// descriptions, and a keyframe index per video track.
+///
+/// ```
+///  path ──▶ check the file ──▶ avformat_open_input ──▶ avformat_find_stream_info
+///                                                            │
+///             (scanPackets) av_read_frame × every packet, no decoding
+///                                                            │
+///        per video track: keyframes, packet count, PTS steps ──▶ KeyframeIndex,
+///                                         minFrameDuration, isVariableFrameRate
+/// ```
+///
+/// Loading reads the whole file once when `scanPackets` is true, so it blocks: call it from a
+/// dedicated thread, not from Swift's cooperative pool.
+public final class Asset: Sendable, Codable {
+    public let path: String
+    /// libavformat's demuxer name, e.g. `mov,mp4,m4a,3gp,3g2,mj2`, `matroska,webm`, `mpegts`.
+    public let container: String
+    public let containerLongName: String
+    /// The container's duration (microseconds), or the longest track's when the container has none.
+    public let duration: MediaTime
+    /// The earliest presentation time in the file (microseconds); non-zero in e.g. MPEG-TS.
+    public let startTime: MediaTime
+    public let bitRate: Int?
+    public let metadata: [String: String]
+    /// Every stream of the container, in stream-index order (`tracks[i].trackID == i`).
+    public let tracks: [AssetTrack]
+    /// Per video trackID; empty when loaded without the packet scan.
+    public let keyframeIndexes: [Int: KeyframeIndex]
+
+    init(path: String, container: String, containerLongName: String, duration: MediaTime, startTime: MediaTime,
+         bitRate: Int?, metadata: [String: String], tracks: [AssetTrack], keyframeIndexes: [Int: KeyframeIndex]) {
+        self.path = path
+        self.container = container
+        self.containerLongName = containerLongName
+        self.duration = duration
+        self.startTime = startTime
+        self.bitRate = bitRate
+        self.metadata = metadata
+        self.tracks = tracks
+        self.keyframeIndexes = keyframeIndexes
+    }
+
+    /// Opens and probes `path`.
+    ///
+    /// - Parameter scanPackets: read every packet (without decoding) to build the keyframe indexes, count
+    ///   frames and measure the smallest frame step. Without it, `keyframeIndexes` is empty, video
+    ///   `minFrameDuration` is the nominal one and `isVariableFrameRate` is false.
+    /// - Throws: `MediaError` naming `path`:
+    ///   - `.notFound`: the path does not exist, is a directory, or cannot be read;
+    ///   - `.emptyFile`: the file has no bytes;
+    ///   - `.notMedia`: libavformat does not recognise it, or it holds no audio or video stream;
+    ///   - `.corrupt`: a recognised container that cannot be read (an MP4 cut short before its `moov`
+    ///     index), one whose own index places samples past the end of the file (an MP4 with `moov` in
+    ///     front, cut short), or a packet read failing part-way through the scan;
+    ///   - `.ffmpeg`: any other libavformat failure.
+    public static func load(_ path: String, scanPackets: Bool = true) throws(MediaError) -> Asset {
+        do {
+            let input = try Input(path: path)
+            let scans = scanPackets ? try input.scanPackets() : [:]
+            return try Asset(input: input, scans: scans)
+        } catch {
+            throw error.about(path)
+        }
+    }
+
+    /// The tracks of one media type, in stream order.
+    public func tracks(ofType type: MediaType) -> [AssetTrack] { tracks.filter { $0.mediaType == type } }
+
+    public var firstVideoTrack: AssetTrack? { tracks.first { $0.mediaType == .video } }
+    public var firstAudioTrack: AssetTrack? { tracks.first { $0.mediaType == .audio } }
+}
+
+extension Asset {
+    /// Reads the container's properties and every stream's, combined with what the scan saw.
+    private convenience init(input: Input, scans: [Int: PacketScan]) throws(MediaError) {
+        let format = input.context.pointee
+        let tracks = input.streams.map { AssetTrack(stream: $0, scan: scans[Int($0.pointee.index)]) }
+        guard tracks.contains(where: { $0.mediaType == .video || $0.mediaType == .audio }) else {
+            let guess = input.probeScore <= AVPROBE_SCORE_RETRY
+                ? "not a media file FFmpeg recognises (a weak guess of \(input.formatName) found no audio or video)"
+                : "has no audio or video streams (\(input.formatName) with \(tracks.count) other streams)"
+            throw MediaError(.notMedia, guess)
+        }
+
+        var indexes: [Int: KeyframeIndex] = [:]
+        for track in tracks where track.mediaType == .video {
+            guard let scan = scans[track.trackID] else { continue }
+            indexes[track.trackID] = KeyframeIndex(trackID: track.trackID, timeBase: track.timeBase,
+                                                   keyframes: scan.keyframes, packetCount: scan.packetCount,
+                                                   unindexedKeyframeCount: scan.keyframesWithoutPTS)
+        }
+
+        let duration = format.duration != tessera_AV_NOPTS_VALUE() && format.duration > 0
+            ? MediaTime(value: format.duration, timescale: AV_TIME_BASE)
+            : Self.longest(tracks.map(\.timeRange.duration))
+        let start = format.start_time != tessera_AV_NOPTS_VALUE()
+            ? MediaTime(value: format.start_time, timescale: AV_TIME_BASE) : .zero
+        self.init(path: input.path, container: input.formatName,
+                  containerLongName: format.iformat.flatMap { $0.pointee.long_name }.map { String(cString: $0) } ?? "",
+                  duration: duration, startTime: start, bitRate: format.bit_rate > 0 ? Int(format.bit_rate) : nil,
+                  metadata: Self.dictionary(format.metadata), tracks: tracks, keyframeIndexes: indexes)
+    }
+
+    /// The longest of some durations, compared exactly across timescales; `.invalid` when none is numeric.
+    static func longest(_ durations: [MediaTime]) -> MediaTime {
+        durations.filter(\.isNumeric).max {
+            Int128($0.value) * Int128($1.timescale) < Int128($1.value) * Int128($0.timescale)
+        } ?? .invalid
+    }
+
+    /// An `AVDictionary` (container or stream tags) as a Swift dictionary.
+    static func dictionary(_ dictionary: OpaquePointer?) -> [String: String] {
+        var result: [String: String] = [:]
+        var entry: UnsafeMutablePointer<AVDictionaryEntry>? = nil
+        while let e = av_dict_get(dictionary, "", entry, AV_DICT_IGNORE_SUFFIX) {
+            result[String(cString: e.pointee.key)] = String(cString: e.pointee.value)
+            entry = e
+        }
+        return result
+    }
+
+    /// `ticks` of `timeBase` as an exact media time (timescale = the time base's denominator).
+    ///
+    /// When `ticks × numerator` does not fit in 64 bits the time is rounded to microseconds and
+    /// flagged `hasBeenRounded`. `AV_NOPTS_VALUE` and a meaningless time base give `.invalid`.
+    static func time(_ ticks: Int64, in timeBase: AVRational) -> MediaTime {
+        guard ticks != tessera_AV_NOPTS_VALUE(), timeBase.num > 0, timeBase.den > 0 else { return .invalid }
+        if timeBase.num == 1 { return MediaTime(value: ticks, timescale: timeBase.den) }
+        var a = timeBase.num, b = timeBase.den
+        while b != 0 { (a, b) = (b, a % b) }
+        let num = timeBase.num / a, den = timeBase.den / a
+        let (value, overflow) = ticks.multipliedReportingOverflow(by: Int64(num))
+        if !overflow { return MediaTime(value: value, timescale: den) }
+        return MediaTime(value: av_rescale_q(ticks, timeBase, tessera_AV_TIME_BASE_Q()), timescale: AV_TIME_BASE,
+                         flags: [.valid, .hasBeenRounded])
+    }
+
+    /// The duration of one frame at `rate` frames per second (`1 / rate`), `.invalid` for 0/0 and the like.
+    static func frameDuration(rate: AVRational) -> MediaTime {
+        rate.num > 0 && rate.den > 0 ? MediaTime(value: Int64(rate.den), timescale: rate.num) : .invalid
+    }
+}
