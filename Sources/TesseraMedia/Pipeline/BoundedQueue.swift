@@ -7,15 +7,17 @@ import Foundation
 /// pushes after close is told so (`push` returns false) and should stop. Used only from dedicated
 /// threads, never from Swift's cooperative pool.
 public final class BoundedQueue<Element>: @unchecked Sendable {
-    private var items: [Element] = []
+    /// A ring of `capacity` slots; a popped slot is cleared at once so the queue never keeps a large
+    /// frame alive after handing it on.
+    private var slots: [Element?]
     private var head = 0
+    private var count = 0
     private var closed = false
-    private let capacity: Int
     private let condition = NSCondition()
 
     public init(capacity: Int = 8) {
         precondition(capacity > 0, "a queue needs room for at least one item")
-        self.capacity = capacity
+        slots = Array(repeating: nil, count: capacity)
     }
 
     /// Waits for room, then appends. Returns false (and drops the item) if the queue is closed.
@@ -23,9 +25,10 @@ public final class BoundedQueue<Element>: @unchecked Sendable {
     public func push(_ item: Element) -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        while !closed && items.count - head >= capacity { condition.wait() }
+        while !closed && count == slots.count { condition.wait() }
         guard !closed else { return false }
-        items.append(item)
+        slots[(head + count) % slots.count] = item
+        count += 1
         condition.broadcast()
         return true
     }
@@ -34,14 +37,12 @@ public final class BoundedQueue<Element>: @unchecked Sendable {
     public func pop() -> Element? {
         condition.lock()
         defer { condition.unlock() }
-        while !closed && head == items.count { condition.wait() }
-        guard head < items.count else { return nil }
-        let item = items[head]
-        head += 1
-        if head > 64 && head * 2 > items.count {
-            items.removeFirst(head)
-            head = 0
-        }
+        while !closed && count == 0 { condition.wait() }
+        guard count > 0 else { return nil }
+        let item = slots[head]
+        slots[head] = nil
+        head = (head + 1) % slots.count
+        count -= 1
         condition.broadcast()
         return item
     }
@@ -58,8 +59,8 @@ public final class BoundedQueue<Element>: @unchecked Sendable {
     public func cancel() {
         condition.lock()
         closed = true
-        items.removeAll()
-        head = 0
+        for i in slots.indices { slots[i] = nil }
+        count = 0
         condition.broadcast()
         condition.unlock()
     }

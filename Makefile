@@ -1,0 +1,38 @@
+# Tessera — set-up, build, test, benchmark. `make run` and `make test` are the README's two commands.
+SHELL := /bin/bash
+SWIFT ?= $(shell command -v swift || echo /opt/swift/usr/bin/swift)
+SAMPLE_DIR ?= $(CURDIR)/.sample
+
+.PHONY: deps build release run test bench clean
+
+## Debian packages: FFmpeg 5.1 libraries and CLI (tests and benchmarks use the CLI as an independent
+## checker), ZeroMQ, Vulkan loader + Mesa lavapipe, glslc, SQLite.
+deps:
+	@Scripts/install-deps.sh
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+## The main job: transcode a generated 1080p30 H.264 + AAC sample to 720p with the 1280x720 preset.
+run: release
+	@mkdir -p $(SAMPLE_DIR)
+	@test -s $(SAMPLE_DIR)/sample.mp4 || ffmpeg -hide_banner -loglevel error -y \
+	    -f lavfi -i testsrc2=size=1920x1080:rate=30:duration=10 -f lavfi -i sine=frequency=440:duration=10 \
+	    -c:v libx264 -preset veryfast -pix_fmt yuv420p -c:a aac -b:a 128k $(SAMPLE_DIR)/sample.mp4
+	.build/release/tessera transcode $(SAMPLE_DIR)/sample.mp4 -o $(SAMPLE_DIR)/sample-720p.mp4 \
+	    --preset 1280x720 --overwrite
+	.build/release/tessera probe $(SAMPLE_DIR)/sample-720p.mp4
+
+## Every test suite (swift-testing). Media is generated at run time.
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+bench: release
+	@Benchmarks/run.sh
+
+clean:
+	rm -rf .build $(SAMPLE_DIR) bench-out

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages Tessera builds, runs and tests with. Idempotent and quiet when
+# everything is present; needs root (or sudo) otherwise.
+set -euo pipefail
+packages=(pkg-config ffmpeg libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev
+          libavfilter-dev libzmq3-dev libvulkan-dev mesa-vulkan-drivers glslc vulkan-tools libsqlite3-dev sqlite3 time)
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    echo "installing: ${missing[*]}"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+if ! command -v swift >/dev/null && [ ! -x /opt/swift/usr/bin/swift ]; then
+    echo "Swift 6.1+ is required (expected at /opt/swift/usr/bin or on PATH)" >&2
+    exit 1
+fi
