@@ -83,7 +83,7 @@ extension Asset {
     }
 }
 
-extension Asset.Input {
+extension InputFile {
     /// Reads every packet of the file once, without decoding, collecting per-stream counts and timestamps
     /// and, for video streams, keyframes and presentation times.
     ///

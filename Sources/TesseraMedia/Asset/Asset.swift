@@ -60,7 +60,7 @@ public final class Asset: Sendable, Codable {
     ///   - `.ffmpeg`: any other libavformat failure.
     public static func load(_ path: String, scanPackets: Bool = true) throws(MediaError) -> Asset {
         do {
-            let input = try Input(path: path)
+            let input = try InputFile(path: path)
             let scans = scanPackets ? try input.scanPackets() : [:]
             return try Asset(input: input, scans: scans)
         } catch {
@@ -77,15 +77,9 @@ public final class Asset: Sendable, Codable {
 
 extension Asset {
     /// Reads the container's properties and every stream's, combined with what the scan saw.
-    private convenience init(input: Input, scans: [Int: PacketScan]) throws(MediaError) {
+    private convenience init(input: InputFile, scans: [Int: PacketScan]) throws(MediaError) {
         let format = input.context.pointee
         let tracks = input.streams.map { AssetTrack(stream: $0, scan: scans[Int($0.pointee.index)]) }
-        guard tracks.contains(where: { $0.mediaType == .video || $0.mediaType == .audio }) else {
-            let guess = input.probeScore <= AVPROBE_SCORE_RETRY
-                ? "not a media file FFmpeg recognises (a weak guess of \(input.formatName) found no audio or video)"
-                : "has no audio or video streams (\(input.formatName) with \(tracks.count) other streams)"
-            throw MediaError(.notMedia, guess)
-        }
 
         var indexes: [Int: KeyframeIndex] = [:]
         for track in tracks where track.mediaType == .video {

@@ -68,10 +68,10 @@ public final class ExportSession: @unchecked Sendable {
         guard URL(fileURLWithPath: sourcePath).standardized.path != URL(fileURLWithPath: outputPath).standardized.path
         else { throw MediaError(.invalidArgument, path: outputPath, "output would overwrite the source") }
 
-        let probe = try InputFile(path: sourcePath)
-        let assetDuration = MediaTime(value: probe.duration, timescale: 1_000_000)
+        let reader = try AssetReader(path: sourcePath)
+        let assetDuration = reader.duration
         let range = try resolveRange(assetDuration: assetDuration)
-        let reader = try AssetReader(path: sourcePath, timeRange: range)
+        reader.timeRange = range
         let failure = reader.failure
         cancelLock.lock()
         activeFailure = failure
@@ -166,7 +166,7 @@ public final class ExportSession: @unchecked Sendable {
         var result: [String: String] = [:]
         var entry: UnsafeMutablePointer<AVDictionaryEntry>? = nil
         let skip: Set<String> = ["encoder", "major_brand", "minor_version", "compatible_brands", "duration"]
-        while let e = av_dict_get(input.context?.pointee.metadata, "", entry, AV_DICT_IGNORE_SUFFIX) {
+        while let e = av_dict_get(input.context.pointee.metadata, "", entry, AV_DICT_IGNORE_SUFFIX) {
             let key = String(cString: e.pointee.key)
             if !skip.contains(key.lowercased()) { result[key] = String(cString: e.pointee.value) }
             entry = e

@@ -18,7 +18,8 @@ import TesseraCore
 public final class AssetReader: @unchecked Sendable {
     public let path: String
     /// The range read, on the asset's timeline (0 = the container's start time); nil reads everything.
-    public let timeRange: TimeRange?
+    /// Set it before adding outputs.
+    public var timeRange: TimeRange?
     let input: InputFile
     private var outputs: [AssetReaderTrackOutput] = []
     private var threads: [StageThread] = []

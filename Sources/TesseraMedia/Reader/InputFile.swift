@@ -8,43 +8,86 @@ import TesseraAV
 /// bytes FFmpeg does not recognise as media, or a damaged file.
 final class InputFile: @unchecked Sendable {
     let path: String
-    private(set) var context: UnsafeMutablePointer<AVFormatContext>?
+    let context: UnsafeMutablePointer<AVFormatContext>
 
-    /// - Throws: `.notFound` (no such file, or a directory), `.emptyFile`, `.notMedia` (unrecognised bytes
-    ///   or no audio/video stream), `.corrupt` (recognised but damaged, e.g. truncated).
-    init(path: String) throws(MediaError) {
-        self.path = path
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw MediaError(.notFound, path: path, "no such file")
+    /// Opens `path` and reads enough packets to fill in every stream's parameters.
+    ///
+    /// - Throws: `MediaError` naming the file: `.notFound`, `.emptyFile`, `.notMedia`, `.corrupt` or
+    ///   `.ffmpeg`, as classified by `Asset.checkFile` and `Asset.openFailure`; `.corrupt` too when the
+    ///   container's index reaches past the end of the file (a file cut short).
+    convenience init(path: String) throws(MediaError) {
+        do {
+            try self.init(unlabelled: path)
+        } catch {
+            throw error.about(path)
         }
-        guard !isDirectory.boolValue else { throw MediaError(.notFound, path: path, "is a directory, not a file") }
-        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
-        guard size != 0 else { throw MediaError(.emptyFile, path: path, "file is empty (0 bytes)") }
-
-        var ctx: UnsafeMutablePointer<AVFormatContext>? = nil
-        let opened = avformat_open_input(&ctx, path, nil, nil)
-        if opened < 0 {
-            if opened == tessera_AVERROR_INVALIDDATA() {
-                throw MediaError(.notMedia, path: path, "not a media file FFmpeg recognises", code: opened)
-            }
-            throw MediaError(.corrupt, path: path, "cannot open: \(ffErrorString(opened))", code: opened)
-        }
-        context = ctx
-        let found = avformat_find_stream_info(ctx, nil)
-        if found < 0 {
-            throw MediaError(.corrupt, path: path, "cannot read stream information: \(ffErrorString(found))",
-                             code: found)
-        }
-        guard streams.contains(where: { [AVMEDIA_TYPE_VIDEO, AVMEDIA_TYPE_AUDIO].contains($0.pointee.codecpar.pointee.codec_type) })
-        else { throw MediaError(.notMedia, path: path, "contains no audio or video stream") }
     }
 
-    deinit { avformat_close_input(&context) }
+    private init(unlabelled path: String) throws(MediaError) {
+        self.path = path
+        let size = try Asset.checkFile(path)
+        var context: UnsafeMutablePointer<AVFormatContext>? = nil
+        let code = avformat_open_input(&context, path, nil, nil)
+        guard code >= 0, let context else { throw Asset.openFailure(path: path, size: size, code: code) }
+        self.context = context
+        let info = avformat_find_stream_info(context, nil)
+        if info < 0 {
+            let cause = "cannot read stream information: \(ffErrorString(info))"
+            throw probeScore <= AVPROBE_SCORE_RETRY
+                ? MediaError(.notMedia, "not a media file FFmpeg recognises (\(cause))", code: info)
+                : MediaError(.corrupt, "damaged \(formatName) file: \(cause)", code: info)
+        }
+        if let damage = samplesPastTheEnd(fileSize: size) {
+            let longName = context.pointee.iformat.flatMap { $0.pointee.long_name }.map { String(cString: $0) }
+            throw MediaError(.corrupt, "truncated \(longName ?? formatName) file: \(damage)")
+        }
+        let media = [AVMEDIA_TYPE_VIDEO, AVMEDIA_TYPE_AUDIO]
+        guard streams.contains(where: { media.contains($0.pointee.codecpar.pointee.codec_type) }) else {
+            throw MediaError(.notMedia, probeScore <= AVPROBE_SCORE_RETRY
+                ? "not a media file FFmpeg recognises (a weak guess of \(formatName) found no audio or video)"
+                : "has no audio or video streams (\(formatName) with \(streams.count) other streams)")
+        }
+    }
 
+    deinit {
+        var context: UnsafeMutablePointer<AVFormatContext>? = context
+        avformat_close_input(&context)
+    }
+
+    /// Where the container's own index (an MP4's sample tables, an AVI's idx1) places samples beyond the
+    /// end of the file: the file was cut short, and reading would quietly stop early. Nil when every
+    /// indexed sample lies inside the file, or the size is unknown (a pipe).
+    func samplesPastTheEnd(fileSize: Int64) -> String? {
+        guard fileSize > 0 else { return nil }
+        for stream in streams {
+            let count = Int(avformat_index_get_entries_count(stream))
+            var missing = 0, end: Int64 = 0
+            for i in 0..<count {
+                guard let entry = avformat_index_get_entry(stream, Int32(i)) else { continue }
+                let entryEnd = entry.pointee.pos + Int64(entry.pointee.size)
+                end = max(end, entryEnd)
+                if entryEnd > fileSize { missing += 1 }
+            }
+            if missing > 0 {
+                return "the index of track \(stream.pointee.index) lists \(count) samples reaching byte \(end), "
+                    + "but the file ends at byte \(fileSize); \(missing) samples are missing"
+            }
+        }
+        return nil
+    }
+
+    /// libavformat's demuxer name (`iformat->name`).
+    var formatName: String { context.pointee.iformat.map { String(cString: $0.pointee.name) } ?? "unknown" }
+
+    /// How sure libavformat was of the format, 0…100 (`AVPROBE_SCORE_MAX`); 25 or less is a guess.
+    var probeScore: Int32 { context.pointee.probe_score }
+
+    /// The streams, in index order. Demuxers of formats without a header (MPEG-TS) may add streams
+    /// while packets are read, so this is read afresh each time.
     var streams: [UnsafeMutablePointer<AVStream>] {
-        guard let ctx = context else { return [] }
-        return (0..<Int(ctx.pointee.nb_streams)).compactMap { ctx.pointee.streams[$0] }
+        let count = Int(context.pointee.nb_streams)
+        guard count > 0, let base = context.pointee.streams else { return [] }
+        return (0..<count).compactMap { base[$0] }
     }
 
     /// The best stream of a type (FFmpeg's choice: default disposition, then most frames), or nil.
@@ -55,13 +98,15 @@ final class InputFile: @unchecked Sendable {
 
     /// The container's start time in `AV_TIME_BASE` units (0 when unknown).
     var startTime: Int64 {
-        guard let t = context?.pointee.start_time, t != tessera_AV_NOPTS_VALUE() else { return 0 }
+        let t = context.pointee.start_time
+        guard t != tessera_AV_NOPTS_VALUE() else { return 0 }
         return t
     }
 
     /// The container's duration in `AV_TIME_BASE` units (0 when unknown).
     var duration: Int64 {
-        guard let d = context?.pointee.duration, d != tessera_AV_NOPTS_VALUE(), d > 0 else { return 0 }
+        let d = context.pointee.duration
+        guard d != tessera_AV_NOPTS_VALUE(), d > 0 else { return 0 }
         return d
     }
 

@@ -8,17 +8,8 @@ struct StreamDescription {
     var parameters: AVCodecParameters { stream.pointee.codecpar.pointee }
     var timeBase: AVRational { stream.pointee.time_base }
 
-    /// The preferred transform: clockwise rotation from the display matrix (libavutil's angle is
-    /// counter-clockwise), mirrored when the matrix has a negative determinant.
-    var rotation: Rotation {
-        guard let data = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, nil) else { return .none }
-        return data.withMemoryRebound(to: Int32.self, capacity: 9) { m in
-            let ccw = av_display_rotation_get(m)
-            guard ccw.isFinite else { return .none }
-            let mirrored = Int64(m[0]) * Int64(m[4]) - Int64(m[1]) * Int64(m[3]) < 0
-            return Rotation(degrees: Int((-ccw).rounded()), mirrored: mirrored)
-        }
-    }
+    /// The preferred transform (clockwise; see `AssetTrack.rotation(_:)`).
+    var rotation: Rotation { AssetTrack.rotation(stream) }
 
     /// The declared frame rate (`r_frame_rate`), else the average, else 30/1.
     var frameRate: AVRational {
