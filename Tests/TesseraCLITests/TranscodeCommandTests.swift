@@ -1,0 +1,128 @@
+import Foundation
+import TesseraTestSupport
+import Testing
+
+/// `tessera transcode`, run as the built binary: reports, progress, options and exit codes.
+@Suite(.serialized) struct TranscodeCommandTests {
+    let dir: URL
+    init() throws { dir = try TestMedia.makeDirectory("cli") }
+
+    func tessera(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        try TestMedia.runCapturing(TestMedia.tesseraBinary.path, arguments)
+    }
+
+    func clip(_ name: String = "in.mp4", seconds: Double = 2) throws -> URL {
+        let url = dir.appendingPathComponent(name)
+        try TestMedia.make(url, seconds: seconds, width: 640, height: 360)
+        return url
+    }
+
+    @Test func jsonReportAndPlainProgressWhenNotATerminal() throws {
+        defer { TestMedia.cleanup(dir) }
+        let src = try clip(), out = dir.appendingPathComponent("out.mp4")
+        let r = try tessera(["transcode", src.path, "-o", out.path, "--preset", "640x480", "--time-range", "0.5s-1.5s",
+                             "--json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("progress "), "plain progress lines expected on a pipe: \(r.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let video = try #require(json["video"] as? [String: Any])
+        #expect(video["frames"] as? Int == 30)
+        #expect(json["preset"] as? String == "640x480")
+        #expect(json["output"] as? String == out.path)
+        let probe = try TestMedia.probe(out, countFrames: true)
+        #expect(TestMedia.stream(probe, "video")?["nb_read_frames"] as? String == "30")
+    }
+
+    @Test func customCodecOptionsOverrideThePreset() throws {
+        defer { TestMedia.cleanup(dir) }
+        let src = try clip(), out = dir.appendingPathComponent("out.mkv")
+        let r = try tessera(["transcode", src.path, "-o", out.path, "--video-codec", "hevc", "--crf", "30",
+                             "--speed", "ultrafast", "--size", "320x320", "--gop", "10", "--audio-codec", "opus",
+                             "--audio-bitrate", "64k", "--quiet"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.isEmpty, "--quiet prints nothing on stderr: \(r.stderr)")
+        let probe = try TestMedia.probe(out)
+        let v = try #require(TestMedia.stream(probe, "video"))
+        #expect(v["codec_name"] as? String == "hevc")
+        #expect(v["width"] as? Int == 320 && v["height"] as? Int == 180)
+        #expect(TestMedia.stream(probe, "audio")?["codec_name"] as? String == "opus")
+        let keyframes = try TestMedia.run("ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries",
+                                                      "packet=flags", "-of", "csv=p=0", out.path])
+            .split(separator: "\n").filter { $0.hasPrefix("K") }.count
+        #expect(keyframes == 6, "--gop 10 over 60 frames gives 6 keyframes, got \(keyframes)")
+    }
+
+    struct Failure: Sendable, CustomTestStringConvertible {
+        let name: String
+        let status: Int32
+        let message: String
+        var testDescription: String { name }
+    }
+
+    @Test(arguments: [
+        Failure(name: "missing source", status: 66, message: "nope.mp4: no such file"),
+        Failure(name: "garbage source", status: 65, message: "garbage.mp4: not a media file"),
+        Failure(name: "existing output", status: 73, message: "already exists"),
+        Failure(name: "missing directory", status: 73, message: "does not exist"),
+        Failure(name: "range outside", status: 64, message: "after the asset ends"),
+        Failure(name: "unreadable range", status: 64, message: "cannot read time range"),
+        Failure(name: "unknown preset", status: 64, message: "unknown preset"),
+    ])
+    func failuresExitWithTheirCodeAndLeaveNothing(_ f: Failure) throws {
+        defer { TestMedia.cleanup(dir) }
+        var src = try clip()
+        var out = dir.appendingPathComponent("out.mp4")
+        var extra: [String] = []
+        switch f.name {
+        case "missing source": src = dir.appendingPathComponent("nope.mp4")
+        case "garbage source":
+            src = dir.appendingPathComponent("garbage.mp4")
+            try Data((0..<40000).map { UInt8(truncatingIfNeeded: $0 &* 2654435761 >> 13) }).write(to: src)
+        case "existing output": try Data("keep".utf8).write(to: out)
+        case "missing directory": out = dir.appendingPathComponent("missing/out.mp4")
+        case "range outside": extra = ["--time-range", "10s-12s"]
+        case "unreadable range": extra = ["--time-range", "soon-later"]
+        case "unknown preset": extra = ["--preset", "8K"]
+        default: break
+        }
+        let r = try tessera(["transcode", src.path, "-o", out.path] + extra)
+        #expect(r.status == f.status, "stderr: \(r.stderr)")
+        #expect(r.stderr.contains(f.message), "stderr: \(r.stderr)")
+        if f.name == "existing output" {
+            #expect(try Data(contentsOf: out) == Data("keep".utf8))
+        } else {
+            #expect(!FileManager.default.fileExists(atPath: out.path))
+        }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.contains("partial") }
+        #expect(leftovers.isEmpty)
+    }
+
+    @Test func interruptStopsCleanlyWithExit130() throws {
+        defer { TestMedia.cleanup(dir) }
+        let src = try clip("long.mp4", seconds: 30), out = dir.appendingPathComponent("out.mp4")
+        let process = Process()
+        process.executableURL = TestMedia.tesseraBinary
+        process.arguments = ["transcode", src.path, "-o", out.path, "--preset", "HighestQuality"]
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        // Wait for the first progress line, then interrupt as a user's Ctrl-C would.
+        let handle = err.fileHandleForReading
+        var seen = ""
+        while !seen.contains("progress"), process.isRunning {
+            seen += String(decoding: handle.availableData, as: UTF8.self)
+        }
+        process.interrupt()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 130)
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.contains("partial") }
+        #expect(leftovers.isEmpty)
+    }
+
+    @Test func helpDocumentsExitCodes() throws {
+        let r = try tessera(["transcode", "--help"])
+        #expect(r.stdout.contains("Exit status") && r.stdout.contains("66 input not found"))
+    }
+}
