@@ -33,7 +33,9 @@ let package = Package(
         .target(name: "TesseraCore"),
         // Swift owners of libav* objects (frames, packets, the error helper), shared by Compute and Media.
         .target(name: "TesseraAV", dependencies: ["TesseraCore", "CFFmpeg"]),
-        .target(name: "TesseraCompute", dependencies: ["TesseraCore", "TesseraAV", "CFFmpeg", "CVulkan"]),
+        // GLSL sources stay beside the kernels; their SPIR-V is compiled into Vulkan/ShaderCode.swift.
+        .target(name: "TesseraCompute", dependencies: ["TesseraCore", "TesseraAV", "CFFmpeg", "CVulkan"],
+                exclude: ["Shaders"]),
         .target(name: "TesseraMedia", dependencies: ["TesseraCore", "TesseraAV", "TesseraCompute", "CFFmpeg"]),
         .executableTarget(name: "tessera", dependencies: [
             "TesseraCore", "TesseraAV", "TesseraMedia", "TesseraCompute",
