@@ -49,6 +49,14 @@ struct ResamplingWeights: Sendable, Equatable {
     ///   - position: the centre of output sample k in source index space.
     ///   - step: source samples per output sample (sets the kernel's widening when > 1).
     init(filter: ScalingFilter, count: Int, sourceCount: Int, step: Double, position: (Int) -> Double) {
+        // Same size and every output sample on a source sample: a copy, whatever the kernel (Mitchell
+        // would otherwise soften a picture that needs no resampling).
+        if abs(step - 1) < 1e-12, (0..<count).allSatisfy({ abs(position($0) - position($0).rounded()) < 1e-9 }) {
+            first = (0..<count).map { Int32(min(max(Int(position($0).rounded()), 0), sourceCount - 1)) }
+            weights = Array(repeating: 1, count: count)
+            taps = 1
+            return
+        }
         let (radius, kernel) = Self.kernel(filter)
         let scale = max(1, step)
         let support = radius * scale
