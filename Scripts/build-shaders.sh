@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Compiles TesseraCompute's GLSL compute shaders to SPIR-V with glslc and writes them as Swift
-# [UInt32] arrays into Sources/TesseraCompute/Vulkan/ShaderCode.swift, so the library carries its
+# [UInt32] arrays into Sources/TesseraCompute/Vulkan/ShaderCode.swift (or the path given as the
+# first argument, which the shader test uses to compare), so the library carries its
 # kernels without a resource bundle. Run after editing any Sources/TesseraCompute/Shaders/*.comp and
 # commit both; TesseraComputeTests checks the two still match when glslc is installed.
 #
-# The flags here are the contract with that test: keep GLSLC_FLAGS in step with ShaderSourceTests.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 shaders="$root/Sources/TesseraCompute/Shaders"
-out="$root/Sources/TesseraCompute/Vulkan/ShaderCode.swift"
+out="${1:-$root/Sources/TesseraCompute/Vulkan/ShaderCode.swift}"
 GLSLC_FLAGS=(-O --target-env=vulkan1.0 -mfmt=bin)
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT

@@ -20,6 +20,8 @@ public final class VulkanProcessor: FrameProcessor {
     public var backendName: String { "vulkan" }
     /// The device the kernels run on, e.g. "llvmpipe (LLVM 15.0.6, 256 bits) (CPU)".
     public var deviceDescription: String { "\(device.name) (\(device.typeName))" }
+    /// True when the device is a software rasteriser (lavapipe, SwiftShader): no faster than the CPU path.
+    public var deviceIsCPU: Bool { device.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU }
     public let framesInFlight: Int
     /// True when frames go through host staging buffers (discrete GPUs without host-visible VRAM).
     public let usesStaging: Bool
@@ -354,7 +356,7 @@ func barrier(_ cb: VkCommandBuffer?, from srcStage: UInt32, _ srcAccess: UInt32,
 
 /// Points each binding i of `set` at the whole of `buffers[i]`.
 func writeDescriptors(_ device: VkDevice, set: VkDescriptorSet?, buffers: [VulkanBuffer]) {
-    var infos = buffers.map { VkDescriptorBufferInfo(buffer: $0.buffer, offset: 0, range: tessera_VK_WHOLE_SIZE()) }
+    let infos = buffers.map { VkDescriptorBufferInfo(buffer: $0.buffer, offset: 0, range: tessera_VK_WHOLE_SIZE()) }
     infos.withUnsafeBufferPointer { p in
         var writes = (0..<buffers.count).map { i in
             var w = VkWriteDescriptorSet()
