@@ -37,6 +37,9 @@ let package = Package(
         .target(name: "TesseraCompute", dependencies: ["TesseraCore", "TesseraAV", "CFFmpeg", "CVulkan"],
                 exclude: ["Shaders"]),
         .target(name: "TesseraMedia", dependencies: ["TesseraCore", "TesseraAV", "TesseraCompute", "CFFmpeg"]),
+        // Frames/s of TesseraCompute's processors, driven by Benchmarks/compute/run.sh beside ffmpeg's filters.
+        .executableTarget(name: "tessera-compute-bench", dependencies: ["TesseraCompute", "TesseraAV", "TesseraCore", "CFFmpeg"],
+                          path: "Benchmarks/compute", exclude: ["run.sh", "README.md"]),
         .executableTarget(name: "tessera", dependencies: [
             "TesseraCore", "TesseraAV", "TesseraMedia", "TesseraCompute",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

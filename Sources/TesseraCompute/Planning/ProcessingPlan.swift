@@ -2,11 +2,12 @@ import TesseraAV
 import TesseraCore
 
 /// Everything the kernels need for one job (input geometry and colour → `ProcessingSpec`), worked
-/// out once on the CPU: buffer layouts, the weight tables and the parameter block the shaders read.
+/// out once on the CPU: buffer layouts and the parameter block the shaders read. Sample positions are
+/// linear in the output index (A k + B), so the shaders compute their own taps and weights.
 ///
 /// ```
-///  source planes ──pass 1: resample along source x──▶ intermediates (float, one per grid × channel)
-///  intermediates ──pass 2: resample along source y, colour map, composite, dither──▶ output planes
+///  source planes ──pass 1: resample along source y, a word at a time──▶ half-float rows (one per grid × plane)
+///  half-float rows ──pass 2: resample along source x, colour map, composite, dither──▶ output planes
 /// ```
 struct ProcessingPlan: Sendable {
     struct Input: Sendable, Hashable {
@@ -37,18 +38,26 @@ struct ProcessingPlan: Sendable {
     let outputPlanes: [PlaneSlot]
     let sourceBytes: Int
     let outputBytes: Int
-    let intermediateFloats: Int
-    /// The shaders' parameter block (jobs, grids, tables), as 32-bit words.
+    /// Size of the half-float intermediate rows, in 32-bit words.
+    let intermediateWords: Int
+    /// The shaders' uniform parameter block (header, vertical jobs, output grids), as 32-bit words.
     let params: [UInt32]
     let jobCount: Int
     let gridCount: Int
-    /// Workgroups for pass 1 and pass 2 (x, y, z), at 64 invocations along x.
-    let rowsDispatch: (x: Int, y: Int, z: Int)
-    let columnsDispatch: (x: Int, y: Int, z: Int)
+    /// Workgroups for pass 1 (vertical) and pass 2 (horizontal) (x, y, z), at 64 invocations along x.
+    let verticalDispatch: (x: Int, y: Int, z: Int)
+    let horizontalDispatch: (x: Int, y: Int, z: Int)
     let transform: ColorTransform
+    /// Specialisation constants: the filter (0 bilinear, 1 cubic, 2 Lanczos-3), whether output axes are
+    /// swapped, and per output grid the channels it reads (bit c = channel c).
+    let filterKind: UInt32
+    let swap: Bool
+    let gridChannels: [UInt32]
 
     static let workgroupWidth = 64
     static let planeAlignment = 256
+    /// The shaders declare `uvec4 params[128]`.
+    static let paramWords = 512
 
     /// - Throws: `MediaError.unsupported` for a format the kernels cannot read or write.
     init(input: Input, spec: ProcessingSpec) throws(MediaError) {
@@ -124,28 +133,51 @@ struct ProcessingPlan: Sendable {
             return horizontal ? (x - (hCosited ? 0.5 : 1)) / 2 : (x - vOffset) / 2
         }
 
-        var jobs: [[UInt32]] = []
-        var gridWords: [[UInt32]] = []
-        var tables: [UInt32] = []
-        var tableRefs: [(job: Int?, grid: Int?, channel: Int, relative: Int)] = []
-        var intermediate = 0
-        var maxJobWidth = 1, maxJobRows = 1, maxWords = 1, maxGridRows = 1
-
-        func table(_ w: ResamplingWeights) -> Int {
-            let at = tables.count
-            for k in 0..<w.first.count {
-                tables.append(UInt32(bitPattern: w.first[k]))
-                for t in 0..<w.taps { tables.append(w.weights[k * w.taps + t].bitPattern) }
+        /// Output index k along an axis → source plane index A k + B, and whether that is a plain copy.
+        struct Axis {
+            var a: Double, b: Double
+            var scale: Double { max(1, abs(a)) }
+            var isCopy: Bool {
+                abs(abs(a) - 1) < 1e-9 && abs(b - b.rounded()) < 1e-9
             }
-            return at
+        }
+        func axis(log2SubOut: Int, displayHorizontal: Bool, extent: Int, flipped: Bool, sourceExtent: Int,
+                  log2SubIn: Int, sourceHorizontal: Bool) -> Axis {
+            func index(_ k: Int) -> Double {
+                var n = outputPosition(k, log2Sub: log2SubOut, horizontal: displayHorizontal) / Double(extent)
+                if flipped { n = 1 - n }
+                return sourceIndex(n * Double(sourceExtent), log2Sub: log2SubIn, horizontal: sourceHorizontal)
+            }
+            return Axis(a: index(1) - index(0), b: index(0))
         }
 
-        for (gi, grid) in grids.enumerated() {
+        var header = [UInt32](repeating: 0, count: 16)
+        let radius: Double
+        switch spec.filter {
+        case .bilinear: header[2] = 0; radius = 1
+        case .bicubic, .mitchell:
+            header[2] = 1; radius = 2
+            let (b, c) = spec.filter == .bicubic ? (0.0, 0.5) : (1.0 / 3, 1.0 / 3)
+            let cubic = [(6 - 2 * b) / 6, (-18 + 12 * b + 6 * c) / 6, (12 - 9 * b - 6 * c) / 6,
+                         (8 * b + 24 * c) / 6, (-12 * b - 48 * c) / 6, (6 * b + 30 * c) / 6, (-b - 6 * c) / 6]
+            for (i, v) in cubic.enumerated() { header[8 + i] = Float(v).bitPattern }
+        case .lanczos3: header[2] = 2; radius = 3
+        }
+        header[3] = Float(radius).bitPattern
+        /// Source samples inside the open interval (centre − r·s, centre + r·s), at most.
+        func taps(_ axis: Axis) -> Int { axis.isCopy ? 1 : Int((2 * radius * axis.scale).rounded(.up)) + 1 }
+        var jobs: [[UInt32]] = []
+        var gridWords: [[UInt32]] = []
+        var channelMasks: [UInt32] = []
+        var intermediate = 0  // uints
+        var maxRowWords = 1, maxJobRows = 1, maxWords = 1, maxGridRows = 1
+
+        for grid in grids {
             let m = transform.rows
             var needed = [false, false, false, false]
             for r in grid.rows where r < 3 { for c in 0..<3 where abs(m[r][c]) > 1e-12 { needed[c] = true } }
             if source.hasAlpha { needed[3] = true }
-            var g = [UInt32](repeating: 0, count: 64)
+            var g = [UInt32](repeating: 0, count: 96)
             let bytes = output.channels[0].bytesPerSample
             let perWord = 4 / (grid.perSample * bytes)
             let words = (grid.width + perWord - 1) / perWord
@@ -159,73 +191,75 @@ struct ProcessingPlan: Sendable {
             g[14] = spec.dither && output.bitDepth < source.bitDepth ? 1 : 0
             g[15] = source.hasAlpha ? 1 : 0
             g[16] = Float(min(max(spec.opacity, 0), 1)).bitPattern
-            for (i, r) in grid.rows.enumerated() where r < 3 { g[17 + i] = Float(transform.background[r]).bitPattern }
             for (i, r) in grid.rows.enumerated() where r < 3 {
-                for c in 0..<4 { g[40 + 4 * i + c] = Float(m[r][c]).bitPattern }
+                g[17 + i] = Float(transform.background[r]).bitPattern
+                for c in 0..<4 { g[64 + 4 * i + c] = Float(m[r][c]).bitPattern }
             }
             maxWords = max(maxWords, words)
             maxGridRows = max(maxGridRows, grid.height)
 
-            // Along u (source x) and v (source y): output counts, display extents and sitings.
-            let uCount = orientation.swap ? grid.height : grid.width
-            let vCount = orientation.swap ? grid.width : grid.height
-            let uExtent = Double(orientation.swap ? outH : outW), vExtent = Double(orientation.swap ? outW : outH)
+            // Along u (source x) and v (source y): which display axis reads it, its extent and subsampling.
+            let uExtent = orientation.swap ? outH : outW, vExtent = orientation.swap ? outW : outH
             let uSub = orientation.swap ? grid.log2SubY : grid.log2SubX
             let vSub = orientation.swap ? grid.log2SubX : grid.log2SubY
-            let uHorizontal = !orientation.swap
+            let vCount = orientation.swap ? grid.width : grid.height
+            // One vertical job per source plane this grid reads.
+            var jobOfPlane: [Int: (offset: Int, stride: Int)] = [:]
             for c in 0..<4 where needed[c] {
                 let ch = source.channels[c]
                 let plane = source.planeSize(ch.plane, width: input.width, height: input.height)
-                let srcW = Double(input.width), srcH = Double(input.height)
-                let uWeights = ResamplingWeights(
-                    filter: spec.filter, count: uCount, sourceCount: plane.width,
-                    step: (srcW / Double(1 << ch.log2SubX)) / (uExtent / Double(1 << uSub))
-                ) { k in
-                    var n = outputPosition(k, log2Sub: uSub, horizontal: uHorizontal) / uExtent
-                    if orientation.flipU { n = 1 - n }
-                    return sourceIndex(n * srcW, log2Sub: ch.log2SubX, horizontal: true)
+                if jobOfPlane[ch.plane] == nil {
+                    let rowWords = (source.rowBytes(ch.plane, width: input.width) + 3) / 4
+                    let stride = ch.bytesPerSample == 1 ? 2 * rowWords : rowWords
+                    let v = axis(log2SubOut: vSub, displayHorizontal: orientation.swap, extent: vExtent,
+                                 flipped: orientation.flipV, sourceExtent: input.height, log2SubIn: ch.log2SubY,
+                                 sourceHorizontal: false)
+                    var job = [UInt32](repeating: 0, count: 16)
+                    job[0] = UInt32(sourcePlanes[ch.plane].offset); job[1] = UInt32(sourcePlanes[ch.plane].stride)
+                    job[2] = UInt32(rowWords); job[3] = UInt32(ch.bytesPerSample); job[4] = UInt32(ch.shift)
+                    job[5] = UInt32(plane.height); job[6] = UInt32(vCount); job[7] = UInt32(intermediate)
+                    job[8] = UInt32(stride)
+                    job[9] = Float(v.a).bitPattern; job[10] = Float(v.b).bitPattern; job[11] = Float(v.scale).bitPattern
+                    job[12] = v.isCopy ? 1 : 0
+                    job[13] = UInt32(taps(v))
+                    jobs.append(job)
+                    jobOfPlane[ch.plane] = (intermediate, stride)
+                    intermediate += stride * vCount
+                    maxRowWords = max(maxRowWords, rowWords)
+                    maxJobRows = max(maxJobRows, vCount)
                 }
-                let vWeights = ResamplingWeights(
-                    filter: spec.filter, count: vCount, sourceCount: plane.height,
-                    step: (srcH / Double(1 << ch.log2SubY)) / (vExtent / Double(1 << vSub))
-                ) { k in
-                    var n = outputPosition(k, log2Sub: vSub, horizontal: !uHorizontal) / vExtent
-                    if orientation.flipV { n = 1 - n }
-                    return sourceIndex(n * srcH, log2Sub: ch.log2SubY, horizontal: false)
-                }
-                var job = [UInt32](repeating: 0, count: 16)
-                job[0] = UInt32(sourcePlanes[ch.plane].offset + ch.byteOffset)
-                job[1] = UInt32(sourcePlanes[ch.plane].stride)
-                job[2] = UInt32(ch.pixelStride); job[3] = UInt32(ch.bytesPerSample); job[4] = UInt32(ch.shift)
-                job[5] = UInt32(uCount); job[6] = UInt32(plane.height); job[7] = UInt32(intermediate)
-                job[9] = UInt32(uWeights.taps)
-                tableRefs.append((jobs.count, nil, 8, table(uWeights)))
-                jobs.append(job)
-                g[24 + 4 * c] = UInt32(intermediate); g[25 + 4 * c] = UInt32(uCount)
-                g[27 + 4 * c] = UInt32(vWeights.taps)
-                tableRefs.append((nil, gi, 26 + 4 * c, table(vWeights)))
-                intermediate += uCount * plane.height
-                maxJobWidth = max(maxJobWidth, uCount)
-                maxJobRows = max(maxJobRows, plane.height)
+                guard let job = jobOfPlane[ch.plane] else { continue }
+                let u = axis(log2SubOut: uSub, displayHorizontal: !orientation.swap, extent: uExtent,
+                             flipped: orientation.flipU, sourceExtent: input.width, log2SubIn: ch.log2SubX,
+                             sourceHorizontal: true)
+                let o = 24 + 10 * c
+                g[o] = 1; g[o + 1] = UInt32(job.offset); g[o + 2] = UInt32(job.stride)
+                g[o + 3] = UInt32(ch.pixelStride / ch.bytesPerSample); g[o + 4] = UInt32(ch.byteOffset / ch.bytesPerSample)
+                g[o + 5] = UInt32(plane.width)
+                g[o + 6] = Float(u.a).bitPattern; g[o + 7] = Float(u.b).bitPattern; g[o + 8] = Float(u.scale).bitPattern
+                g[o + 9] = u.isCopy ? 1 : 0
+                g[80] = max(g[80], UInt32(taps(u)))
             }
             gridWords.append(g)
+            channelMasks.append((0..<4).reduce(0) { needed[$1] ? $0 | (1 << UInt32($1)) : $0 })
         }
+        filterKind = header[2]
+        swap = orientation.swap
+        gridChannels = channelMasks
 
-        let gridBase = 16 * jobs.count
-        let tablesBase = gridBase + 64 * grids.count
-        for ref in tableRefs {
-            if let j = ref.job { jobs[j][ref.channel] = UInt32(tablesBase + ref.relative) }
-            if let g = ref.grid { gridWords[g][ref.channel] = UInt32(tablesBase + ref.relative) }
+        let gridBase = 16 + 16 * jobs.count
+        header[0] = UInt32(jobs.count)
+        header[1] = UInt32(gridBase)
+        params = header + jobs.flatMap { $0 } + gridWords.flatMap { $0 }
+        guard params.count <= Self.paramWords else {
+            throw MediaError(.unsupported, "this job needs more kernel parameters than the kernels hold")
         }
-        var words = jobs.flatMap { $0 } + gridWords.flatMap { $0 } + tables
-        words[15] = UInt32(gridBase)
-        params = words
         jobCount = jobs.count
         gridCount = grids.count
-        intermediateFloats = max(intermediate, 1)
+        intermediateWords = max(intermediate, 1)
         let wg = Self.workgroupWidth
-        rowsDispatch = ((maxJobWidth + wg - 1) / wg, maxJobRows, jobs.count)
-        columnsDispatch = ((maxWords + wg - 1) / wg, maxGridRows, grids.count)
+        verticalDispatch = ((maxRowWords + wg - 1) / wg, maxJobRows, jobs.count)
+        horizontalDispatch = ((maxWords + wg - 1) / wg, maxGridRows, grids.count)
     }
 
     /// Source chroma siting: horizontally co-sited with luma or centred; vertical offset in luma rows of the

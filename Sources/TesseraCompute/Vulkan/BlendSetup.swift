@@ -100,7 +100,8 @@ final class BlendSetup {
         }
         commandBuffer = cb
         self.fence = fence
-        writeDescriptors(d, set: set, buffers: [first, second, result])
+        let storage = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
+        writeDescriptors(d, set: set, [.buffer(first, storage), .buffer(second, storage), .buffer(result, storage)])
     }
 
     deinit {
@@ -127,7 +128,7 @@ final class BlendSetup {
         var s = set
         vkCmdBindDescriptorSets(commandBuffer, VK_PIPELINE_BIND_POINT_COMPUTE, device.blend.pipelineLayout, 0, 1, &s, 0,
                                 nil)
-        vkCmdBindPipeline(commandBuffer, VK_PIPELINE_BIND_POINT_COMPUTE, device.blend.pipeline)
+        vkCmdBindPipeline(commandBuffer, VK_PIPELINE_BIND_POINT_COMPUTE, try device.blend.pipeline())
         vkCmdPushConstants(commandBuffer, device.blend.pipelineLayout, VK_SHADER_STAGE_COMPUTE_BIT.rawValue, 0, 20,
                            &constants)
         vkCmdDispatch(commandBuffer, UInt32((rowWords + 63) / 64), UInt32((words + rowWords - 1) / rowWords), 1)

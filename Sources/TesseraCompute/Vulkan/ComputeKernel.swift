@@ -1,28 +1,37 @@
 import CVulkan
+import Foundation
 import TesseraAV
 
-/// One compute pipeline with its descriptor-set and pipeline layouts: `bindings` storage buffers at
-/// bindings 0..<bindings, plus optional push constants. Owned by `VulkanDevice`, which destroys it.
-struct ComputeKernel: @unchecked Sendable {
+/// One compute shader with its descriptor-set and pipeline layouts (one buffer descriptor per entry of
+/// `bindings`, plus optional push constants), and its pipelines: one per set of specialisation
+/// constants (32-bit, ids 0, 1, 2, …), built on first use through the device's pipeline cache.
+/// Owned by `VulkanDevice`, which destroys it.
+final class ComputeKernel: @unchecked Sendable {
     let setLayout: VkDescriptorSetLayout
     let pipelineLayout: VkPipelineLayout
-    let pipeline: VkPipeline
-    let bindingCount: Int
+    let bindings: [VkDescriptorType]
+    private let device: VkDevice
+    private let module: VkShaderModule
+    private let cache: VkPipelineCache?
+    private var pipelines: [[UInt32]: VkPipeline] = [:]
+    private let lock = NSLock()
 
     /// - Throws: `MediaError` when the driver rejects the SPIR-V or runs out of memory.
-    init(device: VkDevice, bindings: Int, pushConstantBytes: Int, code: [UInt32], cache: VkPipelineCache?)
-        throws(MediaError)
+    init(device: VkDevice, bindings: [VkDescriptorType], pushConstantBytes: Int, code: [UInt32],
+         cache: VkPipelineCache?) throws(MediaError)
     {
-        bindingCount = bindings
-        var layoutBindings = (0..<bindings).map { i in
-            VkDescriptorSetLayoutBinding(binding: UInt32(i), descriptorType: VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+        self.device = device
+        self.bindings = bindings
+        self.cache = cache
+        var layoutBindings = bindings.indices.map { i in
+            VkDescriptorSetLayoutBinding(binding: UInt32(i), descriptorType: bindings[i],
                                          descriptorCount: 1, stageFlags: VK_SHADER_STAGE_COMPUTE_BIT.rawValue,
                                          pImmutableSamplers: nil)
         }
         var setLayout: VkDescriptorSetLayout?
         var info = VkDescriptorSetLayoutCreateInfo()
         info.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO
-        info.bindingCount = UInt32(bindings)
+        info.bindingCount = UInt32(bindings.count)
         let r1 = layoutBindings.withUnsafeMutableBufferPointer { p in
             info.pBindings = UnsafePointer(p.baseAddress)
             return vkCreateDescriptorSetLayout(device, &info, nil, &setLayout)
@@ -59,34 +68,60 @@ struct ComputeKernel: @unchecked Sendable {
             moduleInfo.pCode = words.baseAddress
             return vkCreateShaderModule(device, &moduleInfo, nil, &module)
         }
-        var pipeline: VkPipeline?
-        var r4 = r3
-        if r3 == VK_SUCCESS {
-            r4 = "main".withCString { entry in
-                var pipelineInfo = VkComputePipelineCreateInfo()
-                pipelineInfo.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO
-                pipelineInfo.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO
-                pipelineInfo.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT
-                pipelineInfo.stage.module = module
-                pipelineInfo.stage.pName = entry
-                pipelineInfo.layout = pipelineLayout
-                return vkCreateComputePipelines(device, cache, 1, &pipelineInfo, nil, &pipeline)
-            }
-            vkDestroyShaderModule(device, module, nil)
-        }
-        guard r4 == VK_SUCCESS, let pipeline else {
+        guard r3 == VK_SUCCESS, let module else {
             vkDestroyPipelineLayout(device, pipelineLayout, nil)
             vkDestroyDescriptorSetLayout(device, setLayout, nil)
-            try vk(r4, "build a compute pipeline")
-            throw MediaError(.ffmpeg, "Vulkan: no pipeline")
+            try vk(r3, "load a compute shader")
+            throw MediaError(.ffmpeg, "Vulkan: no shader module")
         }
         self.setLayout = setLayout
         self.pipelineLayout = pipelineLayout
-        self.pipeline = pipeline
+        self.module = module
     }
 
-    func destroy(_ device: VkDevice) {
-        vkDestroyPipeline(device, pipeline, nil)
+    /// The pipeline for these specialisation constants, built on first use.
+    ///
+    /// - Throws: `MediaError` when the driver cannot build it.
+    func pipeline(_ constants: [UInt32] = []) throws(MediaError) -> VkPipeline {
+        lock.lock()
+        defer { lock.unlock() }
+        if let existing = pipelines[constants] { return existing }
+        var entries = constants.indices.map {
+            VkSpecializationMapEntry(constantID: UInt32($0), offset: UInt32(4 * $0), size: 4)
+        }
+        var values = constants
+        var pipeline: VkPipeline?
+        let result = entries.withUnsafeMutableBufferPointer { entryPointer in
+            values.withUnsafeMutableBytes { valueBytes in
+                var specialization = VkSpecializationInfo(mapEntryCount: UInt32(constants.count),
+                                                          pMapEntries: UnsafePointer(entryPointer.baseAddress),
+                                                          dataSize: valueBytes.count,
+                                                          pData: UnsafeRawPointer(valueBytes.baseAddress))
+                return withUnsafePointer(to: &specialization) { spec in
+                    "main".withCString { entry in
+                        var info = VkComputePipelineCreateInfo()
+                        info.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO
+                        info.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO
+                        info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT
+                        info.stage.module = module
+                        info.stage.pName = entry
+                        info.stage.pSpecializationInfo = constants.isEmpty ? nil : spec
+                        info.layout = pipelineLayout
+                        return vkCreateComputePipelines(device, cache, 1, &info, nil, &pipeline)
+                    }
+                }
+            }
+        }
+        try vk(result, "build a compute pipeline")
+        guard let pipeline else { throw MediaError(.ffmpeg, "Vulkan: no pipeline") }
+        pipelines[constants] = pipeline
+        return pipeline
+    }
+
+    func destroy() {
+        for pipeline in pipelines.values { vkDestroyPipeline(device, pipeline, nil) }
+        pipelines = [:]
+        vkDestroyShaderModule(device, module, nil)
         vkDestroyPipelineLayout(device, pipelineLayout, nil)
         vkDestroyDescriptorSetLayout(device, setLayout, nil)
     }

@@ -28,7 +28,8 @@ final class VulkanBuffer {
         var info = VkBufferCreateInfo()
         info.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO
         info.size = VkDeviceSize(self.size)
-        info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT.rawValue | VK_BUFFER_USAGE_TRANSFER_SRC_BIT.rawValue
+        info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT.rawValue | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT.rawValue
+            | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT.rawValue | VK_BUFFER_USAGE_TRANSFER_SRC_BIT.rawValue
             | VK_BUFFER_USAGE_TRANSFER_DST_BIT.rawValue
         info.sharingMode = VK_SHARING_MODE_EXCLUSIVE
         var buffer: VkBuffer?
@@ -85,4 +86,32 @@ final class VulkanBuffer {
         vkDestroyBuffer(device.device, buffer, nil)
         vkFreeMemory(device.device, memory, nil)
     }
+}
+
+/// A texel view (32-bit words, `R32_UINT`) of a whole buffer; keeps the buffer alive.
+final class VulkanTexelView {
+    let buffer: VulkanBuffer
+    let view: VkBufferView
+
+    /// - Throws: `MediaError.unsupported` when the buffer holds more words than the device's texel buffers.
+    init(_ buffer: VulkanBuffer) throws(MediaError) {
+        self.buffer = buffer
+        let limit = Int(buffer.device.limits.maxTexelBufferElements)
+        guard buffer.size / 4 <= limit else {
+            throw MediaError(.unsupported, "Vulkan: \(buffer.device.name) reads at most \(limit) texels from a buffer; "
+                + "this job needs \(buffer.size / 4)")
+        }
+        var info = VkBufferViewCreateInfo()
+        info.sType = VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO
+        info.buffer = buffer.buffer
+        info.format = VK_FORMAT_R32_UINT
+        info.offset = 0
+        info.range = tessera_VK_WHOLE_SIZE()
+        var view: VkBufferView?
+        try vk(vkCreateBufferView(buffer.device.device, &info, nil, &view), "create a texel view")
+        guard let view else { throw MediaError(.ffmpeg, "Vulkan: no texel view") }
+        self.view = view
+    }
+
+    deinit { vkDestroyBufferView(buffer.device.device, view, nil) }
 }

@@ -21,9 +21,10 @@ final class VulkanDevice: @unchecked Sendable {
     let pipelineCache: VkPipelineCache?
     /// vkQueueSubmit needs the queue externally synchronised; processors on different threads share it.
     private let queueLock = NSLock()
-    /// Pass 1 and pass 2 of resampling share one descriptor layout (source, intermediate, params, output).
-    let resampleRows: ComputeKernel
-    let resampleColumns: ComputeKernel
+    /// The two resampling passes share one descriptor layout: 0 source (texel view), 1 intermediate
+    /// (storage, written), 2 parameters (uniform), 3 output (storage), 4 intermediate (texel view, read).
+    let verticalPass: ComputeKernel
+    let horizontalPass: ComputeKernel
     let blend: ComputeKernel
 
     /// A human-readable type: "discrete GPU", "CPU", …
@@ -124,28 +125,32 @@ final class VulkanDevice: @unchecked Sendable {
         pipelineCache = cache
         var built: [ComputeKernel] = []
         do throws(MediaError) {
-            built.append(try ComputeKernel(device: device, bindings: 4, pushConstantBytes: 0,
-                                           code: ShaderCode.resampleRows, cache: cache))
-            built.append(try ComputeKernel(device: device, bindings: 4, pushConstantBytes: 0,
-                                           code: ShaderCode.resampleColumns, cache: cache))
-            built.append(try ComputeKernel(device: device, bindings: 3, pushConstantBytes: 20,
-                                           code: ShaderCode.blend, cache: cache))
+            let storage = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, uniform = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
+            let texels = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER
+            let resampling = [texels, storage, uniform, storage, texels]
+            built.append(try ComputeKernel(device: device, bindings: resampling, pushConstantBytes: 0,
+                                           code: ShaderCode.verticalPass, cache: cache))
+            built.append(try ComputeKernel(device: device, bindings: resampling, pushConstantBytes: 0,
+                                           code: ShaderCode.horizontalPass, cache: cache))
+            built.append(try ComputeKernel(device: device, bindings: [storage, storage, storage],
+                                           pushConstantBytes: 20, code: ShaderCode.blend, cache: cache))
         } catch {
-            for kernel in built { kernel.destroy(device) }
+            for kernel in built { kernel.destroy() }
             vkDestroyPipelineCache(device, cache, nil)
             vkDestroyDevice(device, nil)
             vkDestroyInstance(instance, nil)
             throw error
         }
-        resampleRows = built[0]
-        resampleColumns = built[1]
+        verticalPass = built[0]
+        horizontalPass = built[1]
         blend = built[2]
+        _ = try? blend.pipeline()
         Self.savePipelineCache(device, cache, to: cacheURL)
     }
 
     deinit {
         vkDeviceWaitIdle(device)
-        for kernel in [resampleRows, resampleColumns, blend] { kernel.destroy(device) }
+        for kernel in [verticalPass, horizontalPass, blend] { kernel.destroy() }
         vkDestroyPipelineCache(device, pipelineCache, nil)
         vkDestroyDevice(device, nil)
         vkDestroyInstance(instance, nil)
@@ -251,6 +256,11 @@ final class VulkanDevice: @unchecked Sendable {
     }
 
     // MARK: Pipeline cache
+
+    /// Writes the pipeline cache back after new pipelines were built (specialisations are made on demand).
+    func savePipelineCache() {
+        Self.savePipelineCache(device, pipelineCache, to: Self.pipelineCacheURL(physicalDevice))
+    }
 
     /// `$XDG_CACHE_HOME/tessera` or `~/.cache/tessera`, one file per device and driver.
     private static func pipelineCacheURL(_ physicalDevice: VkPhysicalDevice) -> URL? {

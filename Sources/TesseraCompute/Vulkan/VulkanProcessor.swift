@@ -1,5 +1,6 @@
 import CFFmpeg
 import CVulkan
+import Foundation
 import TesseraAV
 import TesseraCore
 
@@ -168,6 +169,7 @@ private struct Slot {
     let intermediate: VulkanBuffer
     let output: VulkanBuffer
     let outputDevice: VulkanBuffer?
+    let views: [VulkanTexelView]
     let commandBuffer: VkCommandBuffer
     let fence: VkFence
 }
@@ -181,13 +183,14 @@ private final class Setup {
     let descriptorPool: VkDescriptorPool
     var slots: [Slot] = []
     let pool: FramePool
+    private var pipelines: (vertical: VkPipeline?, horizontal: [VkPipeline?]) = (nil, [])
 
     init(device: VulkanDevice, plan: ProcessingPlan, slots count: Int, staging: Bool) throws(MediaError) {
         self.device = device
         self.plan = plan
         let d = device.device
         let limit = Int(device.limits.maxStorageBufferRange)
-        let largest = max(plan.sourceBytes, plan.outputBytes, plan.intermediateFloats * 4, plan.params.count * 4)
+        let largest = max(plan.sourceBytes, plan.outputBytes, plan.intermediateWords * 4)
         guard largest <= limit else {
             throw MediaError(.unsupported, "Vulkan: \(device.name) allows storage buffers up to \(limit) bytes; "
                 + "this job needs \(largest)")
@@ -203,14 +206,17 @@ private final class Setup {
         guard let commandPool else { throw MediaError(.ffmpeg, "Vulkan: no command pool") }
         self.commandPool = commandPool
 
-        var size = VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, descriptorCount: UInt32(4 * count))
+        var sizes = [VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, descriptorCount: UInt32(2 * count)),
+                     VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, descriptorCount: UInt32(count)),
+                     VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER,
+                                          descriptorCount: UInt32(2 * count))]
         var descriptorInfo = VkDescriptorPoolCreateInfo()
         descriptorInfo.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO
         descriptorInfo.maxSets = UInt32(count)
-        descriptorInfo.poolSizeCount = 1
+        descriptorInfo.poolSizeCount = 3
         var descriptorPool: VkDescriptorPool?
-        let r = withUnsafePointer(to: &size) { p in
-            descriptorInfo.pPoolSizes = p
+        let r = sizes.withUnsafeMutableBufferPointer { p in
+            descriptorInfo.pPoolSizes = UnsafePointer(p.baseAddress)
             return vkCreateDescriptorPool(d, &descriptorInfo, nil, &descriptorPool)
         }
         guard r == VK_SUCCESS, let descriptorPool else {
@@ -220,8 +226,9 @@ private final class Setup {
         }
         self.descriptorPool = descriptorPool
 
-        // Parameters: written once; on staging devices copied once into device memory.
-        let paramBytes = plan.params.count * 4
+        // Parameters: written once; on staging devices copied once into device memory. The buffer is as
+        // large as the shaders declare it.
+        let paramBytes = ProcessingPlan.paramWords * 4
         let hostParams = try VulkanBuffer(device: device, size: paramBytes, use: .upload)
         plan.params.withUnsafeBytes { raw in hostParams.mapped?.copyMemory(from: raw.baseAddress!, byteCount: raw.count) }
         if staging {
@@ -231,6 +238,13 @@ private final class Setup {
             params = hostParams
         }
 
+        // Pipelines specialised for this job: the filter, and per output grid its channels and turn.
+        let filter = plan.filterKind
+        pipelines = (try device.verticalPass.pipeline([filter]),
+                     try plan.gridChannels.indices.map { (g) throws(MediaError) in
+                         try device.horizontalPass.pipeline([filter, UInt32(g), plan.swap ? 1 : 0, plan.gridChannels[g]])
+                     })
+        device.savePipelineCache()
         for _ in 0..<count { slots.append(try makeSlot(staging: staging)) }
     }
 
@@ -285,12 +299,14 @@ private final class Setup {
     private func makeSlot(staging: Bool) throws(MediaError) -> Slot {
         let source = try VulkanBuffer(device: device, size: plan.sourceBytes, use: .upload)
         let sourceDevice = staging ? try VulkanBuffer(device: device, size: plan.sourceBytes, use: .deviceOnly) : nil
-        let intermediate = try VulkanBuffer(device: device, size: plan.intermediateFloats * 4, use: .deviceOnly)
+        let intermediate = try VulkanBuffer(device: device, size: plan.intermediateWords * 4, use: .deviceOnly)
         let output = try VulkanBuffer(device: device, size: plan.outputBytes, use: .download)
         let outputDevice = staging ? try VulkanBuffer(device: device, size: plan.outputBytes, use: .deviceOnly) : nil
 
-        // Descriptor set: 0 source, 1 intermediate, 2 params, 3 output.
-        var layout: VkDescriptorSetLayout? = device.resampleRows.setLayout
+        // Descriptor set: 0 source texels, 1 intermediate, 2 params, 3 output, 4 intermediate texels.
+        let sourceTexels = try VulkanTexelView(sourceDevice ?? source)
+        let intermediateTexels = try VulkanTexelView(intermediate)
+        var layout: VkDescriptorSetLayout? = device.verticalPass.setLayout
         var allocInfo = VkDescriptorSetAllocateInfo()
         allocInfo.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO
         allocInfo.descriptorPool = descriptorPool
@@ -301,8 +317,11 @@ private final class Setup {
             return vkAllocateDescriptorSets(device.device, &allocInfo, &set)
         }
         try vk(r, "allocate a descriptor set")
-        let bound = [sourceDevice ?? source, intermediate, params, outputDevice ?? output]
-        writeDescriptors(device.device, set: set, buffers: bound)
+        writeDescriptors(device.device, set: set, [
+            .texels(sourceTexels), .buffer(intermediate, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER),
+            .buffer(params, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER),
+            .buffer(outputDevice ?? output, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER), .texels(intermediateTexels),
+        ])
 
         let cb = try allocateCommandBuffer()
         var begin = VkCommandBufferBeginInfo()
@@ -316,15 +335,17 @@ private final class Setup {
             barrier(cb, from: transfer, VK_ACCESS_TRANSFER_WRITE_BIT.rawValue, to: compute,
                     VK_ACCESS_SHADER_READ_BIT.rawValue)
         }
-        vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, device.resampleRows.pipelineLayout, 0, 1, &set, 0,
+        vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, device.verticalPass.pipelineLayout, 0, 1, &set, 0,
                                 nil)
-        vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, device.resampleRows.pipeline)
-        let d1 = plan.rowsDispatch
+        vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipelines.vertical)
+        let d1 = plan.verticalDispatch
         vkCmdDispatch(cb, UInt32(d1.x), UInt32(d1.y), UInt32(d1.z))
         barrier(cb, from: compute, VK_ACCESS_SHADER_WRITE_BIT.rawValue, to: compute, VK_ACCESS_SHADER_READ_BIT.rawValue)
-        vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, device.resampleColumns.pipeline)
-        let d2 = plan.columnsDispatch
-        vkCmdDispatch(cb, UInt32(d2.x), UInt32(d2.y), UInt32(d2.z))
+        let d2 = plan.horizontalDispatch
+        for pipeline in pipelines.horizontal {
+            vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline)
+            vkCmdDispatch(cb, UInt32(d2.x), UInt32(d2.y), 1)
+        }
         if let outputDevice {
             barrier(cb, from: compute, VK_ACCESS_SHADER_WRITE_BIT.rawValue, to: transfer,
                     VK_ACCESS_TRANSFER_READ_BIT.rawValue)
@@ -340,7 +361,8 @@ private final class Setup {
         // Signalled so the first reset-and-submit of each slot looks like every later one.
         let fence = try makeFence(signalled: true)
         return Slot(source: source, sourceDevice: sourceDevice, intermediate: intermediate, output: output,
-                    outputDevice: outputDevice, commandBuffer: cb, fence: fence)
+                    outputDevice: outputDevice, views: [sourceTexels, intermediateTexels], commandBuffer: cb,
+                    fence: fence)
     }
 }
 
@@ -354,20 +376,41 @@ func barrier(_ cb: VkCommandBuffer?, from srcStage: UInt32, _ srcAccess: UInt32,
     vkCmdPipelineBarrier(cb, srcStage, dstStage, 0, 1, &memoryBarrier, 0, nil, 0, nil)
 }
 
-/// Points each binding i of `set` at the whole of `buffers[i]`.
-func writeDescriptors(_ device: VkDevice, set: VkDescriptorSet?, buffers: [VulkanBuffer]) {
-    let infos = buffers.map { VkDescriptorBufferInfo(buffer: $0.buffer, offset: 0, range: tessera_VK_WHOLE_SIZE()) }
-    infos.withUnsafeBufferPointer { p in
-        var writes = (0..<buffers.count).map { i in
-            var w = VkWriteDescriptorSet()
-            w.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET
-            w.dstSet = set
-            w.dstBinding = UInt32(i)
-            w.descriptorCount = 1
-            w.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
-            w.pBufferInfo = p.baseAddress! + i
-            return w
+/// What one binding of a descriptor set points at.
+enum Binding {
+    case buffer(VulkanBuffer, VkDescriptorType)
+    case texels(VulkanTexelView)
+}
+
+/// Points binding i of `set` at `bindings[i]` (whole buffers).
+func writeDescriptors(_ device: VkDevice, set: VkDescriptorSet?, _ bindings: [Binding]) {
+    let infos = bindings.map { binding -> VkDescriptorBufferInfo in
+        guard case .buffer(let b, _) = binding else { return VkDescriptorBufferInfo() }
+        return VkDescriptorBufferInfo(buffer: b.buffer, offset: 0, range: tessera_VK_WHOLE_SIZE())
+    }
+    let views = bindings.map { binding -> VkBufferView? in
+        guard case .texels(let t) = binding else { return nil }
+        return t.view
+    }
+    infos.withUnsafeBufferPointer { infoPointer in
+        views.withUnsafeBufferPointer { viewPointer in
+            var writes = bindings.indices.map { i in
+                var w = VkWriteDescriptorSet()
+                w.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET
+                w.dstSet = set
+                w.dstBinding = UInt32(i)
+                w.descriptorCount = 1
+                switch bindings[i] {
+                case .buffer(_, let type):
+                    w.descriptorType = type
+                    w.pBufferInfo = infoPointer.baseAddress.map { $0 + i }
+                case .texels:
+                    w.descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER
+                    w.pTexelBufferView = viewPointer.baseAddress.map { $0 + i }
+                }
+                return w
+            }
+            vkUpdateDescriptorSets(device, UInt32(writes.count), &writes, 0, nil)
         }
-        vkUpdateDescriptorSets(device, UInt32(writes.count), &writes, 0, nil)
     }
 }
