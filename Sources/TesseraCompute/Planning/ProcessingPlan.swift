@@ -2,8 +2,7 @@ import TesseraAV
 import TesseraCore
 
 /// Everything the kernels need for one job (input geometry and colour → `ProcessingSpec`), worked
-/// out once on the CPU: buffer layouts and the parameter block the shaders read. Sample positions are
-/// linear in the output index (A k + B), so the shaders compute their own taps and weights.
+/// out once on the CPU: buffer layouts, the parameter block and the filter tables the shaders read.
 ///
 /// ```
 ///  source planes ──pass 1: resample along source y, a word at a time──▶ half-float rows (one per grid × plane)
@@ -42,15 +41,16 @@ struct ProcessingPlan: Sendable {
     let intermediateWords: Int
     /// The shaders' uniform parameter block (header, vertical jobs, output grids), as 32-bit words.
     let params: [UInt32]
+    /// Filter tables (first tap and weights per output row or sample, per job and per grid channel).
+    let tables: [UInt32]
     let jobCount: Int
     let gridCount: Int
     /// Workgroups for pass 1 (vertical) and pass 2 (horizontal) (x, y, z), at 64 invocations along x.
     let verticalDispatch: (x: Int, y: Int, z: Int)
     let horizontalDispatch: (x: Int, y: Int, z: Int)
     let transform: ColorTransform
-    /// Specialisation constants: the filter (0 bilinear, 1 cubic, 2 Lanczos-3), whether output axes are
-    /// swapped, and per output grid the channels it reads (bit c = channel c).
-    let filterKind: UInt32
+    /// Specialisation constants of the horizontal pass: whether output axes are swapped, and per output
+    /// grid the channels it reads (bit c = channel c).
     let swap: Bool
     let gridChannels: [UInt32]
 
@@ -133,14 +133,8 @@ struct ProcessingPlan: Sendable {
             return horizontal ? (x - (hCosited ? 0.5 : 1)) / 2 : (x - vOffset) / 2
         }
 
-        /// Output index k along an axis → source plane index A k + B, and whether that is a plain copy.
-        struct Axis {
-            var a: Double, b: Double
-            var scale: Double { max(1, abs(a)) }
-            var isCopy: Bool {
-                abs(abs(a) - 1) < 1e-9 && abs(b - b.rounded()) < 1e-9
-            }
-        }
+        /// Output index k along an axis → source plane index A k + B.
+        struct Axis { var a: Double, b: Double }
         func axis(log2SubOut: Int, displayHorizontal: Bool, extent: Int, flipped: Bool, sourceExtent: Int,
                   log2SubIn: Int, sourceHorizontal: Bool) -> Axis {
             func index(_ k: Int) -> Double {
@@ -151,24 +145,10 @@ struct ProcessingPlan: Sendable {
             return Axis(a: index(1) - index(0), b: index(0))
         }
 
-        var header = [UInt32](repeating: 0, count: 16)
-        let radius: Double
-        switch spec.filter {
-        case .bilinear: header[2] = 0; radius = 1
-        case .bicubic, .mitchell:
-            header[2] = 1; radius = 2
-            let (b, c) = spec.filter == .bicubic ? (0.0, 0.5) : (1.0 / 3, 1.0 / 3)
-            let cubic = [(6 - 2 * b) / 6, (-18 + 12 * b + 6 * c) / 6, (12 - 9 * b - 6 * c) / 6,
-                         (8 * b + 24 * c) / 6, (-12 * b - 48 * c) / 6, (6 * b + 30 * c) / 6, (-b - 6 * c) / 6]
-            for (i, v) in cubic.enumerated() { header[8 + i] = Float(v).bitPattern }
-        case .lanczos3: header[2] = 2; radius = 3
-        }
-        header[3] = Float(radius).bitPattern
-        /// Source samples inside the open interval (centre − r·s, centre + r·s), at most.
-        func taps(_ axis: Axis) -> Int { axis.isCopy ? 1 : Int((2 * radius * axis.scale).rounded(.up)) + 1 }
         var jobs: [[UInt32]] = []
         var gridWords: [[UInt32]] = []
         var channelMasks: [UInt32] = []
+        var tableWords: [UInt32] = []  // vertical and horizontal filter tables
         var intermediate = 0  // uints
         var maxRowWords = 1, maxJobRows = 1, maxWords = 1, maxGridRows = 1
 
@@ -214,14 +194,15 @@ struct ProcessingPlan: Sendable {
                     let v = axis(log2SubOut: vSub, displayHorizontal: orientation.swap, extent: vExtent,
                                  flipped: orientation.flipV, sourceExtent: input.height, log2SubIn: ch.log2SubY,
                                  sourceHorizontal: false)
+                    let weights = ResamplingWeights(filter: spec.filter, count: vCount, sourceCount: plane.height,
+                                                    step: abs(v.a)) { v.a * Double($0) + v.b }
                     var job = [UInt32](repeating: 0, count: 16)
                     job[0] = UInt32(sourcePlanes[ch.plane].offset); job[1] = UInt32(sourcePlanes[ch.plane].stride)
                     job[2] = UInt32(rowWords); job[3] = UInt32(ch.bytesPerSample); job[4] = UInt32(ch.shift)
                     job[5] = UInt32(plane.height); job[6] = UInt32(vCount); job[7] = UInt32(intermediate)
                     job[8] = UInt32(stride)
-                    job[9] = Float(v.a).bitPattern; job[10] = Float(v.b).bitPattern; job[11] = Float(v.scale).bitPattern
-                    job[12] = v.isCopy ? 1 : 0
-                    job[13] = UInt32(taps(v))
+                    job[9] = UInt32(tableWords.count); job[10] = UInt32(weights.taps)
+                    tableWords += weights.words
                     jobs.append(job)
                     jobOfPlane[ch.plane] = (intermediate, stride)
                     intermediate += stride * vCount
@@ -232,22 +213,25 @@ struct ProcessingPlan: Sendable {
                 let u = axis(log2SubOut: uSub, displayHorizontal: !orientation.swap, extent: uExtent,
                              flipped: orientation.flipU, sourceExtent: input.width, log2SubIn: ch.log2SubX,
                              sourceHorizontal: true)
+                let uCount = orientation.swap ? grid.height : grid.width
+                let weights = ResamplingWeights(filter: spec.filter, count: uCount, sourceCount: plane.width,
+                                                step: abs(u.a)) { u.a * Double($0) + u.b }
                 let o = 24 + 10 * c
                 g[o] = 1; g[o + 1] = UInt32(job.offset); g[o + 2] = UInt32(job.stride)
                 g[o + 3] = UInt32(ch.pixelStride / ch.bytesPerSample); g[o + 4] = UInt32(ch.byteOffset / ch.bytesPerSample)
                 g[o + 5] = UInt32(plane.width)
-                g[o + 6] = Float(u.a).bitPattern; g[o + 7] = Float(u.b).bitPattern; g[o + 8] = Float(u.scale).bitPattern
-                g[o + 9] = u.isCopy ? 1 : 0
-                g[80] = max(g[80], UInt32(taps(u)))
+                g[o + 6] = UInt32(tableWords.count); g[o + 7] = UInt32(weights.taps)
+                tableWords += weights.words
             }
             gridWords.append(g)
             channelMasks.append((0..<4).reduce(0) { needed[$1] ? $0 | (1 << UInt32($1)) : $0 })
         }
-        filterKind = header[2]
+        tables = tableWords.isEmpty ? [0] : tableWords
         swap = orientation.swap
         gridChannels = channelMasks
 
         let gridBase = 16 + 16 * jobs.count
+        var header = [UInt32](repeating: 0, count: 16)
         header[0] = UInt32(jobs.count)
         header[1] = UInt32(gridBase)
         params = header + jobs.flatMap { $0 } + gridWords.flatMap { $0 }

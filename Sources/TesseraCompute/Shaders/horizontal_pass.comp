@@ -11,12 +11,15 @@ layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;
 
 // The intermediate is read through a texel-buffer view (R32_UINT, two halves per texel): see vertical_pass.
 layout(set = 0, binding = 4) uniform usamplerBuffer intermediate;
+
 layout(std430, set = 0, binding = 3) writeonly buffer Destination { uint dst[]; };
 #include "common.glsl"
 
-layout(constant_id = 1) const uint GRID = 0u;       // which output grid this pipeline writes
-layout(constant_id = 2) const bool SWAP = false;    // a quarter turn: output x walks source y
-layout(constant_id = 3) const uint CHANNELS = 15u;  // bit c set: the grid reads channel c
+// Specialisation constants: fixed per pipeline, so the compiler drops every branch not taken. This
+// matters most on lavapipe, which predicates rather than branches: code behind a false `if` still runs.
+layout(constant_id = 0) const uint GRID = 0u;       // which output grid this pipeline writes
+layout(constant_id = 1) const bool SWAP = false;    // a quarter turn: output x walks source y
+layout(constant_id = 2) const uint CHANNELS = 15u;  // bit c set: the grid reads channel c
 
 // Grid g is 96 uints at P(1) + 96 g:
 //  0 width   1 height   2 words per row   3 samples per word   4 swap (as SWAP)
@@ -25,41 +28,35 @@ layout(constant_id = 3) const uint CHANNELS = 15u;  // bit c set: the grid reads
 // 14 dither   15 alpha channel present   16 opacity (float)   17..19 background per component (float)
 // 24 + 10 c, channel c (0..3): 0 enabled (as CHANNELS), 1 intermediate offset (uints), 2 intermediate row stride (uints),
 //    3 halves between samples of this channel, 4 its first half, 5 source samples along x,
-//    6, 7 output index a sits at source sample A a + B (floats), 8 kernel scale, 9 copy (taps = 1)
+//    6 its table's offset (texels), 7 taps
 // 64 + 4 r: output component r: coefficients of channels 0..2 and a constant (floats)
-// 80: taps per output sample (the same for every channel of the grid)
 
 float half_(uint index) {
     vec2 pair = unpackHalf2x16(texelFetch(intermediate, int(index >> 1u)).x);
     return (index & 1u) == 0u ? pair.x : pair.y;
 }
 
-// One channel at output index a on intermediate row b.
-float sampleDirect(uint c, uint a, uint b, uint taps) {
-    uint rowHalf = 2u * (P(c + 1u) + b * P(c + 2u));
-    uint step = P(c + 3u), first = P(c + 4u);
-    int n = int(P(c + 5u));
-    float centre = F(c + 6u) * float(a) + F(c + 7u);
-    if (P(c + 9u) != 0u) return half_(rowHalf + first + uint(clamp(int(round(centre)), 0, n - 1)) * step);
-    float scale = F(c + 8u);
-    int lo = firstTap(centre, scale);
-    float sum = 0.0, total = 0.0;
+// One channel at output index a on intermediate row b. Tables keep every tap inside the row.
+float sampleAt(uint c, uint a, uint b) {
+    uint rowHalf = 2u * (P(c + 1u) + b * P(c + 2u)) + P(c + 4u);
+    uint step = P(c + 3u), taps = P(c + 7u);
+    int entry = int(P(c + 6u) + a * (taps + 1u));
+    uint first = texelFetch(tables, entry).x;
+    float sum = 0.0;
     for (uint t = 0u; t < taps; t++) {
-        int i = lo + int(t);
-        float weight = kernelWeight((float(i) - centre) / scale);
-        sum += weight * half_(rowHalf + first + uint(clamp(i, 0, n - 1)) * step);
-        total += weight;
+        float weight = weightAt(entry + 1 + int(t));
+        sum += weight * half_(rowHalf + (first + t) * step);
     }
-    return sum / total;
+    return sum;
 }
 
 // Every channel the grid reads, at output index a on intermediate row b.
-vec4 channelsAt(uint g, uint a, uint b, uint taps) {
+vec4 channelsAt(uint g, uint a, uint b) {
     vec4 v = vec4(0.0);
-    if ((CHANNELS & 1u) != 0u) v.x = sampleDirect(g + 24u, a, b, taps);
-    if ((CHANNELS & 2u) != 0u) v.y = sampleDirect(g + 34u, a, b, taps);
-    if ((CHANNELS & 4u) != 0u) v.z = sampleDirect(g + 44u, a, b, taps);
-    if ((CHANNELS & 8u) != 0u) v.w = sampleDirect(g + 54u, a, b, taps);
+    if ((CHANNELS & 1u) != 0u) v.x = sampleAt(g + 24u, a, b);
+    if ((CHANNELS & 2u) != 0u) v.y = sampleAt(g + 34u, a, b);
+    if ((CHANNELS & 4u) != 0u) v.z = sampleAt(g + 44u, a, b);
+    if ((CHANNELS & 8u) != 0u) v.w = sampleAt(g + 54u, a, b);
     return v;
 }
 
@@ -84,7 +81,6 @@ void main() {
     bool dither = P(g + 14u) != 0u, hasAlpha = P(g + 15u) != 0u;
     float opacity = F(g + 16u);
     uint components = planes * perSample;
-    uint taps = P(g + 80u);
     uint x0 = word * perWord;
     uint count = min(perWord, width - x0);
 
@@ -94,7 +90,7 @@ void main() {
     for (uint s = 0u; s < 4u; s++) {
         if (s >= count) break;
         uint x = x0 + s;
-        vec4 ch = SWAP ? channelsAt(g, y, x, taps) : channelsAt(g, x, y, taps);
+        vec4 ch = SWAP ? channelsAt(g, y, x) : channelsAt(g, x, y);
         float alpha = opacity;
         if (hasAlpha) alpha *= clamp(ch.w / 255.0, 0.0, 1.0);
         float threshold = dither ? bayer(x, y) : 0.5;

@@ -18,8 +18,7 @@ layout(std430, set = 0, binding = 1) writeonly buffer Intermediate { uint mid[];
 //  0 plane byte offset (multiple of 4)   1 row stride in bytes (multiple of 4)   2 words per row
 //  3 bytes per sample (1 or 2)   4 right shift of a sample (6 for P010)   5 source rows
 //  6 output rows   7 intermediate offset (uints)   8 intermediate row stride (uints)
-//  9, 10 output row b sits at source row A b + B (floats)   11 kernel scale (≥ 1)   12 copy (no filtering)
-// 13 taps per output row
+//  9 table offset (texels)   10 taps per output row
 
 void main() {
     uint job = 16u + 16u * gl_WorkGroupID.z;
@@ -29,25 +28,18 @@ void main() {
 
     uint base = P(job + 0u) / 4u + w, stride = P(job + 1u) / 4u;
     uint bytes = P(job + 3u), shift = P(job + 4u);
-    int rows = int(P(job + 5u));
-    float centre = F(job + 9u) * float(b) + F(job + 10u), scale = F(job + 11u);
-
+    uint taps = P(job + 10u);
+    int entry = int(P(job + 9u) + b * (taps + 1u));
+    uint first = texelFetch(tables, entry).x;
     vec4 sum = vec4(0.0);
-    float total = 0.0;
-    bool copy = P(job + 12u) != 0u;
-    int lo = copy ? int(round(centre)) : firstTap(centre, scale);
-    uint taps = P(job + 13u);
     for (uint t = 0u; t < taps; t++) {
-        int i = lo + int(t);
-        float weight = copy ? 1.0 : kernelWeight((float(i) - centre) / scale);
-        uint word = texelFetch(source, int(base + uint(clamp(i, 0, rows - 1)) * stride)).x;
+        float weight = weightAt(entry + 1 + int(t));
+        uint word = texelFetch(source, int(base + (first + t) * stride)).x;
         vec4 samples = bytes == 1u
             ? vec4(word & 0xFFu, (word >> 8u) & 0xFFu, (word >> 16u) & 0xFFu, word >> 24u)
             : vec4((word & 0xFFFFu) >> shift, (word >> 16u) >> shift, 0.0, 0.0);
         sum += weight * samples;
-        total += weight;
     }
-    sum /= total;
     uint out_ = P(job + 7u) + b * P(job + 8u);
     if (bytes == 1u) {
         mid[out_ + 2u * w] = packHalf2x16(sum.xy);

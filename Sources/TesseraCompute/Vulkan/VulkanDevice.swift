@@ -22,7 +22,8 @@ final class VulkanDevice: @unchecked Sendable {
     /// vkQueueSubmit needs the queue externally synchronised; processors on different threads share it.
     private let queueLock = NSLock()
     /// The two resampling passes share one descriptor layout: 0 source (texel view), 1 intermediate
-    /// (storage, written), 2 parameters (uniform), 3 output (storage), 4 intermediate (texel view, read).
+    /// (storage, written), 2 parameters (uniform), 3 output (storage), 4 intermediate (texel view, read),
+    /// 5 horizontal filter tables (texel view).
     let verticalPass: ComputeKernel
     let horizontalPass: ComputeKernel
     let blend: ComputeKernel
@@ -127,7 +128,7 @@ final class VulkanDevice: @unchecked Sendable {
         do throws(MediaError) {
             let storage = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, uniform = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
             let texels = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER
-            let resampling = [texels, storage, uniform, storage, texels]
+            let resampling = [texels, storage, uniform, storage, texels, texels]
             built.append(try ComputeKernel(device: device, bindings: resampling, pushConstantBytes: 0,
                                            code: ShaderCode.verticalPass, cache: cache))
             built.append(try ComputeKernel(device: device, bindings: resampling, pushConstantBytes: 0,

@@ -179,6 +179,7 @@ private final class Setup {
     let device: VulkanDevice
     let plan: ProcessingPlan
     let params: VulkanBuffer
+    let tables: VulkanTexelView
     let commandPool: VkCommandPool
     let descriptorPool: VkDescriptorPool
     var slots: [Slot] = []
@@ -209,7 +210,7 @@ private final class Setup {
         var sizes = [VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, descriptorCount: UInt32(2 * count)),
                      VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, descriptorCount: UInt32(count)),
                      VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER,
-                                          descriptorCount: UInt32(2 * count))]
+                                          descriptorCount: UInt32(3 * count))]
         var descriptorInfo = VkDescriptorPoolCreateInfo()
         descriptorInfo.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO
         descriptorInfo.maxSets = UInt32(count)
@@ -230,19 +231,29 @@ private final class Setup {
         // large as the shaders declare it.
         let paramBytes = ProcessingPlan.paramWords * 4
         let hostParams = try VulkanBuffer(device: device, size: paramBytes, use: .upload)
-        plan.params.withUnsafeBytes { raw in hostParams.mapped?.copyMemory(from: raw.baseAddress!, byteCount: raw.count) }
+        plan.params.withUnsafeBytes { raw in
+            if let from = raw.baseAddress { hostParams.mapped?.copyMemory(from: from, byteCount: raw.count) }
+        }
+        let tableBytes = plan.tables.count * 4
+        let hostTables = try VulkanBuffer(device: device, size: tableBytes, use: .upload)
+        plan.tables.withUnsafeBytes { raw in
+            if let from = raw.baseAddress { hostTables.mapped?.copyMemory(from: from, byteCount: raw.count) }
+        }
         if staging {
             params = try VulkanBuffer(device: device, size: paramBytes, use: .deviceOnly)
-            try oneShotCopy(from: hostParams, to: params, bytes: paramBytes)
+            try Self.oneShotCopy(device, commandPool, from: hostParams, to: params, bytes: paramBytes)
+            let deviceTables = try VulkanBuffer(device: device, size: tableBytes, use: .deviceOnly)
+            try Self.oneShotCopy(device, commandPool, from: hostTables, to: deviceTables, bytes: tableBytes)
+            tables = try VulkanTexelView(deviceTables)
         } else {
             params = hostParams
+            tables = try VulkanTexelView(hostTables)
         }
 
-        // Pipelines specialised for this job: the filter, and per output grid its channels and turn.
-        let filter = plan.filterKind
-        pipelines = (try device.verticalPass.pipeline([filter]),
+        // Horizontal pipelines specialised per output grid: its index, the turn and the channels it reads.
+        pipelines = (try device.verticalPass.pipeline(),
                      try plan.gridChannels.indices.map { (g) throws(MediaError) in
-                         try device.horizontalPass.pipeline([filter, UInt32(g), plan.swap ? 1 : 0, plan.gridChannels[g]])
+                         try device.horizontalPass.pipeline([UInt32(g), plan.swap ? 1 : 0, plan.gridChannels[g]])
                      })
         device.savePipelineCache()
         for _ in 0..<count { slots.append(try makeSlot(staging: staging)) }
@@ -279,8 +290,16 @@ private final class Setup {
         return fence
     }
 
-    private func oneShotCopy(from source: VulkanBuffer, to destination: VulkanBuffer, bytes: Int) throws(MediaError) {
-        let cb = try allocateCommandBuffer()
+    private static func oneShotCopy(_ device: VulkanDevice, _ commandPool: VkCommandPool, from source: VulkanBuffer,
+                                    to destination: VulkanBuffer, bytes: Int) throws(MediaError) {
+        var info = VkCommandBufferAllocateInfo()
+        info.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO
+        info.commandPool = commandPool
+        info.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY
+        info.commandBufferCount = 1
+        var allocated: VkCommandBuffer?
+        try vk(vkAllocateCommandBuffers(device.device, &info, &allocated), "allocate a command buffer")
+        guard let cb = allocated else { throw MediaError(.ffmpeg, "Vulkan: no command buffer") }
         var cbCopy: VkCommandBuffer? = cb
         defer { vkFreeCommandBuffers(device.device, commandPool, 1, &cbCopy) }
         var begin = VkCommandBufferBeginInfo()
@@ -290,7 +309,11 @@ private final class Setup {
         var region = VkBufferCopy(srcOffset: 0, dstOffset: 0, size: VkDeviceSize(bytes))
         vkCmdCopyBuffer(cb, source.buffer, destination.buffer, 1, &region)
         try vk(vkEndCommandBuffer(cb), "record a copy")
-        let fence = try makeFence(signalled: false)
+        var fenceInfo = VkFenceCreateInfo()
+        fenceInfo.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO
+        var created: VkFence?
+        try vk(vkCreateFence(device.device, &fenceInfo, nil, &created), "create a fence")
+        guard let fence = created else { throw MediaError(.ffmpeg, "Vulkan: no fence") }
         defer { vkDestroyFence(device.device, fence, nil) }
         try device.submit(cb, fence: fence)
         try device.wait(fence)
@@ -303,7 +326,7 @@ private final class Setup {
         let output = try VulkanBuffer(device: device, size: plan.outputBytes, use: .download)
         let outputDevice = staging ? try VulkanBuffer(device: device, size: plan.outputBytes, use: .deviceOnly) : nil
 
-        // Descriptor set: 0 source texels, 1 intermediate, 2 params, 3 output, 4 intermediate texels.
+        // Descriptor set: 0 source texels, 1 intermediate, 2 params, 3 output, 4 intermediate texels, 5 tables.
         let sourceTexels = try VulkanTexelView(sourceDevice ?? source)
         let intermediateTexels = try VulkanTexelView(intermediate)
         var layout: VkDescriptorSetLayout? = device.verticalPass.setLayout
@@ -321,6 +344,7 @@ private final class Setup {
             .texels(sourceTexels), .buffer(intermediate, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER),
             .buffer(params, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER),
             .buffer(outputDevice ?? output, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER), .texels(intermediateTexels),
+            .texels(tables),
         ])
 
         let cb = try allocateCommandBuffer()
