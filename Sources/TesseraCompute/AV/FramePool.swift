@@ -29,6 +29,23 @@ final class FramePool {
         self.pool = pool
     }
 
+    /// A pool for pictures of a format the compute layouts know, with 64-byte-aligned rows; nil otherwise.
+    ///
+    /// - Throws: `MediaError.ffmpeg` when the pool cannot be created.
+    static func make(width: Int, height: Int, format: PixelFormat) throws(MediaError) -> FramePool? {
+        guard let layout = PictureLayout(format) else { return nil }
+        var offset = 0
+        var planes: [ProcessingPlan.PlaneSlot] = []
+        for p in 0..<layout.planeCount {
+            let rowBytes = layout.rowBytes(p, width: width)
+            let stride = (rowBytes + 63) / 64 * 64
+            let rows = layout.planeSize(p, width: width, height: height).height
+            planes.append(.init(offset: offset, stride: stride, rowBytes: rowBytes, rows: rows))
+            offset += (stride * rows + 255) / 256 * 256
+        }
+        return try FramePool(width: width, height: height, format: format, planes: planes, bytes: offset)
+    }
+
     deinit {
         var p: OpaquePointer? = pool
         av_buffer_pool_uninit(&p)

@@ -29,6 +29,8 @@ public final class SwscaleProcessor: FrameProcessor {
     /// A writable copy of RGBA input with alpha, flattened over the background.
     private var flattened: Frame?
     private var background: [Double] = []
+    /// Output pictures come from a pool: no page faults from fresh allocations on every frame.
+    private var outputPool: FramePool?
 
     /// - Throws: `MediaError.unsupported` for an output format libswscale cannot write, or a 90°/270°
     ///   turn into a format subsampled in one direction only (4:2:2), whose chroma a turn cannot keep.
@@ -62,7 +64,12 @@ public final class SwscaleProcessor: FrameProcessor {
         }
         var source = input
         if PixelFormat(input.pixelFormat) == .rgba { source = try flattenAlpha(input) }
-        let output = try Frame(width: spec.outputWidth, height: spec.outputHeight, format: outputFormat)
+        if outputPool == nil {
+            outputPool = try FramePool.make(width: spec.outputWidth, height: spec.outputHeight, format: spec.outputFormat)
+        }
+        let output: Frame
+        if let pool = outputPool { output = try pool.makeFrame() }
+        else { output = try Frame(width: spec.outputWidth, height: spec.outputHeight, format: outputFormat) }
         try ff(av_frame_copy_props(output.pointer, input.pointer), "copy frame properties")
         let target = orientation.isIdentity ? output : try unturnedFrame()
         try ff(sws_scale_frame(context, target.pointer, source.pointer), "scale frame with libswscale")
