@@ -85,8 +85,9 @@ func main() {
         switch backend {
         case "vulkan":
             // Frames in flight: the next frame's upload overlaps the current one's kernels.
+            let p = try? VulkanProcessor(spec: spec, framesInFlight: 3)
             measure(label, count: count) { n in
-                let p = try VulkanProcessor(spec: spec, framesInFlight: 3)
+                guard let p else { throw MediaError(.unsupported, "no Vulkan device") }
                 for i in 0..<n {
                     if p.pendingCount == p.framesInFlight { _ = try p.receive() }
                     try p.submit(frames[i % frames.count])

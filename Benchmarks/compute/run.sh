@@ -47,10 +47,10 @@ tessera_fps() {  # label line from the bench binary → frames/s
 
 row() { printf '| %-62s | %10s |\n' "$1" "$2"; }
 
-echo "Device: ${device:-none}; $(nproc) CPU cores; $(date -u +%Y-%m-%dT%H:%MZ)"
+echo "Device: ${device:-none}; $(nproc) CPU cores; load average $(cut -d" " -f1-3 /proc/loadavg) at start; $(date -u +%Y-%m-%dT%H:%MZ)"
 echo
-printf '| %-58s | %10s |\n' "1080p yuv420p → 720p yuv420p (bicubic)" "frames/s"
-printf '|%s|%s|\n' "------------------------------------------------------------" "------------"
+printf '| %-62s | %10s |\n' "1080p yuv420p → 720p yuv420p (bicubic)" "frames/s"
+printf '|%s|%s|\n' "----------------------------------------------------------------" "------------"
 r="$("$bench" "$work/in1080.yuv" 1920 1080 yuv420p 1280 720 yuv420p bicubic "$n1080" \
     vk:vulkan vks:vulkan-sync cpu:cpu cpu1:cpu1)"
 raw1080=(-f rawvideo -pix_fmt yuv420p -s 1920x1080 -i "$work/in1080.yuv")
@@ -65,8 +65,8 @@ row "tessera cpu (libswscale, $(nproc) slice threads)" "$(tessera_fps "$r" cpu)"
 row "libswscale, 1 thread" "$(tessera_fps "$r" cpu1)"
 
 echo
-printf '| %-58s | %10s |\n' "4K yuv420p10le → 1080p yuv420p (bicubic, dithered)" "frames/s"
-printf '|%s|%s|\n' "------------------------------------------------------------" "------------"
+printf '| %-62s | %10s |\n' "4K yuv420p10le → 1080p yuv420p (bicubic, dithered)" "frames/s"
+printf '|%s|%s|\n' "----------------------------------------------------------------" "------------"
 r="$("$bench" "$work/in2160p10.yuv" 3840 2160 yuv420p10le 1920 1080 yuv420p bicubic "$n4k" \
     vk:vulkan vks:vulkan-sync cpu:cpu cpu1:cpu1)"
 raw4k=(-f rawvideo -pix_fmt yuv420p10le -s 3840x2160 -i "$work/in2160p10.yuv")
