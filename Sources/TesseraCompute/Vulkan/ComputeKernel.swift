@@ -16,6 +16,13 @@ final class ComputeKernel: @unchecked Sendable {
     private var pipelines: [[UInt32]: VkPipeline] = [:]
     private let lock = NSLock()
 
+    /// Pipelines built so far (the device saves its pipeline cache when this grows).
+    var builtCount: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return pipelines.count
+    }
+
     /// - Throws: `MediaError` when the driver rejects the SPIR-V or runs out of memory.
     init(device: VkDevice, bindings: [VkDescriptorType], pushConstantBytes: Int, code: [UInt32],
          cache: VkPipelineCache?) throws(MediaError)

@@ -258,9 +258,16 @@ final class VulkanDevice: @unchecked Sendable {
 
     // MARK: Pipeline cache
 
-    /// Writes the pipeline cache back after new pipelines were built (specialisations are made on demand).
+    private var savedPipelineCount = 0
+
+    /// Writes the pipeline cache back when new pipelines were built (specialisations are made on demand).
     func savePipelineCache() {
-        Self.savePipelineCache(device, pipelineCache, to: Self.pipelineCacheURL(physicalDevice))
+        let built = verticalPass.builtCount + horizontalPass.builtCount + blend.builtCount
+        queueLock.lock()
+        let changed = built != savedPipelineCount
+        savedPipelineCount = built
+        queueLock.unlock()
+        if changed { Self.savePipelineCache(device, pipelineCache, to: Self.pipelineCacheURL(physicalDevice)) }
     }
 
     /// `$XDG_CACHE_HOME/tessera` or `~/.cache/tessera`, one file per device and driver.

@@ -190,6 +190,11 @@ private final class Setup {
         self.device = device
         self.plan = plan
         let d = device.device
+        let groups = device.limits.maxComputeWorkGroupCount
+        let dispatches = [plan.verticalDispatch, plan.horizontalDispatch]
+        guard dispatches.allSatisfy({ $0.x <= Int(groups.0) && $0.y <= Int(groups.1) && $0.z <= Int(groups.2) }) else {
+            throw MediaError(.unsupported, "Vulkan: \(device.name) cannot dispatch enough workgroups for this picture size")
+        }
         let limit = Int(device.limits.maxStorageBufferRange)
         let largest = max(plan.sourceBytes, plan.outputBytes, plan.intermediateWords * 4)
         guard largest <= limit else {
