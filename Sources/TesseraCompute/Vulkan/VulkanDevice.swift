@@ -49,10 +49,11 @@ final class VulkanDevice: @unchecked Sendable {
     static func shared() throws(MediaError) -> VulkanDevice {
         sharedLock.lock()
         defer { sharedLock.unlock() }
-        if sharedResult == nil {
-            do throws(MediaError) { sharedResult = .success(try VulkanDevice()) } catch { sharedResult = .failure(error) }
-        }
-        return try sharedResult!.get()
+        if let sharedResult { return try sharedResult.get() }
+        let result: Result<VulkanDevice, MediaError>
+        do throws(MediaError) { result = .success(try VulkanDevice()) } catch { result = .failure(error) }
+        sharedResult = result
+        return try result.get()
     }
 
     private init() throws(MediaError) {
