@@ -33,8 +33,13 @@ let package = Package(
         .target(name: "TesseraCore"),
         // Swift owners of libav* objects (frames, packets, the error helper), shared by Compute and Media.
         .target(name: "TesseraAV", dependencies: ["TesseraCore", "CFFmpeg"]),
-        .target(name: "TesseraCompute", dependencies: ["TesseraCore", "TesseraAV", "CFFmpeg", "CVulkan"]),
+        // GLSL sources stay beside the kernels; their SPIR-V is compiled into Vulkan/ShaderCode.swift.
+        .target(name: "TesseraCompute", dependencies: ["TesseraCore", "TesseraAV", "CFFmpeg", "CVulkan"],
+                exclude: ["Shaders"]),
         .target(name: "TesseraMedia", dependencies: ["TesseraCore", "TesseraAV", "TesseraCompute", "CFFmpeg"]),
+        // Frames/s of TesseraCompute's processors, driven by Benchmarks/compute/run.sh beside ffmpeg's filters.
+        .executableTarget(name: "tessera-compute-bench", dependencies: ["TesseraCompute", "TesseraAV", "TesseraCore", "CFFmpeg"],
+                          path: "Benchmarks/compute", exclude: ["run.sh", "README.md"]),
         .executableTarget(name: "tessera", dependencies: [
             "TesseraCore", "TesseraAV", "TesseraMedia", "TesseraCompute",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -20,6 +20,21 @@ public protocol FrameProcessor: AnyObject {
     /// - Throws: `MediaError.unsupported` for an input format the backend cannot read,
     ///   `MediaError.ffmpeg` when the conversion itself fails.
     func process(_ input: Frame) throws(MediaError) -> Frame
+
+    /// Mixes two processed pictures of this processor's output format and size:
+    /// `first + weight × (second − first)` per sample, rounded. Frame-rate conversion uses it to
+    /// blend the two source frames around an output time. `pts` and properties come from `first`.
+    ///
+    /// - Throws: `MediaError.invalidArgument` when the frames differ in size or format or the weight
+    ///   is outside 0…1, `MediaError.unsupported` for a format the blend cannot read.
+    func blend(_ first: Frame, _ second: Frame, weight: Double) throws(MediaError) -> Frame
+}
+
+extension FrameProcessor {
+    /// The SIMD CPU blend; backends with a faster one override it.
+    public func blend(_ first: Frame, _ second: Frame, weight: Double) throws(MediaError) -> Frame {
+        try FrameBlend.blend(first, second, weight: weight)
+    }
 }
 
 /// The resampling kernel used when the picture changes size.
@@ -45,10 +60,20 @@ public struct ProcessingSpec: Sendable, Hashable, Codable {
     public var rotation: Rotation
     /// Dither when reducing bit depth (10 → 8).
     public var dither: Bool
+    /// Mirror the picture left–right after the rotation (in display space).
+    public var flipHorizontal: Bool
+    /// Mirror the picture top–bottom after the rotation (in display space).
+    public var flipVertical: Bool
+    /// How much of the picture shows over `backgroundColor`: 1 opaque, 0 only background
+    /// (a layer instruction's opacity). An RGBA input's own alpha multiplies it.
+    public var opacity: Double
+    /// What shows through where the picture is transparent (the video composition's background).
+    public var backgroundColor: RGBColor
 
     public init(outputWidth: Int, outputHeight: Int, outputFormat: PixelFormat, outputMatrix: ColorMatrix? = nil,
                 outputRange: ColorRange? = nil, filter: ScalingFilter = .bicubic, rotation: Rotation = .none,
-                dither: Bool = true) {
+                dither: Bool = true, flipHorizontal: Bool = false, flipVertical: Bool = false,
+                opacity: Double = 1, backgroundColor: RGBColor = .black) {
         self.outputWidth = outputWidth
         self.outputHeight = outputHeight
         self.outputFormat = outputFormat
@@ -57,5 +82,50 @@ public struct ProcessingSpec: Sendable, Hashable, Codable {
         self.filter = filter
         self.rotation = rotation
         self.dither = dither
+        self.flipHorizontal = flipHorizontal
+        self.flipVertical = flipVertical
+        self.opacity = opacity
+        self.backgroundColor = backgroundColor
     }
+
+    private enum CodingKeys: String, CodingKey {
+        case outputWidth, outputHeight, outputFormat, outputMatrix, outputRange, filter, rotation, dither
+        case flipHorizontal, flipVertical, opacity, backgroundColor
+    }
+
+    /// Decodes specs written before the flip, opacity and background fields existed.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(outputWidth: try c.decode(Int.self, forKey: .outputWidth),
+                  outputHeight: try c.decode(Int.self, forKey: .outputHeight),
+                  outputFormat: try c.decode(PixelFormat.self, forKey: .outputFormat),
+                  outputMatrix: try c.decodeIfPresent(ColorMatrix.self, forKey: .outputMatrix),
+                  outputRange: try c.decodeIfPresent(ColorRange.self, forKey: .outputRange),
+                  filter: try c.decodeIfPresent(ScalingFilter.self, forKey: .filter) ?? .bicubic,
+                  rotation: try c.decodeIfPresent(Rotation.self, forKey: .rotation) ?? .none,
+                  dither: try c.decodeIfPresent(Bool.self, forKey: .dither) ?? true,
+                  flipHorizontal: try c.decodeIfPresent(Bool.self, forKey: .flipHorizontal) ?? false,
+                  flipVertical: try c.decodeIfPresent(Bool.self, forKey: .flipVertical) ?? false,
+                  opacity: try c.decodeIfPresent(Double.self, forKey: .opacity) ?? 1,
+                  backgroundColor: try c.decodeIfPresent(RGBColor.self, forKey: .backgroundColor) ?? .black)
+    }
+
+    /// True when the output is the picture turned or mirrored relative to the source.
+    public var reorients: Bool { rotation != .none || flipHorizontal || flipVertical }
+}
+
+/// A colour in non-linear R'G'B', each component 0…1, as a video composition's background.
+public struct RGBColor: Sendable, Hashable, Codable {
+    public var red: Double
+    public var green: Double
+    public var blue: Double
+
+    public init(red: Double, green: Double, blue: Double) {
+        self.red = red
+        self.green = green
+        self.blue = blue
+    }
+
+    public static let black = RGBColor(red: 0, green: 0, blue: 0)
+    public static let white = RGBColor(red: 1, green: 1, blue: 1)
 }

@@ -2,10 +2,17 @@ import CFFmpeg
 import TesseraAV
 import TesseraCore
 
-/// The CPU `FrameProcessor`: libswscale, with slice threading across `threads` workers.
+/// The CPU `FrameProcessor`: libswscale with slice threading across `threads` workers, plus Tessera's
+/// own turning, flipping and compositing where libswscale has none.
+///
+/// ```
+///  input ─[flatten RGBA alpha over background]─▶ libswscale (scale + convert, into the unturned size)
+///        ─[turn / flip planes]─▶ [fade towards the background by opacity] ─▶ output
+/// ```
 ///
 /// The context is built on the first frame (its size, format and colour are only known then) and
-/// rebuilt if the input geometry changes mid-stream.
+/// rebuilt if the input geometry changes mid-stream. Chroma positions are passed to libswscale, so
+/// MPEG-2-sited input gives MPEG-2-sited output even after a 90° turn.
 public final class SwscaleProcessor: FrameProcessor {
     public let spec: ProcessingSpec
     public var backendName: String { "swscale" }
@@ -13,12 +20,20 @@ public final class SwscaleProcessor: FrameProcessor {
     public let threads: Int
 
     private var context: OpaquePointer?
-    private var inputKey: (Int32, Int32, Int32, AVColorSpace, AVColorRange) = (0, 0, -1, AVCOL_SPC_UNSPECIFIED,
-                                                                                 AVCOL_RANGE_UNSPECIFIED)
+    private var inputKey: (Int32, Int32, Int32, AVColorSpace, AVColorRange, AVChromaLocation) =
+        (0, 0, -1, AVCOL_SPC_UNSPECIFIED, AVCOL_RANGE_UNSPECIFIED, AVCHROMA_LOC_UNSPECIFIED)
     private let outputFormat: AVPixelFormat
+    private let orientation: Orientation
+    /// The scaled, not yet turned picture; reused between frames.
+    private var unturned: Frame?
+    /// A writable copy of RGBA input with alpha, flattened over the background.
+    private var flattened: Frame?
+    private var background: [Double] = []
+    /// Output pictures come from a pool: no page faults from fresh allocations on every frame.
+    private var outputPool: FramePool?
 
-    /// - Throws: `MediaError.unsupported` for an output format libswscale cannot write, or a rotation
-    ///   (libswscale only scales; rotated output is the Vulkan backend's or the SIMD path's job).
+    /// - Throws: `MediaError.unsupported` for an output format libswscale cannot write, or a 90°/270°
+    ///   turn into a format subsampled in one direction only (4:2:2), whose chroma a turn cannot keep.
     public init(spec: ProcessingSpec, threads: Int = 0) throws(MediaError) {
         self.spec = spec
         self.threads = threads
@@ -26,8 +41,15 @@ public final class SwscaleProcessor: FrameProcessor {
         guard outputFormat != AV_PIX_FMT_NONE, sws_isSupportedOutput(outputFormat) != 0 else {
             throw MediaError(.unsupported, "libswscale cannot write pixel format \(spec.outputFormat)")
         }
-        guard spec.rotation == .none else {
-            throw MediaError(.unsupported, "libswscale cannot rotate (\(spec.rotation)); keep the rotation as metadata")
+        orientation = Orientation(rotation: spec.rotation, flipHorizontal: spec.flipHorizontal,
+                                  flipVertical: spec.flipVertical)
+        if !orientation.isIdentity {
+            guard let layout = PictureLayout(spec.outputFormat),
+                  !orientation.swap || layout.log2ChromaX == layout.log2ChromaY
+            else {
+                throw MediaError(.unsupported, "the CPU path cannot turn pictures into \(spec.outputFormat) "
+                    + "(\(spec.rotation)); use the Vulkan backend or a 4:2:0, 4:4:4 or RGB output")
+            }
         }
     }
 
@@ -35,21 +57,80 @@ public final class SwscaleProcessor: FrameProcessor {
 
     public func process(_ input: Frame) throws(MediaError) -> Frame {
         let f = input.pointer.pointee
-        let key = (f.width, f.height, f.format, f.colorspace, f.color_range)
+        let key = (f.width, f.height, f.format, f.colorspace, f.color_range, f.chroma_location)
         if context == nil || key != inputKey {
             try configure(for: input)
             inputKey = key
         }
-        let output = try Frame(width: spec.outputWidth, height: spec.outputHeight, format: outputFormat)
+        var source = input
+        if PixelFormat(input.pixelFormat) == .rgba { source = try flattenAlpha(input) }
+        if outputPool == nil {
+            outputPool = try FramePool.make(width: spec.outputWidth, height: spec.outputHeight, format: spec.outputFormat)
+        }
+        let output: Frame
+        if let pool = outputPool { output = try pool.makeFrame() }
+        else { output = try Frame(width: spec.outputWidth, height: spec.outputHeight, format: outputFormat) }
         try ff(av_frame_copy_props(output.pointer, input.pointer), "copy frame properties")
-        output.pointer.pointee.colorspace = spec.outputMatrix.map { avColorSpace($0) } ?? f.colorspace
-        output.pointer.pointee.color_range = spec.outputRange.map { avColorRange($0) } ?? normalisedRange(f)
-        try ff(sws_scale_frame(context, output.pointer, input.pointer), "scale frame with libswscale")
+        let target = orientation.isIdentity ? output : try unturnedFrame()
+        try ff(sws_scale_frame(context, target.pointer, source.pointer), "scale frame with libswscale")
+        if !orientation.isIdentity { turn(target, into: output) }
+        if spec.opacity < 1 { fade(output) }
+        output.pointer.pointee.colorspace = spec.outputFormat == .rgba ? AVCOL_SPC_RGB
+            : (spec.outputMatrix.map { avColorSpace($0) } ?? avColorSpace(input.colorMatrix))
+        output.pointer.pointee.color_range = spec.outputFormat == .rgba ? AVCOL_RANGE_JPEG
+            : (spec.outputRange.map { avColorRange($0) } ?? normalisedRange(f))
+        output.pointer.pointee.chroma_location = AVCHROMA_LOC_LEFT
         return output
     }
 
     private func normalisedRange(_ f: AVFrame) -> AVColorRange {
         f.color_range == AVCOL_RANGE_UNSPECIFIED ? AVCOL_RANGE_MPEG : f.color_range
+    }
+
+    private func unturnedFrame() throws(MediaError) -> Frame {
+        if let unturned { return unturned }
+        let (w, h) = orientation.swap ? (spec.outputHeight, spec.outputWidth) : (spec.outputWidth, spec.outputHeight)
+        let frame = try Frame(width: w, height: h, format: outputFormat)
+        unturned = frame
+        return frame
+    }
+
+    private func turn(_ unturned: Frame, into output: Frame) {
+        guard let layout = PictureLayout(spec.outputFormat) else { return }
+        for p in 0..<layout.planeCount {
+            let size = layout.planeSize(p, width: unturned.width, height: unturned.height)
+            let pixelBytes = layout.channels.first { $0.plane == p }?.pixelStride ?? 1
+            guard let from = unturned.plane(p), let to = output.plane(p) else { continue }
+            Reorientation.apply(orientation, from: from, stride: unturned.linesize(p), width: size.width,
+                                height: size.height, to: to, stride: output.linesize(p), pixelBytes: pixelBytes)
+        }
+    }
+
+    private func fade(_ output: Frame) {
+        guard let layout = PictureLayout(spec.outputFormat) else { return }
+        for p in 0..<layout.planeCount {
+            let channels = layout.channels.indices.filter { layout.channels[$0].plane == p }
+            let size = layout.planeSize(p, width: output.width, height: output.height)
+            guard let data = output.plane(p), let first = channels.first else { continue }
+            let ch = layout.channels[first]
+            Compositing.fade(data, stride: output.linesize(p), width: size.width, height: size.height,
+                             bytesPerSample: ch.bytesPerSample, shift: ch.shift,
+                             pixelChannels: ch.pixelStride / ch.bytesPerSample,
+                             background: channels.compactMap { $0 < 3 ? background[$0] : nil }, opacity: spec.opacity)
+        }
+    }
+
+    private func flattenAlpha(_ input: Frame) throws(MediaError) -> Frame {
+        if flattened == nil || flattened?.width != input.width || flattened?.height != input.height {
+            flattened = try Frame(width: input.width, height: input.height, format: input.pixelFormat)
+        }
+        guard let copy = flattened, let to = copy.plane(0), let from = input.plane(0) else { return input }
+        copyPlane(from: from, sourceStride: input.linesize(0), to: to, destinationStride: copy.linesize(0),
+                  rowBytes: 4 * input.width, rows: input.height)
+        try ff(av_frame_copy_props(copy.pointer, input.pointer), "copy frame properties")
+        Compositing.flattenAlpha(to, stride: copy.linesize(0), width: input.width, height: input.height,
+                                 background: spec.backgroundColor)
+        return copy
     }
 
     private func configure(for input: Frame) throws(MediaError) {
@@ -65,36 +146,89 @@ public final class SwscaleProcessor: FrameProcessor {
         var param0 = Double(SWS_PARAM_DEFAULT), param1 = Double(SWS_PARAM_DEFAULT)
         switch spec.filter {
         case .bilinear: flags = Int64(SWS_BILINEAR)
-        case .bicubic: flags = Int64(SWS_BICUBIC)
+        // libswscale's bicubic parameters are (B, C); its default C is 0.6, not Catmull-Rom's 0.5.
+        case .bicubic: flags = Int64(SWS_BICUBIC); param0 = 0; param1 = 0.5
         case .mitchell: flags = Int64(SWS_BICUBIC); param0 = 1.0 / 3; param1 = 1.0 / 3
         case .lanczos3: flags = Int64(SWS_LANCZOS); param0 = 3
         }
+        let (w, h) = orientation.swap ? (spec.outputHeight, spec.outputWidth) : (spec.outputWidth, spec.outputHeight)
         let raw = UnsafeMutableRawPointer(ctx)
         try ff(av_opt_set_int(raw, "srcw", Int64(f.width), 0), "configure scaler")
         try ff(av_opt_set_int(raw, "srch", Int64(f.height), 0), "configure scaler")
         try ff(av_opt_set_int(raw, "src_format", Int64(f.format), 0), "configure scaler")
-        try ff(av_opt_set_int(raw, "dstw", Int64(spec.outputWidth), 0), "configure scaler")
-        try ff(av_opt_set_int(raw, "dsth", Int64(spec.outputHeight), 0), "configure scaler")
+        try ff(av_opt_set_int(raw, "dstw", Int64(w), 0), "configure scaler")
+        try ff(av_opt_set_int(raw, "dsth", Int64(h), 0), "configure scaler")
         try ff(av_opt_set_int(raw, "dst_format", Int64(outputFormat.rawValue), 0), "configure scaler")
-        try ff(av_opt_set_int(raw, "sws_flags", flags, 0), "configure scaler")
+        // RGB input: convert chroma at full width before filtering, rather than averaging pixel pairs.
+        let rgbInput = PictureLayout(PixelFormat(input.pixelFormat))?.isRGB ?? false
+        try ff(av_opt_set_int(raw, "sws_flags", flags | (rgbInput ? Int64(SWS_FULL_CHR_H_INP) : 0), 0),
+               "configure scaler")
         try ff(av_opt_set_double(raw, "param0", param0, 0), "configure scaler")
         try ff(av_opt_set_double(raw, "param1", param1, 0), "configure scaler")
         try ff(av_opt_set_int(raw, "threads", Int64(threads), 0), "configure scaler threads")
-        // libswscale's "auto" dither is ordered dither on depth reduction; "none" turns it off.
-        try ff(av_opt_set(raw, "sws_dither", spec.dither ? "auto" : "none", 0), "configure scaler dither")
-        try ff(sws_init_context(ctx, nil, nil), "initialise libswscale for \(f.width)x\(f.height)")
+        // libswscale's "auto" dithering is ordered dither on depth reduction; "none" turns it off.
+        try ff(av_opt_set(raw, "sws_dither", spec.dither ? "auto" : "none", 0), "configure scaler dithering")
+        try setChromaPositions(raw, input: input, width: w, height: h)
+        try initialise(ctx, input: input, width: w, height: h)
 
         // Matrix and range: libswscale defaults to BT.601 limited on both sides.
-        let srcSpace = f.colorspace == AVCOL_SPC_UNSPECIFIED ? defaultMatrix(height: Int(f.height)) : f.colorspace
+        let srcSpace = avColorSpace(input.colorMatrix)
         let dstSpace = spec.outputMatrix.map { avColorSpace($0) } ?? srcSpace
         let srcFull: Int32 = f.color_range == AVCOL_RANGE_JPEG ? 1 : 0
         let dstFull: Int32 = (spec.outputRange.map { avColorRange($0) } ?? normalisedRange(f)) == AVCOL_RANGE_JPEG ? 1 : 0
         _ = sws_setColorspaceDetails(ctx, sws_getCoefficients(Int32(srcSpace.rawValue)), srcFull,
                                      sws_getCoefficients(Int32(dstSpace.rawValue)), dstFull, 0, 1 << 16, 1 << 16)
+
+        if let source = PictureLayout(PixelFormat(input.pixelFormat)), let output = PictureLayout(spec.outputFormat) {
+            background = ColorTransform(source: source, sourceMatrix: input.colorMatrix, sourceRange: input.colorRange,
+                                        output: output, outputMatrix: spec.outputMatrix ?? input.colorMatrix,
+                                        outputRange: output.isRGB ? .full
+                                            : (spec.outputRange ?? input.colorRange),
+                                        background: spec.backgroundColor).background
+        } else {
+            background = [0, 128, 128]
+        }
     }
 
-    /// Untagged video: BT.709 for HD and larger, BT.601 below, as players assume.
-    private func defaultMatrix(height: Int) -> AVColorSpace { height >= 720 ? AVCOL_SPC_BT709 : AVCOL_SPC_SMPTE170M }
+    /// At equal sizes libswscale takes "unscaled" shortcuts that copy chroma rows as they are, ignoring
+    /// chroma positions and 4:2:2 → 4:2:0 filtering. An identity source chroma filter of length 3
+    /// ([0, 1, 0]) changes no value but sends it down the filtering path whenever chroma must move.
+    private func initialise(_ ctx: OpaquePointer, input: Frame, width: Int, height: Int) throws(MediaError) {
+        let source = PictureLayout(PixelFormat(input.pixelFormat))
+        let output = PictureLayout(spec.outputFormat)
+        let chromaMoves = !orientation.isIdentity || input.chromaLocation != .left && input.chromaLocation != .unspecified
+            || source?.log2ChromaX != output?.log2ChromaX || source?.log2ChromaY != output?.log2ChromaY
+        guard input.width == width, input.height == height, chromaMoves,
+              let h = sws_allocVec(3), let v = sws_allocVec(3)
+        else {
+            try ff(sws_init_context(ctx, nil, nil), "initialise libswscale for \(input.width)x\(input.height)")
+            return
+        }
+        defer { sws_freeVec(h); sws_freeVec(v) }
+        for vector in [h, v] { vector.pointee.coeff[0] = 0; vector.pointee.coeff[1] = 1; vector.pointee.coeff[2] = 0 }
+        var filter = SwsFilter(lumH: nil, lumV: nil, chrH: h, chrV: v)
+        try ff(sws_init_context(ctx, &filter, nil), "initialise libswscale for \(input.width)x\(input.height)")
+    }
+
+    /// Source siting from the frame (unspecified = MPEG-2), output siting MPEG-2 after any turn.
+    private func setChromaPositions(_ raw: UnsafeMutableRawPointer, input: Frame, width: Int, height: Int)
+        throws(MediaError)
+    {
+        // Along an axis that is not subsampled chroma sits with luma (position 0).
+        let source = PictureLayout(PixelFormat(input.pixelFormat)), output = PictureLayout(spec.outputFormat)
+        let (hCosited, vOffset) = ProcessingPlan.siting(input.chromaLocation)
+        let srcH = (source?.log2ChromaX ?? 1) > 0 ? (hCosited ? 0 : 128) : 0
+        let srcV = (source?.log2ChromaY ?? 1) > 0 ? Int(((vOffset - 0.5) * 256).rounded()) : 0
+        try ff(av_opt_set_int(raw, "src_h_chr_pos", Int64(srcH), 0), "configure scaler chroma")
+        try ff(av_opt_set_int(raw, "src_v_chr_pos", Int64(srcV), 0), "configure scaler chroma")
+        let o = orientation
+        let h = (output?.log2ChromaX ?? 1) > 0
+            ? Reorientation.chromaPosition(length: width, flipped: o.flipU, cosited: !o.swap) : 0
+        let v = (output?.log2ChromaY ?? 1) > 0
+            ? Reorientation.chromaPosition(length: height, flipped: o.flipV, cosited: o.swap) : 0
+        try ff(av_opt_set_int(raw, "dst_h_chr_pos", Int64(h), 0), "configure scaler chroma")
+        try ff(av_opt_set_int(raw, "dst_v_chr_pos", Int64(v), 0), "configure scaler chroma")
+    }
 }
 
 /// libavutil's colour-space value for a named matrix.

@@ -1,0 +1,45 @@
+import CFFmpeg
+import TesseraAV
+import TesseraCore
+
+/// Plane access for the processors: `AVFrame.data` and `linesize` import as tuples.
+extension Frame {
+    func plane(_ index: Int) -> UnsafeMutablePointer<UInt8>? {
+        withUnsafeBytes(of: pointer.pointee.data) { $0.bindMemory(to: UnsafeMutablePointer<UInt8>?.self)[index] }
+    }
+
+    func linesize(_ index: Int) -> Int {
+        withUnsafeBytes(of: pointer.pointee.linesize) { Int($0.bindMemory(to: Int32.self)[index]) }
+    }
+
+    func setPlane(_ index: Int, _ data: UnsafeMutablePointer<UInt8>?, linesize: Int) {
+        withUnsafeMutableBytes(of: &pointer.pointee.data) {
+            $0.bindMemory(to: UnsafeMutablePointer<UInt8>?.self)[index] = data
+        }
+        withUnsafeMutableBytes(of: &pointer.pointee.linesize) { $0.bindMemory(to: Int32.self)[index] = Int32(linesize) }
+    }
+
+    /// The frame's YCbCr matrix, or the usual guess for untagged video (BT.709 from 720 lines up).
+    var colorMatrix: ColorMatrix {
+        let space = pointer.pointee.colorspace
+        if space == AVCOL_SPC_UNSPECIFIED || space == AVCOL_SPC_RGB {
+            return height >= 720 ? .bt709 : .bt601
+        }
+        return av_color_space_name(space).map { ColorMatrix(rawValue: String(cString: $0)) } ?? .bt709
+    }
+
+    /// The frame's range; untagged YCbCr is limited.
+    var colorRange: ColorRange { pointer.pointee.color_range == AVCOL_RANGE_JPEG ? .full : .limited }
+
+    var chromaLocation: ChromaLocation {
+        switch pointer.pointee.chroma_location {
+        case AVCHROMA_LOC_LEFT: .left
+        case AVCHROMA_LOC_CENTER: .center
+        case AVCHROMA_LOC_TOPLEFT: .topleft
+        case AVCHROMA_LOC_TOP: .top
+        case AVCHROMA_LOC_BOTTOMLEFT: .bottomleft
+        case AVCHROMA_LOC_BOTTOM: .bottom
+        default: .unspecified
+        }
+    }
+}

@@ -1,0 +1,445 @@
+import CFFmpeg
+import CVulkan
+import Foundation
+import TesseraAV
+import TesseraCore
+
+/// The Vulkan compute `FrameProcessor`: colour conversion fused with separable resampling, rotation,
+/// flips, opacity and background, in two dispatches per frame.
+///
+/// ```
+///  Frame ─memcpy─▶ slot.source (mapped) ─pass 1─▶ slot.intermediate ─pass 2─▶ slot.output (mapped) ─memcpy─▶ Frame
+///                  [staging: copy to device memory]                    [staging: copy back to host]
+/// ```
+///
+/// Buffers, descriptor sets and command buffers are made once per input geometry, for
+/// `framesInFlight` slots; each frame only copies its planes in, resubmits its slot's pre-recorded
+/// command buffer and waits on the slot's fence. `submit(_:)`/`receive()` keep several frames in
+/// flight; `process(_:)` is one of each. Fence waits block: call from a dedicated pipeline thread.
+public final class VulkanProcessor: FrameProcessor {
+    public let spec: ProcessingSpec
+    public var backendName: String { "vulkan" }
+    /// The device the kernels run on, e.g. "llvmpipe (LLVM 15.0.6, 256 bits) (CPU)".
+    public var deviceDescription: String { "\(device.name) (\(device.typeName))" }
+    /// True when the device is a software rasteriser (lavapipe, SwiftShader): no faster than the CPU path.
+    public var deviceIsCPU: Bool { device.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU }
+    public let framesInFlight: Int
+    /// True when frames go through host staging buffers (discrete GPUs without host-visible VRAM).
+    public let usesStaging: Bool
+
+    private let device: VulkanDevice
+    private var setup: Setup?
+    private var blendSetup: BlendSetup?
+    /// Submitted slots, oldest first, with the input frame whose properties the output copies.
+    private var inFlight: [(slot: Int, input: Frame)] = []
+    private var nextSlot = 0
+
+    /// - Parameters:
+    ///   - framesInFlight: slots of buffers; 2–3 keep the device busy while the CPU copies.
+    ///   - forceStaging: go through staging buffers even when the device memory is host-visible
+    ///     (to exercise the discrete-GPU path on any device).
+    /// - Throws: `MediaError.unsupported` when no Vulkan device exists or the output format is not one the
+    ///   kernels write.
+    public init(spec: ProcessingSpec, framesInFlight: Int = 3, forceStaging: Bool = false) throws(MediaError) {
+        guard PictureLayout(spec.outputFormat) != nil else {
+            throw MediaError(.unsupported, "the Vulkan kernels cannot write pixel format \(spec.outputFormat)")
+        }
+        self.spec = spec
+        self.framesInFlight = max(1, framesInFlight)
+        device = try VulkanDevice.shared()
+        usesStaging = forceStaging || device.prefersStaging
+    }
+
+    deinit {
+        for entry in inFlight { try? device.wait(setup?.slots[entry.slot].fence) }
+    }
+
+    /// The device that would run the kernels, or why there is none.
+    public static func availableDevice() -> Result<String, MediaError> {
+        Result { () throws(MediaError) in
+            let d = try VulkanDevice.shared()
+            return "\(d.name) (\(d.typeName))"
+        }
+    }
+
+    public func process(_ input: Frame) throws(MediaError) -> Frame {
+        while !inFlight.isEmpty { _ = try receive() }
+        try submit(input)
+        guard let output = try receive() else { throw MediaError(.ffmpeg, "Vulkan: submitted frame vanished") }
+        return output
+    }
+
+    /// Frames submitted and not yet received.
+    public var pendingCount: Int { inFlight.count }
+
+    /// Copies `input` into a free slot and starts the kernels on it. With `framesInFlight` frames pending,
+    /// first `receive()` one.
+    ///
+    /// - Throws: `.invalidArgument` when every slot is pending, `.unsupported` for an input format the
+    ///   kernels cannot read, `.ffmpeg` when the device fails.
+    public func submit(_ input: Frame) throws(MediaError) {
+        guard inFlight.count < framesInFlight else {
+            throw MediaError(.invalidArgument, "all \(framesInFlight) Vulkan slots are busy; receive a frame first")
+        }
+        let key = ProcessingPlan.Input(format: PixelFormat(input.pixelFormat), width: input.width, height: input.height,
+                                       matrix: input.colorMatrix, range: input.colorRange,
+                                       chromaLocation: input.chromaLocation)
+        if setup?.plan.input != key {
+            while !inFlight.isEmpty { _ = try receive() }
+            setup = nil
+            setup = try Setup(device: device, plan: ProcessingPlan(input: key, spec: spec), slots: framesInFlight,
+                              staging: usesStaging)
+        }
+        guard let setup else { return }
+        let index = nextSlot
+        nextSlot = (nextSlot + 1) % framesInFlight
+        let slot = setup.slots[index]
+        guard let base = slot.source.mapped else { throw MediaError(.ffmpeg, "Vulkan: upload buffer is not mapped") }
+        for (p, plane) in setup.plan.sourcePlanes.enumerated() {
+            guard let data = input.plane(p) else { throw MediaError(.invalidArgument, "frame has no plane \(p)") }
+            copyPlane(from: data, sourceStride: input.linesize(p), to: base + plane.offset,
+                      destinationStride: plane.stride, rowBytes: plane.rowBytes, rows: plane.rows)
+        }
+        var fence: VkFence? = slot.fence
+        try vk(vkResetFences(device.device, 1, &fence), "reset a fence")
+        try device.submit(slot.commandBuffer, fence: slot.fence)
+        inFlight.append((index, input))
+    }
+
+    /// Waits for the oldest submitted frame and returns it processed; nil when nothing is pending.
+    ///
+    /// - Throws: `.ffmpeg` when the device fails or the output frame cannot be allocated.
+    public func receive() throws(MediaError) -> Frame? {
+        guard let setup, !inFlight.isEmpty else { return nil }
+        let (index, input) = inFlight.removeFirst()
+        let slot = setup.slots[index]
+        try device.wait(slot.fence)
+        let output = try setup.pool.makeFrame()
+        guard let from = slot.output.mapped, let to = FramePool.base(of: output) else {
+            throw MediaError(.ffmpeg, "Vulkan: download buffer is not mapped")
+        }
+        memcpy(to, from, setup.plan.outputBytes)
+        try tagOutput(output, from: input, plan: setup.plan)
+        return output
+    }
+
+    private func tagOutput(_ output: Frame, from input: Frame, plan: ProcessingPlan) throws(MediaError) {
+        try ff(av_frame_copy_props(output.pointer, input.pointer), "copy frame properties")
+        let o = output.pointer
+        o.pointee.colorspace = plan.output.isRGB ? AVCOL_SPC_RGB : avColorSpace(plan.outputMatrix)
+        o.pointee.color_range = plan.outputRange == .full ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG
+        o.pointee.chroma_location = plan.output.log2ChromaY > 0 ? AVCHROMA_LOC_LEFT
+            : (plan.output.log2ChromaX > 0 ? AVCHROMA_LOC_LEFT : AVCHROMA_LOC_UNSPECIFIED)
+        o.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
+    }
+
+    // MARK: Blend
+
+    public func blend(_ first: Frame, _ second: Frame, weight: Double) throws(MediaError) -> Frame {
+        try FrameBlend.check(first, second, weight: weight)
+        guard first.width == spec.outputWidth, first.height == spec.outputHeight,
+              PixelFormat(first.pixelFormat) == spec.outputFormat, let layout = PictureLayout(spec.outputFormat)
+        else { return try FrameBlend.blend(first, second, weight: weight) }
+        if blendSetup == nil { blendSetup = try BlendSetup(device: device, spec: spec, layout: layout) }
+        guard let b = blendSetup, let aBase = b.first.mapped, let bBase = b.second.mapped,
+              let outBase = b.result.mapped
+        else { throw MediaError(.ffmpeg, "Vulkan: blend buffers are not mapped") }
+        for (p, plane) in b.planes.enumerated() {
+            guard let pa = first.plane(p), let pb = second.plane(p) else {
+                throw MediaError(.invalidArgument, "frame has no plane \(p)")
+            }
+            copyPlane(from: pa, sourceStride: first.linesize(p), to: aBase + plane.offset, destinationStride: plane.stride,
+                      rowBytes: plane.rowBytes, rows: plane.rows)
+            copyPlane(from: pb, sourceStride: second.linesize(p), to: bBase + plane.offset,
+                      destinationStride: plane.stride, rowBytes: plane.rowBytes, rows: plane.rows)
+        }
+        try b.run(weight: Float(weight))
+        let output = try b.pool.makeFrame()
+        guard let to = FramePool.base(of: output) else { throw MediaError(.ffmpeg, "pool frame has no buffer") }
+        memcpy(to, outBase, b.bytes)
+        try ff(av_frame_copy_props(output.pointer, first.pointer), "copy frame properties")
+        return output
+    }
+}
+
+/// One slot's buffers and its pre-recorded command buffer.
+private struct Slot {
+    let source: VulkanBuffer
+    let sourceDevice: VulkanBuffer?
+    let intermediate: VulkanBuffer
+    let output: VulkanBuffer
+    let outputDevice: VulkanBuffer?
+    let views: [VulkanTexelView]
+    let commandBuffer: VkCommandBuffer
+    let fence: VkFence
+}
+
+/// Everything made for one input geometry: the plan, parameters, pools and slots.
+private final class Setup {
+    let device: VulkanDevice
+    let plan: ProcessingPlan
+    let params: VulkanBuffer
+    let tables: VulkanTexelView
+    let commandPool: VkCommandPool
+    let descriptorPool: VkDescriptorPool
+    var slots: [Slot] = []
+    let pool: FramePool
+    private var pipelines: (vertical: VkPipeline?, horizontal: [VkPipeline?]) = (nil, [])
+
+    init(device: VulkanDevice, plan: ProcessingPlan, slots count: Int, staging: Bool) throws(MediaError) {
+        self.device = device
+        self.plan = plan
+        let d = device.device
+        let groups = device.limits.maxComputeWorkGroupCount
+        let dispatches = [plan.verticalDispatch, plan.horizontalDispatch]
+        guard dispatches.allSatisfy({ $0.x <= Int(groups.0) && $0.y <= Int(groups.1) && $0.z <= Int(groups.2) }) else {
+            throw MediaError(.unsupported, "Vulkan: \(device.name) cannot dispatch enough workgroups for this picture size")
+        }
+        let limit = Int(device.limits.maxStorageBufferRange)
+        let largest = max(plan.sourceBytes, plan.outputBytes, plan.intermediateWords * 4)
+        guard largest <= limit else {
+            throw MediaError(.unsupported, "Vulkan: \(device.name) allows storage buffers up to \(limit) bytes; "
+                + "this job needs \(largest)")
+        }
+        pool = try FramePool(width: plan.outputWidth, height: plan.outputHeight, format: plan.output.format,
+                             planes: plan.outputPlanes, bytes: plan.outputBytes)
+
+        var poolInfo = VkCommandPoolCreateInfo()
+        poolInfo.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO
+        poolInfo.queueFamilyIndex = device.queueFamily
+        var commandPool: VkCommandPool?
+        try vk(vkCreateCommandPool(d, &poolInfo, nil, &commandPool), "create a command pool")
+        guard let commandPool else { throw MediaError(.ffmpeg, "Vulkan: no command pool") }
+        self.commandPool = commandPool
+
+        var sizes = [VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, descriptorCount: UInt32(2 * count)),
+                     VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, descriptorCount: UInt32(count)),
+                     VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER,
+                                          descriptorCount: UInt32(3 * count))]
+        var descriptorInfo = VkDescriptorPoolCreateInfo()
+        descriptorInfo.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO
+        descriptorInfo.maxSets = UInt32(count)
+        descriptorInfo.poolSizeCount = 3
+        var descriptorPool: VkDescriptorPool?
+        let r = sizes.withUnsafeMutableBufferPointer { p in
+            descriptorInfo.pPoolSizes = UnsafePointer(p.baseAddress)
+            return vkCreateDescriptorPool(d, &descriptorInfo, nil, &descriptorPool)
+        }
+        guard r == VK_SUCCESS, let descriptorPool else {
+            vkDestroyCommandPool(d, commandPool, nil)
+            try vk(r, "create a descriptor pool")
+            throw MediaError(.ffmpeg, "Vulkan: no descriptor pool")
+        }
+        self.descriptorPool = descriptorPool
+
+        // Parameters: written once; on staging devices copied once into device memory. The buffer is as
+        // large as the shaders declare it.
+        let paramBytes = ProcessingPlan.paramWords * 4
+        let hostParams = try VulkanBuffer(device: device, size: paramBytes, use: .upload)
+        plan.params.withUnsafeBytes { raw in
+            if let from = raw.baseAddress { hostParams.mapped?.copyMemory(from: from, byteCount: raw.count) }
+        }
+        let tableBytes = plan.tables.count * 4
+        let hostTables = try VulkanBuffer(device: device, size: tableBytes, use: .upload)
+        plan.tables.withUnsafeBytes { raw in
+            if let from = raw.baseAddress { hostTables.mapped?.copyMemory(from: from, byteCount: raw.count) }
+        }
+        if staging {
+            params = try VulkanBuffer(device: device, size: paramBytes, use: .deviceOnly)
+            try Self.oneShotCopy(device, commandPool, from: hostParams, to: params, bytes: paramBytes)
+            let deviceTables = try VulkanBuffer(device: device, size: tableBytes, use: .deviceOnly)
+            try Self.oneShotCopy(device, commandPool, from: hostTables, to: deviceTables, bytes: tableBytes)
+            tables = try VulkanTexelView(deviceTables)
+        } else {
+            params = hostParams
+            tables = try VulkanTexelView(hostTables)
+        }
+
+        // Horizontal pipelines specialised per output grid: its index, the turn and the channels it reads.
+        pipelines = (try device.verticalPass.pipeline(),
+                     try plan.gridChannels.indices.map { (g) throws(MediaError) in
+                         try device.horizontalPass.pipeline([UInt32(g), plan.swap ? 1 : 0, plan.gridChannels[g]])
+                     })
+        device.savePipelineCache()
+        for _ in 0..<count { slots.append(try makeSlot(staging: staging)) }
+    }
+
+    deinit {
+        let d = device.device
+        var fences = slots.map { Optional($0.fence) }
+        if !fences.isEmpty { _ = vkWaitForFences(d, UInt32(fences.count), &fences, VK_TRUE, UInt64.max) }
+        for slot in slots { vkDestroyFence(d, slot.fence, nil) }
+        vkDestroyDescriptorPool(d, descriptorPool, nil)
+        vkDestroyCommandPool(d, commandPool, nil)
+    }
+
+    private func allocateCommandBuffer() throws(MediaError) -> VkCommandBuffer {
+        var info = VkCommandBufferAllocateInfo()
+        info.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO
+        info.commandPool = commandPool
+        info.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY
+        info.commandBufferCount = 1
+        var buffer: VkCommandBuffer?
+        try vk(vkAllocateCommandBuffers(device.device, &info, &buffer), "allocate a command buffer")
+        guard let buffer else { throw MediaError(.ffmpeg, "Vulkan: no command buffer") }
+        return buffer
+    }
+
+    private func makeFence(signalled: Bool) throws(MediaError) -> VkFence {
+        var info = VkFenceCreateInfo()
+        info.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO
+        info.flags = signalled ? VK_FENCE_CREATE_SIGNALED_BIT.rawValue : 0
+        var fence: VkFence?
+        try vk(vkCreateFence(device.device, &info, nil, &fence), "create a fence")
+        guard let fence else { throw MediaError(.ffmpeg, "Vulkan: no fence") }
+        return fence
+    }
+
+    private static func oneShotCopy(_ device: VulkanDevice, _ commandPool: VkCommandPool, from source: VulkanBuffer,
+                                    to destination: VulkanBuffer, bytes: Int) throws(MediaError) {
+        var info = VkCommandBufferAllocateInfo()
+        info.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO
+        info.commandPool = commandPool
+        info.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY
+        info.commandBufferCount = 1
+        var allocated: VkCommandBuffer?
+        try vk(vkAllocateCommandBuffers(device.device, &info, &allocated), "allocate a command buffer")
+        guard let cb = allocated else { throw MediaError(.ffmpeg, "Vulkan: no command buffer") }
+        var cbCopy: VkCommandBuffer? = cb
+        defer { vkFreeCommandBuffers(device.device, commandPool, 1, &cbCopy) }
+        var begin = VkCommandBufferBeginInfo()
+        begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO
+        begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT.rawValue
+        try vk(vkBeginCommandBuffer(cb, &begin), "begin a command buffer")
+        var region = VkBufferCopy(srcOffset: 0, dstOffset: 0, size: VkDeviceSize(bytes))
+        vkCmdCopyBuffer(cb, source.buffer, destination.buffer, 1, &region)
+        try vk(vkEndCommandBuffer(cb), "record a copy")
+        var fenceInfo = VkFenceCreateInfo()
+        fenceInfo.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO
+        var created: VkFence?
+        try vk(vkCreateFence(device.device, &fenceInfo, nil, &created), "create a fence")
+        guard let fence = created else { throw MediaError(.ffmpeg, "Vulkan: no fence") }
+        defer { vkDestroyFence(device.device, fence, nil) }
+        try device.submit(cb, fence: fence)
+        try device.wait(fence)
+    }
+
+    private func makeSlot(staging: Bool) throws(MediaError) -> Slot {
+        let source = try VulkanBuffer(device: device, size: plan.sourceBytes, use: .upload)
+        let sourceDevice = staging ? try VulkanBuffer(device: device, size: plan.sourceBytes, use: .deviceOnly) : nil
+        let intermediate = try VulkanBuffer(device: device, size: plan.intermediateWords * 4, use: .deviceOnly)
+        let output = try VulkanBuffer(device: device, size: plan.outputBytes, use: .download)
+        let outputDevice = staging ? try VulkanBuffer(device: device, size: plan.outputBytes, use: .deviceOnly) : nil
+
+        // Descriptor set: 0 source texels, 1 intermediate, 2 params, 3 output, 4 intermediate texels, 5 tables.
+        let sourceTexels = try VulkanTexelView(sourceDevice ?? source)
+        let intermediateTexels = try VulkanTexelView(intermediate)
+        var layout: VkDescriptorSetLayout? = device.verticalPass.setLayout
+        var allocInfo = VkDescriptorSetAllocateInfo()
+        allocInfo.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO
+        allocInfo.descriptorPool = descriptorPool
+        allocInfo.descriptorSetCount = 1
+        var set: VkDescriptorSet?
+        let r = withUnsafePointer(to: &layout) { p in
+            allocInfo.pSetLayouts = p
+            return vkAllocateDescriptorSets(device.device, &allocInfo, &set)
+        }
+        try vk(r, "allocate a descriptor set")
+        writeDescriptors(device.device, set: set, [
+            .texels(sourceTexels), .buffer(intermediate, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER),
+            .buffer(params, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER),
+            .buffer(outputDevice ?? output, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER), .texels(intermediateTexels),
+            .texels(tables),
+        ])
+
+        let cb = try allocateCommandBuffer()
+        var begin = VkCommandBufferBeginInfo()
+        begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO
+        try vk(vkBeginCommandBuffer(cb, &begin), "begin a command buffer")
+        let compute = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT.rawValue
+        let transfer = VK_PIPELINE_STAGE_TRANSFER_BIT.rawValue
+        if let sourceDevice {
+            var region = VkBufferCopy(srcOffset: 0, dstOffset: 0, size: VkDeviceSize(plan.sourceBytes))
+            vkCmdCopyBuffer(cb, source.buffer, sourceDevice.buffer, 1, &region)
+            barrier(cb, from: transfer, VK_ACCESS_TRANSFER_WRITE_BIT.rawValue, to: compute,
+                    VK_ACCESS_SHADER_READ_BIT.rawValue)
+        }
+        vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, device.verticalPass.pipelineLayout, 0, 1, &set, 0,
+                                nil)
+        vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipelines.vertical)
+        let d1 = plan.verticalDispatch
+        vkCmdDispatch(cb, UInt32(d1.x), UInt32(d1.y), UInt32(d1.z))
+        barrier(cb, from: compute, VK_ACCESS_SHADER_WRITE_BIT.rawValue, to: compute, VK_ACCESS_SHADER_READ_BIT.rawValue)
+        let d2 = plan.horizontalDispatch
+        for pipeline in pipelines.horizontal {
+            vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline)
+            vkCmdDispatch(cb, UInt32(d2.x), UInt32(d2.y), 1)
+        }
+        if let outputDevice {
+            barrier(cb, from: compute, VK_ACCESS_SHADER_WRITE_BIT.rawValue, to: transfer,
+                    VK_ACCESS_TRANSFER_READ_BIT.rawValue)
+            var region = VkBufferCopy(srcOffset: 0, dstOffset: 0, size: VkDeviceSize(plan.outputBytes))
+            vkCmdCopyBuffer(cb, outputDevice.buffer, output.buffer, 1, &region)
+            barrier(cb, from: transfer, VK_ACCESS_TRANSFER_WRITE_BIT.rawValue, to: VK_PIPELINE_STAGE_HOST_BIT.rawValue,
+                    VK_ACCESS_HOST_READ_BIT.rawValue)
+        } else {
+            barrier(cb, from: compute, VK_ACCESS_SHADER_WRITE_BIT.rawValue, to: VK_PIPELINE_STAGE_HOST_BIT.rawValue,
+                    VK_ACCESS_HOST_READ_BIT.rawValue)
+        }
+        try vk(vkEndCommandBuffer(cb), "record the resampling commands")
+        // Signalled so the first reset-and-submit of each slot looks like every later one.
+        let fence = try makeFence(signalled: true)
+        return Slot(source: source, sourceDevice: sourceDevice, intermediate: intermediate, output: output,
+                    outputDevice: outputDevice, views: [sourceTexels, intermediateTexels], commandBuffer: cb,
+                    fence: fence)
+    }
+}
+
+/// A global memory barrier between two pipeline stages.
+func barrier(_ cb: VkCommandBuffer?, from srcStage: UInt32, _ srcAccess: UInt32, to dstStage: UInt32,
+             _ dstAccess: UInt32) {
+    var memoryBarrier = VkMemoryBarrier()
+    memoryBarrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER
+    memoryBarrier.srcAccessMask = srcAccess
+    memoryBarrier.dstAccessMask = dstAccess
+    vkCmdPipelineBarrier(cb, srcStage, dstStage, 0, 1, &memoryBarrier, 0, nil, 0, nil)
+}
+
+/// What one binding of a descriptor set points at.
+enum Binding {
+    case buffer(VulkanBuffer, VkDescriptorType)
+    case texels(VulkanTexelView)
+}
+
+/// Points binding i of `set` at `bindings[i]` (whole buffers).
+func writeDescriptors(_ device: VkDevice, set: VkDescriptorSet?, _ bindings: [Binding]) {
+    let infos = bindings.map { binding -> VkDescriptorBufferInfo in
+        guard case .buffer(let b, _) = binding else { return VkDescriptorBufferInfo() }
+        return VkDescriptorBufferInfo(buffer: b.buffer, offset: 0, range: tessera_VK_WHOLE_SIZE())
+    }
+    let views = bindings.map { binding -> VkBufferView? in
+        guard case .texels(let t) = binding else { return nil }
+        return t.view
+    }
+    infos.withUnsafeBufferPointer { infoPointer in
+        views.withUnsafeBufferPointer { viewPointer in
+            var writes = bindings.indices.map { i in
+                var w = VkWriteDescriptorSet()
+                w.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET
+                w.dstSet = set
+                w.dstBinding = UInt32(i)
+                w.descriptorCount = 1
+                switch bindings[i] {
+                case .buffer(_, let type):
+                    w.descriptorType = type
+                    w.pBufferInfo = infoPointer.baseAddress.map { $0 + i }
+                case .texels:
+                    w.descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER
+                    w.pTexelBufferView = viewPointer.baseAddress.map { $0 + i }
+                }
+                return w
+            }
+            vkUpdateDescriptorSets(device, UInt32(writes.count), &writes, 0, nil)
+        }
+    }
+}
