@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TesseraAV
+import TesseraCompute
 import TesseraCore
 import TesseraMedia
 
@@ -23,6 +24,8 @@ struct TranscodeCommand: ParsableCommand {
     @Option(help: "Only this part of the source, e.g. 1s-4s, 00:00:01.5-00:00:03, 30f@30-90f@30.")
     var timeRange: String?
     @OptionGroup var codec: CodecOptions
+    @Option(help: "Colour/scale backend: auto (calibrate both on the first frame, keep the faster), vulkan, cpu.")
+    var backend: ProcessingBackend = .auto
     @Flag(help: "Replace OUT if it exists.") var overwrite = false
     @Flag(help: "Print a JSON report on stdout when done.") var json = false
     @Flag(name: .shortAndLong, help: "No progress output.") var quiet = false
@@ -46,6 +49,7 @@ struct TranscodeCommand: ParsableCommand {
         session.presetName = base?.rawValue
         session.timeRange = timeRange.flatMap(TimeRange.init(string:))
         session.overwrite = overwrite
+        session.backend = backend
         let reporter = ProgressPrinter(enabled: !quiet)
         session.progressHandler = { reporter.show($0) }
 
@@ -144,4 +148,5 @@ struct CodecOptions: ParsableArguments {
 }
 
 extension VideoCodec: ExpressibleByArgument {}
+extension ProcessingBackend: ExpressibleByArgument {}
 extension AudioCodec: ExpressibleByArgument {}

@@ -11,6 +11,8 @@ public struct ExportReport: Sendable, Codable {
         public var rotation: Int
         /// `swscale`, `vulkan`, or `none` when no conversion was needed.
         public var processor: String
+        /// Why that backend was chosen (auto calibration figures), when one was needed.
+        public var processorChoice: String? = nil
     }
     public struct Audio: Sendable, Codable {
         public var codec: String

@@ -25,10 +25,15 @@ public final class ExportSession: @unchecked Sendable {
     public var timeRange: TimeRange?
     /// Replace an existing output instead of refusing.
     public var overwrite = false
-    /// Makes the colour/scale stage for the job; defaults to libswscale with slice threads.
-    public var makeProcessor: @Sendable (ProcessingSpec, Frame) throws(MediaError) -> any FrameProcessor = {
-        spec, _ throws(MediaError) in try SwscaleProcessor(spec: spec)
+    /// Which colour/scale backend runs the job: `auto` calibrates both on the first frame that needs
+    /// processing and keeps the faster.
+    public var backend: ProcessingBackend = .auto
+    /// Why the backend was chosen, once the first frame needing processing has been seen.
+    public private(set) var backendChoice: BackendChoice? {
+        get { choiceBox.get() }
+        set { choiceBox.set(newValue) }
     }
+    private let choiceBox = Locked<BackendChoice?>(nil)
     /// Called a few times a second from the thread running `export()`.
     public var progressHandler: (@Sendable (ExportProgress) -> Void)?
 
@@ -86,8 +91,13 @@ public final class ExportSession: @unchecked Sendable {
         if settings.passthrough {
             plan = try PassthroughPlan.make(reader: reader, writer: writer, range: range)
         } else {
-            plan = try TranscodePlan.make(reader: reader, writer: writer, settings: settings,
-                                          fileType: fileType, makeProcessor: makeProcessor)
+            let backend = self.backend, box = choiceBox
+            plan = try TranscodePlan.make(reader: reader, writer: writer, settings: settings, fileType: fileType) {
+                spec, frame throws(MediaError) in
+                let selection = try selectFrameProcessor(backend: backend, spec: spec, calibrationFrame: frame)
+                box.set(selection.choice)
+                return selection.processor
+            }
         }
         try writer.startWriting()
         try reader.startReading()
@@ -121,6 +131,7 @@ public final class ExportSession: @unchecked Sendable {
         report.timeRange = range
         report.bytes = bytes ?? 0
         report.wallSeconds = wall
+        report.video?.processorChoice = backendChoice?.description
         report.framesPerSecond = wall > 0 ? Double(report.video?.frames ?? 0) / wall : 0
         return report
     }

@@ -46,7 +46,7 @@ final class TranscodePlan: ExportPlan, @unchecked Sendable {
     /// - Throws: `.invalidArgument` when the source has none of the tracks the settings want;
     ///   `.unsupported` for an encoder/pixel-format combination this build cannot do.
     static func make(reader: AssetReader, writer: AssetWriter, settings: OutputSettings, fileType: FileType,
-                     makeProcessor: @escaping @Sendable (ProcessingSpec, Frame) throws(MediaError) -> any FrameProcessor)
+                     _ makeProcessor: @escaping @Sendable (ProcessingSpec, Frame) throws(MediaError) -> any FrameProcessor)
         throws(MediaError) -> TranscodePlan
     {
         var video: VideoLeg? = nil
