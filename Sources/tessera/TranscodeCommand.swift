@@ -26,6 +26,10 @@ struct TranscodeCommand: ParsableCommand {
     @OptionGroup var codec: CodecOptions
     @Option(help: "Colour/scale backend: auto (calibrate both on the first frame, keep the faster), vulkan, cpu.")
     var backend: ProcessingBackend = .auto
+    @Option(help: ArgumentHelp("Cut the video into segments about this many seconds long at keyframes, "
+                               + "transcode them in parallel and stitch them (the farm's path on this machine)."))
+    var segmentDuration: Double?
+    @Option(help: "Segments transcoded at once with --segment-duration.") var parallel = 2
     @Flag(help: "Replace OUT if it exists.") var overwrite = false
     @Flag(help: "Print a JSON report on stdout when done.") var json = false
     @Flag(name: .shortAndLong, help: "No progress output.") var quiet = false
@@ -38,6 +42,8 @@ struct TranscodeCommand: ParsableCommand {
             throw ValidationError("cannot read time range '\(timeRange)'; write it as START-END, e.g. 1s-4s")
         }
         try codec.validate()
+        if let s = segmentDuration, !(s > 0) { throw ValidationError("--segment-duration must be positive") }
+        if parallel < 1 { throw ValidationError("--parallel must be at least 1") }
     }
 
     func run() throws {
@@ -50,6 +56,8 @@ struct TranscodeCommand: ParsableCommand {
         session.timeRange = timeRange.flatMap(TimeRange.init(string:))
         session.overwrite = overwrite
         session.backend = backend
+        session.segmentDuration = segmentDuration
+        session.parallel = parallel
         let reporter = ProgressPrinter(enabled: !quiet)
         session.progressHandler = { reporter.show($0) }
 

@@ -98,6 +98,18 @@ public enum TestMedia {
         }
     }
 
+    /// Where a stream's last packet ends (pts + duration, seconds), from its packets; works for containers
+    /// that store no per-stream duration (Matroska, WebM).
+    public static func streamEnd(_ url: URL, stream: String) throws -> Double {
+        let text = try run("ffprobe", ["-v", "error", "-select_streams", stream, "-show_entries",
+                                       "packet=pts_time,duration_time", "-of", "csv=p=0", url.path])
+        return text.split(separator: "\n").compactMap { line -> Double? in
+            let f = line.split(separator: ",", omittingEmptySubsequences: false).map { Double($0) }
+            guard let pts = f.first ?? nil else { return nil }
+            return pts + ((f.count > 1 ? f[1] : nil) ?? 0)
+        }.max() ?? 0
+    }
+
     /// Mean PSNR (dB) of `distorted` against `reference`, after scaling the reference to the distorted
     /// picture's size with bicubic; `referenceStart` skips that many seconds of the reference.
     ///

@@ -26,6 +26,8 @@ public struct ExportReport: Sendable, Codable {
     public var fileType: String
     public var preset: String?
     public var passthrough: Bool
+    /// Segments the video was cut into (nil for a one-pass export).
+    public var segments: Int? = nil
     /// The range exported, on the source's timeline.
     public var timeRange: TimeRange?
     /// Output duration (the video's when there is video).

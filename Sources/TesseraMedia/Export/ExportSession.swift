@@ -34,6 +34,11 @@ public final class ExportSession: @unchecked Sendable {
         set { choiceBox.set(newValue) }
     }
     private let choiceBox = Locked<BackendChoice?>(nil)
+    /// Cut the video into segments about this many seconds long, transcode them on `parallel`
+    /// threads and stitch them (the farm's path on one machine); nil transcodes in one pass.
+    public var segmentDuration: Double?
+    /// Segments transcoded at once on the segmented path.
+    public var parallel = 2
     /// Called a few times a second from the thread running `export()`.
     public var progressHandler: (@Sendable (ExportProgress) -> Void)?
 
@@ -83,9 +88,19 @@ public final class ExportSession: @unchecked Sendable {
         let cancelledEarly = cancelled
         cancelLock.unlock()
         if cancelledEarly { throw MediaError(.cancelled, path: outputPath, "export cancelled") }
-        let writer = try AssetWriter(outputPath: outputPath, fileType: fileType, overwrite: overwrite,
-                                     optimizeForNetworkUse: settings.optimizeForNetworkUse)
-        writer.metadata = Self.copyableMetadata(reader.input)
+        let makeWriter = { [self] () throws(MediaError) -> AssetWriter in
+            let writer = try AssetWriter(outputPath: outputPath, fileType: fileType, overwrite: overwrite,
+                                         optimizeForNetworkUse: settings.optimizeForNetworkUse)
+            writer.metadata = Self.copyableMetadata(reader.input)
+            return writer
+        }
+        let total = range.map { $0.duration.seconds } ?? assetDuration.seconds
+        if let seconds = segmentDuration, !settings.passthrough, settings.video != nil, fileType != .m4a,
+           reader.videoTrackID != nil {
+            return try exportSegmented(reader: reader, fileType: fileType, range: range, seconds: seconds,
+                                       total: total, started: started, makeWriter: makeWriter)
+        }
+        let writer = try makeWriter()
 
         let plan: ExportPlan
         if settings.passthrough {
@@ -103,7 +118,6 @@ public final class ExportSession: @unchecked Sendable {
         try reader.startReading()
         let stages = plan.start(failure: failure)
 
-        let total = range.map { $0.duration.seconds } ?? assetDuration.seconds
         while !stages.allSatisfy({ $0.wait(seconds: 0.25) }) {
             progressHandler?(plan.progress(total: total, elapsed: Date().timeIntervalSince(started)))
         }
@@ -121,9 +135,41 @@ public final class ExportSession: @unchecked Sendable {
             throw error
         }
         progressHandler?(plan.progress(total: total, elapsed: Date().timeIntervalSince(started)))
+        return finishReport(plan.report, fileType: fileType, range: range, started: started)
+    }
+
+    private func exportSegmented(reader: AssetReader, fileType: FileType, range: TimeRange?, seconds: Double,
+                                 total: Double, started: Date,
+                                 makeWriter: () throws(MediaError) -> AssetWriter) throws(MediaError) -> ExportReport {
+        guard seconds > 0, parallel > 0 else {
+            throw MediaError(.invalidArgument, "segment duration and parallelism must be positive")
+        }
+        let backend = self.backend, box = choiceBox
+        let segmented = SegmentedExport(reader: reader, configuration: .init(
+            settings: settings, fileType: fileType, segmentSeconds: seconds,
+            parallel: parallel, makeProcessor: { spec, frame throws(MediaError) in
+                let selection = try selectFrameProcessor(backend: backend, spec: spec, calibrationFrame: frame)
+                box.set(selection.choice)
+                return selection.processor
+            }))
+        let handler = progressHandler
+        let writer = try segmented.run(makeWriter: makeWriter, progress: { handler?($0) }, total: total,
+                                       started: started)
+        reader.cancelReading()
+        reader.waitUntilFinished()
+        if let error = reader.failure.error, error.kind != .cancelled || cancelLock.withLock({ cancelled }) {
+            writer.cancelWriting()
+            throw error
+        }
+        try writer.finishWriting()
+        return finishReport(segmented.report, fileType: fileType, range: range, started: started)
+    }
+
+    private func finishReport(_ planReport: ExportReport, fileType: FileType, range: TimeRange?,
+                              started: Date) -> ExportReport {
         let wall = Date().timeIntervalSince(started)
         let bytes = (try? FileManager.default.attributesOfItem(atPath: outputPath)[.size] as? Int) ?? 0
-        var report = plan.report
+        var report = planReport
         report.source = sourcePath
         report.output = outputPath
         report.fileType = fileType.rawValue

@@ -76,33 +76,12 @@ final class TranscodePlan: ExportPlan, @unchecked Sendable {
 
     private static func makeVideoLeg(_ vs: VideoSettings, source: StreamDescription, output: AssetReaderTrackOutput,
                                      writer: AssetWriter) throws(MediaError) -> VideoLeg {
-        let p = source.parameters
-        let rotation = source.rotation
-        // Fit the displayed picture into the box; the coded picture keeps the rotation as metadata.
-        let displayW = rotation.swapsDimensions ? Int(p.height) : Int(p.width)
-        let displayH = rotation.swapsDimensions ? Int(p.width) : Int(p.height)
-        let fitted = vs.outputSize(forDisplayWidth: displayW, height: displayH)
-        let (w, h) = rotation.swapsDimensions ? (fitted.height, fitted.width) : (fitted.width, fitted.height)
-        let sourceFormat = AVPixelFormat(rawValue: p.format)
-        let sourceDepth = PixelFormat(sourceFormat).bitDepth
-        let wanted = vs.pixelFormat ?? (sourceDepth > 8 && vs.codec != .h264 ? .yuv420p10le : .yuv420p)
-        guard Encoder.supports(vs.codec.encoderName, pixelFormat: wanted.avFormat) else {
-            throw MediaError(.unsupported, "\(vs.codec.encoderName) cannot encode pixel format \(wanted)")
-        }
-        let needsProcessing = w != Int(p.width) || h != Int(p.height) || wanted.avFormat != sourceFormat
-        let spec = needsProcessing ? ProcessingSpec(outputWidth: w, outputHeight: h, outputFormat: wanted) : nil
-        var colorRange = p.color_range
-        if colorRange == AVCOL_RANGE_UNSPECIFIED || needsProcessing { colorRange = AVCOL_RANGE_MPEG }
-        let encoderInput = Encoder.VideoInput(
-            width: w, height: h, pixelFormat: wanted.avFormat, timeBase: source.timeBase, frameRate: source.frameRate,
-            sampleAspectRatio: p.sample_aspect_ratio.num > 0 ? p.sample_aspect_ratio : AVRational(num: 1, den: 1),
-            colorSpace: p.color_space, colorPrimaries: p.color_primaries, colorTransfer: p.color_trc,
-            colorRange: colorRange, chromaLocation: p.chroma_location)
-        let input = try writer.addVideoInput(settings: vs, input: encoderInput, rotation: rotation,
+        let encoding = try VideoEncoding(vs, source: source)
+        let input = try writer.addVideoInput(settings: vs, input: encoding.encoderInput, rotation: encoding.rotation,
                                              language: source.language)
         let endTick: Int64? = output.range.end == Int64.max ? nil : output.range.end - output.range.start
-        return VideoLeg(output: output, input: input, spec: spec, source: source, codec: vs.codec, rotation: rotation,
-                        endTick: endTick)
+        return VideoLeg(output: output, input: input, spec: encoding.processing, source: source, codec: vs.codec,
+                        rotation: encoding.rotation, endTick: endTick)
     }
 
     func start(failure: PipelineFailure) -> [StageThread] {

@@ -54,12 +54,15 @@ final class PipelineFailure: @unchecked Sendable {
     }
 
     /// Registers a queue to cancel when any stage fails.
-    func watch<T>(_ queue: BoundedQueue<T>) {
+    func watch<T>(_ queue: BoundedQueue<T>) { watchCancel { queue.cancel() } }
+
+    /// Registers something to wake or stop when any stage fails (at once if one already has).
+    func watchCancel(_ cancel: @escaping () -> Void) {
         let cancelNow: Bool = lock.withLock {
-            cancellers.append { queue.cancel() }
+            cancellers.append(cancel)
             return first != nil
         }
-        if cancelNow { queue.cancel() }
+        if cancelNow { cancel() }
     }
 
     /// Throws the recorded error, if any.

@@ -94,7 +94,7 @@ public final class AssetReader: @unchecked Sendable {
     }
 
     /// The range as ticks of a stream's time base, including the container's start offset.
-    private func ticks(for stream: UnsafeMutablePointer<AVStream>) -> TickRange {
+    func ticks(for stream: UnsafeMutablePointer<AVStream>) -> TickRange {
         let tb = stream.pointee.time_base
         let offset = av_rescale_q(input.startTime, tessera_AV_TIME_BASE_Q(), tb)
         guard let range = timeRange else { return TickRange(start: offset, end: Int64.max, offset: offset) }

@@ -13,9 +13,15 @@ final class Decoder: @unchecked Sendable {
     private let path: String
 
     /// - Throws: `.unsupported` when no decoder exists for the stream's codec, `.ffmpeg` when it fails to open.
-    init(stream: UnsafeMutablePointer<AVStream>, path: String, threads: Int = 0) throws(MediaError) {
+    convenience init(stream: UnsafeMutablePointer<AVStream>, path: String, threads: Int = 0) throws(MediaError) {
+        try self.init(parameters: stream.pointee.codecpar, timeBase: stream.pointee.time_base, path: path,
+                      threads: threads)
+    }
+
+    /// A decoder for packets described by `parameters` with timestamps in `timeBase`.
+    init(parameters: UnsafePointer<AVCodecParameters>, timeBase: AVRational, path: String,
+         threads: Int = 0) throws(MediaError) {
         self.path = path
-        let parameters = stream.pointee.codecpar!
         codecName = String(cString: avcodec_get_name(parameters.pointee.codec_id))
         guard let codec = avcodec_find_decoder(parameters.pointee.codec_id) else {
             throw MediaError(.unsupported, path: path, "no decoder for codec \(codecName)")
@@ -24,10 +30,10 @@ final class Decoder: @unchecked Sendable {
             throw MediaError(.ffmpeg, path: path, "out of memory allocating a \(codecName) decoder")
         }
         context = ctx
-        timeBase = stream.pointee.time_base
+        self.timeBase = timeBase
         do {
             try ff(avcodec_parameters_to_context(ctx, parameters), "configure \(codecName) decoder")
-            ctx.pointee.pkt_timebase = stream.pointee.time_base
+            ctx.pointee.pkt_timebase = timeBase
             ctx.pointee.thread_count = Int32(threads)
             ctx.pointee.thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE
             ctx.pointee.err_recognition |= AV_EF_EXPLODE

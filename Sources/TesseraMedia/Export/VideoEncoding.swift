@@ -1,0 +1,38 @@
+import CFFmpeg
+import TesseraAV
+import TesseraCompute
+import TesseraCore
+
+/// How a source video track becomes the encoder's input: output size (the displayed picture fitted
+/// into the settings' box, the rotation kept as metadata), pixel format, and the processing needed.
+/// Shared by the one-pass export and every segment of a segmented one, so they encode identically.
+struct VideoEncoding {
+    let processing: ProcessingSpec?
+    let encoderInput: Encoder.VideoInput
+    let rotation: Rotation
+
+    /// - Throws: `.unsupported` when the encoder cannot take the chosen pixel format.
+    init(_ vs: VideoSettings, source: StreamDescription) throws(MediaError) {
+        let p = source.parameters
+        rotation = source.rotation
+        let displayW = rotation.swapsDimensions ? Int(p.height) : Int(p.width)
+        let displayH = rotation.swapsDimensions ? Int(p.width) : Int(p.height)
+        let fitted = vs.outputSize(forDisplayWidth: displayW, height: displayH)
+        let (w, h) = rotation.swapsDimensions ? (fitted.height, fitted.width) : (fitted.width, fitted.height)
+        let sourceFormat = AVPixelFormat(rawValue: p.format)
+        let sourceDepth = PixelFormat(sourceFormat).bitDepth
+        let wanted = vs.pixelFormat ?? (sourceDepth > 8 && vs.codec != .h264 ? .yuv420p10le : .yuv420p)
+        guard Encoder.supports(vs.codec.encoderName, pixelFormat: wanted.avFormat) else {
+            throw MediaError(.unsupported, "\(vs.codec.encoderName) cannot encode pixel format \(wanted)")
+        }
+        let needsProcessing = w != Int(p.width) || h != Int(p.height) || wanted.avFormat != sourceFormat
+        processing = needsProcessing ? ProcessingSpec(outputWidth: w, outputHeight: h, outputFormat: wanted) : nil
+        var colorRange = p.color_range
+        if colorRange == AVCOL_RANGE_UNSPECIFIED || needsProcessing { colorRange = AVCOL_RANGE_MPEG }
+        encoderInput = Encoder.VideoInput(
+            width: w, height: h, pixelFormat: wanted.avFormat, timeBase: source.timeBase, frameRate: source.frameRate,
+            sampleAspectRatio: p.sample_aspect_ratio.num > 0 ? p.sample_aspect_ratio : AVRational(num: 1, den: 1),
+            colorSpace: p.color_space, colorPrimaries: p.color_primaries, colorTransfer: p.color_trc,
+            colorRange: colorRange, chromaLocation: p.chroma_location)
+    }
+}

@@ -1,0 +1,73 @@
+import CFFmpeg
+import TesseraAV
+
+/// An owned copy of `AVCodecParameters` (codec, size, format, extradata, colour…), so a segment task
+/// or result is a self-contained value that can cross threads now and the wire later.
+public final class CodecParameters: @unchecked Sendable {
+    let pointer: UnsafeMutablePointer<AVCodecParameters>
+
+    init(copying source: UnsafePointer<AVCodecParameters>) throws(MediaError) {
+        guard let p = avcodec_parameters_alloc() else { throw MediaError(.ffmpeg, "out of memory copying codec parameters") }
+        pointer = p
+        try ff(avcodec_parameters_copy(p, source), "copy codec parameters")
+    }
+
+    init(encoder: UnsafePointer<AVCodecContext>) throws(MediaError) {
+        guard let p = avcodec_parameters_alloc() else { throw MediaError(.ffmpeg, "out of memory copying codec parameters") }
+        pointer = p
+        try ff(avcodec_parameters_from_context(p, encoder), "describe encoder output")
+    }
+
+    deinit {
+        var p: UnsafeMutablePointer<AVCodecParameters>? = pointer
+        avcodec_parameters_free(&p)
+    }
+
+    var codecName: String { String(cString: avcodec_get_name(pointer.pointee.codec_id)) }
+    var extradata: [UInt8] {
+        let p = pointer.pointee
+        guard let data = p.extradata, p.extradata_size > 0 else { return [] }
+        return Array(UnsafeBufferPointer(start: data, count: Int(p.extradata_size)))
+    }
+
+    /// Why two segments' streams cannot be joined at packet level, or nil when they can.
+    func mismatch(with other: CodecParameters) -> String? {
+        let a = pointer.pointee, b = other.pointer.pointee
+        if a.codec_id != b.codec_id { return "codec \(codecName) vs \(other.codecName)" }
+        if a.width != b.width || a.height != b.height { return "size \(a.width)x\(a.height) vs \(b.width)x\(b.height)" }
+        if a.format != b.format { return "pixel format \(a.format) vs \(b.format)" }
+        if a.profile != b.profile { return "profile \(a.profile) vs \(b.profile)" }
+        if extradata != other.extradata { return "decoder configuration (extradata) differs" }
+        return nil
+    }
+}
+
+/// A compressed packet as plain data with its timestamps.
+public struct EncodedPacket: Sendable {
+    public var data: [UInt8]
+    public var pts: Int64
+    public var dts: Int64
+    public var duration: Int64
+    public var isKeyframe: Bool
+
+    init(_ packet: Packet) {
+        let p = packet.pointer.pointee
+        data = p.data.map { Array(UnsafeBufferPointer(start: $0, count: Int(p.size))) } ?? []
+        pts = p.pts
+        dts = p.dts
+        duration = p.duration
+        isKeyframe = p.flags & AV_PKT_FLAG_KEY != 0
+    }
+
+    /// A libav packet holding a copy of the data.
+    func makePacket() throws(MediaError) -> Packet {
+        let packet = try Packet()
+        try ff(av_new_packet(packet.pointer, Int32(data.count)), "allocate packet")
+        data.withUnsafeBufferPointer { packet.pointer.pointee.data.update(from: $0.baseAddress!, count: data.count) }
+        packet.pointer.pointee.pts = pts
+        packet.pointer.pointee.dts = dts
+        packet.pointer.pointee.duration = duration
+        if isKeyframe { packet.pointer.pointee.flags |= AV_PKT_FLAG_KEY }
+        return packet
+    }
+}

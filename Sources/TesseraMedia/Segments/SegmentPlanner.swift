@@ -1,0 +1,68 @@
+import TesseraCore
+
+/// Cuts a video track's output frames into segments about `targetTicks` long, at source keyframes.
+///
+/// The output frames are the source frames presented in `[start, end)` (plus the frame on screen at
+/// `start` when none sits exactly there, moved to `start`), the same set the unsegmented export
+/// writes. A segment boundary is always a keyframe's presentation time, so each segment (after the
+/// first) starts decoding at its own keyframe; it feeds packets in decode order until every frame it
+/// presents has been decoded, which reaches past the next keyframe when frames are reordered.
+enum SegmentPlanner {
+    /// - Parameters:
+    ///   - start, end: the exported range in source ticks (end may be `Int64.max`).
+    ///   - targetTicks: the wished segment length in source ticks.
+    /// - Returns: segments in output order covering every output frame exactly once; empty when the
+    ///   range holds no frame.
+    static func plan(_ index: VideoPacketIndex, start: Int64, end: Int64, targetTicks: Int64) -> [SegmentSpec] {
+        let packets = index.entries
+        // Frames in presentation order, each with its decode-order position.
+        let order = packets.indices.sorted { packets[$0].pts < packets[$1].pts }
+        var frames = order.filter { packets[$0].pts >= start && packets[$0].pts < end }
+        if let first = frames.first, packets[first].pts > start,
+           let held = order.last(where: { packets[$0].pts < start }) {
+            frames.insert(held, at: 0)
+        } else if frames.isEmpty, let held = order.last(where: { packets[$0].pts < start }) {
+            frames = [held]
+        }
+        guard !frames.isEmpty else { return [] }
+
+        // Cut points: keyframe presentation times inside the range, at least a target apart.
+        let keyframes = packets.filter(\.isKeyframe).map(\.pts).sorted()
+        var cuts: [Int64] = []
+        var last = start
+        for k in keyframes where k > start && k < end && k - last >= targetTicks {
+            cuts.append(k)
+            last = k
+        }
+        // Don't leave a runt at the end: merge a last segment shorter than a third of the target.
+        if let lastCut = cuts.last, let lastFrame = frames.last, packets[lastFrame].pts - lastCut < targetTicks / 3 {
+            cuts.removeLast()
+        }
+
+        var segments: [SegmentSpec] = []
+        var frameCursor = 0
+        let bounds = [start] + cuts + [end]
+        for (i, (lo, hi)) in zip(bounds, bounds.dropFirst()).enumerated() {
+            var members: [Int] = []
+            while frameCursor < frames.count {
+                let f = frames[frameCursor]
+                // The held first frame (pts < start) belongs to the first segment.
+                guard packets[f].pts < hi || (i == 0 && packets[f].pts < start) else { break }
+                members.append(f)
+                frameCursor += 1
+            }
+            guard !members.isEmpty else { continue }
+            let firstPTS = members.map { packets[$0].pts }.min()!
+            // Decode from the last keyframe (in decode order) presented at or before the first frame.
+            let firstDecode = members.min()!
+            let keyStart = (0...firstDecode).last { packets[$0].isKeyframe && packets[$0].pts <= firstPTS } ?? 0
+            let decodeEnd = members.max()! + 1
+            let outputStart = segments.last.map { $0.outputFrames.upperBound } ?? 0
+            segments.append(SegmentSpec(
+                index: segments.count, outputFrames: outputStart..<(outputStart + members.count),
+                presentationRange: lo..<hi, decodePackets: keyStart..<decodeEnd,
+                timeMap: TimeMapPiece(sourceStart: start, outputStart: 0)))
+        }
+        return segments
+    }
+}

@@ -1,0 +1,45 @@
+import CFFmpeg
+import TesseraAV
+
+/// Concatenates encoded segments at packet level into one track.
+///
+/// Segments arrive with timestamps already on the output timeline. The stitcher refuses a segment
+/// whose codec parameters differ from the first (it could not be decoded with the others), and checks
+/// across every boundary that DTS strictly increases and PTS ≥ DTS.
+final class SegmentStitcher {
+    private let reference: CodecParameters
+    private let timeBase: AVRational
+    private let path: String
+    private var lastDTS = Int64.min
+    private var end: Int64 = 0
+
+    init(reference: CodecParameters, timeBase: AVRational, path: String) {
+        self.reference = reference
+        self.timeBase = timeBase
+        self.path = path
+    }
+
+    /// Seconds of output written so far (end of the latest frame).
+    var endSeconds: Double { Double(end) * Double(timeBase.num) / Double(timeBase.den) }
+
+    /// - Throws: `.invalidArgument` naming the segment when its parameters differ or its timestamps
+    ///   would break decode order at the boundary; the writer's errors otherwise.
+    func append(_ segment: SegmentResult, to input: AssetWriterInput) throws(MediaError) {
+        if let why = segment.parameters.mismatch(with: reference) {
+            throw MediaError(.invalidArgument, path: path, "segment \(segment.index) cannot be stitched: \(why)")
+        }
+        guard segment.packets.first?.isKeyframe == true else {
+            throw MediaError(.invalidArgument, path: path, "segment \(segment.index) does not start with a keyframe")
+        }
+        for (n, p) in segment.packets.enumerated() {
+            guard p.dts > lastDTS, p.pts >= p.dts else {
+                throw MediaError(.invalidArgument, path: path,
+                                 "segment \(segment.index) packet \(n): DTS \(p.dts) after \(lastDTS), PTS \(p.pts)"
+                                    + " — timestamps out of order at the boundary")
+            }
+            lastDTS = p.dts
+            end = max(end, p.pts + p.duration)
+            try input.append(try p.makePacket())
+        }
+    }
+}
