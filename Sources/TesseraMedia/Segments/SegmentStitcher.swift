@@ -25,21 +25,32 @@ final class SegmentStitcher {
     /// - Throws: `.invalidArgument` naming the segment when its parameters differ or its timestamps
     ///   would break decode order at the boundary; the writer's errors otherwise.
     func append(_ segment: SegmentResult, to input: AssetWriterInput) throws(MediaError) {
-        if let why = segment.parameters.mismatch(with: reference) {
-            throw MediaError(.invalidArgument, path: path, "segment \(segment.index) cannot be stitched: \(why)")
-        }
-        guard segment.packets.first?.isKeyframe == true else {
-            throw MediaError(.invalidArgument, path: path, "segment \(segment.index) does not start with a keyframe")
-        }
+        try check(segment.parameters, segment: segment.index)
         for (n, p) in segment.packets.enumerated() {
-            guard p.dts > lastDTS, p.pts >= p.dts else {
-                throw MediaError(.invalidArgument, path: path,
-                                 "segment \(segment.index) packet \(n): DTS \(p.dts) after \(lastDTS), PTS \(p.pts)"
-                                    + " — timestamps out of order at the boundary")
-            }
-            lastDTS = p.dts
-            end = max(end, p.pts + p.duration)
-            try input.append(try p.makePacket())
+            try append(try p.makePacket(), segment: segment.index, number: n, to: input)
         }
+    }
+
+    /// Refuses a segment whose stream could not be decoded with the first one's parameters.
+    func check(_ parameters: CodecParameters, segment: Int) throws(MediaError) {
+        if let why = parameters.mismatch(with: reference) {
+            throw MediaError(.invalidArgument, path: path, "segment \(segment) cannot be stitched: \(why)")
+        }
+    }
+
+    /// Writes one packet already on the output timeline, checking decode order across boundaries.
+    func append(_ packet: Packet, segment: Int, number: Int, to input: AssetWriterInput) throws(MediaError) {
+        let p = packet.pointer.pointee
+        if number == 0 && p.flags & AV_PKT_FLAG_KEY == 0 && reference.pointer.pointee.codec_type == AVMEDIA_TYPE_VIDEO {
+            throw MediaError(.invalidArgument, path: path, "segment \(segment) does not start with a keyframe")
+        }
+        guard p.dts > lastDTS, p.pts >= p.dts else {
+            throw MediaError(.invalidArgument, path: path,
+                             "segment \(segment) packet \(number): DTS \(p.dts) after \(lastDTS), PTS \(p.pts)"
+                                + " — timestamps out of order at the boundary")
+        }
+        lastDTS = p.dts
+        end = max(end, p.pts + p.duration)
+        try input.append(packet)
     }
 }
