@@ -30,8 +30,8 @@ struct VerifyCommand: ParsableCommand {
     func run() throws {
         let report: VerificationReport
         do {
-            var verifier = OutputVerifier(path: output)
-            if let against { verifier = try OutputVerifier(path: output, against: against) }
+            let verifier = if let against { try OutputVerifier(path: output, against: against) }
+                else { OutputVerifier(path: output) }
             report = try verifier.verify()
         } catch {
             FileHandle.standardError.write(Data("tessera: \(error)\n".utf8))

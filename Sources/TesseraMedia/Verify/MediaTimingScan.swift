@@ -156,7 +156,8 @@ struct MediaTimingScan {
         }
     }
 
-    private mutating func decodeAudioPacket(_ packet: Packet?, with decoder: Decoder?, timeBase: AVRational) -> Decoder? {
+    private mutating func decodeAudioPacket(_ packet: Packet?, with decoder: Decoder?,
+                                            timeBase: AVRational) -> Decoder? {
         guard let decoder, var audio else { return nil }
         defer { self.audio = audio }
         do {

@@ -128,7 +128,8 @@ extension OutputVerifier {
     static func presentationTimes(_ scan: MediaTimingScan, _ offsets: [MediaTime]) -> Check {
         let actual = scan.sortedFramePTS
         let base = actual.first ?? 0, baseTime = scan.videoTime(base)
-        for (index, (pts, offset)) in zip(actual, offsets).enumerated() where !scan.isWithinOneTick(pts - base, of: offset) {
+        for (index, (pts, offset)) in zip(actual, offsets).enumerated()
+        where !scan.isWithinOneTick(pts - base, of: offset) {
             let time = scan.videoTime(pts)
             return Check(.presentationTimes, passed: false,
                          "frame \(index) at \(secondsText(time)): expected pts \(secondsText(baseTime + offset))",
