@@ -165,6 +165,16 @@ import TesseraTestSupport
         #expect(report.frameCount == 60)
     }
 
+    @Test func mpegTSWithANonZeroStartPassesAgainstItsSource() throws {
+        defer { TestMedia.cleanup(dir) }
+        let src = try source()
+        // MPEG-TS clocks run free: the output starts at 1.4 s plus the offset, not at zero.
+        let out = try ffmpeg(["-i", src.path, "-c", "copy", "-output_ts_offset", "3"], "out.ts")
+        let report = try OutputVerifier(path: out.path, against: src.path).verify()
+        #expect(report.passed, "\(report.firstFailure ?? "")")
+        #expect((report.check(.firstFrameAtStart)?.detail.contains("at 0.000s")) == false)
+    }
+
     @Test func variableFrameRateSourcePassesAgainstItself() throws {
         defer { TestMedia.cleanup(dir) }
         let src = try source()

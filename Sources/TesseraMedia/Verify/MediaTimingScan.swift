@@ -53,8 +53,6 @@ struct MediaTimingScan {
     var formatName: String
     /// Formats whose timestamps need not start at zero (MPEG-TS, MPEG-PS: `AVFMT_TS_DISCONT`).
     var hasFreeRunningTimestamps: Bool
-    /// libavformat's `start_time`: the earliest timestamp of any stream.
-    var containerStart: MediaTime
     var videoStream: Int?
     var videoTimeBase = AVRational(num: 1, den: 1)
     /// The video stream's average frame rate, for the duration of a lone frame.
@@ -71,7 +69,6 @@ struct MediaTimingScan {
         formatName = input.formatName
         hasFreeRunningTimestamps = input.context.pointee.iformat.map { $0.pointee.flags & AVFMT_TS_DISCONT != 0 }
             ?? false
-        containerStart = MediaTime(value: input.startTime, timescale: AV_TIME_BASE)
         let streams = input.streams
         videoStream = input.bestStream(AVMEDIA_TYPE_VIDEO)
         var videoDecoder: Decoder?

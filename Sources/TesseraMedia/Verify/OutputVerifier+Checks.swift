@@ -96,7 +96,8 @@ extension OutputVerifier {
         return Check(.presentationOrder, passed: true, "\(scan.frames.count) frames, each after the one before")
     }
 
-    /// The output start is zero, or the container's start time in formats whose clocks run free (MPEG-TS).
+    /// The output start is zero, or, in formats whose clocks run free (MPEG-TS), the earliest decoded video
+    /// or audio time (exact, where libavformat's `start_time` is rounded to microseconds).
     /// Where the audio starts first, the video may start up to one audio frame late: muxers that cannot
     /// store negative times (Matroska) shift the whole file by the audio encoder's priming, and how far
     /// the two tracks are apart is the `av-start-offset` check's to judge.
@@ -105,13 +106,14 @@ extension OutputVerifier {
             return Check(.firstFrameAtStart, passed: false, "no video frame decoded")
         }
         let time = scan.videoTime(first)
-        let start = scan.hasFreeRunningTimestamps ? scan.containerStart : .zero
+        let audioStart = scan.audio?.firstSampleTime.flatMap { $0.isNumeric ? $0 : nil }
+        let start = scan.hasFreeRunningTimestamps ? MediaTime.minimum(time, audioStart ?? time) : .zero
         guard frame.isKeyframe else {
             return Check(.firstFrameAtStart, passed: false, "frame 0 at \(secondsText(time)) is not a keyframe",
                          frame: 0, time: time)
         }
         var late = scan.videoTick
-        if let audioStart = scan.audio?.firstSampleTime, audioStart < time, let audioFrame = scan.audioFrameDuration {
+        if let audioStart, audioStart < time, let audioFrame = scan.audioFrameDuration {
             late = MediaTime.maximum(late, audioFrame)
         }
         let offset = time - start
