@@ -1,0 +1,183 @@
+import CFFmpeg
+import TesseraCore
+
+/// The checks, each a pure function of the scan: one `Check` naming the first offender when it fails.
+extension OutputVerifier {
+    typealias Check = VerificationReport.Check
+
+    /// Every check that applies, in `Check.Name` order. Without a video track only that failure and
+    /// decoding are reported; the expectation checks run only with an expectation, the audio checks only
+    /// with an audio track.
+    static func checks(_ scan: MediaTimingScan, expectation: Expectation?) -> [Check] {
+        guard scan.videoStream != nil else {
+            return [Check(.videoTrack, passed: false, "the file has no video track"), decodable(scan)]
+        }
+        var checks = [Check(.videoTrack, passed: true, "\(scan.videoCodec) in \(scan.formatName)"),
+                      firstPacketKeyframe(scan), dtsIncreasing(scan), ptsNotBeforeDTS(scan), decodable(scan),
+                      presentationOrder(scan), firstFrameAtStart(scan)]
+        if let expectation {
+            if let offsets = expectation.offsets() { checks.append(presentationTimes(scan, offsets)) }
+            let expected = expectation.frameCount
+            checks.append(Check(.frameCount, passed: scan.frames.count == expected,
+                                "\(scan.frames.count) frames, expected \(expected)"))
+        }
+        if scan.audio != nil { checks += [audioDuration(scan), avStartOffset(scan)] }
+        return checks
+    }
+
+    static func firstPacketKeyframe(_ scan: MediaTimingScan) -> Check {
+        guard let first = scan.packets.first else {
+            return Check(.firstPacketKeyframe, passed: false, "the video track has no packets")
+        }
+        let time = scan.videoTime(first.pts)
+        return first.isKeyframe
+            ? Check(.firstPacketKeyframe, passed: true, "packet 0 is a keyframe")
+            : Check(.firstPacketKeyframe, passed: false, "packet 0 (pts \(secondsText(time))) is not a keyframe",
+                    packet: 0, time: time)
+    }
+
+    /// Packets without a DTS are skipped: Matroska stores none, and libavformat derives them only once
+    /// it has seen how far frames are reordered, so the first packets of a B-frame stream lack one.
+    static func dtsIncreasing(_ scan: MediaTimingScan) -> Check {
+        let none = tessera_AV_NOPTS_VALUE()
+        var previous: (index: Int, dts: Int64)?
+        for (index, packet) in scan.packets.enumerated() where packet.dts != none {
+            if let previous, packet.dts <= previous.dts {
+                let time = scan.videoTime(packet.dts)
+                return Check(.dtsIncreasing, passed: false,
+                             "packet \(index): dts \(packet.dts) (\(secondsText(time))) does not increase on packet "
+                                 + "\(previous.index)'s \(previous.dts)", packet: index, time: time)
+            }
+            previous = (index, packet.dts)
+        }
+        let missing = scan.packets.count { $0.dts == none }
+        return Check(.dtsIncreasing, passed: true, "\(scan.packets.count) packets"
+            + (missing > 0 ? ", \(missing) without a DTS in the container (skipped)" : ""))
+    }
+
+    static func ptsNotBeforeDTS(_ scan: MediaTimingScan) -> Check {
+        let none = tessera_AV_NOPTS_VALUE()
+        for (index, packet) in scan.packets.enumerated()
+        where packet.pts != none && packet.dts != none && packet.pts < packet.dts {
+            let time = scan.videoTime(packet.pts)
+            return Check(.ptsNotBeforeDTS, passed: false,
+                         "packet \(index): pts \(packet.pts) (\(secondsText(time))) is before its dts \(packet.dts) "
+                             + "(\(secondsText(scan.videoTime(packet.dts))))", packet: index, time: time)
+        }
+        return Check(.ptsNotBeforeDTS, passed: true, "every packet decoded no later than shown")
+    }
+
+    static func decodable(_ scan: MediaTimingScan) -> Check {
+        if let failure = scan.failure {
+            return Check(.decodable, passed: false, failure.message, packet: failure.packet, time: failure.time)
+        }
+        let audio = scan.audio.map { ", \($0.samples) \($0.codec) samples" } ?? ""
+        return Check(.decodable, passed: true, "\(scan.frames.count) \(scan.videoCodec) frames\(audio)")
+    }
+
+    /// Frames come out of the decoder in presentation order, so any step that is not forward is a
+    /// duplicated, missing or misplaced timestamp.
+    static func presentationOrder(_ scan: MediaTimingScan) -> Check {
+        for (index, frame) in scan.frames.enumerated() {
+            guard frame.pts != tessera_AV_NOPTS_VALUE() else {
+                return Check(.presentationOrder, passed: false, "frame \(index) has no presentation time",
+                             frame: index)
+            }
+            guard index > 0 else { continue }
+            let previous = scan.frames[index - 1].pts, time = scan.videoTime(frame.pts)
+            if frame.pts <= previous {
+                let relation = frame.pts == previous
+                    ? "has the same pts as frame \(index - 1)"
+                    : "comes after frame \(index - 1) at \(secondsText(scan.videoTime(previous)))"
+                return Check(.presentationOrder, passed: false, "frame \(index) at \(secondsText(time)) \(relation)",
+                             frame: index, time: time)
+            }
+        }
+        return Check(.presentationOrder, passed: true, "\(scan.frames.count) frames, each after the one before")
+    }
+
+    /// The output start is zero, or, in formats whose clocks run free (MPEG-TS), the earliest decoded video
+    /// or audio time (exact, where libavformat's `start_time` is rounded to microseconds).
+    /// Where the audio starts first, the video may start up to one audio frame late: muxers that cannot
+    /// store negative times (Matroska) shift the whole file by the audio encoder's priming, and how far
+    /// the two tracks are apart is the `av-start-offset` check's to judge.
+    static func firstFrameAtStart(_ scan: MediaTimingScan) -> Check {
+        guard let first = scan.sortedFramePTS.first, let frame = scan.frames.first(where: { $0.pts == first }) else {
+            return Check(.firstFrameAtStart, passed: false, "no video frame decoded")
+        }
+        let time = scan.videoTime(first)
+        let audioStart = scan.audio?.firstSampleTime.flatMap { $0.isNumeric ? $0 : nil }
+        let start = scan.hasFreeRunningTimestamps ? MediaTime.minimum(time, audioStart ?? time) : .zero
+        guard frame.isKeyframe else {
+            return Check(.firstFrameAtStart, passed: false, "frame 0 at \(secondsText(time)) is not a keyframe",
+                         frame: 0, time: time)
+        }
+        var late = scan.videoTick
+        if let audioStart, audioStart < time, let audioFrame = scan.audioFrameDuration {
+            late = MediaTime.maximum(late, audioFrame)
+        }
+        let offset = time - start
+        guard offset >= -scan.videoTick, offset <= late else {
+            return Check(.firstFrameAtStart, passed: false,
+                         "frame 0 at \(secondsText(time)): expected at the output start \(secondsText(start))",
+                         frame: 0, time: time)
+        }
+        return Check(.firstFrameAtStart, passed: true, "frame 0 is a keyframe at \(secondsText(time))"
+            + (offset > scan.videoTick ? " (the output start is \(secondsText(start)); the audio starts first)" : ""))
+    }
+
+    /// Frame k's time after the first frame against the expected offset k, to one tick of the time base.
+    static func presentationTimes(_ scan: MediaTimingScan, _ offsets: [MediaTime]) -> Check {
+        let actual = scan.sortedFramePTS
+        let base = actual.first ?? 0, baseTime = scan.videoTime(base)
+        for (index, (pts, offset)) in zip(actual, offsets).enumerated()
+        where !scan.isWithinOneTick(pts - base, of: offset) {
+            let time = scan.videoTime(pts)
+            return Check(.presentationTimes, passed: false,
+                         "frame \(index) at \(secondsText(time)): expected pts \(secondsText(baseTime + offset))",
+                         frame: index, time: time)
+        }
+        if actual.count < offsets.count {
+            let index = actual.count
+            return Check(.presentationTimes, passed: false, "frame \(index) is missing: expected at "
+                + "\(secondsText(baseTime + offsets[index])), but the output ends after \(index) frames", frame: index)
+        }
+        if actual.count > offsets.count {
+            let index = offsets.count, time = scan.videoTime(actual[index])
+            return Check(.presentationTimes, passed: false,
+                         "frame \(index) at \(secondsText(time)) is extra: expected \(offsets.count) frames",
+                         frame: index, time: time)
+        }
+        let tick = scan.videoTimeBase
+        return Check(.presentationTimes, passed: true,
+                     "\(actual.count) frames at the expected times (to \(tick.num)/\(tick.den) s)")
+    }
+
+    /// Compares where the audio and video end rather than their lengths alone: Matroska keeps AAC's
+    /// priming samples and shifts the video after them, so the lengths differ by the priming while the
+    /// ends still meet. The start is the `av-start-offset` check's.
+    static func audioDuration(_ scan: MediaTimingScan) -> Check {
+        guard let audio = scan.audio, let audioStart = audio.firstSampleTime, audioStart.isNumeric,
+              let frame = scan.audioFrameDuration, let video = scan.videoSpan else {
+            return Check(.audioDuration, passed: false, "no audio or no video decoded to compare")
+        }
+        let length = MediaTime(value: audio.samples, timescale: audio.sampleRate)
+        let gap = audioStart + length - video.end
+        let relation = gap < .zero ? "before" : "after"
+        return Check(.audioDuration, passed: gap.absolute <= frame,
+                     "audio ends \(secondsText(gap.absolute)) \(relation) the video (audio \(secondsText(length)) "
+                         + "from \(secondsText(audioStart)), video \(secondsText(video.end - video.start)) from "
+                         + "\(secondsText(video.start))); allowed \(secondsText(frame)) (one \(audio.frameSize)-sample "
+                         + "\(audio.codec) frame)", time: audioStart + length)
+    }
+
+    static func avStartOffset(_ scan: MediaTimingScan) -> Check {
+        guard let offset = scan.avStartOffset, let frame = scan.audioFrameDuration else {
+            return Check(.avStartOffset, passed: false, "no audio or no video decoded to compare")
+        }
+        let relation = offset < .zero ? "before" : "after"
+        return Check(.avStartOffset, passed: offset.absolute <= frame,
+                     "audio starts \(secondsText(offset.absolute)) \(relation) the video; allowed "
+                         + "\(secondsText(frame))", time: scan.audio?.firstSampleTime)
+    }
+}

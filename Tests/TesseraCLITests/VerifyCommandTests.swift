@@ -1,0 +1,91 @@
+import Foundation
+import TesseraTestSupport
+import Testing
+
+/// `tessera verify`, run as the built binary: exit codes, the human summary and the JSON report.
+@Suite(.serialized) struct VerifyCommandTests {
+    let dir: URL
+    init() throws { dir = try TestMedia.makeDirectory("cli-verify") }
+
+    func tessera(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        try TestMedia.runCapturing(TestMedia.tesseraBinary.path, arguments)
+    }
+
+    /// A 2 s 30 fps H.264 + AAC source and a copy of it with frame 10 dropped.
+    func sourceAndDropped() throws -> (source: URL, dropped: URL) {
+        let src = dir.appendingPathComponent("src.mp4"), dropped = dir.appendingPathComponent("dropped.mp4")
+        try TestMedia.make(src, seconds: 2)
+        try TestMedia.run("ffmpeg", ["-hide_banner", "-loglevel", "error", "-y", "-i", src.path, "-vf",
+                                     "select='not(eq(n\\,10))'", "-fps_mode", "passthrough", "-c:v", "libx264",
+                                     "-preset", "ultrafast", "-c:a", "copy", dropped.path])
+        return (src, dropped)
+    }
+
+    @Test func passingOutputExitsZeroWithEveryCheckTicked() throws {
+        defer { TestMedia.cleanup(dir) }
+        let (src, _) = try sourceAndDropped()
+        let r = try tessera(["verify", src.path, "--against", src.path])
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        #expect(r.stdout.contains("✓ frame-count") && !r.stdout.contains("✗"), "\(r.stdout)")
+        #expect(r.stdout.hasSuffix("passed\n"), "\(r.stdout)")
+    }
+
+    @Test func failingOutputExits65NamingTheFirstFailure() throws {
+        defer { TestMedia.cleanup(dir) }
+        let (src, dropped) = try sourceAndDropped()
+        let r = try tessera(["verify", dropped.path, "--against", src.path])
+        #expect(r.status == 65, "\(r.stdout)\(r.stderr)")
+        let line = r.stdout.split(separator: "\n").first { $0.contains("✗ presentation-times") }
+        #expect(line?.hasSuffix("frame 10 at 0.367s: expected pts 0.333s") == true, "\(r.stdout)")
+        #expect(r.stdout.contains("FAILED: presentation-times: frame 10"), "\(r.stdout)")
+    }
+
+    @Test func jsonReportShape() throws {
+        defer { TestMedia.cleanup(dir) }
+        let (src, dropped) = try sourceAndDropped()
+        let r = try tessera(["verify", dropped.path, "--against", src.path, "--json"])
+        #expect(r.status == 65, "\(r.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        #expect(json["passed"] as? Bool == false)
+        #expect(json["frameCount"] as? Int == 59)
+        #expect(json["expectedFrameCount"] as? Int == 60)
+        #expect(json["path"] as? String == dropped.path && json["against"] as? String == src.path)
+        #expect((json["firstFailure"] as? String)?.hasPrefix("presentation-times: frame 10") == true)
+        for key in ["videoDuration", "audioDuration", "avStartOffset"] {
+            let time = json[key] as? [String: Any]
+            #expect(time?["value"] is Int && time?["timescale"] is Int, "\(key) is an exact time: \(json[key] ?? "")")
+        }
+        let checks = try #require(json["checks"] as? [[String: Any]])
+        #expect(checks.allSatisfy { $0["name"] is String && $0["passed"] is Bool && $0["detail"] is String })
+        let times = try #require(checks.first { $0["name"] as? String == "presentation-times" })
+        #expect(times["passed"] as? Bool == false && times["frame"] as? Int == 10)
+        let passing = try tessera(["verify", src.path, "--json"])
+        #expect(passing.status == 0)
+        let passed = try #require(try JSONSerialization.jsonObject(with: Data(passing.stdout.utf8)) as? [String: Any])
+        #expect(passed["passed"] as? Bool == true && passed["firstFailure"] == nil)
+    }
+
+    struct Unreadable: Sendable, CustomTestStringConvertible {
+        let name: String
+        let contents: Data?
+        let status: Int32
+        var testDescription: String { name }
+    }
+
+    @Test(arguments: [
+        Unreadable(name: "missing", contents: nil, status: 66),
+        Unreadable(name: "empty", contents: Data(), status: 65),
+        Unreadable(name: "garbage", contents: Data(repeating: 0x5A, count: 4096), status: 65),
+    ])
+    func unreadableFilesExitWithTheUsualCodes(_ c: Unreadable) throws {
+        defer { TestMedia.cleanup(dir) }
+        let file = dir.appendingPathComponent("\(c.name).mp4")
+        if let contents = c.contents { try contents.write(to: file) }
+        let r = try tessera(["verify", file.path])
+        #expect(r.status == c.status, "\(r.stderr)")
+        #expect(r.stderr.hasPrefix("tessera: \(file.path): "), "the error names the file: \(r.stderr)")
+        #expect(r.stdout.isEmpty)
+        let source = try tessera(["verify", "--against", file.path, file.path])
+        #expect(source.status == c.status, "an unreadable --against source: \(source.stderr)")
+    }
+}
