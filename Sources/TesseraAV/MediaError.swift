@@ -26,6 +26,8 @@ public struct MediaError: Error, Sendable, CustomStringConvertible {
         case cancelled
         /// An FFmpeg call failed in a way none of the above explains.
         case ffmpeg
+        /// The finished output failed its timing/decoding verification.
+        case verificationFailed
     }
 
     public var kind: Kind

@@ -30,7 +30,7 @@ enum ExitStatus: Int32 {
         case .outputExists, .outputLocation: self = .cantCreate
         case .invalidArgument: self = .usage
         case .cancelled: self = .interrupted
-        case .ffmpeg: self = .software
+        case .ffmpeg, .verificationFailed: self = .software
         }
     }
 }

@@ -28,6 +28,8 @@ public struct ExportReport: Sendable, Codable {
     public var passthrough: Bool
     /// Segments the video was cut into (nil for a one-pass export).
     public var segments: Int? = nil
+    /// The check of the finished file (every segmented job is verified before it is put in place).
+    public var verification: VerificationReport? = nil
     /// The range exported, on the source's timeline.
     public var timeRange: TimeRange?
     /// Output duration (the video's when there is video).

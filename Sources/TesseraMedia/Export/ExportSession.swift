@@ -161,8 +161,21 @@ public final class ExportSession: @unchecked Sendable {
             writer.cancelWriting()
             throw error
         }
-        try writer.finishWriting()
-        return finishReport(segmented.report, fileType: fileType, range: range, started: started)
+        var verification: VerificationReport? = nil
+        try writer.finishWriting { (temporary) throws(MediaError) in
+            var verifier = OutputVerifier(path: temporary)
+            verifier.expectation = .presentationTimes(segmented.expectedTimes)
+            verifier.expectationSource = sourcePath
+            let report = try verifier.verify()
+            verification = report
+            guard report.passed else {
+                throw MediaError(.verificationFailed, path: outputPath,
+                                 "verification failed, nothing written: \(report.firstFailure ?? "unknown check")")
+            }
+        }
+        var report = finishReport(segmented.report, fileType: fileType, range: range, started: started)
+        report.verification = verification
+        return report
     }
 
     private func finishReport(_ planReport: ExportReport, fileType: FileType, range: TimeRange?,

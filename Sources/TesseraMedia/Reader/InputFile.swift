@@ -96,11 +96,13 @@ final class InputFile: @unchecked Sendable {
         return index >= 0 ? Int(index) : nil
     }
 
-    /// The container's start time in `AV_TIME_BASE` units (0 when unknown).
+    /// The asset's time zero in `AV_TIME_BASE` units: the container's start time (MPEG-TS often starts
+    /// at 1.4 s or later), or 0 when unknown or negative. A negative start is encoder priming (Opus's
+    /// pre-skip in WebM, AAC's in Matroska): it lies before the timeline and must not delay the video.
     var startTime: Int64 {
         let t = context.pointee.start_time
         guard t != tessera_AV_NOPTS_VALUE() else { return 0 }
-        return t
+        return max(0, t)
     }
 
     /// The container's duration in `AV_TIME_BASE` units (0 when unknown).

@@ -11,9 +11,15 @@ enum SegmentPlanner {
     /// - Parameters:
     ///   - start, end: the exported range in source ticks (end may be `Int64.max`).
     ///   - targetTicks: the wished segment length in source ticks.
-    /// - Returns: segments in output order covering every output frame exactly once; empty when the
-    ///   range holds no frame.
-    static func plan(_ index: VideoPacketIndex, start: Int64, end: Int64, targetTicks: Int64) -> [SegmentSpec] {
+    /// - Returns: segments in output order covering every output frame exactly once (none when the
+    ///   range holds no frame), and the output frames' presentation times.
+    struct Plan {
+        var segments: [SegmentSpec]
+        /// Every output frame's presentation time in output ticks: what the stitched file must hold.
+        var outputTimes: [Int64]
+    }
+
+    static func plan(_ index: VideoPacketIndex, start: Int64, end: Int64, targetTicks: Int64) -> Plan {
         let packets = index.entries
         // Frames in presentation order, each with its decode-order position.
         let order = packets.indices.sorted { packets[$0].pts < packets[$1].pts }
@@ -24,7 +30,7 @@ enum SegmentPlanner {
         } else if frames.isEmpty, let held = order.last(where: { packets[$0].pts < start }) {
             frames = [held]
         }
-        guard !frames.isEmpty else { return [] }
+        guard !frames.isEmpty else { return Plan(segments: [], outputTimes: []) }
 
         // Cut points: keyframe presentation times inside the range, at least a target apart.
         let keyframes = packets.filter(\.isKeyframe).map(\.pts).sorted()
@@ -63,6 +69,6 @@ enum SegmentPlanner {
                 presentationRange: lo..<hi, decodePackets: keyStart..<decodeEnd,
                 timeMap: TimeMapPiece(sourceStart: start, outputStart: 0)))
         }
-        return segments
+        return Plan(segments: segments, outputTimes: frames.map { max(packets[$0].pts, start) - start })
     }
 }

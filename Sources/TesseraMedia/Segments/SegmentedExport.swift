@@ -31,6 +31,8 @@ final class SegmentedExport: @unchecked Sendable {
     private(set) var segmentCount = 0
     private(set) var processorName = "none"
     private(set) var audioPlan: TranscodePlan?
+    /// The presentation time of every output frame, from the plan.
+    private(set) var expectedTimes: [MediaTime] = []
     private var videoInput: AssetWriterInput?
     private var videoEnd: Double = 0
     private var rotation = Rotation.none
@@ -59,7 +61,9 @@ final class SegmentedExport: @unchecked Sendable {
         let tb = source.timeBase
         let index = try VideoPacketIndex.build(try InputFile(path: reader.path), trackID: videoID)
         let target = max(1, Int64(config.segmentSeconds * Double(tb.den) / Double(tb.num)))
-        let plan = SegmentPlanner.plan(index, start: range.start, end: range.end, targetTicks: target)
+        let planned = SegmentPlanner.plan(index, start: range.start, end: range.end, targetTicks: target)
+        let plan = planned.segments
+        expectedTimes = planned.outputTimes.map { TickMath.time($0, tb) }
         guard !plan.isEmpty else { throw MediaError(.invalidArgument, path: reader.path, "the range holds no video frame") }
         segmentCount = plan.count
         let lastEnd: Int64? = range.end == Int64.max ? nil : range.end - range.start

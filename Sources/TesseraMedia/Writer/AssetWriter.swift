@@ -148,14 +148,21 @@ public final class AssetWriter: @unchecked Sendable {
     }
 
     /// Flushes every input, writes the trailer (moving the index to the front when asked), closes the
-    /// file and renames it into place.
-    public func finishWriting() throws(MediaError) {
+    /// file, lets `check` inspect the finished temporary file, and renames it into place.
+    /// When `check` throws, the temporary file is removed and nothing appears at `outputPath`.
+    public func finishWriting(check: (String) throws(MediaError) -> Void = { _ in }) throws(MediaError) {
         guard state == .writing, let ctx = context else {
             throw MediaError(.invalidArgument, path: outputPath, "finishWriting called before startWriting")
         }
         for input in inputs where !input.isFinished { try input.markAsFinished() }
         try ff(av_write_trailer(ctx), "finish \(fileType) file").discard()
         avio_closep(&ctx.pointee.pb)
+        do throws(MediaError) {
+            try check(temporaryPath)
+        } catch {
+            discard()
+            throw error
+        }
         if rename(temporaryPath, outputPath) != 0 {
             let reason = String(cString: strerror(errno))
             discard()
