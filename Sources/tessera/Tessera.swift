@@ -12,7 +12,7 @@ struct Tessera: ParsableCommand {
         commandName: "tessera",
         abstract: "Frame-exact transcoding on FFmpeg's libraries.",
         discussion: ExitStatus.helpText + "\nSet TESSERA_FFMPEG_LOG=warning|info|debug to see FFmpeg's own log.",
-        subcommands: [TranscodeCommand.self, ProbeCommand.self, VerifyCommand.self, StitchCommand.self,
+        subcommands: [TranscodeCommand.self, ProbeCommand.self, PlanCommand.self, VerifyCommand.self, StitchCommand.self,
                       PresetsCommand.self])
 
     static func main() {

@@ -160,3 +160,32 @@ import TesseraTestSupport
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("out.mp4").path))
     }
 }
+
+/// A finished file that fails its final check never reaches the destination.
+@Suite struct WriterCheckTests {
+    @Test func failedCheckLeavesNoOutput() throws {
+        let dir = try TestMedia.makeDirectory("check")
+        defer { TestMedia.cleanup(dir) }
+        let src = dir.appendingPathComponent("src.mp4"), out = dir.appendingPathComponent("out.mp4")
+        try TestMedia.make(src, seconds: 1, audio: nil)
+        let reader = try AssetReader(path: src.path)
+        let id = try #require(reader.videoTrackID)
+        let output = try reader.addOutput(trackID: id, decode: false)
+        let writer = try AssetWriter(outputPath: out.path, fileType: .mp4)
+        let input = try writer.addPassthroughInput(parameters: output.codecParameters, timeBase: output.streamTimeBase,
+                                                   sideDataFrom: nil)
+        try writer.startWriting()
+        try reader.startReading()
+        while let packet = try output.copyNextPacket() { try input.append(packet) }
+        var checked = ""
+        #expect(throws: MediaError.self) {
+            try writer.finishWriting { (temporary) throws(MediaError) in
+                checked = temporary
+                throw MediaError(.verificationFailed, "deliberately refused")
+            }
+        }
+        #expect(checked.contains(".partial-"), "the check must see the temporary file, not the destination")
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+        #expect(!FileManager.default.fileExists(atPath: checked))
+    }
+}

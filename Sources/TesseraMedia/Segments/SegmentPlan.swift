@@ -1,0 +1,38 @@
+import CFFmpeg
+import Foundation
+import TesseraAV
+import TesseraCore
+
+/// The segment plan of an asset's video, as `tessera plan` shows it and a coordinator dispatches it.
+public struct SegmentPlan: Sendable, Codable {
+    public var path: String
+    public var trackID: Int
+    /// The video track's time base as `num/den`: the unit of `presentationRange` ticks.
+    public var timeBase: Fraction
+    public var packetCount: Int
+    public var frameCount: Int
+    public var segments: [SegmentSpec]
+    /// Seconds spent reading the packet index and planning.
+    public var planningSeconds: Double
+
+    /// Indexes the video packets (no decoding) and plans segments about `segmentDuration` seconds long.
+    /// - Throws: the `InputFile` errors; `.invalidArgument` when the file has no video or the range no frame.
+    public static func make(path: String, segmentDuration: Double, timeRange: TimeRange? = nil) throws(MediaError)
+        -> SegmentPlan
+    {
+        let started = Date()
+        let reader = try AssetReader(path: path)
+        reader.timeRange = timeRange
+        guard let id = reader.videoTrackID else { throw MediaError(.invalidArgument, path: path, "has no video track") }
+        let stream = reader.input.streams[id]
+        let range = reader.ticks(for: stream)
+        let index = try VideoPacketIndex.build(reader.input, trackID: id)
+        let tb = stream.pointee.time_base
+        let target = max(1, Int64(segmentDuration * Double(tb.den) / Double(tb.num)))
+        let plan = SegmentPlanner.plan(index, start: range.start, end: range.end, targetTicks: target)
+        guard !plan.segments.isEmpty else { throw MediaError(.invalidArgument, path: path, "the range holds no frame") }
+        return SegmentPlan(path: path, trackID: id, timeBase: Fraction(Int(tb.num), Int(tb.den)),
+                           packetCount: index.entries.count, frameCount: plan.outputTimes.count,
+                           segments: plan.segments, planningSeconds: Date().timeIntervalSince(started))
+    }
+}
