@@ -33,6 +33,7 @@ test: deps
 
 bench: release
 	@Benchmarks/run.sh
+	@Benchmarks/segments.sh
 
 clean:
 	rm -rf .build $(SAMPLE_DIR) bench-out

@@ -165,6 +165,7 @@ public final class ExportSession: @unchecked Sendable {
         try writer.finishWriting { (temporary) throws(MediaError) in
             var verifier = OutputVerifier(path: temporary)
             verifier.expectation = .presentationTimes(segmented.expectedTimes)
+            verifier.expectedStart = segmented.expectedTimes.first ?? .zero
             verifier.expectationSource = sourcePath
             let report = try verifier.verify()
             verification = report

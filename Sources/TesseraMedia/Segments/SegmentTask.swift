@@ -17,6 +17,8 @@ public struct SegmentTask: @unchecked Sendable {
     let endTick: Int64?
     /// For error messages.
     let sourcePath: String
+    /// Codec threads for this task: the machine's cores shared among the segments running at once.
+    let threads: Int
 }
 
 /// A finished segment: encoded packets on the output timeline, and how to decode them.

@@ -16,8 +16,10 @@ enum SegmentTranscoder {
                     progress: @escaping (SegmentProgress) -> Void = { _ in }) throws(MediaError) -> SegmentResult {
         let started = Date()
         let spec = task.spec
-        let decoder = try Decoder(parameters: task.source.pointer, timeBase: task.sourceTimeBase, path: task.sourcePath)
-        let encoder = try Encoder(video: task.settings, input: task.encoderInput, globalHeader: true)
+        let decoder = try Decoder(parameters: task.source.pointer, timeBase: task.sourceTimeBase, path: task.sourcePath,
+                                  threads: task.threads)
+        let encoder = try Encoder(video: task.settings, input: task.encoderInput, globalHeader: true,
+                                  threads: task.threads)
         let range = spec.presentationRange
         var gate = VideoGate(range: TickRange(start: range.lowerBound, end: range.upperBound, offset: 0))
         let shift = spec.timeMap.output(range.lowerBound)

@@ -145,7 +145,7 @@ final class SegmentedExport: @unchecked Sendable {
                                        settings: settings, encoderInput: encoding.encoderInput,
                                        processing: encoding.processing,
                                        endTick: isLast ? lastEnd : spec.timeMap.output(spec.presentationRange.upperBound),
-                                       sourcePath: reader.path)
+                                       sourcePath: reader.path, threads: threadsPerSegment)
                 guard tasks.push(task) else { return }
                 nextSegment += 1
                 // Drop packets no later segment needs.
@@ -161,6 +161,12 @@ final class SegmentedExport: @unchecked Sendable {
         guard nextSegment == plan.count else {
             throw MediaError(.corrupt, path: reader.path, "the file ended before segment \(nextSegment)'s packets")
         }
+    }
+
+    /// Cores shared among the segments in flight: several codecs each spawning a thread per core would
+    /// oversubscribe the machine, and frame threading costs CPU that parallel segments do not need.
+    private var threadsPerSegment: Int {
+        max(1, ProcessInfo.processInfo.activeProcessorCount / max(1, config.parallel))
     }
 
     private func waitFailure(_ stages: [StageThread]) -> MediaError {

@@ -8,20 +8,20 @@ extension OutputVerifier {
     /// Every check that applies, in `Check.Name` order. Without a video track only that failure and
     /// decoding are reported; the expectation checks run only with an expectation, the audio checks only
     /// with an audio track.
-    static func checks(_ scan: MediaTimingScan, expectation: Expectation?) -> [Check] {
+    static func checks(_ scan: MediaTimingScan, expectation: Expectation?, expectedStart: MediaTime = .zero) -> [Check] {
         guard scan.videoStream != nil else {
             return [Check(.videoTrack, passed: false, "the file has no video track"), decodable(scan)]
         }
         var checks = [Check(.videoTrack, passed: true, "\(scan.videoCodec) in \(scan.formatName)"),
                       firstPacketKeyframe(scan), dtsIncreasing(scan), ptsNotBeforeDTS(scan), decodable(scan),
-                      presentationOrder(scan), firstFrameAtStart(scan)]
+                      presentationOrder(scan), firstFrameAtStart(scan, expectedStart: expectedStart)]
         if let expectation {
             if let offsets = expectation.offsets() { checks.append(presentationTimes(scan, offsets)) }
             let expected = expectation.frameCount
             checks.append(Check(.frameCount, passed: scan.frames.count == expected,
                                 "\(scan.frames.count) frames, expected \(expected)"))
         }
-        if scan.audio != nil { checks += [audioDuration(scan), avStartOffset(scan)] }
+        if scan.audio != nil { checks += [audioDuration(scan), avStartOffset(scan, expectedStart: expectedStart)] }
         return checks
     }
 
@@ -101,13 +101,13 @@ extension OutputVerifier {
     /// Where the audio starts first, the video may start up to one audio frame late: muxers that cannot
     /// store negative times (Matroska) shift the whole file by the audio encoder's priming, and how far
     /// the two tracks are apart is the `av-start-offset` check's to judge.
-    static func firstFrameAtStart(_ scan: MediaTimingScan) -> Check {
+    static func firstFrameAtStart(_ scan: MediaTimingScan, expectedStart: MediaTime = .zero) -> Check {
         guard let first = scan.sortedFramePTS.first, let frame = scan.frames.first(where: { $0.pts == first }) else {
             return Check(.firstFrameAtStart, passed: false, "no video frame decoded")
         }
         let time = scan.videoTime(first)
         let audioStart = scan.audio?.firstSampleTime.flatMap { $0.isNumeric ? $0 : nil }
-        let start = scan.hasFreeRunningTimestamps ? MediaTime.minimum(time, audioStart ?? time) : .zero
+        let start = scan.hasFreeRunningTimestamps ? MediaTime.minimum(time, audioStart ?? time) : expectedStart
         guard frame.isKeyframe else {
             return Check(.firstFrameAtStart, passed: false, "frame 0 at \(secondsText(time)) is not a keyframe",
                          frame: 0, time: time)
@@ -117,9 +117,12 @@ extension OutputVerifier {
             late = MediaTime.maximum(late, audioFrame)
         }
         let offset = time - start
-        guard offset >= -scan.videoTick, offset <= late else {
+        // An MP4/MOV edit list places the first frame in the movie timescale (1/1000 s in FFmpeg's
+        // muxer), so a start off the millisecond grid moves by up to 1 ms.
+        let early = MediaTime.maximum(scan.videoTick, MediaTime(value: 1, timescale: 1000))
+        guard offset >= -early, offset <= late + early else {
             return Check(.firstFrameAtStart, passed: false,
-                         "frame 0 at \(secondsText(time)): expected at the output start \(secondsText(start))",
+                         "frame 0 at \(secondsText(time)) (\(time)): expected at the output start \(secondsText(start)) (\(start))",
                          frame: 0, time: time)
         }
         return Check(.firstFrameAtStart, passed: true, "frame 0 is a keyframe at \(secondsText(time))"
@@ -171,13 +174,17 @@ extension OutputVerifier {
                          + "\(audio.codec) frame)", time: audioStart + length)
     }
 
-    static func avStartOffset(_ scan: MediaTimingScan) -> Check {
-        guard let offset = scan.avStartOffset, let frame = scan.audioFrameDuration else {
+    /// The audio's start against the video's, allowing one audio frame; `expectedStart` is how far the
+    /// video is meant to trail the timeline's start (and so the audio).
+    static func avStartOffset(_ scan: MediaTimingScan, expectedStart: MediaTime = .zero) -> Check {
+        guard let measured = scan.avStartOffset, let frame = scan.audioFrameDuration else {
             return Check(.avStartOffset, passed: false, "no audio or no video decoded to compare")
         }
-        let relation = offset < .zero ? "before" : "after"
+        let offset = measured + expectedStart
+        let relation = measured < .zero ? "before" : "after"
         return Check(.avStartOffset, passed: offset.absolute <= frame,
-                     "audio starts \(secondsText(offset.absolute)) \(relation) the video; allowed "
-                         + "\(secondsText(frame))", time: scan.audio?.firstSampleTime)
+                     "audio starts \(secondsText(measured.absolute)) \(relation) the video"
+                         + (expectedStart == .zero ? "" : " (the video is meant to start \(secondsText(expectedStart)) in)")
+                         + "; allowed \(secondsText(frame))", time: scan.audio?.firstSampleTime)
     }
 }

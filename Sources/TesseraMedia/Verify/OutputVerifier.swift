@@ -24,6 +24,9 @@ public struct OutputVerifier: Sendable {
     public var expectation: Expectation?
     /// Where the expectation came from, for the report (`init(path:against:)` sets it).
     public var expectationSource: String?
+    /// Where the first frame belongs on the output timeline when it is not 0: a source whose video
+    /// starts after its audio keeps that offset (the export knows it from its plan).
+    public var expectedStart: MediaTime = .zero
 
     public init(path: String) {
         self.path = path
@@ -45,7 +48,7 @@ public struct OutputVerifier: Sendable {
     ///   of the file) or `.ffmpeg`, as `InputFile` classifies them.
     public func verify() throws(MediaError) -> VerificationReport {
         let scan = MediaTimingScan(try InputFile(path: path))
-        let checks = Self.checks(scan, expectation: expectation)
+        let checks = Self.checks(scan, expectation: expectation, expectedStart: expectedStart)
         let video = scan.videoStream != nil && !scan.frames.isEmpty ? scan.videoSpan : nil
         return VerificationReport(
             path: path, against: expectationSource, checks: checks, frameCount: scan.frames.count,

@@ -25,7 +25,8 @@ final class Encoder: @unchecked Sendable {
 
     /// - Throws: `.unsupported` when the encoder is not in this FFmpeg build or rejects the pixel format,
     ///   `.invalidArgument` for settings it refuses (e.g. an unknown speed preset).
-    init(video settings: VideoSettings, input: VideoInput, globalHeader: Bool) throws(MediaError) {
+    /// - Parameter threads: encoder threads; 0 lets the encoder use every core.
+    init(video settings: VideoSettings, input: VideoInput, globalHeader: Bool, threads: Int = 0) throws(MediaError) {
         let codec = try Self.find(settings.codec.encoderName)
         name = settings.codec.encoderName
         context = try Self.allocate(codec, name)
@@ -44,7 +45,7 @@ final class Encoder: @unchecked Sendable {
         let fps = input.frameRate.num > 0 && input.frameRate.den > 0
             ? Double(input.frameRate.num) / Double(input.frameRate.den) : 30
         c.pointee.gop_size = Int32(settings.gopLength ?? max(1, Int((fps * 2).rounded())))
-        c.pointee.thread_count = 0
+        c.pointee.thread_count = Int32(threads)
         if globalHeader { c.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
         if let level = settings.level { c.pointee.level = Int32(level) }
 
