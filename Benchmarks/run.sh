@@ -33,6 +33,8 @@ for i in $(seq "$RUNS"); do
     measure transcode-ffmpeg ffmpeg -hide_banner -nostdin -loglevel error -y -i "$SRC" -vf scale=1280:720 \
         -c:v libx264 -preset veryfast -crf 23 -g 60 -c:a aac -b:a 128k "$OUT/ffmpeg-720p.mp4"
     measure transcode-tessera "$BIN" transcode "$SRC" -o "$OUT/tessera-720p.mp4" --preset 1280x720 \
+        --speed veryfast --audio-bitrate 128k --overwrite --quiet --backend cpu
+    measure transcode-tessera-auto "$BIN" transcode "$SRC" -o "$OUT/tessera-auto-720p.mp4" --preset 1280x720 \
         --speed veryfast --audio-bitrate 128k --overwrite --quiet
 done
 
@@ -44,10 +46,13 @@ row() {
 }
 col() { awk -v c="$2" '{print $c}' "$OUT/$1.txt" | median; }
 
-printf "\n%-34s %12s %12s %8s  %s\n" "transcode 1080p->720p (median)" "tessera" "ffmpeg" "ratio" "target"
-row "wall seconds" "$(col transcode-tessera 1)" "$(col transcode-ffmpeg 1)" "<= 1.00"
-row "CPU seconds (user+sys)" "$(col transcode-tessera 2)" "$(col transcode-ffmpeg 2)" "<= 1.05"
-row "peak RSS KiB" "$(col transcode-tessera 3)" "$(col transcode-ffmpeg 3)" "<= 1.50"
+for variant in "transcode-tessera:--backend cpu" "transcode-tessera-auto:--backend auto (default)"; do
+    name=${variant%%:*}
+    printf "\n%-34s %12s %12s %8s  %s\n" "tessera ${variant#*:} (median)" "tessera" "ffmpeg" "ratio" "target"
+    row "wall seconds" "$(col "$name" 1)" "$(col transcode-ffmpeg 1)" "<= 1.00"
+    row "CPU seconds (user+sys)" "$(col "$name" 2)" "$(col transcode-ffmpeg 2)" "<= 1.05"
+    row "peak RSS KiB" "$(col "$name" 3)" "$(col transcode-ffmpeg 3)" "<= 1.50"
+done
 
 # Same job, same quality: both outputs against the source (independent check that the work is comparable).
 psnr() {

@@ -51,6 +51,11 @@ public func makeFrameProcessor(backend: ProcessingBackend, spec: ProcessingSpec,
 public func selectFrameProcessor(backend: ProcessingBackend, spec: ProcessingSpec, calibrationFrame: Frame?)
     throws(MediaError) -> ProcessorSelection
 {
+    if backend == .cpu {
+        // Not even a device query: it loads the Vulkan driver (lavapipe brings LLVM, ~60 MB) for nothing.
+        return ProcessorSelection(processor: try SwscaleProcessor(spec: spec), choice: BackendChoice(
+            requested: .cpu, chosen: .cpu, reason: "requested", vulkanDevice: nil, framesPerSecond: [:]))
+    }
     let device = VulkanProcessor.availableDevice()
     let deviceName = try? device.get()
     func choice(_ chosen: ProcessingBackend, _ reason: String, _ fps: [String: Double] = [:]) -> BackendChoice {
