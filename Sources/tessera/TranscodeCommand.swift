@@ -30,6 +30,8 @@ struct TranscodeCommand: ParsableCommand {
                                + "transcode them in parallel and stitch them (the farm's path on this machine)."))
     var segmentDuration: Double?
     @Option(help: "Segments transcoded at once with --segment-duration.") var parallel = 2
+    @Flag(help: ArgumentHelp("Verify the output (frames, timing, A/V, decodable) before putting it in place; "
+                             + "segmented transcodes always are.")) var verify = false
     @Flag(help: "Replace OUT if it exists.") var overwrite = false
     @Flag(help: "Print a JSON report on stdout when done.") var json = false
     @Flag(name: .shortAndLong, help: "No progress output.") var quiet = false
@@ -58,6 +60,7 @@ struct TranscodeCommand: ParsableCommand {
         session.backend = backend
         session.segmentDuration = segmentDuration
         session.parallel = parallel
+        session.verifyOutput = verify
         let reporter = ProgressPrinter(enabled: !quiet)
         session.progressHandler = { reporter.show($0) }
 

@@ -21,7 +21,7 @@ import Testing
         defer { TestMedia.cleanup(dir) }
         let src = try clip(), out = dir.appendingPathComponent("out.mp4")
         let r = try tessera(["transcode", src.path, "-o", out.path, "--preset", "640x480", "--time-range", "0.5s-1.5s",
-                             "--json"])
+                             "--verify", "--json"])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stderr.contains("progress "), "plain progress lines expected on a pipe: \(r.stderr)")
         let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
@@ -29,6 +29,9 @@ import Testing
         #expect(video["frames"] as? Int == 30)
         #expect(json["preset"] as? String == "640x480")
         #expect(json["output"] as? String == out.path)
+        let verification = try #require(json["verification"] as? [String: Any], "--verify must report its checks")
+        #expect(verification["passed"] as? Bool == true)
+        #expect(verification["frameCount"] as? Int == 30)
         let probe = try TestMedia.probe(out, countFrames: true)
         #expect(TestMedia.stream(probe, "video")?["nb_read_frames"] as? String == "30")
     }

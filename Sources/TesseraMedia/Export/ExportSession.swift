@@ -39,6 +39,8 @@ public final class ExportSession: @unchecked Sendable {
     public var segmentDuration: Double?
     /// Segments transcoded at once on the segmented path.
     public var parallel = 2
+    /// Verify a one-pass transcode's output before it is put in place (segmented exports always are).
+    public var verifyOutput = false
     /// Called a few times a second from the thread running `export()`.
     public var progressHandler: (@Sendable (ExportProgress) -> Void)?
 
@@ -127,15 +129,22 @@ public final class ExportSession: @unchecked Sendable {
             writer.cancelWriting()
             throw error
         }
+        var verification: VerificationReport? = nil
         do throws(MediaError) {
             try plan.checkComplete(expectedSeconds: total, source: sourcePath)
-            try writer.finishWriting()
+            let expected = verifyOutput && !settings.passthrough && settings.video != nil && fileType != .m4a
+                ? try expectedVideoTimes(reader) : nil
+            try writer.finishWriting { (temporary) throws(MediaError) in
+                if let expected { verification = try verify(temporary, expected: expected) }
+            }
         } catch {
             writer.cancelWriting()
             throw error
         }
         progressHandler?(plan.progress(total: total, elapsed: Date().timeIntervalSince(started)))
-        return finishReport(plan.report, fileType: fileType, range: range, started: started)
+        var report = finishReport(plan.report, fileType: fileType, range: range, started: started)
+        report.verification = verification
+        return report
     }
 
     private func exportSegmented(reader: AssetReader, fileType: FileType, range: TimeRange?, seconds: Double,
@@ -163,20 +172,35 @@ public final class ExportSession: @unchecked Sendable {
         }
         var verification: VerificationReport? = nil
         try writer.finishWriting { (temporary) throws(MediaError) in
-            var verifier = OutputVerifier(path: temporary)
-            verifier.expectation = .presentationTimes(segmented.expectedTimes)
-            verifier.expectedStart = segmented.expectedTimes.first ?? .zero
-            verifier.expectationSource = sourcePath
-            let report = try verifier.verify()
-            verification = report
-            guard report.passed else {
-                throw MediaError(.verificationFailed, path: outputPath,
-                                 "verification failed, nothing written: \(report.firstFailure ?? "unknown check")")
-            }
+            verification = try verify(temporary, expected: segmented.expectedTimes)
         }
         var report = finishReport(segmented.report, fileType: fileType, range: range, started: started)
         report.verification = verification
         return report
+    }
+
+    /// Checks the finished temporary file against the expected frame times; throws when it fails.
+    private func verify(_ temporary: String, expected: [MediaTime]) throws(MediaError) -> VerificationReport {
+        var verifier = OutputVerifier(path: temporary)
+        verifier.expectation = .presentationTimes(expected)
+        verifier.expectedStart = expected.first ?? .zero
+        verifier.expectationSource = sourcePath
+        let report = try verifier.verify()
+        guard report.passed else {
+            throw MediaError(.verificationFailed, path: outputPath,
+                             "verification failed, nothing written: \(report.firstFailure ?? "unknown check")")
+        }
+        return report
+    }
+
+    /// The output frame times a one-pass export must produce: the planner's, as one segment.
+    private func expectedVideoTimes(_ reader: AssetReader) throws(MediaError) -> [MediaTime]? {
+        guard let id = reader.videoTrackID else { return nil }
+        let stream = reader.input.streams[id]
+        let range = reader.ticks(for: stream)
+        let index = try VideoPacketIndex.build(try InputFile(path: sourcePath), trackID: id)
+        let plan = SegmentPlanner.plan(index, start: range.start, end: range.end, targetTicks: Int64.max)
+        return plan.outputTimes.map { TickMath.time($0, stream.pointee.time_base) }
     }
 
     private func finishReport(_ planReport: ExportReport, fileType: FileType, range: TimeRange?,
