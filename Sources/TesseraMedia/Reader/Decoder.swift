@@ -13,14 +13,17 @@ final class Decoder: @unchecked Sendable {
     private let path: String
 
     /// - Throws: `.unsupported` when no decoder exists for the stream's codec, `.ffmpeg` when it fails to open.
-    convenience init(stream: UnsafeMutablePointer<AVStream>, path: String, threads: Int = 0) throws(MediaError) {
+    /// - Parameter checkOnly: skip the in-loop deblocking filter: every packet is still parsed and
+    ///   reconstructed (damage is still an error) but the pictures are not fit to show. For verifiers.
+    convenience init(stream: UnsafeMutablePointer<AVStream>, path: String, threads: Int = 0,
+                     checkOnly: Bool = false) throws(MediaError) {
         try self.init(parameters: stream.pointee.codecpar, timeBase: stream.pointee.time_base, path: path,
-                      threads: threads)
+                      threads: threads, checkOnly: checkOnly)
     }
 
     /// A decoder for packets described by `parameters` with timestamps in `timeBase`.
     init(parameters: UnsafePointer<AVCodecParameters>, timeBase: AVRational, path: String,
-         threads: Int = 0) throws(MediaError) {
+         threads: Int = 0, checkOnly: Bool = false) throws(MediaError) {
         self.path = path
         codecName = String(cString: avcodec_get_name(parameters.pointee.codec_id))
         guard let codec = avcodec_find_decoder(parameters.pointee.codec_id) else {
@@ -37,6 +40,7 @@ final class Decoder: @unchecked Sendable {
             ctx.pointee.thread_count = Int32(threads)
             ctx.pointee.thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE
             ctx.pointee.err_recognition |= AV_EF_EXPLODE
+            if checkOnly { ctx.pointee.skip_loop_filter = AVDISCARD_ALL }
             try ff(avcodec_open2(ctx, codec, nil), "open \(codecName) decoder")
         } catch {
             throw error.about(path)

@@ -125,7 +125,8 @@ struct MediaTimingScan {
 
     private mutating func open(_ stream: UnsafeMutablePointer<AVStream>) -> Decoder? {
         do {
-            return try Decoder(stream: stream, path: path)
+            // Timing and decodability are checked, not pixels: the deblocking filter is skipped.
+            return try Decoder(stream: stream, path: path, checkOnly: true)
         } catch {
             record(Failure(message: "track \(stream.pointee.index) cannot be decoded: \(error.message)"))
             return nil
