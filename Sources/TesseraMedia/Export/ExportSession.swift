@@ -108,13 +108,8 @@ public final class ExportSession: @unchecked Sendable {
         if settings.passthrough {
             plan = try PassthroughPlan.make(reader: reader, writer: writer, range: range)
         } else {
-            let backend = self.backend, box = choiceBox
-            plan = try TranscodePlan.make(reader: reader, writer: writer, settings: settings, fileType: fileType) {
-                spec, frame throws(MediaError) in
-                let selection = try selectFrameProcessor(backend: backend, spec: spec, calibrationFrame: frame)
-                box.set(selection.choice)
-                return selection.processor
-            }
+            plan = try TranscodePlan.make(reader: reader, writer: writer, settings: settings, fileType: fileType,
+                                          processorFactory())
         }
         try writer.startWriting()
         try reader.startReading()
@@ -153,14 +148,9 @@ public final class ExportSession: @unchecked Sendable {
         guard seconds > 0, parallel > 0 else {
             throw MediaError(.invalidArgument, "segment duration and parallelism must be positive")
         }
-        let backend = self.backend, box = choiceBox
         let segmented = SegmentedExport(reader: reader, configuration: .init(
             settings: settings, fileType: fileType, segmentSeconds: seconds,
-            parallel: parallel, makeProcessor: { spec, frame throws(MediaError) in
-                let selection = try selectFrameProcessor(backend: backend, spec: spec, calibrationFrame: frame)
-                box.set(selection.choice)
-                return selection.processor
-            }))
+            parallel: parallel, makeProcessor: processorFactory()))
         let handler = progressHandler
         let writer = try segmented.run(makeWriter: makeWriter, progress: { handler?($0) }, total: total,
                                        started: started)
@@ -177,6 +167,23 @@ public final class ExportSession: @unchecked Sendable {
         var report = finishReport(segmented.report, fileType: fileType, range: range, started: started)
         report.verification = verification
         return report
+    }
+
+    /// Makes the job's FrameProcessors. The backend is chosen once per job (`auto` calibrates on the first
+    /// frame that needs processing); every later processor, such as one per segment, reuses that choice.
+    private func processorFactory() -> @Sendable (ProcessingSpec, Frame) throws(MediaError) -> any FrameProcessor {
+        let requested = backend, box = choiceBox, deciding = NSLock()
+        return { spec, frame throws(MediaError) in
+            // Segments starting together must not all calibrate: the first decides, the others wait.
+            deciding.lock()
+            defer { deciding.unlock() }
+            if let decided = box.get() {
+                return try makeFrameProcessor(backend: decided.chosen, spec: spec, calibrationFrame: nil)
+            }
+            let selection = try selectFrameProcessor(backend: requested, spec: spec, calibrationFrame: frame)
+            box.set(selection.choice)
+            return selection.processor
+        }
     }
 
     /// Checks the finished temporary file against the expected frame times; throws when it fails.
