@@ -70,7 +70,7 @@ import Testing
         defer { TestMedia.cleanup(dir) }
         let url = dir.appendingPathComponent("garbage.mov")
         _ = FileManager.default.createFile(atPath: url.path,
-                                       contents: Data((0..<50_000).map { _ in UInt8.random(in: 0...255) }))
+                                       contents: TestMedia.garbage(count: 50_000))
         let result = try Self.tessera("probe", url.path, "--json")
         #expect(result.status == 65)
         #expect(result.stderr.contains("tessera: \(url.path): not a media file FFmpeg recognises"))

@@ -80,7 +80,7 @@ import Testing
         case "missing source": src = dir.appendingPathComponent("nope.mp4")
         case "garbage source":
             src = dir.appendingPathComponent("garbage.mp4")
-            try Data((0..<40000).map { UInt8(truncatingIfNeeded: $0 &* 2654435761 >> 13) }).write(to: src)
+            try TestMedia.garbage(count: 40_000).write(to: src)
         case "existing output": try Data("keep".utf8).write(to: out)
         case "missing directory": out = dir.appendingPathComponent("missing/out.mp4")
         case "range outside": extra = ["--time-range", "10s-12s"]

@@ -412,9 +412,7 @@ import Testing
                 _ = FileManager.default.createFile(atPath: url.path, contents: Data())
                 (expected, words) = (.emptyFile, "empty")
             case .garbage:
-                var generator = SystemRandomNumberGenerator()
-                let bytes = (0..<100_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
-                _ = FileManager.default.createFile(atPath: url.path, contents: Data(bytes))
+                _ = FileManager.default.createFile(atPath: url.path, contents: TestMedia.garbage(count: 100_000))
                 (expected, words) = (.notMedia, "not a media file FFmpeg recognises")
             case .truncated:
                 // Without +faststart the moov index is written last, so the first half has none.

@@ -57,8 +57,7 @@ import TesseraTestSupport
     @Test func garbageFile() throws {
         defer { TestMedia.cleanup(dir) }
         let url = dir.appendingPathComponent("garbage.mp4")
-        var rng = SystemRandomNumberGenerator()
-        FileManager.default.createFile(atPath: url.path, contents: Data((0..<65536).map { _ in UInt8.random(in: 0...255, using: &rng) }))
+        FileManager.default.createFile(atPath: url.path, contents: TestMedia.garbage(count: 65536))
         let e = try failure(url)
         #expect(e.kind == .notMedia || e.kind == .corrupt, "\(e)")
         #expect(e.description.contains("garbage.mp4"))

@@ -52,6 +52,18 @@ public enum TestMedia {
                 String(decoding: errData, as: UTF8.self))
     }
 
+    /// Bytes no demuxer recognises, the same on every run: xorshift64 from a fixed seed. Truly random
+    /// bytes are occasionally claimed by a demuxer (an MP3 sync word in the noise), which made tests flaky.
+    public static func garbage(count: Int, seed: UInt64 = 0x9E37_79B9_7F4A_7C15) -> Data {
+        var state = seed
+        return Data((0..<count).map { _ in
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
+            return UInt8(truncatingIfNeeded: state >> 32)
+        })
+    }
+
     /// Makes a clip with ffmpeg: `testsrc2` video and/or `sine` audio, encoded as asked.
     ///
     /// - Parameters:
