@@ -120,22 +120,19 @@ final class TranscodePlan: ExportPlan, @unchecked Sendable {
         }
     }
 
-    /// Holds one frame back so each frame's duration is the gap to the next; the last runs to the range end.
+    /// Encodes frames with their durations (see `FrameDurations`); the last runs to the range end.
     private func runVideoEncode(_ leg: VideoLeg, from queue: BoundedQueue<Frame>,
                                 failure: PipelineFailure) throws(MediaError) {
         let tb = leg.source.timeBase
         let seconds = { (t: Int64) in Double(t) * Double(tb.num) / Double(tb.den) }
-        var held: Frame? = nil
+        var durations = FrameDurations()
         while let frame = queue.pop() {
-            if let previous = held {
-                previous.pointer.pointee.pkt_duration = frame.pts - previous.pts
+            if let previous = durations.push(frame) {
                 try leg.input.append(previous)
                 videoProgress.advance(to: seconds(previous.pts))
             }
-            held = frame
         }
-        if let last = held {
-            if let end = leg.endTick, end > last.pts { last.pointer.pointee.pkt_duration = end - last.pts }
+        if let last = durations.finish(endTick: leg.endTick) {
             try leg.input.append(last)
             videoProgress.advance(to: seconds(last.pts))
             videoEnd.set(seconds(last.pts + max(0, last.pointer.pointee.pkt_duration)))

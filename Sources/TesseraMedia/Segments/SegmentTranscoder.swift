@@ -24,7 +24,7 @@ enum SegmentTranscoder {
         var gate = VideoGate(range: TickRange(start: range.lowerBound, end: range.upperBound, offset: 0))
         let shift = spec.timeMap.output(range.lowerBound)
         var processor: (any FrameProcessor)? = nil
-        var held: Frame? = nil
+        var timing = FrameDurations()
         var out: [EncodedPacket] = []
         var durations: [Int64: Int64] = [:]
         var frames = 0
@@ -41,7 +41,7 @@ enum SegmentTranscoder {
                 out.append(p)
             }
         }
-        /// Holds one frame back so its duration is the gap to the next.
+        /// Processes a frame onto the output timeline and encodes the one before it (see `FrameDurations`).
         func accept(_ decoded: Frame) throws(MediaError) -> Bool {
             var frame = decoded
             if let pspec = task.processing {
@@ -49,13 +49,11 @@ enum SegmentTranscoder {
                 frame = try processor!.process(decoded)
             }
             frame.pts = decoded.pts + shift
-            if let previous = held {
-                previous.pointer.pointee.pkt_duration = frame.pts - previous.pts
+            if let previous = timing.push(frame) {
                 try encode(previous)
                 if frames % 16 == 0 { progress(SegmentProgress(segment: spec.index, framesDone: frames,
                                                                framesTotal: spec.frameCount)) }
             }
-            held = frame
             return true
         }
 
@@ -74,10 +72,9 @@ enum SegmentTranscoder {
         }
         if more { _ = try decoder.decode(nil) { (f) throws(MediaError) in try gate.accept(f, emit) } }
         if let failure { throw failure }
-        guard let last = held else {
+        guard let last = timing.finish(endTick: task.endTick) else {
             throw MediaError(.corrupt, path: task.sourcePath, "segment \(spec.index) decoded no frame")
         }
-        if let end = task.endTick, end > last.pts { last.pointer.pointee.pkt_duration = end - last.pts }
         try encode(last)
         try encode(nil)
         guard frames == spec.frameCount else {
