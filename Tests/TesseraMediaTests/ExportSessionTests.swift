@@ -101,6 +101,23 @@ import TesseraTestSupport
         #expect(moov.lowerBound < mdat.lowerBound, "optimizeForNetworkUse must put moov before mdat")
     }
 
+    @Test func colourTagsSurviveAScale() throws {
+        defer { TestMedia.cleanup(dir) }
+        let src = try source("tagged.mp4", seconds: 1, extra: ["-colorspace", "bt709", "-color_primaries", "bt709",
+                                                               "-color_trc", "bt709", "-color_range", "tv"])
+        let out = dir.appendingPathComponent("out.mp4")
+        let settings = OutputSettings(video: VideoSettings(codec: .h264, maxWidth: 320, maxHeight: 320, speed: "ultrafast"),
+                                      audio: nil)
+        let report = try ExportSession(sourcePath: src.path, outputPath: out.path, settings: settings).export()
+        #expect(report.video?.processor != "none", "the test must go through the scaler")
+        let v = try #require(TestMedia.stream(try TestMedia.probe(out), "video"))
+        #expect(v["width"] as? Int == 320)
+        #expect(v["color_space"] as? String == "bt709")
+        #expect(v["color_primaries"] as? String == "bt709")
+        #expect(v["color_transfer"] as? String == "bt709")
+        #expect(v["color_range"] as? String == "tv")
+    }
+
     @Test func passthroughCopiesPacketsUnchanged() throws {
         defer { TestMedia.cleanup(dir) }
         let src = try source()
