@@ -44,29 +44,15 @@ final class BlendSetup {
         second = try VulkanBuffer(device: device, size: bytes, use: .upload)
         result = try VulkanBuffer(device: device, size: bytes, use: .download)
 
-        var poolInfo = VkCommandPoolCreateInfo()
-        poolInfo.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO
-        poolInfo.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT.rawValue
-        poolInfo.queueFamilyIndex = device.queueFamily
-        var commandPool: VkCommandPool?
-        try vk(vkCreateCommandPool(d, &poolInfo, nil, &commandPool), "create a command pool")
-        guard let commandPool else { throw MediaError(.ffmpeg, "Vulkan: no command pool") }
+        let commandPool = try device.makeCommandPool(resettableBuffers: true)
         self.commandPool = commandPool
-
-        var size = VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, descriptorCount: 3)
-        var descriptorInfo = VkDescriptorPoolCreateInfo()
-        descriptorInfo.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO
-        descriptorInfo.maxSets = 1
-        descriptorInfo.poolSizeCount = 1
-        var descriptorPool: VkDescriptorPool?
-        let r = withUnsafePointer(to: &size) { p in
-            descriptorInfo.pPoolSizes = p
-            return vkCreateDescriptorPool(d, &descriptorInfo, nil, &descriptorPool)
-        }
-        guard r == VK_SUCCESS, let descriptorPool else {
+        let descriptorPool: VkDescriptorPool
+        do throws(MediaError) {
+            descriptorPool = try device.makeDescriptorPool(
+                sizes: [VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, descriptorCount: 3)], maxSets: 1)
+        } catch {
             vkDestroyCommandPool(d, commandPool, nil)
-            try vk(r, "create a descriptor pool")
-            throw MediaError(.ffmpeg, "Vulkan: no descriptor pool")
+            throw error
         }
         self.descriptorPool = descriptorPool
         var layoutHandle: VkDescriptorSetLayout? = device.blend.setLayout

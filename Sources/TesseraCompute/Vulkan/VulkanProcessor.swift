@@ -204,31 +204,18 @@ private final class Setup {
         pool = try FramePool(width: plan.outputWidth, height: plan.outputHeight, format: plan.output.format,
                              planes: plan.outputPlanes, bytes: plan.outputBytes)
 
-        var poolInfo = VkCommandPoolCreateInfo()
-        poolInfo.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO
-        poolInfo.queueFamilyIndex = device.queueFamily
-        var commandPool: VkCommandPool?
-        try vk(vkCreateCommandPool(d, &poolInfo, nil, &commandPool), "create a command pool")
-        guard let commandPool else { throw MediaError(.ffmpeg, "Vulkan: no command pool") }
+        let commandPool = try device.makeCommandPool()
         self.commandPool = commandPool
-
-        var sizes = [VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, descriptorCount: UInt32(2 * count)),
-                     VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, descriptorCount: UInt32(count)),
-                     VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER,
-                                          descriptorCount: UInt32(3 * count))]
-        var descriptorInfo = VkDescriptorPoolCreateInfo()
-        descriptorInfo.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO
-        descriptorInfo.maxSets = UInt32(count)
-        descriptorInfo.poolSizeCount = 3
-        var descriptorPool: VkDescriptorPool?
-        let r = sizes.withUnsafeMutableBufferPointer { p in
-            descriptorInfo.pPoolSizes = UnsafePointer(p.baseAddress)
-            return vkCreateDescriptorPool(d, &descriptorInfo, nil, &descriptorPool)
-        }
-        guard r == VK_SUCCESS, let descriptorPool else {
+        let descriptorPool: VkDescriptorPool
+        do throws(MediaError) {
+            descriptorPool = try device.makeDescriptorPool(sizes: [
+                VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, descriptorCount: UInt32(2 * count)),
+                VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, descriptorCount: UInt32(count)),
+                VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, descriptorCount: UInt32(3 * count)),
+            ], maxSets: count)
+        } catch {
             vkDestroyCommandPool(d, commandPool, nil)
-            try vk(r, "create a descriptor pool")
-            throw MediaError(.ffmpeg, "Vulkan: no descriptor pool")
+            throw error
         }
         self.descriptorPool = descriptorPool
 
