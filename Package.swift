@@ -2,8 +2,10 @@
 //
 // Tessera: a distributed transcoding farm on FFmpeg's libraries.
 // Dependencies point one way:
-//   tessera (CLI) → TesseraMedia → TesseraCompute → TesseraAV → TesseraCore
-//                                      └────────────────┴────→ CFFmpeg / CVulkan
+//   tessera (CLI) → TesseraCoordinator / TesseraWorker / TesseraClient
+//                 → TesseraMedia → TesseraCompute → TesseraAV → TesseraCore
+//                 → TesseraWire (protobuf + ZeroMQ) ─────────────→ TesseraCore
+//   C modules: CFFmpeg (AV, Compute, Media), CVulkan (Compute), CZeroMQ (Wire).
 // TesseraCore imports no C module.
 import PackageDescription
 
@@ -19,6 +21,10 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
         // C libraries, found with pkg-config. Each has a shim header for macros Swift cannot import.
@@ -40,9 +46,28 @@ let package = Package(
         // Frames/s of TesseraCompute's processors, driven by Benchmarks/compute/run.sh beside ffmpeg's filters.
         .executableTarget(name: "tessera-compute-bench", dependencies: ["TesseraCompute", "TesseraAV", "TesseraCore", "CFFmpeg"],
                           path: "Benchmarks/compute", exclude: ["run.sh", "README.md"]),
+        // The farm's wire: generated protobuf types (Protocols/tessera.proto), ZeroMQ sockets, CURVE keys.
+        .target(name: "TesseraWire", dependencies: [
+            "TesseraCore", "CZeroMQ", .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+        ]),
+        // Job store (SQLite), scheduler and leases, segment spool, assembler, HTTP API.
+        .target(name: "TesseraCoordinator", dependencies: [
+            "TesseraCore", "TesseraMedia", "TesseraWire",
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        // The worker loop: connect, announce, take tasks, transcode segments, report.
+        .target(name: "TesseraWorker", dependencies: [
+            "TesseraCore", "TesseraMedia", "TesseraWire", .product(name: "Logging", package: "swift-log"),
+        ]),
+        // The coordinator's HTTP API as the client CLI speaks it (Protocols/openapi.yaml).
+        .target(name: "TesseraClient", dependencies: ["TesseraCore"]),
         .executableTarget(name: "tessera", dependencies: [
             "TesseraCore", "TesseraAV", "TesseraMedia", "TesseraCompute",
+            "TesseraWire", "TesseraCoordinator", "TesseraWorker", "TesseraClient",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
         ]),
 
         // Media generation and independent checks (ffmpeg/ffprobe CLIs) shared by the test targets.
@@ -57,5 +82,11 @@ let package = Package(
             "TesseraMedia", "TesseraAV", "TesseraCompute", "TesseraCore", "CFFmpeg", "TesseraTestSupport",
         ]),
         .testTarget(name: "TesseraCLITests", dependencies: ["TesseraCore", "TesseraTestSupport"]),
+        .testTarget(name: "TesseraWireTests", dependencies: ["TesseraWire", "TesseraCore", "CZeroMQ"]),
+        .testTarget(name: "TesseraCoordinatorTests", dependencies: [
+            "TesseraCoordinator", "TesseraClient", "TesseraCore", "TesseraTestSupport",
+        ]),
+        // End-to-end: real coordinator and worker processes on loopback.
+        .testTarget(name: "TesseraFarmTests", dependencies: ["TesseraCore", "TesseraClient", "TesseraTestSupport"]),
     ]
 )

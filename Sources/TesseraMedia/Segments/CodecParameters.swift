@@ -41,33 +41,3 @@ public final class CodecParameters: @unchecked Sendable {
         return nil
     }
 }
-
-/// A compressed packet as plain data with its timestamps.
-public struct EncodedPacket: Sendable {
-    public var data: [UInt8]
-    public var pts: Int64
-    public var dts: Int64
-    public var duration: Int64
-    public var isKeyframe: Bool
-
-    init(_ packet: Packet) {
-        let p = packet.pointer.pointee
-        data = p.data.map { Array(UnsafeBufferPointer(start: $0, count: Int(p.size))) } ?? []
-        pts = p.pts
-        dts = p.dts
-        duration = p.duration
-        isKeyframe = p.flags & AV_PKT_FLAG_KEY != 0
-    }
-
-    /// A libav packet holding a copy of the data.
-    func makePacket() throws(MediaError) -> Packet {
-        let packet = try Packet()
-        try ff(av_new_packet(packet.pointer, Int32(data.count)), "allocate packet")
-        data.withUnsafeBufferPointer { packet.pointer.pointee.data.update(from: $0.baseAddress!, count: data.count) }
-        packet.pointer.pointee.pts = pts
-        packet.pointer.pointee.dts = dts
-        packet.pointer.pointee.duration = duration
-        if isKeyframe { packet.pointer.pointee.flags |= AV_PKT_FLAG_KEY }
-        return packet
-    }
-}

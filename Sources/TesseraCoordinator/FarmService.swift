@@ -1,0 +1,78 @@
+import Foundation
+import TesseraCore
+
+/// What the coordinator offers people and scripts; the HTTP API (HTTP/) is a thin layer over it.
+///
+/// Every method is async and never blocks Swift's cooperative pool: store access goes through
+/// GRDB's own queue, and the scheduler runs on its own thread.
+public protocol FarmService: Sendable {
+    /// Validates and queues a job. Throws `FarmError` for a source outside the media roots, a missing
+    /// upload, an output outside the output root, or settings that cannot work.
+    func submit(_ request: JobRequest) async throws(FarmError) -> JobStatus
+    func job(_ id: String) async throws(FarmError) -> JobStatus
+    /// Newest first.
+    func jobs() async throws(FarmError) -> [JobStatus]
+    /// Cancels a job that is not finished; its running tasks are withdrawn from the workers.
+    func cancel(_ id: String) async throws(FarmError) -> JobStatus
+    func workers() async -> [WorkerStatus]
+    /// The finished output of a completed job, for download.
+    func outputFile(of id: String) async throws(FarmError) -> URL
+    /// Moves an uploaded file (already written to `temporaryFile` in the data folder) into the upload
+    /// store and returns its id for `JobRequest.uploadID`.
+    func adoptUpload(_ temporaryFile: URL, filename: String) async throws(FarmError) -> String
+    /// The folder uploads are first written to (same file system as the upload store).
+    var uploadStaging: URL { get }
+    /// Counters for `/metrics` (Prometheus text) and the autoscaler.
+    func metrics() async -> FarmMetrics
+}
+
+/// What `/metrics` exposes; `queuedSegments` drives the worker autoscaler (Deploy/k8s).
+public struct FarmMetrics: Sendable, Hashable, Codable {
+    /// Segments waiting for a worker, over all running jobs.
+    public var queuedSegments: Int
+    public var runningSegments: Int
+    public var workers: Int
+    public var busyWorkers: Int
+    public var jobsByState: [String: Int]
+    public var segmentsCompleted: Int
+    public var framesEncoded: Int
+
+    public init(queuedSegments: Int = 0, runningSegments: Int = 0, workers: Int = 0, busyWorkers: Int = 0,
+                jobsByState: [String: Int] = [:], segmentsCompleted: Int = 0, framesEncoded: Int = 0) {
+        self.queuedSegments = queuedSegments
+        self.runningSegments = runningSegments
+        self.workers = workers
+        self.busyWorkers = busyWorkers
+        self.jobsByState = jobsByState
+        self.segmentsCompleted = segmentsCompleted
+        self.framesEncoded = framesEncoded
+    }
+}
+
+/// Why a request to the farm failed, with the HTTP status the API answers.
+public struct FarmError: Error, Sendable, CustomStringConvertible {
+    public enum Kind: String, Sendable, Codable {
+        case notFound, invalidRequest, forbidden, conflict, unavailable, internalError
+    }
+
+    public var kind: Kind
+    public var message: String
+
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    public var description: String { message }
+
+    public var httpStatus: Int {
+        switch kind {
+        case .notFound: 404
+        case .invalidRequest: 400
+        case .forbidden: 403
+        case .conflict: 409
+        case .unavailable: 503
+        case .internalError: 500
+        }
+    }
+}

@@ -1,0 +1,24 @@
+import CFFmpeg
+import TesseraAV
+import TesseraCore
+
+/// Between libav packets and the plain `EncodedPacket` values tasks and results carry.
+extension EncodedPacket {
+    init(_ packet: Packet) {
+        let p = packet.pointer.pointee
+        self.init(data: p.data.map { Array(UnsafeBufferPointer(start: $0, count: Int(p.size))) } ?? [],
+                  pts: p.pts, dts: p.dts, duration: p.duration, isKeyframe: p.flags & AV_PKT_FLAG_KEY != 0)
+    }
+
+    /// A libav packet holding a copy of the data.
+    func makePacket() throws(MediaError) -> Packet {
+        let packet = try Packet()
+        try ff(av_new_packet(packet.pointer, Int32(data.count)), "allocate packet")
+        data.withUnsafeBufferPointer { packet.pointer.pointee.data.update(from: $0.baseAddress!, count: data.count) }
+        packet.pointer.pointee.pts = pts
+        packet.pointer.pointee.dts = dts
+        packet.pointer.pointee.duration = duration
+        if isKeyframe { packet.pointer.pointee.flags |= AV_PKT_FLAG_KEY }
+        return packet
+    }
+}

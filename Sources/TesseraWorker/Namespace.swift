@@ -1,0 +1,2 @@
+/// ZeroMQ worker loop: see Worker.swift.
+enum TesseraWorkerNamespace {}
