@@ -59,7 +59,7 @@ let package = Package(
         ]),
         // The worker loop: connect, announce, take tasks, transcode segments, report.
         .target(name: "TesseraWorker", dependencies: [
-            "TesseraCore", "TesseraMedia", "TesseraWire", .product(name: "Logging", package: "swift-log"),
+            "TesseraCore", "TesseraMedia", "TesseraCompute", "TesseraWire", .product(name: "Logging", package: "swift-log"),
         ]),
         // The coordinator's HTTP API as the client CLI speaks it (Protocols/openapi.yaml).
         .target(name: "TesseraClient", dependencies: ["TesseraCore"]),

@@ -131,3 +131,16 @@ public struct SegmentOutput: Sendable, Hashable {
 
     public var payloadBytes: Int { packets.reduce(0) { $0 + $1.data.count } }
 }
+
+extension CodecConfiguration {
+    /// Why two segments' streams cannot be joined at packet level (one decoder configuration must
+    /// decode both), or nil when they can.
+    public func mismatch(with other: CodecConfiguration) -> String? {
+        if codec != other.codec { return "codec \(codec) vs \(other.codec)" }
+        if width != other.width || height != other.height { return "size \(width)x\(height) vs \(other.width)x\(other.height)" }
+        if pixelFormat != other.pixelFormat { return "pixel format \(pixelFormat) vs \(other.pixelFormat)" }
+        if profile != other.profile { return "profile \(profile) vs \(other.profile)" }
+        if extradata != other.extradata { return "decoder configuration (extradata) differs" }
+        return nil
+    }
+}

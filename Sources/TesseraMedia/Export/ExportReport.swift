@@ -52,6 +52,13 @@ public struct ExportProgress: Sendable {
     public var totalSeconds: Double
     public var elapsedSeconds: Double
 
+    public init(frames: Int, seconds: Double, totalSeconds: Double, elapsedSeconds: Double) {
+        self.frames = frames
+        self.seconds = seconds
+        self.totalSeconds = totalSeconds
+        self.elapsedSeconds = elapsedSeconds
+    }
+
     public var fraction: Double { totalSeconds > 0 ? min(1, seconds / totalSeconds) : 0 }
     public var framesPerSecond: Double { elapsedSeconds > 0 ? Double(frames) / elapsedSeconds : 0 }
     /// Estimated seconds left at the current rate; nil until there is a rate.

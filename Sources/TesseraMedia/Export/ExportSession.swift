@@ -29,16 +29,18 @@ public final class ExportSession: @unchecked Sendable {
     /// processing and keeps the faster.
     public var backend: ProcessingBackend = .auto
     /// Why the backend was chosen, once the first frame needing processing has been seen.
-    public private(set) var backendChoice: BackendChoice? {
-        get { choiceBox.get() }
-        set { choiceBox.set(newValue) }
-    }
-    private let choiceBox = Locked<BackendChoice?>(nil)
+    public var backendChoice: BackendChoice? { selectorBox.get()?.choice }
+    private let selectorBox = Locked<BackendSelector?>(nil)
     /// Cut the video into segments about this many seconds long, transcode them on `parallel`
     /// threads and stitch them (the farm's path on one machine); nil transcodes in one pass.
     public var segmentDuration: Double?
     /// Segments transcoded at once on the segmented path.
     public var parallel = 2
+    /// Who transcodes the segments on the segmented path: nil runs them on `parallel` local threads; a
+    /// farm coordinator passes its dispatcher. Called once per export with the job's segment plan.
+    public var makeSegmentExecutor: (@Sendable (_ plan: [SegmentSpec]) throws(MediaError) -> any SegmentExecutor)?
+    /// Called from the thread running `export()` as the job moves through its phases.
+    public var phaseHandler: (@Sendable (ExportPhase) -> Void)?
     /// Verify a one-pass transcode's output before it is put in place (segmented exports always are).
     public var verifyOutput = false
     /// Called a few times a second from the thread running `export()`.
@@ -80,6 +82,8 @@ public final class ExportSession: @unchecked Sendable {
         guard URL(fileURLWithPath: sourcePath).standardized.path != URL(fileURLWithPath: outputPath).standardized.path
         else { throw MediaError(.invalidArgument, path: outputPath, "output would overwrite the source") }
 
+        let selector = BackendSelector(requested: backend)
+        selectorBox.set(selector)
         let reader = try AssetReader(path: sourcePath)
         let assetDuration = reader.duration
         let range = try resolveRange(assetDuration: assetDuration)
@@ -109,7 +113,7 @@ public final class ExportSession: @unchecked Sendable {
             plan = try PassthroughPlan.make(reader: reader, writer: writer, range: range)
         } else {
             plan = try TranscodePlan.make(reader: reader, writer: writer, settings: settings, fileType: fileType,
-                                          processorFactory())
+                                          selector.factory)
         }
         try writer.startWriting()
         try reader.startReading()
@@ -149,8 +153,9 @@ public final class ExportSession: @unchecked Sendable {
             throw MediaError(.invalidArgument, "segment duration and parallelism must be positive")
         }
         let segmented = SegmentedExport(reader: reader, configuration: .init(
-            settings: settings, fileType: fileType, segmentSeconds: seconds,
-            parallel: parallel, makeProcessor: processorFactory()))
+            settings: settings, fileType: fileType, segmentSeconds: seconds, parallel: parallel,
+            makeProcessor: selectorBox.get()!.factory, backend: backend, makeExecutor: makeSegmentExecutor,
+            phase: phaseHandler ?? { _ in }))
         let handler = progressHandler
         let writer = try segmented.run(makeWriter: makeWriter, progress: { handler?($0) }, total: total,
                                        started: started)
@@ -161,29 +166,14 @@ public final class ExportSession: @unchecked Sendable {
             throw error
         }
         var verification: VerificationReport? = nil
-        try writer.finishWriting { (temporary) throws(MediaError) in
+        phaseHandler?(.stitching)
+        try writer.finishWriting { [phaseHandler] (temporary) throws(MediaError) in
+            phaseHandler?(.verifying)
             verification = try verify(temporary, expected: segmented.expectedTimes)
         }
         var report = finishReport(segmented.report, fileType: fileType, range: range, started: started)
         report.verification = verification
         return report
-    }
-
-    /// Makes the job's FrameProcessors. The backend is chosen once per job (`auto` calibrates on the first
-    /// frame that needs processing); every later processor, such as one per segment, reuses that choice.
-    private func processorFactory() -> @Sendable (ProcessingSpec, Frame) throws(MediaError) -> any FrameProcessor {
-        let requested = backend, box = choiceBox, deciding = NSLock()
-        return { spec, frame throws(MediaError) in
-            // Segments starting together must not all calibrate: the first decides, the others wait.
-            deciding.lock()
-            defer { deciding.unlock() }
-            if let decided = box.get() {
-                return try makeFrameProcessor(backend: decided.chosen, spec: spec, calibrationFrame: nil)
-            }
-            let selection = try selectFrameProcessor(backend: requested, spec: spec, calibrationFrame: frame)
-            box.set(selection.choice)
-            return selection.processor
-        }
     }
 
     /// Checks the finished temporary file against the expected frame times; throws when it fails.

@@ -13,8 +13,14 @@ struct VideoEncoding {
 
     /// - Throws: `.unsupported` when the encoder cannot take the chosen pixel format.
     init(_ vs: VideoSettings, source: StreamDescription) throws(MediaError) {
-        let p = source.parameters
-        rotation = source.rotation
+        try self.init(vs, parameters: source.parameters, timeBase: source.timeBase, frameRate: source.frameRate,
+                      rotation: source.rotation)
+    }
+
+    /// From the source stream's parts, as a segment task carries them.
+    init(_ vs: VideoSettings, parameters p: AVCodecParameters, timeBase: AVRational, frameRate: AVRational,
+         rotation: Rotation) throws(MediaError) {
+        self.rotation = rotation
         let displayW = rotation.swapsDimensions ? Int(p.height) : Int(p.width)
         let displayH = rotation.swapsDimensions ? Int(p.width) : Int(p.height)
         let fitted = vs.outputSize(forDisplayWidth: displayW, height: displayH)
@@ -30,7 +36,7 @@ struct VideoEncoding {
         var colorRange = p.color_range
         if colorRange == AVCOL_RANGE_UNSPECIFIED || needsProcessing { colorRange = AVCOL_RANGE_MPEG }
         encoderInput = Encoder.VideoInput(
-            width: w, height: h, pixelFormat: wanted.avFormat, timeBase: source.timeBase, frameRate: source.frameRate,
+            width: w, height: h, pixelFormat: wanted.avFormat, timeBase: timeBase, frameRate: frameRate,
             sampleAspectRatio: p.sample_aspect_ratio.num > 0 ? p.sample_aspect_ratio : AVRational(num: 1, den: 1),
             colorSpace: p.color_space, colorPrimaries: p.color_primaries, colorTransfer: p.color_trc,
             colorRange: colorRange, chromaLocation: p.chroma_location)

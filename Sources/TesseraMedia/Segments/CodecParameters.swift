@@ -6,6 +6,11 @@ import TesseraAV
 public final class CodecParameters: @unchecked Sendable {
     let pointer: UnsafeMutablePointer<AVCodecParameters>
 
+    /// Takes ownership of parameters allocated with `avcodec_parameters_alloc`.
+    init(adopting pointer: UnsafeMutablePointer<AVCodecParameters>) {
+        self.pointer = pointer
+    }
+
     init(copying source: UnsafePointer<AVCodecParameters>) throws(MediaError) {
         guard let p = avcodec_parameters_alloc() else { throw MediaError(.ffmpeg, "out of memory copying codec parameters") }
         pointer = p
@@ -31,13 +36,5 @@ public final class CodecParameters: @unchecked Sendable {
     }
 
     /// Why two segments' streams cannot be joined at packet level, or nil when they can.
-    func mismatch(with other: CodecParameters) -> String? {
-        let a = pointer.pointee, b = other.pointer.pointee
-        if a.codec_id != b.codec_id { return "codec \(codecName) vs \(other.codecName)" }
-        if a.width != b.width || a.height != b.height { return "size \(a.width)x\(a.height) vs \(b.width)x\(b.height)" }
-        if a.format != b.format { return "pixel format \(a.format) vs \(b.format)" }
-        if a.profile != b.profile { return "profile \(a.profile) vs \(b.profile)" }
-        if extradata != other.extradata { return "decoder configuration (extradata) differs" }
-        return nil
-    }
+    func mismatch(with other: CodecParameters) -> String? { configuration.mismatch(with: other.configuration) }
 }

@@ -34,7 +34,7 @@ public enum SegmentFileStitcher {
         for stream in chosen {
             inputs.append(try writer.addPassthroughInput(parameters: stream.pointee.codecpar,
                                                          timeBase: stream.pointee.time_base, sideDataFrom: stream))
-            stitchers.append(SegmentStitcher(reference: try CodecParameters(copying: stream.pointee.codecpar),
+            stitchers.append(SegmentStitcher(reference: try CodecParameters(copying: stream.pointee.codecpar).configuration,
                                              timeBase: stream.pointee.time_base, path: output))
         }
         let timeBases = chosen.map { $0.pointee.time_base }
@@ -51,7 +51,7 @@ public enum SegmentFileStitcher {
             }
             var slot: [Int32: Int] = [:]
             for (i, stream) in streams.enumerated() {
-                try stitchers[i].check(try CodecParameters(copying: stream.pointee.codecpar), segment: number)
+                try stitchers[i].check(try CodecParameters(copying: stream.pointee.codecpar).configuration, segment: number)
                 slot[stream.pointee.index] = i
             }
             var counts = Array(repeating: 0, count: streams.count)

@@ -4,12 +4,12 @@ import TesseraAV
 import TesseraCompute
 import TesseraCore
 
-/// The segmented path of an export on one machine: the farm's pipeline with threads for workers.
+/// The segmented path of an export: plan, cut, have an executor transcode, stitch.
 ///
 /// ```
-///  [demux thread] ─ tasks (in order, ≤ N waiting) ─▶ [worker 1…N] ─ results ─┐
-///  AssetReader audio ─▶ [audio thread] ─▶ audio input ────────────────────────┼─▶ AssetWriter
-///  calling thread: stitch results in segment order into the video input ◀─────┘
+///  [demux thread] ─ work (in order) ─▶ SegmentExecutor (local threads | farm workers) ─ outputs ─┐
+///  AssetReader audio ─▶ [audio thread] ─▶ audio input ─────────────────────────────────────────┼─▶ AssetWriter
+///  calling thread: stitch outputs in segment order into the video input ◀──────────────────────┘
 /// ```
 ///
 /// The video is planned with `SegmentPlanner`, each segment transcoded independently, and the
@@ -20,14 +20,17 @@ final class SegmentedExport: @unchecked Sendable {
         var fileType: FileType
         var segmentSeconds: Double
         var parallel: Int
-        var makeProcessor: @Sendable (ProcessingSpec, Frame) throws(MediaError) -> any FrameProcessor
+        var makeProcessor: SegmentRunner.MakeProcessor
+        var backend: ProcessingBackend
+        /// nil runs the segments on `parallel` local threads.
+        var makeExecutor: (@Sendable ([SegmentSpec]) throws(MediaError) -> any SegmentExecutor)?
+        var phase: @Sendable (ExportPhase) -> Void
     }
 
     private let reader: AssetReader
     private let config: Configuration
     private let failure: PipelineFailure
     private let done = ProgressCounter()
-    private let results = ResultBoard()
     private(set) var segmentCount = 0
     private(set) var processorName = "none"
     private(set) var audioPlan: TranscodePlan?
@@ -42,7 +45,6 @@ final class SegmentedExport: @unchecked Sendable {
         self.reader = reader
         config = configuration
         failure = reader.failure
-        failure.watchCancel { [results] in results.cancel() }
     }
 
     /// Plans, transcodes and stitches; `makeWriter` is called once the first segment shows the codec
@@ -53,10 +55,11 @@ final class SegmentedExport: @unchecked Sendable {
             throw MediaError(.invalidArgument, path: reader.path, "segmenting needs a video track to cut")
         }
         codec = vs.codec
+        config.phase(.planning)
         let stream = reader.input.streams[videoID]
         let source = StreamDescription(stream: stream)
         rotation = source.rotation
-        let encoding = try VideoEncoding(vs, source: source)
+        _ = try VideoEncoding(vs, source: source)  // refuse impossible settings before any work is sent
         let range = reader.ticks(for: stream)
         let tb = source.timeBase
         let index = try VideoPacketIndex.build(try InputFile(path: reader.path), trackID: videoID)
@@ -67,31 +70,30 @@ final class SegmentedExport: @unchecked Sendable {
         guard !plan.isEmpty else { throw MediaError(.invalidArgument, path: reader.path, "the range holds no video frame") }
         segmentCount = plan.count
         let lastEnd: Int64? = range.end == Int64.max ? nil : range.end - range.start
-        let parameters = try CodecParameters(copying: stream.pointee.codecpar)
+        let template = SegmentWork(
+            spec: plan[0], source: try CodecParameters(copying: stream.pointee.codecpar).configuration,
+            timeBase: Fraction(Int(tb.num), Int(tb.den)),
+            frameRate: Fraction(Int(source.frameRate.num), Int(source.frameRate.den)), rotation: rotation,
+            packets: [], settings: vs, endTick: nil, sourceName: reader.path,
+            backend: config.backend.rawValue)
+        let executor: any SegmentExecutor = try config.makeExecutor?(plan)
+            ?? LocalSegmentExecutor(parallel: config.parallel, threadsPerSegment: threadsPerSegment,
+                                    makeProcessor: config.makeProcessor)
+        defer { executor.finish() }
+        failure.watchCancel { [failure] in executor.cancel(failure.error ?? MediaError(.cancelled, "export cancelled")) }
+        config.phase(.running)
 
-        // Producer: cut the packets into tasks; workers: transcode them.
-        let tasks = BoundedQueue<SegmentTask>(capacity: max(1, config.parallel))
-        failure.watch(tasks)
+        // Producer: cut the packets into work for the executor.
         var stages = [StageThread("tessera.segments.demux", failure: failure) { [self] () throws(MediaError) in
-            defer { tasks.close() }
-            try produceTasks(plan, videoID: videoID, parameters: parameters, timeBase: tb, settings: vs,
-                             encoding: encoding, lastEnd: lastEnd, into: tasks)
+            try produceWork(plan, videoID: videoID, template: template, lastEnd: lastEnd, into: executor)
         }]
-        let makeProcessor = config.makeProcessor
-        for n in 0..<max(1, config.parallel) {
-            stages.append(StageThread("tessera.segments.worker\(n)", failure: failure) { [results] () throws(MediaError) in
-                while let task = tasks.pop() {
-                    let result = try SegmentTranscoder.run(task, makeProcessor: makeProcessor)
-                    results.post(result)
-                }
-            })
-        }
 
         // Stitch in order; the writer can only be made once segment 0 shows the encoder's parameters.
-        guard let first = results.take(0) else { throw waitFailure(stages) }
+        let first: SegmentOutput
+        do throws(MediaError) { first = try executor.output(0) } catch { throw stop(error, stages) }
         let writer = try makeWriter()
-        let input = try writer.addPassthroughInput(parameters: first.parameters.pointer, timeBase: tb,
-                                                   sideDataFrom: stream)
+        let reference = try CodecParameters(first.parameters)
+        let input = try writer.addPassthroughInput(parameters: reference.pointer, timeBase: tb, sideDataFrom: stream)
         videoInput = input
         var audioSettings = config.settings
         audioSettings.video = nil
@@ -105,13 +107,17 @@ final class SegmentedExport: @unchecked Sendable {
         processorName = first.processor
 
         let stitcher = SegmentStitcher(reference: first.parameters, timeBase: tb, path: writer.outputPath)
-        var next: SegmentResult? = first
+        var next: SegmentOutput? = first
         for i in 0..<plan.count {
-            if next == nil { next = results.take(i) }
-            guard let result = next else { throw waitFailure(stages) }
-            next = nil
-            try stitcher.append(result, to: input)
-            done.advance(frames: result.frames, to: stitcher.endSeconds)
+            do throws(MediaError) {
+                let output: SegmentOutput
+                if let ready = next { output = ready } else { output = try executor.output(i) }
+                next = nil
+                try stitcher.append(output, to: input)
+                done.advance(frames: output.frames, to: stitcher.endSeconds)
+            } catch {
+                throw stop(error, stages)
+            }
             progress(ExportProgress(frames: done.snapshot.frames, seconds: stitcher.endSeconds, totalSeconds: total,
                                     elapsedSeconds: Date().timeIntervalSince(started)))
         }
@@ -121,11 +127,18 @@ final class SegmentedExport: @unchecked Sendable {
         return writer
     }
 
+    /// Records the error (stopping every stage and the executor), waits for the stages, and returns
+    /// the first error any of them hit.
+    private func stop(_ error: MediaError, _ stages: [StageThread]) -> MediaError {
+        failure.record(error)
+        for stage in stages { stage.wait() }
+        return failure.error ?? error
+    }
+
     /// Reads the video packets once, in decode order, handing each segment its packets as soon as
     /// the last one it needs has been read (segments can share packets past a keyframe).
-    private func produceTasks(_ plan: [SegmentSpec], videoID: Int, parameters: CodecParameters, timeBase: AVRational,
-                              settings: VideoSettings, encoding: VideoEncoding, lastEnd: Int64?,
-                              into tasks: BoundedQueue<SegmentTask>) throws(MediaError) {
+    private func produceWork(_ plan: [SegmentSpec], videoID: Int, template: SegmentWork, lastEnd: Int64?,
+                             into executor: any SegmentExecutor) throws(MediaError) {
         let input = try InputFile(path: reader.path)
         var buffer: [EncodedPacket] = []
         var bufferStart = plan[0].decodePackets.lowerBound
@@ -139,14 +152,15 @@ final class SegmentedExport: @unchecked Sendable {
             decodeIndex += 1
             while nextSegment < plan.count, plan[nextSegment].decodePackets.upperBound <= decodeIndex {
                 let spec = plan[nextSegment]
-                let slice = Array(buffer[(spec.decodePackets.lowerBound - bufferStart)..<(spec.decodePackets.upperBound - bufferStart)])
-                let isLast = nextSegment == plan.count - 1
-                let task = SegmentTask(spec: spec, source: parameters, sourceTimeBase: timeBase, packets: slice,
-                                       settings: settings, encoderInput: encoding.encoderInput,
-                                       processing: encoding.processing,
-                                       endTick: isLast ? lastEnd : spec.timeMap.output(spec.presentationRange.upperBound),
-                                       sourcePath: reader.path, threads: threadsPerSegment)
-                guard tasks.push(task) else { return }
+                if !executor.isFinished(spec.index) {
+                    var work = template
+                    work.spec = spec
+                    work.packets = Array(buffer[(spec.decodePackets.lowerBound - bufferStart)
+                                                ..< (spec.decodePackets.upperBound - bufferStart)])
+                    work.endTick = nextSegment == plan.count - 1
+                        ? lastEnd : spec.timeMap.output(spec.presentationRange.upperBound)
+                    guard executor.schedule(work) else { return }
+                }
                 nextSegment += 1
                 // Drop packets no later segment needs.
                 if nextSegment < plan.count {
@@ -169,11 +183,6 @@ final class SegmentedExport: @unchecked Sendable {
         max(1, ProcessInfo.processInfo.activeProcessorCount / max(1, config.parallel))
     }
 
-    private func waitFailure(_ stages: [StageThread]) -> MediaError {
-        for stage in stages { stage.wait() }
-        return failure.error ?? MediaError(.ffmpeg, path: reader.path, "segment workers stopped without a result")
-    }
-
     var report: ExportReport {
         var r = audioPlan?.report ?? ExportReport(source: "", output: "", fileType: "", preset: nil, passthrough: false,
                                                   timeRange: nil, duration: .zero, video: nil, audio: nil, bytes: 0,
@@ -192,34 +201,5 @@ final class SegmentedExport: @unchecked Sendable {
     func progress(total: Double, elapsed: Double) -> ExportProgress {
         let s = done.snapshot
         return ExportProgress(frames: s.frames, seconds: s.seconds, totalSeconds: total, elapsedSeconds: elapsed)
-    }
-}
-
-/// Finished segments, waiting to be stitched in order.
-final class ResultBoard: @unchecked Sendable {
-    private var results: [Int: SegmentResult] = [:]
-    private var cancelled = false
-    private let condition = NSCondition()
-
-    func post(_ result: SegmentResult) {
-        condition.withLock {
-            results[result.index] = result
-            condition.broadcast()
-        }
-    }
-
-    /// Waits for segment `index`; nil if the job was cancelled or failed first.
-    func take(_ index: Int) -> SegmentResult? {
-        condition.lock()
-        defer { condition.unlock() }
-        while results[index] == nil && !cancelled { condition.wait() }
-        return results.removeValue(forKey: index)
-    }
-
-    func cancel() {
-        condition.withLock {
-            cancelled = true
-            condition.broadcast()
-        }
     }
 }

@@ -156,3 +156,29 @@ final class Encoder: @unchecked Sendable {
         return false
     }
 }
+
+/// What this machine's FFmpeg build can do, for a worker's capabilities.
+public enum CodecSupport {
+    /// The Tessera video codecs whose encoders are present.
+    public static var videoEncoders: [VideoCodec] {
+        VideoCodec.allCases.filter { avcodec_find_encoder_by_name($0.encoderName) != nil }
+    }
+
+    /// Names of the video decoders present (libavcodec codec names such as "h264", "hevc").
+    public static var videoDecoders: [String] {
+        var names: Set<String> = []
+        var state: UnsafeMutableRawPointer? = nil
+        while let codec = av_codec_iterate(&state) {
+            if av_codec_is_decoder(codec) != 0, codec.pointee.type == AVMEDIA_TYPE_VIDEO {
+                names.insert(String(cString: avcodec_get_name(codec.pointee.id)))
+            }
+        }
+        return names.sorted()
+    }
+
+    /// "libavcodec 59.37.100".
+    public static var libraryVersion: String {
+        let v = avcodec_version()
+        return "libavcodec \(v >> 16).\((v >> 8) & 0xff).\(v & 0xff)"
+    }
+}

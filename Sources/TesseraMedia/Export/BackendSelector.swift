@@ -1,0 +1,34 @@
+import Foundation
+import TesseraAV
+import TesseraCompute
+
+/// Makes a job's (or a worker's) FrameProcessors. The backend is chosen once (`auto` calibrates on the
+/// first frame that needs processing); every later processor, such as one per segment, reuses that choice.
+public final class BackendSelector: @unchecked Sendable {
+    public let requested: ProcessingBackend
+    private let box = Locked<BackendChoice?>(nil)
+    /// Segments starting together must not all calibrate: the first decides, the others wait.
+    private let deciding = NSLock()
+
+    public init(requested: ProcessingBackend) {
+        self.requested = requested
+    }
+
+    /// Why the backend was chosen, once a frame needing processing has been seen.
+    public var choice: BackendChoice? { box.get() }
+
+    public func makeProcessor(_ spec: ProcessingSpec, _ frame: Frame) throws(MediaError) -> any FrameProcessor {
+        deciding.lock()
+        defer { deciding.unlock() }
+        if let decided = box.get() {
+            return try makeFrameProcessor(backend: decided.chosen, spec: spec, calibrationFrame: nil)
+        }
+        let selection = try selectFrameProcessor(backend: requested, spec: spec, calibrationFrame: frame)
+        box.set(selection.choice)
+        return selection.processor
+    }
+
+    public var factory: SegmentRunner.MakeProcessor {
+        { [self] spec, frame throws(MediaError) in try makeProcessor(spec, frame) }
+    }
+}

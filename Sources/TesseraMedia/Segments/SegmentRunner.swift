@@ -1,0 +1,100 @@
+import CFFmpeg
+import Foundation
+import TesseraAV
+import TesseraCompute
+import TesseraCore
+
+/// Runs one segment: decode its packets, keep the frames it presents, process, encode. What a worker
+/// does with each `SegmentWork`, on a farm machine or on a local thread.
+///
+/// Each segment's encoder starts fresh, so the segment begins with a keyframe; every segment of a job
+/// uses the same settings, so their packets concatenate. Runs on the calling (dedicated) thread.
+public enum SegmentRunner {
+    public typealias MakeProcessor = @Sendable (ProcessingSpec, Frame) throws(MediaError) -> any FrameProcessor
+
+    /// - Parameters:
+    ///   - threads: codec threads (decoder and encoder each).
+    ///   - progress: called every few frames with the frames encoded so far.
+    ///   - isCancelled: polled between packets; when it turns true the run throws `.cancelled`.
+    /// - Throws: `.corrupt` for damaged source data, `.unsupported` for codecs or formats that cannot be
+    ///   decoded or encoded, `.cancelled`, `.ffmpeg` for other library failures.
+    public static func run(_ work: SegmentWork, threads: Int, makeProcessor: @escaping MakeProcessor,
+                           progress: @escaping (SegmentProgress) -> Void = { _ in },
+                           isCancelled: () -> Bool = { false }) throws(MediaError) -> SegmentOutput {
+        let started = Date()
+        let spec = work.spec
+        let source = try CodecParameters(work.source)
+        let timeBase = AVRational(num: Int32(work.timeBase.numerator), den: Int32(work.timeBase.denominator))
+        let frameRate = AVRational(num: Int32(work.frameRate.numerator), den: Int32(work.frameRate.denominator))
+        let encoding = try VideoEncoding(work.settings, parameters: source.pointer.pointee, timeBase: timeBase,
+                                         frameRate: frameRate, rotation: work.rotation)
+        let decoder = try Decoder(parameters: source.pointer, timeBase: timeBase, path: work.sourceName, threads: threads)
+        let encoder = try Encoder(video: work.settings, input: encoding.encoderInput, globalHeader: true, threads: threads)
+        let range = spec.presentationRange
+        var gate = VideoGate(range: TickRange(start: range.lowerBound, end: range.upperBound, offset: 0))
+        let shift = spec.timeMap.output(range.lowerBound)
+        var processor: (any FrameProcessor)? = nil
+        var timing = FrameDurations()
+        var out: [EncodedPacket] = []
+        var durations: [Int64: Int64] = [:]
+        var frames = 0
+
+        func encode(_ frame: Frame?) throws(MediaError) {
+            if let frame {
+                durations[frame.pts] = frame.pointer.pointee.pkt_duration
+                frame.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
+                frames += 1
+            }
+            try encoder.encode(frame) { packet in
+                var p = EncodedPacket(packet)
+                if let d = durations.removeValue(forKey: p.pts) { p.duration = d }
+                out.append(p)
+            }
+        }
+        /// Processes a frame onto the output timeline and encodes the one before it (see `FrameDurations`).
+        func accept(_ decoded: Frame) throws(MediaError) -> Bool {
+            var frame = decoded
+            if let pspec = encoding.processing {
+                if processor == nil { processor = try makeProcessor(pspec, decoded) }
+                frame = try processor!.process(decoded)
+            }
+            frame.pts = decoded.pts + shift
+            if let previous = timing.push(frame) {
+                try encode(previous)
+                if frames % 8 == 0 { progress(SegmentProgress(segment: spec.index, framesDone: frames,
+                                                              framesTotal: spec.frameCount)) }
+            }
+            return true
+        }
+
+        // The gate's emit closure cannot throw: keep the first error and stop, then rethrow it.
+        var failure: MediaError? = nil
+        let emit: (Frame) -> Bool = { g in
+            do throws(MediaError) { return try accept(g) } catch {
+                failure = error
+                return false
+            }
+        }
+        var more = true
+        for encoded in work.packets where more {
+            if isCancelled() { throw MediaError(.cancelled, path: work.sourceName, "segment \(spec.index) cancelled") }
+            let packet = try encoded.makePacket()
+            more = try decoder.decode(packet) { (f) throws(MediaError) in try gate.accept(f, emit) }
+        }
+        if more { _ = try decoder.decode(nil) { (f) throws(MediaError) in try gate.accept(f, emit) } }
+        if let failure { throw failure }
+        guard let last = timing.finish(endTick: work.endTick) else {
+            throw MediaError(.corrupt, path: work.sourceName, "segment \(spec.index) decoded no frame")
+        }
+        try encode(last)
+        try encode(nil)
+        guard frames == spec.frameCount else {
+            throw MediaError(.corrupt, path: work.sourceName,
+                             "segment \(spec.index) produced \(frames) frames, planned \(spec.frameCount)")
+        }
+        progress(SegmentProgress(segment: spec.index, framesDone: frames, framesTotal: spec.frameCount))
+        return SegmentOutput(index: spec.index, parameters: try CodecParameters(encoder: encoder.context).configuration,
+                             packets: out, frames: frames, seconds: Date().timeIntervalSince(started),
+                             processor: processor?.backendName ?? "none")
+    }
+}
