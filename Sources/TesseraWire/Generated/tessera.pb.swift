@@ -942,6 +942,12 @@ public nonisolated struct Tessera_V1_SegmentTask: @unchecked Sendable {
     set {_uniqueStorage()._rotationDegrees = newValue}
   }
 
+  /// mirrored horizontally before rotating
+  public var rotationMirrored: Bool {
+    get {_storage._rotationMirrored}
+    set {_uniqueStorage()._rotationMirrored = newValue}
+  }
+
   /// spec.decode_first_packet ..< decode_end_packet, decode order
   public var packets: [Tessera_V1_Packet] {
     get {_storage._packets}
@@ -2338,7 +2344,7 @@ nonisolated extension Tessera_V1_VideoSettings: SwiftProtobuf.Message, SwiftProt
 
 nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".SegmentTask"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}spec\0\u{1}source\0\u{3}time_base\0\u{3}frame_rate\0\u{3}rotation_degrees\0\u{1}packets\0\u{1}settings\0\u{3}end_tick\0\u{3}source_name\0\u{1}backend\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}spec\0\u{1}source\0\u{3}time_base\0\u{3}frame_rate\0\u{3}rotation_degrees\0\u{1}packets\0\u{1}settings\0\u{3}end_tick\0\u{3}source_name\0\u{1}backend\0\u{3}rotation_mirrored\0")
 
   fileprivate class _StorageClass {
     var _spec: Tessera_V1_SegmentSpec? = nil
@@ -2346,6 +2352,7 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
     var _timeBase: Tessera_V1_Rational? = nil
     var _frameRate: Tessera_V1_Rational? = nil
     var _rotationDegrees: Int32 = 0
+    var _rotationMirrored: Bool = false
     var _packets: [Tessera_V1_Packet] = []
     var _settings: Tessera_V1_VideoSettings? = nil
     var _endTick: Int64? = nil
@@ -2366,6 +2373,7 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
       _timeBase = source._timeBase
       _frameRate = source._frameRate
       _rotationDegrees = source._rotationDegrees
+      _rotationMirrored = source._rotationMirrored
       _packets = source._packets
       _settings = source._settings
       _endTick = source._endTick
@@ -2399,6 +2407,7 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
         case 8: try { try decoder.decodeSingularInt64Field(value: &_storage._endTick) }()
         case 9: try { try decoder.decodeSingularStringField(value: &_storage._sourceName) }()
         case 10: try { try decoder.decodeSingularStringField(value: &_storage._backend) }()
+        case 11: try { try decoder.decodeSingularBoolField(value: &_storage._rotationMirrored) }()
         default: break
         }
       }
@@ -2441,6 +2450,9 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
       if !_storage._backend.isEmpty {
         try visitor.visitSingularStringField(value: _storage._backend, fieldNumber: 10)
       }
+      if _storage._rotationMirrored != false {
+        try visitor.visitSingularBoolField(value: _storage._rotationMirrored, fieldNumber: 11)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -2455,6 +2467,7 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
         if _storage._timeBase != rhs_storage._timeBase {return false}
         if _storage._frameRate != rhs_storage._frameRate {return false}
         if _storage._rotationDegrees != rhs_storage._rotationDegrees {return false}
+        if _storage._rotationMirrored != rhs_storage._rotationMirrored {return false}
         if _storage._packets != rhs_storage._packets {return false}
         if _storage._settings != rhs_storage._settings {return false}
         if _storage._endTick != rhs_storage._endTick {return false}

@@ -1,0 +1,144 @@
+import Foundation
+
+/// One-line constructors for every message, so senders read as the protocol does:
+/// `socket.send([WireCodec.encode(.ready(credit: 2))])`.
+extension Tessera_V1_Envelope {
+    private static func with(_ body: OneOf_Body) -> Tessera_V1_Envelope {
+        var envelope = Tessera_V1_Envelope()
+        envelope.version = WireCodec.version
+        envelope.body = body
+        return envelope
+    }
+
+    // MARK: worker → coordinator
+
+    public static func hello(workerID: String, capabilities: Tessera_V1_Capabilities,
+                             versions: [UInt32] = [WireCodec.version]) -> Tessera_V1_Envelope {
+        var hello = Tessera_V1_Hello()
+        hello.workerID = workerID
+        hello.versions = versions
+        hello.capabilities = capabilities
+        return with(.hello(hello))
+    }
+
+    public static func ready(credit: UInt32) -> Tessera_V1_Envelope {
+        var ready = Tessera_V1_Ready()
+        ready.credit = credit
+        return with(.ready(ready))
+    }
+
+    public static func progress(_ ref: Tessera_V1_TaskRef, framesDone: UInt32, framesTotal: UInt32,
+                                framesPerSecond: Double) -> Tessera_V1_Envelope {
+        var progress = Tessera_V1_TaskProgress()
+        progress.ref = ref
+        progress.framesDone = framesDone
+        progress.framesTotal = framesTotal
+        progress.framesPerSecond = framesPerSecond
+        return with(.progress(progress))
+    }
+
+    public static func result(_ ref: Tessera_V1_TaskRef, output: Tessera_V1_SegmentOutput) -> Tessera_V1_Envelope {
+        var result = Tessera_V1_TaskResult()
+        result.ref = ref
+        result.output = output
+        return with(.result(result))
+    }
+
+    public static func failed(_ ref: Tessera_V1_TaskRef, code: Tessera_V1_ErrorCode,
+                              message: String) -> Tessera_V1_Envelope {
+        var failed = Tessera_V1_TaskFailed()
+        failed.ref = ref
+        failed.code = code
+        failed.message = message
+        return with(.failed(failed))
+    }
+
+    public static func goodbye(reason: String) -> Tessera_V1_Envelope {
+        var goodbye = Tessera_V1_Goodbye()
+        goodbye.reason = reason
+        return with(.goodbye(goodbye))
+    }
+
+    // MARK: coordinator → worker
+
+    public static func welcome(heartbeatIntervalMilliseconds: UInt32 = 1000, liveness: UInt32 = 5,
+                               maxMessageBytes: UInt64 = UInt64(WireCodec.defaultMaxMessageBytes),
+                               version: UInt32 = WireCodec.version) -> Tessera_V1_Envelope {
+        var welcome = Tessera_V1_Welcome()
+        welcome.version = version
+        welcome.heartbeatIntervalMs = heartbeatIntervalMilliseconds
+        welcome.liveness = liveness
+        welcome.maxMessageBytes = maxMessageBytes
+        return with(.welcome(welcome))
+    }
+
+    public static func reject(code: Tessera_V1_ErrorCode, message: String) -> Tessera_V1_Envelope {
+        var reject = Tessera_V1_Reject()
+        reject.code = code
+        reject.message = message
+        return with(.reject(reject))
+    }
+
+    public static func assign(_ ref: Tessera_V1_TaskRef, task: Tessera_V1_SegmentTask,
+                              leaseDeadlineUnixMilliseconds: Int64) -> Tessera_V1_Envelope {
+        var assign = Tessera_V1_TaskAssign()
+        assign.ref = ref
+        assign.task = task
+        assign.leaseDeadlineUnixMs = leaseDeadlineUnixMilliseconds
+        return with(.assign(assign))
+    }
+
+    public static func cancel(_ ref: Tessera_V1_TaskRef, reason: String) -> Tessera_V1_Envelope {
+        var cancel = Tessera_V1_TaskCancel()
+        cancel.ref = ref
+        cancel.reason = reason
+        return with(.cancel(cancel))
+    }
+
+    public static func ack(_ ref: Tessera_V1_TaskRef) -> Tessera_V1_Envelope {
+        var ack = Tessera_V1_ResultAck()
+        ack.ref = ref
+        return with(.ack(ack))
+    }
+
+    // MARK: both directions
+
+    /// - Parameter sentUnixMilliseconds: defaults to now.
+    public static func heartbeat(holding: [Tessera_V1_TaskRef] = [],
+                                 sentUnixMilliseconds: Int64 = Int64(Date().timeIntervalSince1970 * 1000))
+        -> Tessera_V1_Envelope
+    {
+        var heartbeat = Tessera_V1_Heartbeat()
+        heartbeat.sentUnixMs = sentUnixMilliseconds
+        heartbeat.holding = holding
+        return with(.heartbeat(heartbeat))
+    }
+
+    /// The body's name as PROTOCOL.md writes it ("Hello", "TaskAssign", …), for logs.
+    public var kindName: String {
+        switch body {
+        case .hello: "Hello"
+        case .ready: "Ready"
+        case .progress: "TaskProgress"
+        case .result: "TaskResult"
+        case .failed: "TaskFailed"
+        case .goodbye: "Goodbye"
+        case .welcome: "Welcome"
+        case .reject: "Reject"
+        case .assign: "TaskAssign"
+        case .cancel: "TaskCancel"
+        case .ack: "ResultAck"
+        case .heartbeat: "Heartbeat"
+        case nil: "(no body)"
+        }
+    }
+}
+
+extension Tessera_V1_TaskRef {
+    public init(jobID: String, segment: UInt32, attempt: UInt32) {
+        self.init()
+        self.jobID = jobID
+        self.segment = segment
+        self.attempt = attempt
+    }
+}

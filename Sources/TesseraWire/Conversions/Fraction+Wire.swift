@@ -1,0 +1,36 @@
+import TesseraCore
+
+extension Tessera_V1_Rational {
+    public init(_ fraction: Fraction) {
+        self.init()
+        num = Int64(fraction.numerator)
+        den = Int64(fraction.denominator)
+    }
+
+    /// What a time base, frame rate or ratio on the wire may hold.
+    enum Rule {
+        /// Both terms positive (time bases, rates of time).
+        case positive
+        /// Numerator ≥ 0, denominator > 0 (0/1 is "unknown" for frame rates and aspect ratios).
+        case nonNegative
+    }
+
+    /// - Throws: `.malformed` naming `field` for a denominator ≤ 0 or a numerator the rule forbids.
+    func validate(_ field: String, _ rule: Rule) throws(WireError) {
+        guard den > 0 else {
+            throw WireValue.malformed(field, "is \(num)/\(den): zero or negative denominator")
+        }
+        switch rule {
+        case .positive where num <= 0: throw WireValue.malformed(field, "is \(num)/\(den): must be positive")
+        case .nonNegative where num < 0: throw WireValue.malformed(field, "is \(num)/\(den): must not be negative")
+        default: break
+        }
+    }
+}
+
+extension Fraction {
+    /// An unchecked conversion: callers validate the message it sits in.
+    init(wire: Tessera_V1_Rational) {
+        self.init(Int(wire.num), Int(wire.den))
+    }
+}

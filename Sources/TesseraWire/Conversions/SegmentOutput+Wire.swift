@@ -1,0 +1,42 @@
+import TesseraCore
+
+extension Tessera_V1_SegmentOutput {
+    /// The result message for `output` (its `index` travels in the TaskRef); copies the packet bytes once.
+    /// - Throws: `.unrepresentable` naming the field for a negative frame count, negative or non-finite
+    ///   seconds, or parameters or packets the wire cannot carry.
+    public init(_ output: SegmentOutput) throws(WireError) {
+        self.init()
+        parameters = try Tessera_V1_CodecParameters(output.parameters, field: "output.parameters")
+        packets.reserveCapacity(output.packets.count)
+        for (i, packet) in output.packets.enumerated() {
+            packets.append(try Tessera_V1_Packet(packet, field: "output.packets[\(i)]"))
+        }
+        frames = try WireValue.uint32(output.frames, "output.frames")
+        encodeSeconds = output.seconds
+        processor = output.processor
+        try WireValue.checkOutgoing { () throws(WireError) in try validateSeconds() }
+    }
+
+    func validateSeconds() throws(WireError) {
+        guard encodeSeconds.isFinite, encodeSeconds >= 0 else {
+            throw WireValue.malformed("output.encode_seconds", "is \(encodeSeconds): must be finite and ≥ 0")
+        }
+    }
+}
+
+extension SegmentOutput {
+    /// The finished segment a result message carries.
+    /// - Parameter index: the segment number, from the result's `TaskRef.segment`.
+    /// - Throws: `.malformed` naming the field: missing parameters, a bad packet, or bad seconds.
+    public init(wire: Tessera_V1_SegmentOutput, index: Int) throws(WireError) {
+        guard wire.hasParameters else { throw WireValue.malformed("output.parameters", "is missing") }
+        try wire.validateSeconds()
+        var packets: [EncodedPacket] = []
+        packets.reserveCapacity(wire.packets.count)
+        for (i, packet) in wire.packets.enumerated() {
+            packets.append(try EncodedPacket(wire: packet, field: "output.packets[\(i)]"))
+        }
+        self.init(index: index, parameters: try CodecConfiguration(wire: wire.parameters, field: "output.parameters"),
+                  packets: packets, frames: Int(wire.frames), seconds: wire.encodeSeconds, processor: wire.processor)
+    }
+}

@@ -1,0 +1,67 @@
+import TesseraCore
+
+extension Tessera_V1_SegmentTask {
+    /// The task message for `work`; copies the packet bytes once.
+    /// - Throws: `.unrepresentable` naming the field when a value cannot go on the wire or breaks a rule
+    ///   `SegmentWork(wire:)` checks (so what encodes, decodes back to the same value).
+    public init(_ work: SegmentWork) throws(WireError) {
+        self.init()
+        spec = try Tessera_V1_SegmentSpec(work.spec, field: "task.spec")
+        source = try Tessera_V1_CodecParameters(work.source, field: "task.source")
+        timeBase = Tessera_V1_Rational(work.timeBase)
+        frameRate = Tessera_V1_Rational(work.frameRate)
+        rotationDegrees = Int32(work.rotation.degrees)
+        rotationMirrored = work.rotation.mirrored
+        packets.reserveCapacity(work.packets.count)
+        for (i, packet) in work.packets.enumerated() {
+            packets.append(try Tessera_V1_Packet(packet, field: "task.packets[\(i)]"))
+        }
+        settings = try Tessera_V1_VideoSettings(work.settings, field: "task.settings")
+        if let endTick = work.endTick { self.endTick = endTick }
+        sourceName = work.sourceName
+        backend = work.backend
+        try WireValue.checkOutgoing { () throws(WireError) in try validateTask() }
+    }
+
+    /// The task-level rules; the parts check their own.
+    /// - Throws: `.malformed` for a time base or frame rate out of range, a rotation that is not a multiple
+    ///   of 90°, or a packet count other than the spec's decode range.
+    func validateTask() throws(WireError) {
+        try timeBase.validate("task.time_base", .positive)
+        try frameRate.validate("task.frame_rate", .nonNegative)
+        guard rotationDegrees % 90 == 0 else {
+            throw WireValue.malformed("task.rotation_degrees", "is \(rotationDegrees): not a multiple of 90")
+        }
+        let expected = spec.decodeEndPacket &- spec.decodeFirstPacket
+        guard UInt64(packets.count) == expected else {
+            throw WireValue.malformed("task.packets", "holds \(packets.count) packets but task.spec decodes "
+                                      + "[\(spec.decodeFirstPacket), \(spec.decodeEndPacket)), \(expected) packets")
+        }
+    }
+}
+
+extension SegmentWork {
+    /// The work a task message describes; copies the packet bytes once.
+    /// - Throws: `.malformed` naming the first field that is missing or breaks a rule: an unknown codec,
+    ///   a negative range, a zero denominator, a rotation not a multiple of 90°, or a packet count that
+    ///   differs from the spec's decode range.
+    public init(wire: Tessera_V1_SegmentTask) throws(WireError) {
+        for (present, name) in [(wire.hasSpec, "spec"), (wire.hasSource, "source"), (wire.hasSettings, "settings")]
+        where !present {
+            throw WireValue.malformed("task.\(name)", "is missing")
+        }
+        let spec = try SegmentSpec(wire: wire.spec, field: "task.spec")
+        try wire.validateTask()
+        var packets: [EncodedPacket] = []
+        packets.reserveCapacity(wire.packets.count)
+        for (i, packet) in wire.packets.enumerated() {
+            packets.append(try EncodedPacket(wire: packet, field: "task.packets[\(i)]"))
+        }
+        self.init(
+            spec: spec, source: try CodecConfiguration(wire: wire.source, field: "task.source"),
+            timeBase: Fraction(wire: wire.timeBase), frameRate: Fraction(wire: wire.frameRate),
+            rotation: Rotation(degrees: Int(wire.rotationDegrees), mirrored: wire.rotationMirrored),
+            packets: packets, settings: try VideoSettings(wire: wire.settings, field: "task.settings"),
+            endTick: wire.hasEndTick ? wire.endTick : nil, sourceName: wire.sourceName, backend: wire.backend)
+    }
+}

@@ -1,0 +1,60 @@
+/// Range checks shared by the conversions. A wire value that breaks a rule is `.malformed`; the same rule
+/// broken by a Swift value about to be sent is `.unrepresentable`, as is a Swift value that does not fit
+/// its wire field. Messages name the field in the protocol's spelling (`task.spec.output_end_frame`).
+///
+/// The rules live once, in each wire type's `validate(_:)`; encoders run it on what they built, so any
+/// value that encodes without error decodes back to itself.
+enum WireValue {
+    static func int32(_ value: Int, _ field: String) throws(WireError) -> Int32 {
+        guard let wire = Int32(exactly: value) else {
+            throw WireError(.unrepresentable, "\(field) = \(value) does not fit in 32 bits")
+        }
+        return wire
+    }
+
+    static func uint32(_ value: Int, _ field: String) throws(WireError) -> UInt32 {
+        guard let wire = UInt32(exactly: value) else {
+            throw WireError(.unrepresentable, "\(field) = \(value) is negative or does not fit in 32 bits")
+        }
+        return wire
+    }
+
+    static func uint64(_ value: Int, _ field: String) throws(WireError) -> UInt64 {
+        guard let wire = UInt64(exactly: value) else {
+            throw WireError(.unrepresentable, "\(field) = \(value) is negative")
+        }
+        return wire
+    }
+
+    /// An optional count or size whose "unset" is 0 on the wire: nil ↔ 0, so a set value must be positive.
+    static func positiveOrUnset(_ value: Int?, _ field: String) throws(WireError) -> UInt32 {
+        guard let value else { return 0 }
+        guard value > 0 else {
+            throw WireError(.unrepresentable, "\(field) = \(value): must be positive; nil means unset")
+        }
+        return try uint32(value, field)
+    }
+
+    /// An optional string whose "unset" is "" on the wire, so a set value must not be empty.
+    static func nonEmptyOrUnset(_ value: String?, _ field: String) throws(WireError) -> String {
+        guard let value else { return "" }
+        guard !value.isEmpty else {
+            throw WireError(.unrepresentable, "\(field) is an empty string; nil means unset")
+        }
+        return value
+    }
+
+    static func int(_ value: UInt64, _ field: String) throws(WireError) -> Int {
+        guard let int = Int(exactly: value) else { throw malformed(field, "= \(value) is out of range") }
+        return int
+    }
+
+    static func malformed(_ field: String, _ problem: String) -> WireError {
+        WireError(.malformed, "\(field) \(problem)")
+    }
+
+    /// Runs a wire type's rules on a message just built from Swift values.
+    static func checkOutgoing(_ validate: () throws(WireError) -> Void) throws(WireError) {
+        do { try validate() } catch { throw WireError(.unrepresentable, error.message) }
+    }
+}

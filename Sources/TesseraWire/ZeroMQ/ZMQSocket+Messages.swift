@@ -1,0 +1,94 @@
+import CZeroMQ
+import Foundation
+
+extension ZMQSocket {
+    /// Sends one multipart message (all frames arrive together or not at all).
+    ///
+    /// Each frame is copied once into a libzmq message; libzmq then owns it.
+    /// - Parameter dontWait: return `false` instead of blocking when the peer's queue is full
+    ///   (or, on DEALER/PUSH, when no peer is connected).
+    /// - Returns: `true` once queued; `false` when it would block with `dontWait`, or when a ROUTER with
+    ///   `.routerMandatory(true)` has no peer with the first frame's routing id (EHOSTUNREACH).
+    /// - Throws: `.zmq(errno: EINVAL)` for an empty frame list, `.closed`, other `.zmq(errno:)` failures.
+    @discardableResult
+    public func send(_ frames: [Data], dontWait: Bool = false) throws(WireError) -> Bool {
+        let socket = try open()
+        guard !frames.isEmpty else { throw WireError(.zmq(errno: EINVAL), "send: a message needs a frame") }
+        var message = zmq_msg_t()
+        for (i, frame) in frames.enumerated() {
+            guard zmq_msg_init_size(&message, frame.count) == 0 else {
+                throw WireError.zmqFailure("allocate a \(frame.count)-byte frame")
+            }
+            if !frame.isEmpty {
+                frame.withUnsafeBytes { zmq_msg_data(&message).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            }
+            let flags = (i < frames.count - 1 ? ZMQ_SNDMORE : 0) | (dontWait ? ZMQ_DONTWAIT : 0)
+            while zmq_msg_send(&message, socket, flags) < 0 {
+                let code = zmq_errno()
+                if code == tessera_zmq_EINTR() { continue }
+                zmq_msg_close(&message)
+                // Only the first frame can be refused: libzmq accepts the rest of a started message.
+                if code == tessera_zmq_EAGAIN() || code == tessera_zmq_EHOSTUNREACH() { return false }
+                throw WireError.zmqFailure("send frame \(i + 1) of \(frames.count) on a \(type) socket")
+            }
+        }
+        return true
+    }
+
+    /// Receives one multipart message, waiting at most `timeoutMilliseconds` (nil: until one arrives).
+    ///
+    /// Frames of 64 KiB and more are handed over without copying: the `Data` keeps libzmq's buffer
+    /// and releases it when the last copy of the `Data` goes away.
+    /// - Returns: the frames, or nil when the time ran out (or a signal interrupted the wait).
+    /// - Throws: `.closed` when the socket is closed or the context shut down; other `.zmq(errno:)`.
+    public func receive(timeoutMilliseconds: Int32? = nil) throws(WireError) -> [Data]? {
+        let socket = try open()
+        var flags: Int32 = 0
+        if let timeoutMilliseconds {
+            let ready = try ZMQPoller([self]).poll(timeoutMilliseconds: timeoutMilliseconds)
+            guard ready[0] else { return nil }
+            flags = ZMQ_DONTWAIT
+        }
+        var frames: [Data] = []
+        while true {
+            guard let (frame, more) = try receiveFrame(socket, flags: frames.isEmpty ? flags : 0) else {
+                return nil
+            }
+            frames.append(frame)
+            if !more { return frames }
+        }
+    }
+
+    /// One frame and whether more follow; nil when nothing is there with ZMQ_DONTWAIT.
+    private func receiveFrame(_ socket: UnsafeMutableRawPointer, flags: Int32) throws(WireError) -> (Data, Bool)? {
+        let message = UnsafeMutablePointer<zmq_msg_t>.allocate(capacity: 1)
+        zmq_msg_init(message)
+        while zmq_msg_recv(message, socket, flags) < 0 {
+            let code = zmq_errno()
+            if code == tessera_zmq_EINTR() && flags == 0 { continue }
+            zmq_msg_close(message)
+            message.deallocate()
+            if code == tessera_zmq_EAGAIN() || code == tessera_zmq_EINTR() { return nil }
+            throw WireError.zmqFailure("receive on a \(type) socket")
+        }
+        let more = zmq_msg_more(message) != 0
+        let size = zmq_msg_size(message)
+        guard size >= Self.zeroCopyThreshold else {
+            let data = Data(bytes: zmq_msg_data(message), count: size)
+            zmq_msg_close(message)
+            message.deallocate()
+            return (data, more)
+        }
+        // The message lives on the heap so its data pointer stays put until the Data lets go of it.
+        let address = UInt(bitPattern: message)
+        let data = Data(bytesNoCopy: zmq_msg_data(message), count: size, deallocator: .custom { _, _ in
+            let message = UnsafeMutablePointer<zmq_msg_t>(bitPattern: address)!
+            zmq_msg_close(message)
+            message.deallocate()
+        })
+        return (data, more)
+    }
+
+    /// Below this size a copy is cheaper than keeping the libzmq message alive.
+    static var zeroCopyThreshold: Int { 64 << 10 }
+}
