@@ -1,0 +1,71 @@
+import GRDB
+
+/// Where a segment is: waiting, held by a worker, finished (spooled), or failed for good.
+public enum SegmentState: String, Sendable, Hashable, Codable, CaseIterable {
+    case pending, leased, done, failed
+}
+
+/// One segment of a job as the store keeps it: one row of `segments`.
+public struct SegmentRecord: Sendable, Hashable, Codable {
+    public var jobID: String
+    /// 0-based position in the job's plan.
+    public var index: Int
+    public var state: SegmentState
+    /// Output frames the plan gives this segment.
+    public var frames: Int
+    /// The last attempt number handed out; 0 = never leased.
+    public var attempt: Int
+    /// Counted failures (returned, unstarted tasks do not count).
+    public var failures: Int
+    /// The worker the latest attempt was leased to.
+    public var worker: String?
+    /// Unix seconds; set only while `leased`.
+    public var leaseDeadline: Double?
+    /// Path of the spooled result once `done`.
+    public var spoolFile: String?
+    public var encodeSeconds: Double?
+    /// The frame processor that produced the result ("cpu", "vulkan").
+    public var processor: String?
+    public var lastError: String?
+    /// Every counted failure, oldest first, as "attempt N on WORKER: message".
+    public var errors: [String]
+    /// The attempt whose result was accepted.
+    public var doneAttempt: Int?
+
+    init(row: Row) throws {
+        let stateName: String = row["state"]
+        guard let state = SegmentState(rawValue: stateName) else {
+            throw CorruptRow(message: "segment \(row["idx"] as Int) of \(row["jobID"] as String) "
+                + "has unknown state '\(stateName)'")
+        }
+        jobID = row["jobID"]
+        index = row["idx"]
+        self.state = state
+        frames = row["frames"]
+        attempt = row["attempt"]
+        failures = row["failures"]
+        worker = row["worker"]
+        leaseDeadline = row["leaseDeadline"]
+        spoolFile = row["spoolFile"]
+        encodeSeconds = row["encodeSeconds"]
+        processor = row["processor"]
+        lastError = row["lastError"]
+        errors = try StoreJSON.decode([String].self, row["errors"] as String)
+        doneAttempt = row["doneAttempt"]
+    }
+
+    static func fetchOne(_ db: Database, jobID: String, index: Int) throws -> SegmentRecord? {
+        try Row.fetchOne(db, sql: "SELECT * FROM segments WHERE jobID = ? AND idx = ?", arguments: [jobID, index])
+            .map(SegmentRecord.init(row:))
+    }
+
+    static func fetchAll(_ db: Database, jobID: String) throws -> [SegmentRecord] {
+        try Row.fetchAll(db, sql: "SELECT * FROM segments WHERE jobID = ? ORDER BY idx", arguments: [jobID])
+            .map(SegmentRecord.init(row:))
+    }
+
+    var lease: Lease? {
+        guard state == .leased, let worker, let leaseDeadline else { return nil }
+        return Lease(jobID: jobID, segment: index, attempt: attempt, worker: worker, deadline: leaseDeadline)
+    }
+}

@@ -1,0 +1,51 @@
+import GRDB
+
+/// The job store's tables, as migrations (never edit a shipped migration; add the next one).
+///
+/// ```
+/// jobs ──< segments      (jobID, idx) primary key; segments go with their job
+/// ```
+enum StoreSchema {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: jobs and segments") { db in
+            try db.create(table: "jobs") { t in
+                t.primaryKey("id", .text)
+                t.column("state", .text).notNull().indexed()
+                t.column("priority", .integer).notNull()
+                t.column("request", .text).notNull()
+                t.column("source", .text).notNull()
+                t.column("output", .text).notNull()
+                t.column("segmentsTotal", .integer).notNull().defaults(to: 0)
+                t.column("framesTotal", .integer).notNull().defaults(to: 0)
+                t.column("error", .text)
+                t.column("report", .text)
+                t.column("createdAt", .double).notNull()
+                t.column("updatedAt", .double).notNull()
+                t.column("startedAt", .double)
+                t.column("finishedAt", .double)
+            }
+            try db.create(table: "segments") { t in
+                t.column("jobID", .text).notNull().references("jobs", onDelete: .cascade)
+                t.column("idx", .integer).notNull()
+                t.primaryKey(["jobID", "idx"])
+                t.column("state", .text).notNull()
+                t.column("frames", .integer).notNull()
+                t.column("attempt", .integer).notNull().defaults(to: 0)
+                t.column("failures", .integer).notNull().defaults(to: 0)
+                t.column("worker", .text)
+                t.column("leaseDeadline", .double)
+                t.column("spoolFile", .text)
+                t.column("encodeSeconds", .double)
+                t.column("processor", .text)
+                t.column("lastError", .text)
+                // JSON array of every counted failure, for the message that fails the job.
+                t.column("errors", .text).notNull().defaults(to: "[]")
+                t.column("doneAttempt", .integer)
+            }
+            // leaseNext, expiredLeases and the counters look segments up by state.
+            try db.create(indexOn: "segments", columns: ["state", "jobID"])
+        }
+        return migrator
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import Synchronization
+import Testing
+import TesseraCoordinator
+import TesseraCore
+import TesseraTestSupport
+
+@Suite("JobStore async reads")
+struct StoreAsyncTests {
+    @Test("async reads see consistent, growing snapshots while a thread writes")
+    func readsWhileWriting() async throws {
+        let folder = try TestMedia.makeDirectory("tessera-store")
+        defer { TestMedia.cleanup(folder) }
+        let store = try JobStore(path: folder.appendingPathComponent("jobs.sqlite").path)
+        let id = try store.runningJob(frames: Array(repeating: 2, count: 150))
+        let total = 150
+        let finished = Mutex<Result<Void, StoreError>?>(nil)
+
+        // The scheduler's side: blocking writes on a dedicated thread, one transaction per segment.
+        let writer = Thread {
+            let outcome = Result<Void, StoreError> { () throws(StoreError) in
+                while let lease = try store.leaseNext(worker: "w", deadline: 9_999, now: 0) {
+                    _ = try store.complete(jobID: lease.jobID, segment: lease.segment, attempt: lease.attempt,
+                                           spoolFile: "/spool/\(lease.segment).seg", encodeSeconds: 0.1,
+                                           processor: "cpu")
+                }
+            }
+            finished.withLock { $0 = outcome }
+        }
+        writer.start()
+
+        var seen: [Int] = []
+        while finished.withLock({ $0 == nil }) {
+            let job = try #require(try await store.jobAsync(id))
+            let segments = try await store.segmentsAsync(of: id)
+            let done = segments.count { $0.state == .done }
+            #expect(job.segmentsDone <= done, "a later snapshot cannot have fewer done segments")
+            #expect(segments.allSatisfy { $0.state != .done || $0.spoolFile == "/spool/\($0.index).seg" })
+            seen.append(done)
+            #expect(try await store.jobsAsync().map(\.id) == [id])
+        }
+        if case .failure(let error) = finished.withLock({ $0 }) { Issue.record("writer failed: \(error)") }
+        #expect(seen == seen.sorted(), "done counts went backwards: \(seen)")
+        #expect(seen.contains { $0 > 0 && $0 < total }, "no read saw the writer half way: \(seen)")
+        #expect(try await store.jobAsync(id)?.segmentsDone == total)
+        #expect(try await store.jobAsync("j-00000000") == nil)
+        #expect(try await store.segmentsAsync(of: "j-00000000").isEmpty)
+    }
+}

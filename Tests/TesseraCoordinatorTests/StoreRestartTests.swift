@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+import TesseraCoordinator
+import TesseraCore
+import TesseraTestSupport
+
+@Suite("JobStore across a coordinator restart")
+struct StoreRestartTests {
+    @Test("a reopened store resumes the job: leases dropped, done segments kept through a new plan")
+    func resume() throws {
+        try withStore { store, clock, folder in
+            let id = try store.runningJob(frames: [3, 4, 5, 6])
+            let finished = try store.insertJob(request: JobRequest(), source: "/s", output: "/o", priority: 0).id
+            try store.transition(finished, to: .cancelled)
+            let lease0 = try #require(try store.lease("w1"))
+            _ = try #require(try store.lease("w2"))
+            _ = try #require(try store.lease("w3"))
+            #expect(try store.complete(jobID: id, segment: lease0.segment, attempt: 1, spoolFile: "/spool/0.seg",
+                                       encodeSeconds: 2, processor: "cpu") == .accepted)
+            #expect(try store.failAttempt(jobID: id, segment: 2, attempt: 1, error: "oom", counts: true,
+                                          maxFailures: 3) == .requeued)
+            try store.close()
+            #expect(throws: StoreError.self) { try store.jobs() }
+
+            let reopened = try JobStore(path: folder.appendingPathComponent("jobs.sqlite").path, clock: clock.read)
+            #expect(try reopened.leasedCount() == 1)
+            let resumed = try reopened.recoverAfterRestart()
+            #expect(resumed.map(\.id) == [id])
+            #expect(try reopened.leasedCount() == 0)
+            let states = try reopened.segments(of: id).map(\.state)
+            #expect(states == [.done, .pending, .pending, .pending])
+
+            try reopened.transition(id, to: .planning)
+            try reopened.setPlan(id, segmentFrames: [3, 4, 5, 6], framesTotal: 18)
+            try reopened.transition(id, to: .running)
+            let segments = try reopened.segments(of: id)
+            #expect(segments[0].state == .done && segments[0].doneAttempt == 1)
+            #expect(segments[0].spoolFile == "/spool/0.seg")
+            #expect(segments[2].failures == 1 && segments[2].errors == ["attempt 1 on w3: oom"])
+            let again = try (0..<3).map { _ in try #require(try reopened.lease("w9")) }
+            #expect(again.map(\.segment) == [1, 2, 3] && again.map(\.attempt) == [2, 2, 1])
+            #expect(try reopened.lease("w9") == nil)
+            #expect(try reopened.job(id)?.framesDone == 3)
+        }
+    }
+
+    @Test("a plan that differs from the stored one is refused and the stored plan stays",
+          arguments: [[3, 4, 5], [3, 4, 5, 6, 7], [3, 4, 5, 7]])
+    func changedPlan(frames: [Int]) throws {
+        try withStore { store, _, folder in
+            let id = try store.runningJob(frames: [3, 4, 5, 6])
+            try store.close()
+            let reopened = try JobStore(path: folder.appendingPathComponent("jobs.sqlite").path)
+            _ = try reopened.recoverAfterRestart()
+            try reopened.transition(id, to: .planning)
+            let error = #expect(throws: StoreError.self) {
+                try reopened.setPlan(id, segmentFrames: frames, framesTotal: frames.reduce(0, +))
+            }
+            guard case .invalidPlan(let message)? = error else {
+                Issue.record("expected invalidPlan, got \(String(describing: error))")
+                return
+            }
+            #expect(message.contains("4 segments") && message.contains("\(frames.count) segments"))
+            #expect(message.contains("source changed"))
+            #expect(try reopened.segments(of: id).map(\.frames) == [3, 4, 5, 6])
+        }
+    }
+
+    @Test("plans with no segments or empty segments are refused")
+    func badPlans() throws {
+        try withStore { store, _, _ in
+            let id = try store.insertJob(request: JobRequest(), source: "/s", output: "/o", priority: 0).id
+            try store.transition(id, to: .planning)
+            for frames in [[], [3, 0], [-1]] {
+                #expect(throws: StoreError.self) { try store.setPlan(id, segmentFrames: frames, framesTotal: 3) }
+            }
+            #expect(try store.segments(of: id).isEmpty)
+        }
+    }
+
+    @Test("a store that cannot be opened says which file")
+    func unopenable() throws {
+        let folder = try TestMedia.makeDirectory("tessera-store")
+        defer { TestMedia.cleanup(folder) }
+        let path = folder.appendingPathComponent("missing/dir/jobs.sqlite").path
+        let error = #expect(throws: StoreError.self) { try JobStore(path: path) }
+        #expect(error?.description.contains(path) == true)
+    }
+}
