@@ -3,7 +3,8 @@
 # everything is present; needs root (or sudo) otherwise.
 set -euo pipefail
 packages=(pkg-config ffmpeg libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev
-          libavfilter-dev libzmq3-dev libvulkan-dev mesa-vulkan-drivers glslc vulkan-tools libsqlite3-dev sqlite3 time)
+          libavfilter-dev libzmq3-dev libvulkan-dev mesa-vulkan-drivers glslc vulkan-tools libsqlite3-dev sqlite3 time
+          python3-yaml)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,0 +1,79 @@
+import Foundation
+import Hummingbird
+import Logging
+import ServiceLifecycle
+import TesseraCore
+
+/// The coordinator's HTTP API (described in Protocols/openapi.yaml): routes over a `FarmService`.
+///
+/// ```
+///  request ─▶ ErrorBodyMiddleware ─▶ /healthz, /metrics                      (no token)
+///                                 └▶ BearerAuthMiddleware ─▶ /v1/…  ─▶ FarmService
+///  any thrown FarmError / APIError / HTTPError ─▶ {"error": kind, "message": …} with its status
+/// ```
+///
+/// Stopping: cancel the task that runs `run`, or — when `run` is called from a swift-service-lifecycle
+/// `Service` in a `ServiceGroup` — shut that group down gracefully. Either way the server stops
+/// accepting connections, lets requests in flight finish for up to `shutdownGrace`, then closes what
+/// is left, and `run` returns.
+public struct HTTPAPI: Sendable {
+    /// What the routes serve.
+    public var service: any FarmService
+    /// When set, every `/v1` route needs `Authorization: Bearer <token>`.
+    public var token: String?
+    /// Uploads larger than this are refused with 413 (default 64 GiB).
+    public var maxUploadBytes: Int64
+    /// How long requests in flight (a long download, say) may take to finish once stopping starts.
+    public var shutdownGrace: Duration
+    public var logger: Logger
+
+    public init(service: any FarmService, token: String?, maxUploadBytes: Int64 = 64 << 30,
+                shutdownGrace: Duration = .seconds(10), logger: Logger = Logger(label: "tessera.http")) {
+        self.service = service
+        self.token = token
+        self.maxUploadBytes = maxUploadBytes
+        self.shutdownGrace = shutdownGrace
+        self.logger = logger
+    }
+
+    /// Serves on `host:port` (port 0 picks a free port) and calls `onListening` with the bound port
+    /// once connections are accepted. See the type's documentation for how it stops.
+    ///
+    /// - Throws: the socket's error when the address cannot be bound.
+    public func run(host: String, port: Int, onListening: @escaping @Sendable (Int) -> Void = { _ in })
+        async throws
+    {
+        let app = Application(
+            router: makeRouter(),
+            configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "tessera"),
+            onServerRunning: { channel in onListening(channel.localAddress?.port ?? port) },
+            logger: logger)
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [app], logger: logger))
+        // Served from an unstructured task so that cancelling the caller becomes a graceful shutdown
+        // instead of cutting every connection at once; it inherits the task locals that carry an
+        // enclosing ServiceGroup's graceful shutdown.
+        let serving = Task { try await group.run() }
+        let grace = shutdownGrace
+        try await withTaskCancellationHandler {
+            try await serving.value
+        } onCancel: {
+            Task {
+                await group.triggerGracefulShutdown()
+                try? await Task.sleep(for: grace)
+                serving.cancel()
+            }
+        }
+    }
+
+    /// `HTTPAPI(service:token:).run(host:port:onListening:)` with the default upload limit.
+    public static func run(service: any FarmService, host: String, port: Int, token: String?,
+                           onListening: @escaping @Sendable (Int) -> Void) async throws {
+        try await HTTPAPI(service: service, token: token).run(host: host, port: port, onListening: onListening)
+    }
+
+    /// Every route the router serves, as "METHOD /path" with `{name}` for path parameters, sorted
+    /// (what Protocols/openapi.yaml must describe).
+    public var routes: [String] {
+        makeRouter().routes.map { "\($0.method) \($0.path)" }.sorted()
+    }
+}

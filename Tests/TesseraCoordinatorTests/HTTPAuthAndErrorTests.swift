@@ -1,0 +1,93 @@
+import Foundation
+import TesseraClient
+import TesseraCore
+import Testing
+
+/// Bearer tokens, error bodies for bad input, and the unauthenticated routes.
+@Suite struct HTTPAuthAndErrorTests {
+    @Test func v1RoutesNeedTheToken() async throws {
+        let server = try await TestServer.start(token: "s3cret-token")
+        await #expect {
+            _ = try await server.client(token: .some(nil)).jobs()
+        } throws: { error in
+            let error = try #require(error as? ClientError)
+            return error.kind == .unauthorized && error.message.contains("needs a token")
+        }
+        await #expect {
+            _ = try await server.client(token: "s3cret-tokeN").jobs()
+        } throws: { error in
+            (error as? ClientError)?.description == "the coordinator refused the token"
+        }
+        #expect(try await server.client().jobs().isEmpty)
+
+        for path in ["/v1/jobs", "/v1/workers", "/v1/jobs/x", "/v1/jobs/x/output"] {
+            let missing = try await server.raw("GET", path)
+            #expect(missing.status == 401, "\(path)")
+            #expect(try missing.body.errorAnswer().error == "unauthorized")
+            let wrong = try await server.raw("GET", path, headers: ["Authorization": "Bearer s3cret"])
+            #expect(wrong.status == 401, "\(path)")
+            let basic = try await server.raw("GET", path, headers: ["Authorization": "Basic s3cret-token"])
+            #expect(basic.status == 401, "\(path)")
+        }
+        let right = try await server.raw("GET", "/v1/jobs", headers: ["Authorization": "Bearer s3cret-token"])
+        #expect(right.status == 200)
+        await server.stop()
+    }
+
+    @Test func healthAndMetricsNeedNoToken() async throws {
+        let server = try await TestServer.start(token: "s3cret-token")
+        #expect(try await server.client(token: .some(nil)).health() == "ok")
+        let health = try await server.raw("GET", "/healthz")
+        #expect(health.status == 200)
+        #expect(try JSONSerialization.jsonObject(with: health.body) as? [String: String] == ["status": "ok"])
+        #expect(try await server.raw("GET", "/metrics").status == 200)
+        await server.stop()
+    }
+
+    @Test func malformedJobBodiesAre400NamingTheProblem() async throws {
+        let server = try await TestServer.start()
+        let cases: [(body: String, says: String)] = [
+            ("{not json", "not valid JSON"),
+            ("", "body is empty"),
+            (#"{"source": "/a.mov", "priority": "high", "overwrite": false}"#, "'priority' should be an integer"),
+            (#"{"source": "/a.mov", "overwrite": false}"#, "missing key 'priority'"),
+            (#"{"source": "/a.mov", "priority": 1, "overwrite": false, "timeRange": "soon"}"#, "timeRange"),
+            (#"{"priority": 1, "overwrite": false, "settings": {"video": {"codec": "mpeg2"}}}"#, "settings.video"),
+        ]
+        for (body, says) in cases {
+            let answer = try await server.raw("POST", "/v1/jobs", body: Data(body.utf8),
+                                              headers: ["Content-Type": "application/json"])
+            #expect(answer.status == 400, "\(body)")
+            let error = try answer.body.errorAnswer()
+            #expect(error.error == "invalidRequest")
+            #expect(error.message.contains(says), "\(body) → \(error.message)")
+        }
+        #expect(await server.farm.requests.isEmpty)
+        await server.stop()
+    }
+
+    @Test func unknownRoutesAre404JSON() async throws {
+        let server = try await TestServer.start(token: "t")
+        for (method, path) in [("GET", "/v2/jobs"), ("GET", "/"), ("DELETE", "/v1/jobs"), ("GET", "/v1/nothing")] {
+            let answer = try await server.raw(method, path, headers: ["Authorization": "Bearer t"])
+            #expect(answer.status == 404, "\(method) \(path)")
+            #expect(try answer.body.errorAnswer().error == "notFound", "\(method) \(path)")
+        }
+        await server.stop()
+    }
+
+    @Test func closedPortIsUnreachableNamingTheURL() async throws {
+        // Start and stop a server: its port is then known to be closed.
+        let server = try await TestServer.start()
+        let client = server.client()
+        #expect(try await client.health() == "ok")
+        await server.stop()
+        await #expect {
+            _ = try await client.jobs()
+        } throws: { error in
+            let error = try #require(error as? ClientError)
+            return error.kind == .unreachable && error.message
+                == "cannot reach the coordinator at http://127.0.0.1:\(server.port) (connection refused)"
+        }
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import TesseraClient
+import TesseraCoordinator
+import TesseraCore
+import Testing
+
+/// The job routes through the real server and the real FarmClient.
+@Suite struct HTTPJobRoutesTests {
+    static let fullRequest = JobRequest(
+        source: "/media/in.mov", output: "shows/ep1.mkv", fileType: .matroska, preset: "1280x720",
+        settings: OutputSettings(
+            video: VideoSettings(codec: .hevc, maxWidth: 1280, maxHeight: 720, rateControl: .bitRate(2_500_000),
+                                 speed: "fast", gopLength: 48, pixelFormat: .yuv420p10le, profile: "main10", level: 41),
+            audio: AudioSettings(codec: .opus, bitRate: 96_000, sampleRate: 48_000, channelCount: 2),
+            fileType: .matroska, optimizeForNetworkUse: true),
+        timeRange: TimeRange(start: MediaTime(value: 1001, timescale: 30000),
+                             duration: MediaTime(value: 90, timescale: 30)),
+        segmentDuration: 2.5, backend: "cpu", priority: 7, overwrite: true)
+
+    @Test func submitListGetCancelRoundTrip() async throws {
+        let server = try await TestServer.start()
+        let client = server.client()
+        do {
+            let submitted = try await client.submit(Self.fullRequest)
+            #expect(submitted.state == .queued)
+            #expect(submitted.priority == 7)
+            #expect(submitted.source == "/media/in.mov")
+            // The service received exactly what the client sent, settings and time range included.
+            #expect(await server.farm.requests[submitted.id] == Self.fullRequest)
+
+            let second = try await client.submit(JobRequest(source: "/media/b.mov"))
+            #expect(try await client.jobs().map(\.id) == [second.id, submitted.id])
+            #expect(try await client.job(submitted.id) == submitted)
+
+            let cancelled = try await client.cancel(submitted.id)
+            #expect(cancelled.state == .cancelled)
+            #expect(try await client.job(submitted.id).state == .cancelled)
+            #expect(try await client.job(second.id).state == .queued)
+        } catch {
+            Issue.record("round trip failed: \(error)")
+        }
+        await server.stop()
+    }
+
+    @Test func submitAnswers201WithJSON() async throws {
+        let server = try await TestServer.start()
+        let body = try JSONEncoder().encode(JobRequest(source: "/media/a.mov", priority: 2))
+        let answer = try await server.raw("POST", "/v1/jobs", body: body, headers: ["Content-Type": "application/json"])
+        #expect(answer.status == 201)
+        #expect(answer.headers["content-type"]?.hasPrefix("application/json") == true)
+        let status = try JSONDecoder().decode(JobStatus.self, from: answer.body)
+        #expect(status.priority == 2)
+        #expect(status.source == "/media/a.mov")
+        await server.stop()
+    }
+
+    @Test func unknownJobIs404WithTheServiceMessage() async throws {
+        let server = try await TestServer.start()
+        await #expect {
+            _ = try await server.client().job("nope")
+        } throws: { error in
+            let error = try #require(error as? ClientError)
+            return error.kind == .rejected(status: 404, error: "notFound") && error.message == "no job nope"
+        }
+        let raw = try await server.raw("POST", "/v1/jobs/nope/cancel")
+        #expect(raw.status == 404)
+        #expect(try raw.body.errorAnswer() == ErrorAnswer(error: "notFound", message: "no job nope"))
+        await server.stop()
+    }
+
+    /// Every FarmError kind reaches the client with its httpStatus, kind and message.
+    @Test(arguments: [FarmError.Kind.notFound, .invalidRequest, .forbidden, .conflict, .unavailable, .internalError])
+    func farmErrorsKeepStatusAndKind(kind: FarmError.Kind) async throws {
+        let server = try await TestServer.start()
+        let error = FarmError(kind, "the farm says \(kind.rawValue)")
+        await server.farm.failNextCall(with: error)
+        await #expect {
+            _ = try await server.client().jobs()
+        } throws: { thrown in
+            let thrown = try #require(thrown as? ClientError)
+            return thrown.kind == .rejected(status: error.httpStatus, error: kind.rawValue)
+                && thrown.message == error.message
+        }
+        await server.stop()
+    }
+
+    @Test func workersListComesThrough() async throws {
+        let server = try await TestServer.start()
+        let workers = [
+            WorkerStatus(id: "w1", hostname: "node-a", cores: 16, memoryBytes: 64 << 30, backends: ["cpu", "vulkan"],
+                         encoders: ["libx264"], state: "busy", tasks: ["job-1/3#1"], segmentsDone: 12,
+                         lastSeenSeconds: 0.4),
+            WorkerStatus(id: "w2", hostname: "node-b", cores: 8, memoryBytes: 1 << 34, backends: ["cpu"],
+                         encoders: [], state: "idle", tasks: [], segmentsDone: 0, lastSeenSeconds: 2),
+        ]
+        await server.farm.setWorkers(workers)
+        #expect(try await server.client().workers() == workers)
+        await server.stop()
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import TesseraCoordinator
+import TesseraCore
+import TesseraTestSupport
+import Testing
+
+/// Protocols/openapi.yaml against the server: the same routes, and schemas the real JSON encodings fit.
+@Suite struct HTTPOpenAPITests {
+    static let specPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Protocols/openapi.yaml").path
+
+    /// The YAML parsed by Python's yaml module (python3-yaml, Scripts/install-deps.sh), as JSON.
+    static func spec() throws -> JSONValue {
+        let python = FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") ? "/usr/bin/python3" : "python3"
+        let json = try TestMedia.run(python, [
+            "-c", "import json, sys, yaml; json.dump(yaml.safe_load(open(sys.argv[1])), sys.stdout)", specPath,
+        ])
+        return try JSONDecoder().decode(JSONValue.self, from: Data(json.utf8))
+    }
+
+    @Test func specPathsAreTheRoutersRoutes() async throws {
+        let spec = try Self.spec()
+        #expect(spec["openapi"]?.string?.hasPrefix("3.") == true)
+        let methods: Set = ["get", "post", "put", "delete", "patch", "head", "options"]
+        var described: [String] = []
+        for (path, item) in spec["paths"]?.object ?? [:] {
+            for method in (item.object ?? [:]).keys where methods.contains(method) {
+                described.append("\(method.uppercased()) \(path)")
+            }
+        }
+        let farm = try MemoryFarm()
+        defer { farm.remove() }
+        let routes = HTTPAPI(service: farm, token: nil).routes
+        #expect(routes.count == 9)
+        #expect(described.sorted() == routes)
+        #expect(spec["components"]?["securitySchemes"]?["bearer"]?["scheme"]?.string == "bearer")
+    }
+
+    @Test func schemasFitTheEncodedTypes() throws {
+        let spec = try Self.spec()
+        var checker = SchemaChecker(schemas: spec["components"]?["schemas"]?.object ?? [:])
+        let status = JobStatus(id: "job-1", state: .failed, priority: 3, source: "/m/a.mov", output: "/out/a.mp4",
+                               segmentsTotal: 10, segmentsDone: 4, framesTotal: 300, framesDone: 120,
+                               framesPerSecond: 48.5, elapsedSeconds: 2.5, etaSeconds: 3.75,
+                               error: "segment 4 failed on w1", createdAt: 1.7e9, updatedAt: 1.7e9 + 5)
+        let worker = WorkerStatus(id: "w1", hostname: "node", cores: 8, memoryBytes: 1 << 34, backends: ["cpu"],
+                                  encoders: ["libx264"], state: "busy", tasks: ["job-1/4#2"], segmentsDone: 3,
+                                  lastSeenSeconds: 0.5)
+        var crf = HTTPJobRoutesTests.fullRequest
+        crf.settings?.video?.rateControl = .crf(20)
+        crf.uploadID = "up-1"
+        let samples: [(String, any Encodable)] = [
+            ("JobRequest", HTTPJobRoutesTests.fullRequest), ("JobRequest", crf), ("JobStatus", status),
+            ("WorkerStatus", worker), ("Error", ["error": "notFound", "message": "no job x"]),
+            ("UploadAnswer", ["uploadID": "up-1"]),
+        ]
+        for (name, sample) in samples {
+            let json = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(sample))
+            let problems = checker.check(json, against: .object(["$ref": .string("#/components/schemas/\(name)")]))
+            #expect(problems.isEmpty, "\(name): \(problems)")
+        }
+        // Every property the spec lists for these schemas was present in some sample: no stale fields.
+        for name in ["JobRequest", "OutputSettings", "VideoSettings", "AudioSettings", "TimeRange", "MediaTime",
+                     "RateControl", "JobStatus", "WorkerStatus", "Error", "UploadAnswer"] {
+            let listed = checker.properties(of: name)
+            #expect(!listed.isEmpty, "\(name) lists no properties")
+            let unseen = listed.subtracting(checker.seen[name] ?? [])
+            // TimeRange's {start, end} form is read, never written.
+            #expect(unseen.subtracting(name == "TimeRange" ? ["end"] : []).isEmpty, "\(name): \(unseen.sorted())")
+        }
+    }
+}
