@@ -16,13 +16,15 @@ build: deps
 release: deps
 	$(SWIFT) build -c release
 
-## The main job: transcode a generated 1080p30 H.264 + AAC sample to 720p with the 1280x720 preset.
+## The main job on the embedded default: `tessera run` starts a coordinator and local workers in one
+## process and transcodes a generated 1080p30 H.264 + AAC sample to 720p (1280x720 preset) through the
+## farm's protocol, segment by segment, then verifies the stitched file.
 run: release
 	@mkdir -p $(SAMPLE_DIR)
 	@test -s $(SAMPLE_DIR)/sample.mp4 || ffmpeg -hide_banner -loglevel error -y \
 	    -f lavfi -i testsrc2=size=1920x1080:rate=30:duration=10 -f lavfi -i sine=frequency=440:duration=10 \
 	    -c:v libx264 -preset veryfast -pix_fmt yuv420p -c:a aac -b:a 128k $(SAMPLE_DIR)/sample.mp4
-	.build/release/tessera transcode $(SAMPLE_DIR)/sample.mp4 -o $(SAMPLE_DIR)/sample-720p.mp4 \
+	.build/release/tessera run $(SAMPLE_DIR)/sample.mp4 -o $(SAMPLE_DIR)/sample-720p.mp4 \
 	    --preset 1280x720 --overwrite
 	.build/release/tessera probe $(SAMPLE_DIR)/sample-720p.mp4
 

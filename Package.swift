@@ -52,7 +52,7 @@ let package = Package(
         ]),
         // Job store (SQLite), scheduler and leases, segment spool, assembler, HTTP API.
         .target(name: "TesseraCoordinator", dependencies: [
-            "TesseraCore", "TesseraMedia", "TesseraWire",
+            "TesseraCore", "TesseraMedia", "TesseraCompute", "TesseraWire",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
@@ -63,6 +63,9 @@ let package = Package(
         ]),
         // The coordinator's HTTP API as the client CLI speaks it (Protocols/openapi.yaml).
         .target(name: "TesseraClient", dependencies: ["TesseraCore"]),
+        // The farm's own overhead (dispatch and result latency, segments/s) with echo workers.
+        .executableTarget(name: "tessera-farm-bench", dependencies: ["TesseraCoordinator", "TesseraWire", "TesseraCore"],
+                          path: "Benchmarks/farm"),
         .executableTarget(name: "tessera", dependencies: [
             "TesseraCore", "TesseraAV", "TesseraMedia", "TesseraCompute",
             "TesseraWire", "TesseraCoordinator", "TesseraWorker", "TesseraClient",

@@ -1,0 +1,155 @@
+// tessera-farm-bench: the farm's own overhead, with no transcoding in the way.
+//
+// A real coordinator (in this process, its dispatcher on its own thread, its store a real SQLite file)
+// runs a job of one-frame segments cut from an all-intra source. The "workers" here speak the wire
+// protocol over TCP loopback but do no work: each result is the task's own source packet, which is a
+// valid encoded segment for an all-intra H.264 stream, so the job stitches and verifies for real.
+// Per task we time:
+//   dispatch  Ready sent → TaskAssign received (the coordinator leasing and serialising the task)
+//   ack       TaskResult sent → ResultAck received (spool write + fsync + SQLite commit)
+// Usage: tessera-farm-bench [segments] [workers]
+import Foundation
+import TesseraCoordinator
+import TesseraCore
+import TesseraWire
+
+let arguments = CommandLine.arguments
+let segments = arguments.count > 1 ? Int(arguments[1]) ?? 500 : 500
+let workerCount = arguments.count > 2 ? Int(arguments[2]) ?? 2 : 2
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("tessera-farm-bench: \(message)\n".utf8))
+    exit(1)
+}
+
+let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-farm-bench-\(getpid())")
+try? FileManager.default.removeItem(at: dir)
+try! FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(at: dir) }
+let source = dir.appendingPathComponent("intra.mp4")
+let ffmpeg = Process()
+ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+ffmpeg.arguments = ["ffmpeg", "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi",
+                    "-i", "testsrc2=size=64x64:rate=100:duration=\(Double(segments) / 100)",
+                    "-c:v", "libx264", "-preset", "ultrafast", "-g", "1", "-bf", "0", "-pix_fmt", "yuv420p", source.path]
+try! ffmpeg.run()
+ffmpeg.waitUntilExit()
+guard ffmpeg.terminationStatus == 0 else { fail("ffmpeg could not make the source") }
+
+var config = CoordinatorConfiguration(listen: "tcp://127.0.0.1:*", dataDirectory: dir.appendingPathComponent("data"),
+                                      mediaRoots: [dir], outputRoot: dir)
+config.segmentDuration = 0.01
+let coordinator = try! Coordinator(configuration: config)
+let endpoint = try! coordinator.start()
+
+/// One protocol-speaking worker that returns each task's source packets as its result.
+final class EchoWorker: @unchecked Sendable {
+    var dispatch: [Double] = []
+    var ack: [Double] = []
+    let done = DispatchSemaphore(value: 0)
+    let stop = LockedStop()
+
+    func run(endpoint: String, name: String) throws {
+        let context = ZMQContext()
+        let socket = try ZMQSocket(context, .dealer)
+        try socket.set(.linger(milliseconds: 0))
+        try socket.set(.routingID(Data(name.utf8)))
+        try socket.connect(endpoint)
+        func send(_ build: (inout Tessera_V1_Envelope) -> Void) throws {
+            var e = Tessera_V1_Envelope()
+            e.version = WireCodec.version
+            build(&e)
+            _ = try socket.send([WireCodec.encode(e)])
+        }
+        try send {
+            var h = Tessera_V1_Hello()
+            h.workerID = name
+            h.versions = [WireCodec.version]
+            h.capabilities.slots = 1
+            h.capabilities.cores = 1
+            $0.hello = h
+        }
+        var readyAt = 0.0, resultAt = 0.0
+        while !stop.isSet {
+            guard let frames = try socket.receive(timeoutMilliseconds: 200), let data = frames.last else { continue }
+            let now = Date().timeIntervalSince1970
+            let e = try WireCodec.decode(data)
+            switch e.body {
+            case .welcome?:
+                readyAt = Date().timeIntervalSince1970
+                try send { $0.ready.credit = 1 }
+            case .assign(let a)?:
+                dispatch.append(now - readyAt)
+                var output = Tessera_V1_SegmentOutput()
+                output.parameters = a.task.source
+                output.packets = a.task.packets
+                output.frames = UInt32(a.task.spec.outputEndFrame - a.task.spec.outputFirstFrame)
+                output.processor = "none"
+                resultAt = Date().timeIntervalSince1970
+                try send {
+                    $0.result.ref = a.ref
+                    $0.result.output = output
+                }
+            case .ack?:
+                ack.append(now - resultAt)
+                readyAt = Date().timeIntervalSince1970
+                try send { $0.ready.credit = 1 }
+            default:
+                break
+            }
+        }
+        socket.close()
+    }
+}
+
+final class LockedStop: @unchecked Sendable {
+    private var value = false
+    private let lock = NSLock()
+    func set() { lock.withLock { value = true } }
+    var isSet: Bool { lock.withLock { value } }
+}
+
+let workers = (0..<workerCount).map { _ in EchoWorker() }
+for (n, w) in workers.enumerated() {
+    Thread {
+        do { try w.run(endpoint: endpoint, name: "echo-\(n)") } catch { fail("worker: \(error)") }
+        w.done.signal()
+    }.start()
+}
+
+let started = Date()
+let semaphore = DispatchSemaphore(value: 0)
+nonisolated(unsafe) var final: JobStatus?
+Task {
+    do {
+        var status = try await coordinator.submit(JobRequest(source: source.path, output: "echo.mp4",
+                                                             settings: OutputSettings(video: VideoSettings(codec: .h264), audio: nil),
+                                                             segmentDuration: 0.01, backend: "cpu", overwrite: true))
+        while !status.state.isTerminal {
+            try await Task.sleep(for: .milliseconds(50))
+            status = try await coordinator.job(status.id)
+        }
+        final = status
+    } catch { fail("\(error)") }
+    semaphore.signal()
+}
+semaphore.wait()
+let wall = Date().timeIntervalSince(started)
+workers.forEach { $0.stop.set() }
+workers.forEach { $0.done.wait() }
+coordinator.shutdown()
+guard let status = final, status.state == .completed else { fail("job ended \(final?.state.rawValue ?? "?"): \(final?.error ?? "")") }
+
+func percentile(_ values: [Double], _ p: Double) -> Double {
+    let sorted = values.sorted()
+    return sorted.isEmpty ? .nan : sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]
+}
+let dispatch = workers.flatMap(\.dispatch), ack = workers.flatMap(\.ack)
+print("farm overhead: \(status.segmentsTotal) one-frame segments, \(workerCount) echo workers, job completed and verified")
+print(String(format: "%-34s %9s %9s %9s", "milliseconds", "p50", "p99", "max"))
+print(String(format: "%-34s %9.3f %9.3f %9.3f", "dispatch (Ready → TaskAssign)", percentile(dispatch, 0.5) * 1000,
+             percentile(dispatch, 0.99) * 1000, (dispatch.max() ?? .nan) * 1000))
+print(String(format: "%-34s %9.3f %9.3f %9.3f", "result (TaskResult → ResultAck)", percentile(ack, 0.5) * 1000,
+             percentile(ack, 0.99) * 1000, (ack.max() ?? .nan) * 1000))
+print(String(format: "whole job: %.2f s, %.0f segments/s (planning, dispatch, spool, stitch, verify)", wall,
+             Double(status.segmentsTotal) / wall))

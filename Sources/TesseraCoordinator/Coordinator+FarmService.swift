@@ -1,0 +1,147 @@
+import Foundation
+import TesseraCore
+import TesseraMedia
+
+/// What people and scripts can ask of the coordinator (the HTTP API and `tessera run` call these).
+extension Coordinator: FarmService {
+    public func submit(_ request: JobRequest) async throws(FarmError) -> JobStatus {
+        let source: String
+        if let upload = request.uploadID {
+            guard upload.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }) else {
+                throw FarmError(.invalidRequest, "malformed upload id \(upload)")
+            }
+            guard let name = try? FileManager.default.contentsOfDirectory(atPath: uploads.path)
+                .first(where: { $0.hasPrefix(upload + "-") || $0 == upload })
+            else { throw FarmError(.notFound, "no upload \(upload)") }
+            source = uploads.appendingPathComponent(name).path
+        } else if let path = request.source {
+            source = try policy.source(path)
+        } else {
+            throw FarmError(.invalidRequest, "a job needs a source path or an upload id")
+        }
+        if let preset = request.preset, request.settings == nil, ExportPreset(name: preset) == nil {
+            throw FarmError(.invalidRequest, "unknown preset \(preset)")
+        }
+        let settings = JobRunner.settings(for: request)
+        let type = settings.fileType ?? request.output.flatMap(FileType.inferred(fromPath:)) ?? .mp4
+        guard settings.video != nil, !settings.passthrough else {
+            throw FarmError(.invalidRequest, "farm jobs transcode video; use `tessera transcode` for passthrough or audio-only")
+        }
+        let output = try policy.output(request.output, name: UUID().uuidString.prefix(8).lowercased(),
+                                       fileExtension: type.rawValue)
+        if !request.overwrite, FileManager.default.fileExists(atPath: output) {
+            throw FarmError(.conflict, "\(output) exists; submit with overwrite to replace it")
+        }
+        var stored = request
+        stored.source = source
+        stored.fileType = type
+        let record: JobRecord
+        let store = farm.store, toStore = stored
+        do {
+            record = try await Self.offPool {
+                try store.insertJob(request: toStore, source: source, output: output, priority: request.priority)
+            }
+        } catch {
+            throw FarmError(.internalError, "job store: \(error)")
+        }
+        farm.logger.info("job \(record.id) queued: \(source) → \(output)")
+        launch(record)
+        return status(record)
+    }
+
+    public func job(_ id: String) async throws(FarmError) -> JobStatus {
+        guard let record = try? await farm.store.jobAsync(id) else { throw FarmError(.notFound, "no job \(id)") }
+        return status(record)
+    }
+
+    public func jobs() async throws(FarmError) -> [JobStatus] {
+        do { return try await farm.store.jobsAsync().map(status) } catch {
+            throw FarmError(.internalError, "job store: \(error)")
+        }
+    }
+
+    public func cancel(_ id: String) async throws(FarmError) -> JobStatus {
+        guard let record = try? await farm.store.jobAsync(id) else { throw FarmError(.notFound, "no job \(id)") }
+        guard !record.state.isTerminal else { throw FarmError(.conflict, "job \(id) already \(record.state.rawValue)") }
+        if let runner = runner(id) {
+            runner.stop(.cancel)
+            await Self.waitOff { runner.wait() }
+        } else {
+            let store = farm.store
+            _ = try? await Self.offPool { try store.transition(id, to: .cancelled) }
+        }
+        return try await job(id)
+    }
+
+    public func workers() async -> [WorkerStatus] { workerStatuses }
+
+    public func outputFile(of id: String) async throws(FarmError) -> URL {
+        let status = try await job(id)
+        guard status.state == .completed else { throw FarmError(.conflict, "job \(id) is \(status.state.rawValue), not completed") }
+        guard FileManager.default.fileExists(atPath: status.output) else {
+            throw FarmError(.notFound, "job \(id)'s output \(status.output) is gone")
+        }
+        return URL(fileURLWithPath: status.output)
+    }
+
+    public func adoptUpload(_ temporaryFile: URL, filename: String) async throws(FarmError) -> String {
+        let id = "u-" + UUID().uuidString.prefix(12).lowercased()
+        let safe = String(URL(fileURLWithPath: filename).lastPathComponent.map { $0.isLetter || $0.isNumber || ".-_".contains($0) ? $0 : "_" })
+        let destination = uploads.appendingPathComponent("\(id)-\(safe.isEmpty ? "upload" : safe)")
+        do { try FileManager.default.moveItem(at: temporaryFile, to: destination) } catch {
+            throw FarmError(.internalError, "cannot store the upload: \(error.localizedDescription)")
+        }
+        return id
+    }
+
+    public func metrics() async -> FarmMetrics {
+        let records = (try? await farm.store.jobsAsync()) ?? []
+        var byState: [String: Int] = [:]
+        for s in JobState.allCases { byState[s.rawValue] = 0 }
+        var queued = 0, done = 0, frames = 0
+        for r in records {
+            byState[r.state.rawValue, default: 0] += 1
+            let f = farm.board.frames(job: r.id)
+            if !r.state.isTerminal, r.segmentsTotal > 0 {
+                queued += max(0, r.segmentsTotal - (f?.segmentsFinished ?? 0))
+            }
+            done += f?.segmentsFinished ?? (r.state == .completed ? r.segmentsTotal : 0)
+            frames += f?.finished ?? (r.state == .completed ? r.framesTotal : 0)
+        }
+        let counts = farm.board.counts
+        let ws = workerStatuses
+        return FarmMetrics(queuedSegments: max(0, queued - counts.inFlight), runningSegments: counts.inFlight,
+                           workers: ws.count, busyWorkers: ws.filter { $0.state == "busy" }.count,
+                           jobsByState: byState, segmentsCompleted: done, framesEncoded: frames)
+    }
+
+    /// A job as the API shows it: the store's record plus live progress from the board.
+    func status(_ r: JobRecord) -> JobStatus {
+        let now = Date().timeIntervalSince1970
+        let live = farm.board.frames(job: r.id)
+        let framesDone = r.state == .completed ? r.framesTotal : (live.map { $0.finished + $0.inFlight } ?? r.framesDone)
+        let elapsed = r.startedAt.map { (r.finishedAt ?? now) - $0 }
+        let fps = elapsed.map { $0 > 0 ? Double(framesDone) / $0 : 0 } ?? 0
+        let eta: Double? = fps > 0 && !r.state.isTerminal && r.framesTotal > 0
+            ? Double(max(0, r.framesTotal - framesDone)) / fps : nil
+        return JobStatus(id: r.id, state: r.state, priority: r.priority, source: r.source, output: r.output,
+                         segmentsTotal: r.segmentsTotal,
+                         segmentsDone: r.state == .completed ? r.segmentsTotal : (live?.segmentsFinished ?? r.segmentsDone),
+                         framesTotal: r.framesTotal, framesDone: framesDone, framesPerSecond: fps,
+                         elapsedSeconds: elapsed, etaSeconds: eta, error: r.error, createdAt: r.createdAt,
+                         updatedAt: r.updatedAt)
+    }
+
+    /// Runs a blocking wait on a plain thread, so Swift's cooperative pool is never held.
+    static func waitOff(_ body: @escaping @Sendable () -> Void) async {
+        _ = try? await offPool(body)
+    }
+
+    /// Runs blocking work (a durable SQLite commit, a thread join) on a plain thread and returns its
+    /// result, so Swift's cooperative pool is never held.
+    static func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { (c: CheckedContinuation<T, any Error>) in
+            Thread { c.resume(with: Result { try body() }) }.start()
+        }
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import Logging
+import TesseraCore
+import TesseraMedia
+import TesseraWire
+
+/// The farm's coordinator: job store, dispatcher thread, one thread per active job.
+///
+/// `start()` opens the store under the data folder, resumes every unfinished job (segments already
+/// spooled are not redone), binds the ROUTER socket and starts dispatching. `FarmService` (see
+/// Coordinator+FarmService.swift) is what the HTTP API and `tessera run` call.
+public final class Coordinator: @unchecked Sendable {
+    public let configuration: CoordinatorConfiguration
+    let farm: FarmContext
+    let policy: PathPolicy
+    let uploads: URL
+    public let uploadStaging: URL
+    private let context = ZMQContext()
+    private var dispatcher: Dispatcher?
+    private let runners = LockedValue<[String: JobRunner]>([:])
+    private let stopping = LockedValue(false)
+    /// The endpoint the ROUTER socket is bound to, once started.
+    public private(set) var endpoint: String?
+
+    /// Opens (or creates) the data folder and its job store.
+    public init(configuration: CoordinatorConfiguration, logger: Logger = Logger(label: "tessera.coordinator")) throws {
+        self.configuration = configuration
+        let data = configuration.dataDirectory
+        let fm = FileManager.default
+        uploads = data.appendingPathComponent("uploads")
+        uploadStaging = data.appendingPathComponent("uploads/.staging")
+        let results = data.appendingPathComponent("results")
+        for dir in [data, uploads, uploadStaging, results] { try fm.createDirectory(at: dir, withIntermediateDirectories: true) }
+        let store = try JobStore(path: data.appendingPathComponent("tessera.sqlite").path)
+        let spool = try SegmentSpool(root: data.appendingPathComponent("spool"))
+        farm = FarmContext(store: store, spool: spool, logger: logger,
+                           defaultSegmentDuration: configuration.segmentDuration)
+        policy = PathPolicy(mediaRoots: configuration.mediaRoots, outputRoot: configuration.outputRoot,
+                            uploads: uploads, results: results)
+    }
+
+    /// Resumes unfinished jobs and starts dispatching. Returns the bound endpoint.
+    @discardableResult
+    public func start() throws -> String {
+        let d = Dispatcher(configuration: configuration, context: context, farm: farm)
+        let bound = try d.start()
+        dispatcher = d
+        farm.attach(d)
+        endpoint = bound
+        for record in try farm.store.recoverAfterRestart() {
+            farm.logger.info("resuming job \(record.id) (\(record.state.rawValue))")
+            launch(record)
+        }
+        farm.logger.info("coordinator listening on \(bound)")
+        return bound
+    }
+
+    /// Stops dispatching and pauses the running jobs; they resume at the next start.
+    public func shutdown() {
+        guard stopping.update({ let was = $0; $0 = true; return !was }) else { return }
+        let active = runners.get().values
+        active.forEach { $0.stop(.shutdown) }
+        active.forEach { $0.wait() }
+        dispatcher?.stop()
+        farm.attach(nil)
+        dispatcher = nil
+    }
+
+    deinit { shutdown() }
+
+    /// Starts a job's thread (a new job, or one resumed after a restart).
+    func launch(_ record: JobRecord) {
+        guard !stopping.get() else { return }
+        let runner = JobRunner(record: record, request: record.request, farm: farm)
+        runners.update { $0[record.id] = runner }
+        let thread = Thread { [runners] in
+            runner.wait()
+            runners.update { $0[record.id] = nil }
+        }
+        runner.start()
+        thread.start()
+    }
+
+    func runner(_ id: String) -> JobRunner? { runners.get()[id] }
+
+    var workerStatuses: [WorkerStatus] { dispatcher?.workers ?? [] }
+
+    /// The export report (JSON) of a completed job.
+    public func report(of id: String) -> String? { (try? farm.store.job(id))??.report }
+}

@@ -1,0 +1,35 @@
+import Foundation
+
+/// How a coordinator runs: where it listens, keeps its state, may read and write, and its timing rules.
+public struct CoordinatorConfiguration: Sendable {
+    /// ZeroMQ endpoint of the ROUTER socket, e.g. `tcp://*:5555` (`tcp://127.0.0.1:*` picks a port).
+    public var listen: String
+    /// Job store (tessera.sqlite), spool of finished segments, uploads.
+    public var dataDirectory: URL
+    /// Sources must lie under one of these (uploads are always allowed).
+    public var mediaRoots: [URL]
+    /// Outputs are written under this folder; nil keeps them in the data folder (fetch only).
+    public var outputRoot: URL?
+    /// The coordinator's CURVE secret key file (`tessera keys generate`); nil runs without encryption
+    /// (loopback and tests only).
+    public var curveSecretFile: String?
+    /// Worker public keys allowed in (a file of keys or a folder of *.pub); required with CURVE.
+    public var allowedKeysPath: String?
+    public var heartbeatInterval: Double = 1.0
+    /// Silent intervals after which a worker counts as dead.
+    public var liveness: Int = 5
+    /// Seconds a leased segment may go without progress before it is given to another worker.
+    public var stallTimeout: Double = 60
+    /// Failed attempts of one segment that fail its job.
+    public var maxAttempts: Int = 3
+    public var maxMessageBytes: Int = 256 << 20
+    /// Default seconds per segment when a job does not say.
+    public var segmentDuration: Double = 4
+
+    public init(listen: String, dataDirectory: URL, mediaRoots: [URL], outputRoot: URL?) {
+        self.listen = listen
+        self.dataDirectory = dataDirectory
+        self.mediaRoots = mediaRoots
+        self.outputRoot = outputRoot
+    }
+}

@@ -1,0 +1,220 @@
+import Foundation
+import TesseraCore
+import TesseraWire
+
+/// The dispatcher's protocol rules: what each message does, and the periodic checks.
+extension Dispatcher {
+    func handle(from routingID: Data, _ data: Data) {
+        let envelope: Tessera_V1_Envelope
+        do throws(WireError) {
+            envelope = try WireCodec.decode(data, maxBytes: configuration.maxMessageBytes)
+        } catch {
+            logger.warning("dropped a message from \(Self.describe(routingID)): \(error)")
+            return
+        }
+        let now = Date().timeIntervalSince1970
+        if case .hello(let hello)? = envelope.body {
+            welcome(routingID, hello, now: now)
+            return
+        }
+        // A result is valid content whoever sends it (e.g. a worker finishing after its session was
+        // dropped): keep it if the segment is still wanted.
+        if case .result(let result)? = envelope.body { accept(result, from: routingID, now: now) }
+        guard sessions[routingID] != nil else {
+            reject(routingID, .unknownWorker, "no session: send Hello")
+            return
+        }
+        sessions[routingID]!.lastSeen = now
+        switch envelope.body {
+        case .ready(let ready)?:
+            var s = sessions[routingID]!
+            s.credit = min(s.slots - s.holding.count, s.credit + Int(ready.credit))
+            sessions[routingID] = s
+        case .progress(let p)?:
+            farm.board.progress(job: p.ref.jobID, segment: Int(p.ref.segment), attempt: Int(p.ref.attempt),
+                                frames: Int(p.framesDone), now: now)
+        case .failed(let f)?:
+            failed(f, from: routingID)
+        case .goodbye(let g)?:
+            logger.info("worker \(sessions[routingID]!.id) left: \(g.reason)")
+            drop(routingID, why: "left")
+        case .heartbeat?, .result?:
+            break
+        default:
+            logger.warning("dropped an unexpected message from worker \(sessions[routingID]!.id)")
+        }
+    }
+
+    private func welcome(_ routingID: Data, _ hello: Tessera_V1_Hello, now: Double) {
+        guard hello.versions.contains(WireCodec.version) else {
+            reject(routingID, .unsupportedVersion, "this coordinator speaks protocol version \(WireCodec.version) only")
+            return
+        }
+        guard !hello.workerID.isEmpty else {
+            reject(routingID, .badMessage, "Hello needs a worker_id")
+            return
+        }
+        // A worker reconnecting (new socket or same id) starts afresh: what it held goes back to the queue.
+        for (rid, s) in sessions where rid == routingID || s.id == hello.workerID { drop(rid, why: "reconnected") }
+        let slots = max(1, min(Int(hello.capabilities.slots == 0 ? 2 : hello.capabilities.slots), 8))
+        sessions[routingID] = WorkerSession(routingID: routingID, id: hello.workerID, capabilities: hello.capabilities,
+                                            slots: slots, lastSeen: now, lastSent: 0)
+        var w = Tessera_V1_Welcome()
+        w.version = WireCodec.version
+        w.heartbeatIntervalMs = UInt32(configuration.heartbeatInterval * 1000)
+        w.liveness = UInt32(configuration.liveness)
+        w.maxMessageBytes = UInt64(configuration.maxMessageBytes)
+        var e = Tessera_V1_Envelope()
+        e.welcome = w
+        send(e, to: routingID)
+        logger.info("worker \(hello.workerID) joined (\(hello.capabilities.hostname), \(hello.capabilities.cores) cores, backends \(hello.capabilities.backends.joined(separator: ",")))")
+    }
+
+    private func reject(_ routingID: Data, _ code: Tessera_V1_ErrorCode, _ message: String) {
+        var r = Tessera_V1_Reject()
+        r.code = code
+        r.message = message
+        var e = Tessera_V1_Envelope()
+        e.reject = r
+        send(e, to: routingID)
+    }
+
+    /// Spools a result (fsync) before acknowledging it; a duplicate or unwanted result is acknowledged
+    /// and discarded.
+    private func accept(_ result: Tessera_V1_TaskResult, from routingID: Data, now: Double) {
+        let key = TaskKey(result.ref)
+        sessions[routingID]?.holding.remove(key)
+        if farm.board.wants(job: key.job, segment: key.segment) {
+            do {
+                let output = try SegmentOutput(wire: result.output, index: key.segment)
+                let file = try farm.spool.write(jobID: key.job, segment: key.segment, attempt: key.attempt,
+                                                data: try result.output.serializedData())
+                switch try farm.store.complete(jobID: key.job, segment: key.segment, attempt: key.attempt,
+                                                spoolFile: file.path, encodeSeconds: output.seconds,
+                                                processor: output.processor) {
+                case .accepted:
+                    logger.info("segment \(key) spooled (\(output.frames) frames)")
+                    farm.board.complete(job: key.job, segment: key.segment, spool: file, frames: output.frames)
+                    sessions[routingID]?.segmentsDone += 1
+                case .duplicate, .unknown:
+                    break
+                }
+            } catch {
+                logger.error("result \(key) could not be kept: \(error)")
+                _ = try? farm.store.failAttempt(jobID: key.job, segment: key.segment, attempt: key.attempt,
+                                                error: "result unusable: \(error)", counts: true,
+                                                maxFailures: configuration.maxAttempts)
+                farm.board.requeue(job: key.job, segment: key.segment, attempt: key.attempt)
+                return
+            }
+        }
+        var ack = Tessera_V1_ResultAck()
+        ack.ref = key.ref
+        var e = Tessera_V1_Envelope()
+        e.ack = ack
+        send(e, to: routingID)
+    }
+
+    private func failed(_ f: Tessera_V1_TaskFailed, from routingID: Data) {
+        let key = TaskKey(f.ref)
+        sessions[routingID]?.holding.remove(key)
+        let worker = sessions[routingID]?.id ?? "?"
+        let counts = f.code != .returned && f.code != .cancelled
+        if counts { logger.warning("segment \(key) failed on worker \(worker): \(f.message)") }
+        requeueOrFail(key, error: "on worker \(worker): \(f.message)", counts: counts)
+    }
+
+    /// Gives the segment another attempt, or fails its job when it has failed too often.
+    func requeueOrFail(_ key: TaskKey, error: String, counts: Bool) {
+        let outcome: FailOutcome
+        do {
+            outcome = try farm.store.failAttempt(jobID: key.job, segment: key.segment, attempt: key.attempt,
+                                                 error: error, counts: counts, maxFailures: configuration.maxAttempts)
+        } catch {
+            logger.error("job store: \(error)")
+            return
+        }
+        switch outcome {
+        case .requeued:
+            farm.board.requeue(job: key.job, segment: key.segment, attempt: key.attempt)
+        case .exhausted(let message):
+            for (segment, flight) in farm.board.fail(job: key.job, message) {
+                withdraw(job: key.job, segment: segment, attempt: flight.attempt, worker: flight.worker,
+                         reason: "job failed")
+            }
+        case .stale:
+            break
+        }
+    }
+
+    /// Forgets a worker; everything it held goes back to the queue without counting as a failure.
+    func drop(_ routingID: Data, why: String) {
+        guard let s = sessions.removeValue(forKey: routingID) else { return }
+        for key in s.holding {
+            requeueOrFail(key, error: "worker \(s.id) \(why)", counts: false)
+        }
+        if !s.holding.isEmpty { logger.warning("worker \(s.id) \(why); re-leasing \(s.holding.map(\.description).sorted())") }
+    }
+
+    /// Heartbeats out, dead workers out, stalled segments re-leased.
+    func housekeeping(now: Double) {
+        let interval = configuration.heartbeatInterval
+        for (rid, s) in sessions {
+            if now - s.lastSeen > interval * Double(configuration.liveness) {
+                logger.warning("worker \(s.id) silent for \(String(format: "%.1f", now - s.lastSeen)) s: dead")
+                drop(rid, why: "went silent")
+            } else if now - s.lastSent >= interval {
+                var h = Tessera_V1_Heartbeat()
+                h.sentUnixMs = Int64(now * 1000)
+                var e = Tessera_V1_Envelope()
+                e.heartbeat = h
+                send(e, to: rid)
+            }
+        }
+        for stalled in farm.board.stalled(before: now - configuration.stallTimeout) {
+            let key = TaskKey(job: stalled.job, segment: stalled.segment, attempt: stalled.flight.attempt)
+            logger.warning("segment \(key) made no progress for \(Int(configuration.stallTimeout)) s on \(stalled.flight.worker): re-leasing")
+            if let (rid, _) = sessions.first(where: { $0.value.id == stalled.flight.worker }) {
+                sessions[rid]?.holding.remove(key)
+                var cancel = Tessera_V1_TaskCancel()
+                cancel.ref = key.ref
+                cancel.reason = "stalled"
+                var e = Tessera_V1_Envelope()
+                e.cancel = cancel
+                send(e, to: rid)
+            }
+            requeueOrFail(key, error: "stalled on worker \(stalled.flight.worker)", counts: true)
+        }
+    }
+
+    /// Leases ready segments to workers with credit, fairly between jobs.
+    func dispatch(now: Double) {
+        guard farm.board.hasReadyWork else { return }
+        for rid in sessions.keys.sorted(by: { sessions[$0]!.holding.count < sessions[$1]!.holding.count }) {
+            while let s = sessions[rid], s.credit > 0, !s.draining {
+                let deadline = now + configuration.stallTimeout
+                guard let next = farm.board.next(worker: s.id, now: now, attempt: { job, segment in
+                    try? self.farm.store.lease(jobID: job, segment: segment, worker: s.id, deadline: deadline).attempt
+                }) else { return }
+                let key = TaskKey(job: next.job, segment: next.work.spec.index, attempt: next.attempt)
+                var assign = Tessera_V1_TaskAssign()
+                assign.ref = key.ref
+                do { assign.task = try Tessera_V1_SegmentTask(next.work) } catch {
+                    logger.error("segment \(key) cannot be sent: \(error)")
+                    farm.board.fail(job: key.job, "segment \(key.segment) cannot be sent: \(error)")
+                    continue
+                }
+                assign.leaseDeadlineUnixMs = Int64(deadline * 1000)
+                var e = Tessera_V1_Envelope()
+                e.assign = assign
+                sessions[rid]!.credit -= 1
+                sessions[rid]!.holding.insert(key)
+                send(e, to: rid)
+            }
+        }
+    }
+
+    static func describe(_ routingID: Data) -> String {
+        String(decoding: routingID, as: UTF8.self).filter { $0.isASCII && !$0.isNewline }
+    }
+}

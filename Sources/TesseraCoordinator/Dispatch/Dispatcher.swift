@@ -1,0 +1,164 @@
+import Foundation
+import Logging
+import TesseraCore
+import TesseraWire
+
+/// The coordinator's data plane: one dedicated thread owns the ROUTER socket and speaks the wire
+/// protocol (Protocols/PROTOCOL.md) with every worker — sessions, credit, leases, heartbeats, liveness,
+/// stalls, results. Other threads talk to it through `withdraw` (a locked queue plus a wake-up socket).
+///
+/// ```
+///  workers ⇄ ROUTER ─┐                      ┌─ TaskBoard (work from job threads, outputs back)
+///  wake (inproc) ────┴─ poll ─ dispatcher ──┼─ JobStore (leases, attempts, completions)
+///                                            └─ SegmentSpool (results, fsync'd before the ack)
+/// ```
+final class Dispatcher: @unchecked Sendable {
+    enum Command: Sendable {
+        case cancelTask(TaskKey, worker: String, reason: String)
+    }
+
+    let configuration: CoordinatorConfiguration
+    let context: ZMQContext
+    let farm: FarmContext
+    let logger: Logger
+    private var wakeUp: ZMQWakeUp?
+    private let commands = LockedValue<[Command]>([])
+    private let running = LockedValue(true)
+    private let snapshot = LockedValue<[WorkerStatus]>([])
+    private let finished = DispatchSemaphore(value: 0)
+    private var authenticator: ZAPAuthenticator?
+
+    // Dispatcher thread only.
+    var router: ZMQSocket!
+    var sessions: [Data: WorkerSession] = [:]
+    var lastHousekeeping = 0.0
+
+    init(configuration: CoordinatorConfiguration, context: ZMQContext, farm: FarmContext) {
+        self.configuration = configuration
+        self.context = context
+        self.farm = farm
+        logger = farm.logger
+    }
+
+    /// Binds the sockets and starts the thread; returns the endpoint actually bound.
+    func start() throws(WireError) -> String {
+        let router = try ZMQSocket(context, .router)
+        try router.set(.linger(milliseconds: 0))
+        try router.set(.routerMandatory(true))
+        try router.set(.maxMessageSize(Int64(configuration.maxMessageBytes)))
+        try router.set(.sendHighWaterMark(0))
+        try router.set(.receiveHighWaterMark(0))
+        if let secretFile = configuration.curveSecretFile {
+            let keys = try CurveKeyPair.load(secretFile: secretFile)
+            let allowed = try configuration.allowedKeysPath.map { (p) throws(WireError) in try CurveKeyPair.loadPublicKeys(p) } ?? []
+            let log = logger
+            let auth = ZAPAuthenticator(context: context, allowedPublicKeys: allowed) { log.warning("\($0)") }
+            try auth.start()
+            authenticator = auth
+            try router.makeCurveServer(secretKey: keys.secretKey)
+        }
+        let bound = try router.bind(configuration.listen)
+        self.router = router
+        let wakeUp = try ZMQWakeUp(context: context)
+        self.wakeUp = wakeUp
+        let thread = Thread { [self] in
+            loop(wake: wakeUp)
+            router.close()
+            finished.signal()
+        }
+        thread.name = "tessera.dispatcher"
+        thread.stackSize = 8 << 20
+        thread.start()
+        return bound
+    }
+
+    /// Stops the thread (workers see silence and reconnect to the next coordinator).
+    func stop() {
+        guard running.update({ let was = $0; $0 = false; return was }) else { return }
+        wake()
+        finished.wait()
+        wakeUp?.close()
+        authenticator?.stop()
+    }
+
+    /// Asks the worker holding `segment`'s attempt to stop it (job cancelled or failed).
+    func withdraw(job: String, segment: Int, attempt: Int, worker: String, reason: String) {
+        commands.update { $0.append(.cancelTask(TaskKey(job: job, segment: segment, attempt: attempt), worker: worker, reason: reason)) }
+        wake()
+    }
+
+    /// Wakes the dispatcher thread (new work, a command, stop). Safe from any thread.
+    func wake() { wakeUp?.signal() }
+
+    var workers: [WorkerStatus] { snapshot.get() }
+
+    private func loop(wake: ZMQWakeUp) {
+        let poller = ZMQPoller([router, wake.socket])
+        let tick = max(0.01, min(configuration.heartbeatInterval / 2, 0.25))
+        while running.get() {
+            let ready: [Bool]
+            do {
+                ready = try poller.poll(timeoutMilliseconds: Int32(tick * 1000))
+            } catch {
+                logger.error("dispatcher poll failed: \(error)")
+                Thread.sleep(forTimeInterval: tick)
+                continue
+            }
+            if ready[1] { wake.drain() }
+            if ready[0] { drainRouter() }
+            runCommands()
+            let now = Date().timeIntervalSince1970
+            if now - lastHousekeeping >= tick {
+                lastHousekeeping = now
+                housekeeping(now: now)
+            }
+            dispatch(now: now)
+            snapshot.set(sessions.values.map(\.status).sorted { $0.id < $1.id })
+        }
+    }
+
+    /// Reads every message waiting on the ROUTER socket without blocking.
+    private func drainRouter() {
+        while true {
+            let frames: [Data]?
+            do { frames = try router.receive(timeoutMilliseconds: 0) } catch {
+                logger.warning("receive failed: \(error)")
+                return
+            }
+            guard let frames else { return }
+            guard frames.count == 2 else {
+                logger.warning("dropped a message of \(frames.count) frames (expected routing id + envelope)")
+                continue
+            }
+            handle(from: frames[0], frames[1])
+        }
+    }
+
+    private func runCommands() {
+        for command in commands.update({ let c = $0; $0 = []; return c }) {
+            switch command {
+            case .cancelTask(let key, let worker, let reason):
+                guard let (rid, _) = sessions.first(where: { $0.value.id == worker }) else { continue }
+                sessions[rid]?.holding.remove(key)
+                var cancel = Tessera_V1_TaskCancel()
+                cancel.ref = key.ref
+                cancel.reason = reason
+                var e = Tessera_V1_Envelope()
+                e.cancel = cancel
+                send(e, to: rid)
+            }
+        }
+    }
+
+    /// Sends one envelope to a worker; a worker that vanished is dropped at the next liveness check.
+    func send(_ envelope: Tessera_V1_Envelope, to routingID: Data) {
+        var e = envelope
+        e.version = WireCodec.version
+        do {
+            _ = try router.send([routingID, WireCodec.encode(e)], dontWait: true)
+            sessions[routingID]?.lastSent = Date().timeIntervalSince1970
+        } catch {
+            logger.debug("send to a worker failed: \(error)")
+        }
+    }
+}

@@ -1,0 +1,200 @@
+import Foundation
+import TesseraCore
+
+/// The work of every running job, in memory: segments ready to lease, segments out at workers, and the
+/// finished ones' spool files. Job threads add work and wait for outputs; the dispatcher thread leases,
+/// requeues and completes. One lock; waiting uses its condition.
+///
+/// Fairness (`next`): highest priority first; among equal priorities the job with the fewest segments
+/// out at workers, then the oldest job; within a job the lowest segment index.
+final class TaskBoard: @unchecked Sendable {
+    struct InFlight: Sendable {
+        var work: SegmentWork
+        var attempt: Int
+        var worker: String
+        var leasedAt: Double
+        var lastProgress: Double
+        var framesDone: Int
+    }
+
+    private final class JobWork {
+        let id: String
+        let priority: Int
+        let created: Double
+        var ready: [Int: SegmentWork] = [:]
+        var inFlight: [Int: InFlight] = [:]
+        /// Spool files of finished segments (including those finished before a restart).
+        var finished: [Int: URL] = [:]
+        var framesFinished = 0
+        var failure: String?
+        init(id: String, priority: Int, created: Double) {
+            self.id = id
+            self.priority = priority
+            self.created = created
+        }
+    }
+
+    /// Ready (not yet leased) segments a job may queue before its producer waits.
+    let readyLimit: Int
+    private var jobs: [String: JobWork] = [:]
+    private let condition = NSCondition()
+    /// Called (outside the lock) whenever new work becomes ready, to wake the dispatcher.
+    private let onReady: @Sendable () -> Void
+
+    init(readyLimit: Int = 6, onReady: @escaping @Sendable () -> Void) {
+        self.readyLimit = readyLimit
+        self.onReady = onReady
+    }
+
+    // MARK: Job threads
+
+    func open(job: String, priority: Int, created: Double, finished: [Int: URL], framesFinished: Int) {
+        condition.withLock {
+            let w = JobWork(id: job, priority: priority, created: created)
+            w.finished = finished
+            w.framesFinished = framesFinished
+            jobs[job] = w
+        }
+    }
+
+    /// Queues a segment; waits while the job already has `readyLimit` segments waiting. False when the
+    /// job was closed or failed meanwhile.
+    func add(job: String, _ work: SegmentWork) -> Bool {
+        let added: Bool = condition.withLock {
+            while let w = jobs[job], w.failure == nil, w.ready.count >= readyLimit { condition.wait() }
+            guard let w = jobs[job], w.failure == nil else { return false }
+            w.ready[work.spec.index] = work
+            return true
+        }
+        if added { onReady() }
+        return added
+    }
+
+    func isFinished(job: String, segment: Int) -> Bool {
+        condition.withLock { jobs[job]?.finished[segment] != nil }
+    }
+
+    /// Waits for a segment's spool file. Throws the job's failure, or a cancellation once closed.
+    func waitFinished(job: String, segment: Int) throws(FarmError) -> URL {
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            guard let w = jobs[job] else { throw FarmError(.conflict, "job \(job) was stopped") }
+            if let url = w.finished[segment] { return url }
+            if let failure = w.failure { throw FarmError(.internalError, failure) }
+            condition.wait()
+        }
+    }
+
+    /// Fails the job: waiting threads wake with `message`; its work is dropped. Returns what was out at
+    /// workers so they can be told to stop.
+    @discardableResult
+    func fail(job: String, _ message: String) -> [(segment: Int, InFlight)] {
+        condition.withLock {
+            guard let w = jobs[job] else { return [] }
+            if w.failure == nil { w.failure = message }
+            let out = w.inFlight.map { ($0.key, $0.value) }
+            w.ready.removeAll()
+            w.inFlight.removeAll()
+            condition.broadcast()
+            return out
+        }
+    }
+
+    /// Forgets the job once its thread is done with it.
+    func close(job: String) {
+        condition.withLock {
+            jobs[job] = nil
+            condition.broadcast()
+        }
+    }
+
+    // MARK: Dispatcher thread
+
+    /// The next segment to lease, by the fairness rule; moves it to in-flight for `worker`.
+    /// `attempt` is asked for once the segment is chosen (the store numbers attempts).
+    func next(worker: String, now: Double, attempt: (String, Int) -> Int?) -> (job: String, work: SegmentWork, attempt: Int)? {
+        condition.withLock {
+            let candidates = jobs.values.filter { !$0.ready.isEmpty && $0.failure == nil }
+                .sorted { a, b in
+                    if a.priority != b.priority { return a.priority > b.priority }
+                    if a.inFlight.count != b.inFlight.count { return a.inFlight.count < b.inFlight.count }
+                    if a.created != b.created { return a.created < b.created }
+                    return a.id < b.id
+                }
+            for w in candidates {
+                guard let index = w.ready.keys.min(), let work = w.ready.removeValue(forKey: index) else { continue }
+                guard let n = attempt(w.id, index) else { continue }
+                w.inFlight[index] = InFlight(work: work, attempt: n, worker: worker, leasedAt: now, lastProgress: now,
+                                             framesDone: 0)
+                condition.broadcast()  // room for the producer
+                return (w.id, work, n)
+            }
+            return nil
+        }
+    }
+
+    var hasReadyWork: Bool { condition.withLock { jobs.values.contains { !$0.ready.isEmpty && $0.failure == nil } } }
+
+    /// Puts an in-flight segment back in the queue if `attempt` still holds it.
+    @discardableResult
+    func requeue(job: String, segment: Int, attempt: Int) -> Bool {
+        let done: Bool = condition.withLock {
+            guard let w = jobs[job], let f = w.inFlight[segment], f.attempt == attempt else { return false }
+            w.inFlight[segment] = nil
+            w.ready[segment] = f.work
+            return true
+        }
+        if done { onReady() }
+        return done
+    }
+
+    func progress(job: String, segment: Int, attempt: Int, frames: Int, now: Double) {
+        condition.withLock {
+            guard let w = jobs[job], var f = w.inFlight[segment], f.attempt == attempt else { return }
+            f.framesDone = frames
+            f.lastProgress = now
+            w.inFlight[segment] = f
+        }
+    }
+
+    /// Records a spooled segment; wakes the job's stitching thread.
+    func complete(job: String, segment: Int, spool: URL, frames: Int) {
+        condition.withLock {
+            guard let w = jobs[job], w.finished[segment] == nil else { return }
+            w.finished[segment] = spool
+            w.framesFinished += frames
+            w.inFlight[segment] = nil
+            w.ready[segment] = nil
+            condition.broadcast()
+        }
+    }
+
+    /// Whether (job, segment) is still wanted: the job is open and the segment not finished.
+    func wants(job: String, segment: Int) -> Bool {
+        condition.withLock { jobs[job].map { $0.failure == nil && $0.finished[segment] == nil } ?? false }
+    }
+
+    /// In-flight segments with no progress since `before`.
+    func stalled(before: Double) -> [(job: String, segment: Int, flight: InFlight)] {
+        condition.withLock {
+            jobs.values.flatMap { w in
+                w.inFlight.filter { $0.value.lastProgress < before }.map { (w.id, $0.key, $0.value) }
+            }
+        }
+    }
+
+    /// Frames finished plus frames encoded so far in running segments, for a job's progress.
+    func frames(job: String) -> (finished: Int, inFlight: Int, segmentsFinished: Int)? {
+        condition.withLock {
+            guard let w = jobs[job] else { return nil }
+            return (w.framesFinished, w.inFlight.values.reduce(0) { $0 + $1.framesDone }, w.finished.count)
+        }
+    }
+
+    var counts: (ready: Int, inFlight: Int) {
+        condition.withLock {
+            (jobs.values.reduce(0) { $0 + $1.ready.count }, jobs.values.reduce(0) { $0 + $1.inFlight.count })
+        }
+    }
+}

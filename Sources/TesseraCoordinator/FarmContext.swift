@@ -1,0 +1,32 @@
+import Foundation
+import Logging
+
+/// What the coordinator's parts share: the store, the spool, the board of work in memory, and a way to
+/// reach the dispatcher thread.
+final class FarmContext: @unchecked Sendable {
+    let store: JobStore
+    let spool: SegmentSpool
+    let logger: Logger
+    let defaultSegmentDuration: Double
+    let board: TaskBoard
+    private let dispatcher: LockedValue<Dispatcher?>
+
+    init(store: JobStore, spool: SegmentSpool, logger: Logger, defaultSegmentDuration: Double) {
+        self.store = store
+        self.spool = spool
+        self.logger = logger
+        self.defaultSegmentDuration = defaultSegmentDuration
+        let dispatcher = LockedValue<Dispatcher?>(nil)
+        self.dispatcher = dispatcher
+        board = TaskBoard { dispatcher.get()?.wake() }
+    }
+
+    func attach(_ d: Dispatcher?) { dispatcher.set(d) }
+
+    /// Tells the worker holding a segment's attempt to stop it.
+    func withdraw(job: String, segment: Int, attempt: Int, worker: String, reason: String) {
+        dispatcher.get()?.withdraw(job: job, segment: segment, attempt: attempt, worker: worker, reason: reason)
+    }
+
+}
+

@@ -1,0 +1,131 @@
+import Foundation
+import Logging
+import TesseraAV
+import TesseraCompute
+import TesseraCore
+import TesseraMedia
+
+/// Drives one job on its own thread: plan, hand segments to the farm, stitch, verify, put the file in
+/// place. The job's state in the store follows the export's phases. A coordinator restarted mid-job
+/// runs the job again from planning; segments already spooled are read back instead of redone.
+final class JobRunner: @unchecked Sendable {
+    enum Stop: Sendable { case cancel, shutdown }
+
+    let jobID: String
+    private let farm: FarmContext
+    private let record: JobRecord
+    private let session: ExportSession
+    private let stopReason = LockedValue<Stop?>(nil)
+    private let done = NSCondition()
+    private var finished = false
+
+    init(record: JobRecord, request: JobRequest, farm: FarmContext) {
+        jobID = record.id
+        self.record = record
+        self.farm = farm
+        session = ExportSession(sourcePath: record.source, outputPath: record.output,
+                                settings: Self.settings(for: request))
+        session.presetName = request.settings == nil ? request.preset.flatMap(ExportPreset.init(name:))?.rawValue : nil
+        session.timeRange = request.timeRange
+        session.overwrite = request.overwrite
+        session.backend = request.backend.flatMap(ProcessingBackend.init(rawValue:)) ?? .auto
+        session.segmentDuration = request.segmentDuration ?? farm.defaultSegmentDuration
+    }
+
+    /// The settings a request asks for: its own, else its preset's, else H.264 CRF 23 + AAC.
+    static func settings(for request: JobRequest) -> OutputSettings {
+        var s = request.settings ?? request.preset.flatMap(ExportPreset.init(name:))?.settings
+            ?? OutputSettings(video: VideoSettings(codec: .h264, rateControl: .crf(23)), audio: AudioSettings(codec: .aac))
+        if let type = request.fileType { s.fileType = type }
+        return s
+    }
+
+    func start() {
+        let thread = Thread { [self] in
+            run()
+            done.withLock {
+                finished = true
+                done.broadcast()
+            }
+        }
+        thread.name = "tessera.job.\(jobID)"
+        thread.stackSize = 8 << 20
+        thread.start()
+    }
+
+    /// Stops the export; `.cancel` ends the job as cancelled, `.shutdown` leaves it to resume later.
+    func stop(_ reason: Stop) {
+        stopReason.set(reason)
+        session.cancel()
+        farm.board.fail(job: jobID, reason == .cancel ? "job cancelled" : "coordinator shutting down")
+            .forEach { farm.withdraw(job: jobID, segment: $0.segment, attempt: $0.1.attempt, worker: $0.1.worker,
+                                     reason: "job stopped") }
+    }
+
+    /// Blocks until the job's thread has ended (any number of callers).
+    func wait() {
+        done.withLock { while !finished { done.wait() } }
+    }
+
+    private func run() {
+        let log = farm.logger
+        defer { farm.board.close(job: jobID) }
+        do {
+            if record.state != .planning { _ = try farm.store.transition(jobID, to: .planning) }
+            let (id, store, board, spool) = (jobID, farm.store, farm.board, farm.spool)
+            let priority = record.priority, created = record.createdAt
+            session.makeSegmentExecutor = { plan throws(MediaError) in
+                do {
+                    try store.setPlan(id, segmentFrames: plan.map(\.frameCount), framesTotal: plan.reduce(0) { $0 + $1.frameCount })
+                    var finished: [Int: URL] = [:]
+                    var frames = 0
+                    for s in try store.segments(of: id) where s.state == .done {
+                        guard let file = s.spoolFile else { continue }
+                        finished[s.index] = URL(fileURLWithPath: file)
+                        frames += s.frames
+                    }
+                    board.open(job: id, priority: priority, created: created, finished: finished, framesFinished: frames)
+                    _ = try store.transition(id, to: .running)
+                    if !finished.isEmpty { log.info("job \(id): \(finished.count) of \(plan.count) segments already spooled") }
+                } catch {
+                    throw MediaError(.ffmpeg, "job store: \(error)")
+                }
+                return RemoteSegmentExecutor(job: id, board: board, spool: spool)
+            }
+            session.phaseHandler = { phase in
+                switch phase {
+                case .stitching: _ = try? store.transition(id, to: .stitching)
+                case .verifying: _ = try? store.transition(id, to: .verifying)
+                case .planning, .running: break
+                }
+            }
+            let report = try session.export()
+            if let json = try? JSONEncoder().encode(report) { try farm.store.setReport(jobID: jobID, json: String(decoding: json, as: UTF8.self)) }
+            _ = try farm.store.transition(jobID, to: .completed)
+            try? farm.spool.remove(jobID: jobID)
+            log.info("job \(jobID) completed: \(record.output)")
+        } catch {
+            switch stopReason.get() {
+            case .shutdown?:
+                log.info("job \(jobID) paused for shutdown; it resumes when the coordinator restarts")
+            case .cancel?:
+                _ = try? farm.store.transition(jobID, to: .cancelled)
+                log.info("job \(jobID) cancelled")
+            case nil:
+                _ = try? farm.store.transition(jobID, to: .failed, error: "\(error)")
+                try? farm.spool.remove(jobID: jobID)
+                log.error("job \(jobID) failed: \(error)")
+            }
+        }
+    }
+}
+
+/// A value behind a lock.
+final class LockedValue<Value: Sendable>: @unchecked Sendable {
+    private var value: Value
+    private let lock = NSLock()
+    init(_ value: Value) { self.value = value }
+    func get() -> Value { lock.withLock { value } }
+    func set(_ newValue: Value) { lock.withLock { value = newValue } }
+    func update<T>(_ body: (inout Value) -> T) -> T { lock.withLock { body(&value) } }
+}

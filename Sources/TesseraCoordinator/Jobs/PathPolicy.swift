@@ -1,0 +1,47 @@
+import Foundation
+
+/// Confines job paths: sources under the media roots (or in the upload store), outputs under the output
+/// root. Paths are resolved (symbolic links and `..`) before they are compared, so a link out of a root
+/// is refused too.
+struct PathPolicy: Sendable {
+    let mediaRoots: [URL]
+    let outputRoot: URL?
+    let uploads: URL
+    let results: URL
+
+    /// The resolved source path, or `.forbidden`/`.notFound`.
+    func source(_ path: String) throws(FarmError) -> String {
+        guard path.hasPrefix("/") else { throw FarmError(.invalidRequest, "source must be an absolute path: \(path)") }
+        let resolved = Self.resolve(path)
+        guard mediaRoots.contains(where: { Self.isInside(resolved, $0) }) || Self.isInside(resolved, uploads) else {
+            throw FarmError(.forbidden, "\(path) is outside the coordinator's media roots")
+        }
+        guard FileManager.default.fileExists(atPath: resolved) else { throw FarmError(.notFound, "\(path): no such file") }
+        return resolved
+    }
+
+    /// The absolute output path for a request's relative output (or `name` in the results folder).
+    func output(_ relative: String?, name: String, fileExtension: String) throws(FarmError) -> String {
+        guard let relative, !relative.isEmpty else {
+            return results.appendingPathComponent("\(name).\(fileExtension)").path
+        }
+        guard let root = outputRoot else {
+            throw FarmError(.invalidRequest, "this coordinator has no output root; omit the output and use `tessera fetch`")
+        }
+        let joined = relative.hasPrefix("/") ? URL(fileURLWithPath: relative) : root.appendingPathComponent(relative)
+        let parent = Self.resolve(joined.deletingLastPathComponent().path)
+        guard Self.isInside(parent, root) else {
+            throw FarmError(.forbidden, "\(relative) is outside the coordinator's output root")
+        }
+        return URL(fileURLWithPath: parent).appendingPathComponent(joined.lastPathComponent).path
+    }
+
+    static func resolve(_ path: String) -> String {
+        URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+    }
+
+    static func isInside(_ path: String, _ root: URL) -> Bool {
+        let r = resolve(root.path)
+        return path == r || path.hasPrefix(r.hasSuffix("/") ? r : r + "/")
+    }
+}

@@ -1,2 +1,0 @@
-/// ZeroMQ worker loop: see Worker.swift.
-enum TesseraWorkerNamespace {}

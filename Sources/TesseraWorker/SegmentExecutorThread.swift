@@ -1,0 +1,217 @@
+import Foundation
+import Logging
+import TesseraAV
+import TesseraCompute
+import TesseraCore
+import TesseraMedia
+import TesseraWire
+
+/// The worker's codec thread: runs the tasks the coordinator assigned, one at a time, in order, and
+/// hands each outcome (progress, result, failure) to the network thread as a ready-to-send envelope.
+/// It never touches the socket (ZeroMQ sockets belong to one thread).
+final class SegmentExecutorThread: @unchecked Sendable {
+    struct Held: Sendable {
+        let key: TaskRefKey
+        let task: Tessera_V1_SegmentTask
+    }
+
+    private let condition = NSCondition()
+    private var queue: [Held] = []
+    private var running: TaskRefKey?
+    private var cancelled: Set<TaskRefKey> = []
+    private var stopped = false
+    private let threads: Int
+    private let selectors: LockedSelectors
+    private let logger: Logger
+    /// Called on this thread with each envelope to send.
+    private let post: @Sendable (Tessera_V1_Envelope) -> Void
+
+    init(threads: Int, backend: ProcessingBackendName, logger: Logger,
+         post: @escaping @Sendable (Tessera_V1_Envelope) -> Void) {
+        self.threads = threads
+        selectors = LockedSelectors(default: backend)
+        self.logger = logger
+        self.post = post
+        let thread = Thread { [self] in loop() }
+        thread.name = "tessera.worker.codec"
+        thread.stackSize = 8 << 20
+        thread.start()
+    }
+
+    func enqueue(_ held: Held) {
+        condition.withLock {
+            queue.append(held)
+            condition.broadcast()
+        }
+    }
+
+    enum CancelOutcome { case dropped, stopping, notHeld }
+
+    /// Stops a task: drops it if waiting; if running, stops it between packets (it then reports
+    /// TaskFailed CANCELLED).
+    func cancel(_ key: TaskRefKey) -> CancelOutcome {
+        condition.withLock {
+            if let i = queue.firstIndex(where: { $0.key == key }) {
+                queue.remove(at: i)
+                return .dropped
+            }
+            if running == key {
+                cancelled.insert(key)
+                return .stopping
+            }
+            return .notHeld
+        }
+    }
+
+    /// Removes and returns the tasks not started yet (to hand back when draining or reconnecting).
+    func takeWaiting() -> [TaskRefKey] {
+        condition.withLock {
+            let keys = queue.map(\.key)
+            queue.removeAll()
+            return keys
+        }
+    }
+
+    /// Tasks held: waiting plus running.
+    var holding: [TaskRefKey] {
+        condition.withLock { queue.map(\.key) + (running.map { [$0] } ?? []) }
+    }
+
+    var isIdle: Bool { condition.withLock { queue.isEmpty && running == nil } }
+
+    func stop() {
+        condition.withLock {
+            stopped = true
+            if let running { cancelled.insert(running) }
+            queue.removeAll()
+            condition.broadcast()
+        }
+    }
+
+    private func loop() {
+        while true {
+            let next: Held? = condition.withLock {
+                while queue.isEmpty && !stopped { condition.wait() }
+                guard !stopped else { return nil }
+                let held = queue.removeFirst()
+                running = held.key
+                return held
+            }
+            guard let held = next else { return }
+            run(held)
+            condition.withLock {
+                running = nil
+                cancelled.remove(held.key)
+            }
+        }
+    }
+
+    private func run(_ held: Held) {
+        let key = held.key
+        var lastProgress = 0.0
+        let started = Date()
+        do throws(MediaError) {
+            let work: SegmentWork
+            do throws(WireError) { work = try SegmentWork(wire: held.task) } catch {
+                throw MediaError(.invalidArgument, "malformed task: \(error)")
+            }
+            let selector = selectors.selector(for: work.backend)
+            let output = try SegmentRunner.run(work, threads: threads, makeProcessor: selector.factory, progress: { p in
+                let now = Date().timeIntervalSince1970
+                guard now - lastProgress >= 0.5 || p.framesDone == p.framesTotal else { return }
+                lastProgress = now
+                var msg = Tessera_V1_TaskProgress()
+                msg.ref = key.ref
+                msg.framesDone = UInt32(p.framesDone)
+                msg.framesTotal = UInt32(p.framesTotal)
+                msg.framesPerSecond = Double(p.framesDone) / max(0.001, Date().timeIntervalSince(started))
+                var e = Tessera_V1_Envelope()
+                e.progress = msg
+                self.post(e)
+            }, isCancelled: { [self] in condition.withLock { cancelled.contains(key) || stopped } })
+            var result = Tessera_V1_TaskResult()
+            result.ref = key.ref
+            do throws(WireError) { result.output = try Tessera_V1_SegmentOutput(output) } catch {
+                throw MediaError(.ffmpeg, "segment output cannot be sent: \(error)")
+            }
+            var e = Tessera_V1_Envelope()
+            e.result = result
+            logger.info("segment \(key) done: \(output.frames) frames in \(String(format: "%.2f", output.seconds)) s (\(output.processor))")
+            post(e)
+        } catch {
+            if error.kind == .cancelled {
+                logger.info("segment \(key) cancelled")
+                var f = Tessera_V1_TaskFailed()
+                f.ref = key.ref
+                f.code = .cancelled
+                f.message = error.message
+                var e = Tessera_V1_Envelope()
+                e.failed = f
+                post(e)
+                return
+            }
+            logger.error("segment \(key) failed: \(error)")
+            var f = Tessera_V1_TaskFailed()
+            f.ref = key.ref
+            f.code = Self.code(error)
+            f.message = error.description
+            var e = Tessera_V1_Envelope()
+            e.failed = f
+            post(e)
+        }
+    }
+
+    static func code(_ error: MediaError) -> Tessera_V1_ErrorCode {
+        switch error.kind {
+        case .corrupt, .notMedia, .emptyFile: .corruptSource
+        case .unsupported: .unsupported
+        case .cancelled: .cancelled
+        case .ffmpeg: .encoder
+        default: .internal
+        }
+    }
+}
+
+typealias ProcessingBackendName = String
+
+/// One backend selector per requested backend, kept for the worker's life: `auto` calibrates once.
+final class LockedSelectors: @unchecked Sendable {
+    private var selectors: [String: BackendSelector] = [:]
+    private let lock = NSLock()
+    private let fallback: String
+
+    init(default fallback: String) { self.fallback = fallback }
+
+    func selector(for requested: String) -> BackendSelector {
+        let name = requested.isEmpty || requested == "auto" ? fallback : requested
+        return lock.withLock {
+            if let s = selectors[name] { return s }
+            let s = BackendSelector(requested: ProcessingBackend(rawValue: name) ?? .auto)
+            selectors[name] = s
+            return s
+        }
+    }
+}
+
+/// (job, segment, attempt), as the worker tracks what it holds.
+struct TaskRefKey: Hashable, Sendable, CustomStringConvertible {
+    let job: String
+    let segment: UInt32
+    let attempt: UInt32
+
+    init(_ ref: Tessera_V1_TaskRef) {
+        job = ref.jobID
+        segment = ref.segment
+        attempt = ref.attempt
+    }
+
+    var ref: Tessera_V1_TaskRef {
+        var r = Tessera_V1_TaskRef()
+        r.jobID = job
+        r.segment = segment
+        r.attempt = attempt
+        return r
+    }
+
+    var description: String { "\(job)/\(segment)#\(attempt)" }
+}

@@ -1,0 +1,140 @@
+import Foundation
+import Logging
+import TesseraCompute
+import TesseraCore
+import TesseraMedia
+import TesseraWire
+
+/// A farm worker: connects to a coordinator, announces what it can do, transcodes the segments it is
+/// given, and reports progress and results (Protocols/PROTOCOL.md).
+///
+/// `run()` is the network loop and blocks its thread (the CLI's main thread, or a thread of
+/// `tessera run`); segments are encoded on a second, dedicated thread. `drain()` finishes the running
+/// segment, hands back the prefetched one and leaves; `stop()` leaves at once.
+public final class Worker: @unchecked Sendable {
+    public struct Configuration: Sendable {
+        /// e.g. `tcp://coordinator:5555`.
+        public var coordinator: String
+        public var id: String
+        /// The worker's own CURVE key pair, and the coordinator's public key; both nil = no CURVE.
+        public var keyPair: CurveKeyPair?
+        public var coordinatorPublicKey: String?
+        /// "auto", "cpu" or "vulkan": used when a job does not ask for a particular backend.
+        public var backend: String = "auto"
+        /// Tasks held at once: one running, the rest prefetched.
+        public var slots: Int = 2
+        /// Codec threads for each segment; 0 = every core.
+        public var threads: Int = 0
+        /// Seconds between reconnect attempts: doubles from `backoffInitial` up to `backoffMax`.
+        public var backoffInitial: Double = 0.5
+        public var backoffMax: Double = 16
+
+        public init(coordinator: String, id: String? = nil) {
+            self.coordinator = coordinator
+            self.id = id ?? Self.defaultID()
+        }
+
+        static func defaultID() -> String {
+            "\(ProcessInfo.processInfo.hostName.split(separator: ".").first ?? "worker")-\(getpid())-\(UUID().uuidString.prefix(4).lowercased())"
+        }
+    }
+
+    public enum Exit: Sendable, Equatable {
+        /// Drained or stopped on request.
+        case stopped
+        /// The coordinator refused this worker (version, bad Hello).
+        case rejected(String)
+    }
+
+    public let configuration: Configuration
+    let logger: Logger
+    let context = ZMQContext()
+    let outbox = LockedList<Tessera_V1_Envelope>()
+    private let wakeUpBox = LockedBox<ZMQWakeUp>()
+    let draining = LockedFlag()
+    let stopping = LockedFlag()
+    var executor: SegmentExecutorThread!
+
+    public init(configuration: Configuration, logger: Logger = Logger(label: "tessera.worker")) {
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    /// Finish the running segment, return the waiting one, say goodbye, and return from `run()`.
+    public func drain() {
+        draining.set()
+        wake()
+    }
+
+    /// Leave now; the coordinator re-leases whatever this worker held.
+    public func stop() {
+        stopping.set()
+        wake()
+    }
+
+    func wake() { wakeUpBox.value?.signal() }
+
+    /// Runs until drained, stopped or rejected.
+    public func run() throws(WireError) -> Exit {
+        let wakeUp = try ZMQWakeUp(context: context)
+        wakeUpBox.value = wakeUp
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        executor = SegmentExecutorThread(threads: configuration.threads > 0 ? configuration.threads : cores,
+                                         backend: configuration.backend, logger: logger) { [outbox, weak self] e in
+            outbox.append(e)
+            self?.wake()
+        }
+        defer {
+            executor.stop()
+            wakeUpBox.value = nil
+            wakeUp.close()
+        }
+        var session = WorkerConnection(worker: self)
+        return try session.run(wake: wakeUp)
+    }
+
+    /// What this worker tells the coordinator in Hello.
+    var capabilities: Tessera_V1_Capabilities {
+        var c = Tessera_V1_Capabilities()
+        c.hostname = ProcessInfo.processInfo.hostName
+        c.cores = UInt32(ProcessInfo.processInfo.activeProcessorCount)
+        c.memoryBytes = ProcessInfo.processInfo.physicalMemory
+        c.videoEncoders = CodecSupport.videoEncoders.map(\.rawValue)
+        c.videoDecoders = CodecSupport.videoDecoders
+        var backends = ["cpu"]
+        if configuration.backend != "cpu", case .success(let device) = VulkanProcessor.availableDevice() {
+            backends.append("vulkan")
+            c.vulkanDevice = device
+        }
+        c.backends = backends
+        c.software = "tessera / \(CodecSupport.libraryVersion)"
+        c.slots = UInt32(configuration.slots)
+        return c
+    }
+}
+
+/// A list shared between threads.
+final class LockedList<Element: Sendable>: @unchecked Sendable {
+    private var items: [Element] = []
+    private let lock = NSLock()
+    func append(_ item: Element) { lock.withLock { items.append(item) } }
+    func takeAll() -> [Element] { lock.withLock { let all = items; items = []; return all } }
+}
+
+/// An optional reference behind a lock.
+final class LockedBox<Value: AnyObject & Sendable>: @unchecked Sendable {
+    private var stored: Value?
+    private let lock = NSLock()
+    var value: Value? {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
+    }
+}
+
+/// A flag that only turns on.
+final class LockedFlag: @unchecked Sendable {
+    private var value = false
+    private let lock = NSLock()
+    func set() { lock.withLock { value = true } }
+    var isSet: Bool { lock.withLock { value } }
+}

@@ -1,0 +1,225 @@
+import Foundation
+import Logging
+import TesseraCore
+import TesseraWire
+
+/// The worker's side of the protocol, on the worker's network thread: connect, Hello, credit,
+/// heartbeats, liveness, reconnect with back-off, results kept until acknowledged, draining.
+struct WorkerConnection {
+    private let worker: Worker
+    private var socket: ZMQSocket?
+    private var welcomed = false
+    private var helloSentAt = 0.0
+    private var lastHeard = 0.0
+    private var lastSent = 0.0
+    private var interval = 1.0
+    private var liveness = 5
+    private var backoff: Double
+    private var connections = 0
+    /// Results sent but not yet acknowledged: re-sent after a reconnect.
+    private var unacked: [TaskRefKey: Tessera_V1_Envelope] = [:]
+    private var returnedForDrain = false
+
+    init(worker: Worker) {
+        self.worker = worker
+        backoff = worker.configuration.backoffInitial
+    }
+
+    private var log: Logger { worker.logger }
+
+    mutating func run(wake: ZMQWakeUp) throws(WireError) -> Worker.Exit {
+        defer { socket?.close() }
+        while true {
+            if worker.stopping.isSet { return .stopped }
+            if socket == nil { try connect() }
+            let now = Date().timeIntervalSince1970
+            let ready = try ZMQPoller([socket!, wake.socket]).poll(timeoutMilliseconds: Int32(min(interval / 2, 0.25) * 1000))
+            if ready[1] { wake.drain() }
+            if ready[0], let exit = try drainSocket() { return exit }
+            for e in worker.outbox.takeAll() { sendOutcome(e) }
+            if worker.draining.isSet, let exit = drainStep() { return exit }
+            let t = Date().timeIntervalSince1970
+            if welcomed, t - lastSent >= interval { sendHeartbeat(t) }
+            let silentFor = t - max(lastHeard, helloSentAt)
+            if silentFor > interval * Double(liveness) {
+                log.warning("coordinator silent for \(String(format: "%.1f", silentFor)) s; reconnecting in \(backoff) s")
+                reconnectAfterBackoff()
+            }
+            _ = now
+        }
+    }
+
+    private mutating func connect() throws(WireError) {
+        let s = try ZMQSocket(worker.context, .dealer)
+        connections += 1
+        try s.set(.linger(milliseconds: 0))
+        try s.set(.routingID(Data("\(worker.configuration.id)/\(connections)".utf8)))
+        try s.set(.maxMessageSize(Int64(WireCodec.defaultMaxMessageBytes)))
+        try s.set(.sendHighWaterMark(0))
+        try s.set(.receiveHighWaterMark(0))
+        if let keys = worker.configuration.keyPair, let server = worker.configuration.coordinatorPublicKey {
+            try s.makeCurveClient(serverPublicKey: server, keyPair: keys)
+        }
+        try s.connect(worker.configuration.coordinator)
+        socket = s
+        welcomed = false
+        sendHello()
+    }
+
+    private mutating func sendHello() {
+        var hello = Tessera_V1_Hello()
+        hello.workerID = worker.configuration.id
+        hello.versions = [WireCodec.version]
+        hello.capabilities = worker.capabilities
+        var e = Tessera_V1_Envelope()
+        e.hello = hello
+        send(e)
+        helloSentAt = Date().timeIntervalSince1970
+    }
+
+    private mutating func reconnectAfterBackoff() {
+        socket?.close()
+        socket = nil
+        welcomed = false
+        // Tasks not started yet will be re-leased by the coordinator; the running one may still finish
+        // and its result is offered again after the next Welcome.
+        _ = worker.executor.takeWaiting()
+        let deadline = Date().addingTimeInterval(backoff)
+        while Date() < deadline && !worker.stopping.isSet { Thread.sleep(forTimeInterval: 0.05) }
+        backoff = min(backoff * 2, worker.configuration.backoffMax)
+        lastHeard = Date().timeIntervalSince1970
+    }
+
+    private mutating func drainSocket() throws(WireError) -> Worker.Exit? {
+        while let socket, let frames = try socket.receive(timeoutMilliseconds: 0) {
+            guard let data = frames.last else { continue }
+            let envelope: Tessera_V1_Envelope
+            do throws(WireError) { envelope = try WireCodec.decode(data, maxBytes: WireCodec.defaultMaxMessageBytes) } catch {
+                log.warning("dropped a message from the coordinator: \(error)")
+                continue
+            }
+            lastHeard = Date().timeIntervalSince1970
+            if let exit = handle(envelope) { return exit }
+        }
+        return nil
+    }
+
+    private mutating func handle(_ envelope: Tessera_V1_Envelope) -> Worker.Exit? {
+        switch envelope.body {
+        case .welcome(let w)?:
+            welcomed = true
+            backoff = worker.configuration.backoffInitial
+            interval = max(0.05, Double(w.heartbeatIntervalMs) / 1000)
+            liveness = max(2, Int(w.liveness))
+            log.info("connected to \(worker.configuration.coordinator) (protocol \(w.version))")
+            for (_, e) in unacked { send(e) }
+            if !worker.draining.isSet {
+                let credit = worker.configuration.slots - worker.executor.holding.count - unacked.count
+                if credit > 0 { sendReady(credit) }
+            }
+        case .reject(let r)?:
+            if r.code == .unknownWorker {
+                sendHello()
+                return nil
+            }
+            log.error("coordinator refused this worker: \(r.message)")
+            return .rejected(r.message)
+        case .assign(let a)?:
+            let key = TaskRefKey(a.ref)
+            if worker.draining.isSet {
+                sendFailed(key, .returned, "worker draining")
+            } else {
+                worker.executor.enqueue(.init(key: key, task: a.task))
+            }
+        case .cancel(let c)?:
+            let key = TaskRefKey(c.ref)
+            switch worker.executor.cancel(key) {
+            case .dropped:
+                log.info("segment \(key) withdrawn before it started: \(c.reason)")
+                if !worker.draining.isSet { sendReady(1) }
+            case .stopping:
+                log.info("segment \(key) withdrawn while running: \(c.reason)")
+            case .notHeld:
+                break
+            }
+        case .ack(let a)?:
+            if unacked.removeValue(forKey: TaskRefKey(a.ref)) != nil, !worker.draining.isSet { sendReady(1) }
+        case .heartbeat?:
+            break
+        default:
+            log.warning("dropped an unexpected message from the coordinator")
+        }
+        return nil
+    }
+
+    /// Sends what the codec thread produced; results are kept until acknowledged.
+    private mutating func sendOutcome(_ e: Tessera_V1_Envelope) {
+        switch e.body {
+        case .result(let r)?:
+            unacked[TaskRefKey(r.ref)] = e
+            if welcomed { send(e) }
+        case .failed?:
+            if welcomed {
+                send(e)
+                if !worker.draining.isSet { sendReady(1) }
+            }
+        default:
+            if welcomed { send(e) }
+        }
+    }
+
+    /// Draining: hand back waiting tasks once, then leave when nothing is running or unacknowledged.
+    private mutating func drainStep() -> Worker.Exit? {
+        if !returnedForDrain {
+            returnedForDrain = true
+            for key in worker.executor.takeWaiting() { sendFailed(key, .returned, "worker draining") }
+            log.info("draining: finishing the running segment, then leaving")
+        }
+        guard worker.executor.isIdle, unacked.isEmpty || !welcomed else { return nil }
+        var g = Tessera_V1_Goodbye()
+        g.reason = "drained"
+        var e = Tessera_V1_Envelope()
+        e.goodbye = g
+        send(e)
+        return .stopped
+    }
+
+    private mutating func sendReady(_ credit: Int) {
+        var r = Tessera_V1_Ready()
+        r.credit = UInt32(credit)
+        var e = Tessera_V1_Envelope()
+        e.ready = r
+        send(e)
+    }
+
+    private mutating func sendFailed(_ key: TaskRefKey, _ code: Tessera_V1_ErrorCode, _ message: String) {
+        var f = Tessera_V1_TaskFailed()
+        f.ref = key.ref
+        f.code = code
+        f.message = message
+        var e = Tessera_V1_Envelope()
+        e.failed = f
+        send(e)
+    }
+
+    private mutating func sendHeartbeat(_ now: Double) {
+        var h = Tessera_V1_Heartbeat()
+        h.sentUnixMs = Int64(now * 1000)
+        h.holding = worker.executor.holding.map(\.ref)
+        var e = Tessera_V1_Envelope()
+        e.heartbeat = h
+        send(e)
+    }
+
+    private mutating func send(_ envelope: Tessera_V1_Envelope) {
+        guard let socket else { return }
+        var e = envelope
+        e.version = WireCodec.version
+        do {
+            _ = try socket.send([WireCodec.encode(e)], dontWait: true)
+            lastSent = Date().timeIntervalSince1970
+        } catch {
+            log.debug("send failed: \(error)")
+        }
+    }
+}

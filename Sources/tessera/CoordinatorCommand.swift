@@ -1,0 +1,92 @@
+import ArgumentParser
+import Foundation
+import Logging
+import TesseraCoordinator
+
+/// `tessera coordinator`: the farm's coordinator — job store, dispatcher, HTTP API.
+struct CoordinatorCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "coordinator", abstract: "Run the farm's coordinator.",
+        discussion: """
+            Workers connect to --listen (ZeroMQ ROUTER; CURVE-encrypted with --curve-secret, admitting only \
+            the public keys in --allowed-keys). People and scripts use the HTTP API on --http (Bearer token \
+            from --token-file; /healthz and /metrics need none). Jobs and finished segments live under \
+            --data: a coordinator restarted on the same folder resumes every unfinished job without redoing \
+            finished segments. SIGTERM or Ctrl-C stops gracefully (jobs resume at the next start).
+            """)
+
+    @Option(help: "ZeroMQ endpoint workers connect to.") var listen: String = "tcp://*:5555"
+    @Option(help: "HOST:PORT of the HTTP API.") var http: String = "127.0.0.1:8080"
+    @Option(help: "Folder for the job store, the segment spool and uploads.") var data: String = "tessera-data"
+    @Option(help: "A folder sources may be read from (repeatable).") var mediaRoot: [String] = []
+    @Option(help: "Folder outputs are written under (job outputs are relative to it).") var outputRoot: String?
+    @Option(help: "The coordinator's CURVE key file (PREFIX.key); enables encryption and the allow-list.")
+    var curveSecret: String?
+    @Option(help: "Worker public keys allowed in: a file with one key per line, or a folder of *.pub files.")
+    var allowedKeys: String?
+    @Option(help: "File holding the HTTP API's bearer token.") var tokenFile: String?
+    @Option(help: "Milliseconds between heartbeats.") var heartbeatMs: Int = 1000
+    @Option(help: "Missed heartbeats after which a worker counts as dead.") var liveness: Int = 5
+    @Option(help: "Seconds a segment may go without progress before it is given to another worker.")
+    var stallTimeout: Double = 60
+    @Option(help: "Failed attempts of one segment that fail its job.") var maxAttempts: Int = 3
+    @Option(help: "Seconds per segment when a job does not say.") var segmentDuration: Double = 4
+
+    func validate() throws {
+        guard (curveSecret == nil) == (allowedKeys == nil) else {
+            throw ValidationError("--curve-secret and --allowed-keys go together")
+        }
+        guard Self.hostPort(http) != nil else { throw ValidationError("--http must be HOST:PORT, e.g. 127.0.0.1:8080") }
+        guard heartbeatMs >= 10, liveness >= 2, stallTimeout > 0, maxAttempts >= 1, segmentDuration > 0 else {
+            throw ValidationError("timings and limits must be positive (heartbeat ≥ 10 ms, liveness ≥ 2)")
+        }
+    }
+
+    static func hostPort(_ text: String) -> (host: String, port: Int)? {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
+              (0...65535).contains(port) else { return nil }
+        let host = String(text[..<colon])
+        return (host.isEmpty ? "0.0.0.0" : host, port)
+    }
+
+    func run() throws {
+        LoggingSetup.bootstrap()
+        let logger = Logger(label: "tessera.coordinator")
+        let token = try tokenFile.map {
+            try String(contentsOfFile: $0, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        if token == nil { logger.warning("no --token-file: the HTTP API is open to anyone who can reach \(http)") }
+        func url(_ path: String) -> URL { URL(fileURLWithPath: path).standardizedFileURL }
+        var config = CoordinatorConfiguration(listen: listen, dataDirectory: url(data), mediaRoots: mediaRoot.map(url),
+                                              outputRoot: outputRoot.map(url))
+        config.curveSecretFile = curveSecret
+        config.allowedKeysPath = allowedKeys
+        config.heartbeatInterval = Double(heartbeatMs) / 1000
+        config.liveness = liveness
+        config.stallTimeout = stallTimeout
+        config.maxAttempts = maxAttempts
+        config.segmentDuration = segmentDuration
+        let coordinator = try Coordinator(configuration: config, logger: logger)
+        try coordinator.start()
+        let (host, port) = Self.hostPort(http)!
+        let serving = Task {
+            try await HTTPAPI.run(service: coordinator, host: host, port: port, token: token) { bound in
+                logger.info("HTTP API on http://\(host):\(bound)")
+            }
+        }
+        let interrupt = InterruptHandler {
+            logger.info("stopping: jobs in progress resume at the next start")
+            serving.cancel()
+        }
+        defer { interrupt.remove() }
+        do {
+            try blockingAwait { try await serving.value }
+        } catch is CancellationError {
+        } catch {
+            coordinator.shutdown()
+            FileHandle.standardError.write(Data("tessera: HTTP API on \(http): \(error)\n".utf8))
+            throw ExitCode(ExitStatus.software.rawValue)
+        }
+        coordinator.shutdown()
+    }
+}

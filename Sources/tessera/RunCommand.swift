@@ -1,0 +1,135 @@
+import ArgumentParser
+import Foundation
+import Logging
+import TesseraCoordinator
+import TesseraCore
+import TesseraMedia
+import TesseraWorker
+
+/// `tessera run`: the farm on one machine — a coordinator and N workers in this process, speaking the
+/// same ZeroMQ protocol over loopback as a real farm does across machines.
+struct RunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run", abstract: "Transcode a file on a farm of local workers (coordinator + workers in one process).",
+        discussion: """
+            Cuts the video into segments at keyframes, has --workers local workers transcode them through \
+            the farm's protocol, stitches them, verifies the timing and puts the file in place. Options as \
+            for `tessera transcode`. The job's state lives in a temporary folder removed at the end.
+            """ + "\n" + ExitStatus.helpText)
+
+    @Argument(help: "The source file.") var source: String
+    @Option(name: .shortAndLong, help: "The output file; its extension picks the container.") var output: String
+    @Option(help: "An export preset (see `tessera presets`).") var preset: String?
+    @Option(help: "Only this part of the source, e.g. 1s-4s.") var timeRange: String?
+    @OptionGroup var codec: CodecOptions
+    @Option(help: "Colour/scale backend: auto, vulkan or cpu.") var backend: String = "auto"
+    @Option(help: "Seconds per segment.") var segmentDuration: Double = 4
+    @Option(help: "Local workers (default: one per core).") var workers: Int = ProcessInfo.processInfo.activeProcessorCount
+    @Flag(help: "Replace OUT if it exists.") var overwrite = false
+    @Flag(help: "Print a JSON report on stdout when done.") var json = false
+    @Flag(name: .shortAndLong, help: "No progress output.") var quiet = false
+
+    func validate() throws {
+        if let preset, ExportPreset(name: preset) == nil {
+            throw ValidationError("unknown preset '\(preset)'; run `tessera presets` for the list")
+        }
+        if let timeRange, TimeRange(string: timeRange) == nil {
+            throw ValidationError("cannot read time range '\(timeRange)'; write it as START-END, e.g. 1s-4s")
+        }
+        try codec.validate()
+        guard segmentDuration > 0 else { throw ValidationError("--segment-duration must be positive") }
+        guard (1...64).contains(workers) else { throw ValidationError("--workers must be 1…64") }
+        guard ["auto", "cpu", "vulkan"].contains(backend) else { throw ValidationError("--backend is auto, cpu or vulkan") }
+    }
+
+    func run() throws {
+        if ProcessInfo.processInfo.environment["TESSERA_LOG_LEVEL"] == nil { setenv("TESSERA_LOG_LEVEL", "warning", 1) }
+        LoggingSetup.bootstrap()
+        let sourceURL = URL(fileURLWithPath: source).standardizedFileURL
+        let outputURL = URL(fileURLWithPath: output).standardizedFileURL
+        let duration: Double
+        do {
+            // A missing, empty or broken source fails here, with the same errors as `tessera transcode`.
+            let asset = try Asset.load(sourceURL.path, scanPackets: false)
+            duration = timeRange.flatMap(TimeRange.init(string:)).map { min($0.duration.seconds, asset.duration.seconds) }
+                ?? asset.duration.seconds
+        } catch {
+            FileHandle.standardError.write(Data("tessera: \(error)\n".utf8))
+            throw ExitCode(ExitStatus(error).rawValue)
+        }
+        let base = preset.flatMap(ExportPreset.init(name:))
+        var settings = base?.settings ?? OutputSettings(
+            video: VideoSettings(codec: .h264, rateControl: .crf(23)), audio: AudioSettings(codec: .aac))
+        codec.apply(to: &settings)
+
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-run-\(UUID().uuidString.prefix(8))")
+        defer { try? FileManager.default.removeItem(at: data) }
+        var config = CoordinatorConfiguration(listen: "tcp://127.0.0.1:*", dataDirectory: data,
+                                              mediaRoots: [sourceURL.deletingLastPathComponent()],
+                                              outputRoot: outputURL.deletingLastPathComponent())
+        config.segmentDuration = segmentDuration
+        let coordinator = try Coordinator(configuration: config)
+        let endpoint = try coordinator.start()
+        defer { coordinator.shutdown() }
+        let threads = max(1, ProcessInfo.processInfo.activeProcessorCount / workers)
+        let pool = (0..<workers).map { n -> Worker in
+            var wc = Worker.Configuration(coordinator: endpoint, id: "local-\(n + 1)")
+            wc.backend = backend
+            wc.threads = threads
+            return Worker(configuration: wc)
+        }
+        let exits = pool.map { worker -> DispatchSemaphore in
+            let done = DispatchSemaphore(value: 0)
+            let t = Thread {
+                _ = try? worker.run()
+                done.signal()
+            }
+            t.name = "tessera.run.worker"
+            t.start()
+            return done
+        }
+        defer {
+            pool.forEach { $0.stop() }
+            exits.forEach { $0.wait() }
+        }
+
+        let request = JobRequest(source: sourceURL.path, output: outputURL.lastPathComponent, preset: base?.rawValue,
+                                 settings: settings, timeRange: timeRange.flatMap(TimeRange.init(string:)),
+                                 segmentDuration: segmentDuration, backend: backend, overwrite: overwrite)
+        let submitted: JobStatus
+        do { submitted = try blockingAwait { try await coordinator.submit(request) } } catch let error as FarmError {
+            FileHandle.standardError.write(Data("tessera: \(error.message)\n".utf8))
+            throw ExitCode(error.kind == .conflict ? ExitStatus.cantCreate.rawValue : ExitStatus.usage.rawValue)
+        }
+        let reporter = ProgressPrinter(enabled: !quiet)
+        let interrupt = InterruptHandler { Task { _ = try? await coordinator.cancel(submitted.id) } }
+        defer { interrupt.remove() }
+        var status = submitted
+        let started = Date()
+        while !status.state.isTerminal {
+            Thread.sleep(forTimeInterval: 0.25)
+            status = try blockingAwait { try await coordinator.job(submitted.id) }
+            let fraction = status.framesTotal > 0 ? Double(status.framesDone) / Double(status.framesTotal) : 0
+            reporter.show(ExportProgress(frames: status.framesDone, seconds: fraction * duration, totalSeconds: duration,
+                                         elapsedSeconds: Date().timeIntervalSince(started)))
+        }
+        reporter.finish()
+        switch status.state {
+        case .completed:
+            if json, let report = coordinator.report(of: status.id) {
+                print(report)
+            } else if !quiet {
+                print(String(format: "wrote %@, %d frames in %d segments, %.1f fps, %.2fs", outputURL.path,
+                             status.framesTotal, status.segmentsTotal,
+                             Double(status.framesTotal) / max(0.001, Date().timeIntervalSince(started)),
+                             Date().timeIntervalSince(started)))
+            }
+        case .cancelled:
+            FileHandle.standardError.write(Data("tessera: cancelled, nothing written\n".utf8))
+            throw ExitCode(ExitStatus.interrupted.rawValue)
+        default:
+            FileHandle.standardError.write(Data("tessera: \(status.error ?? "the job failed")\n".utf8))
+            throw ExitCode(ExitStatus.software.rawValue)
+        }
+    }
+}

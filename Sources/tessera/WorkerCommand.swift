@@ -1,0 +1,56 @@
+import ArgumentParser
+import Foundation
+import Logging
+import TesseraWire
+import TesseraWorker
+
+/// `tessera worker`: join a farm and transcode the segments the coordinator hands out.
+struct WorkerCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "worker", abstract: "Run a farm worker.",
+        discussion: """
+            Connects to the coordinator (reconnecting with back-off when it goes away), announces its \
+            codecs, backends, cores and memory, and transcodes segments: one running, one prefetched. \
+            SIGTERM or Ctrl-C drains: the running segment is finished and delivered, the prefetched one is \
+            handed back, then the worker leaves. Exit status: 0 after draining; 69 when the coordinator \
+            refuses this worker; 64 bad arguments.
+            """)
+
+    @Option(help: "The coordinator's ZeroMQ endpoint.") var coordinator: String = "tcp://127.0.0.1:5555"
+    @Option(help: "This worker's CURVE key file (PREFIX.key from `tessera keys generate`).") var curveKey: String?
+    @Option(help: "The coordinator's public key file (its PREFIX.pub).") var coordinatorKey: String?
+    @Option(help: "Colour/scale backend when a job does not choose: auto, cpu or vulkan.") var backend: String = "auto"
+    @Option(help: "Segments held at once (one running, the rest prefetched).") var slots: Int = 2
+    @Option(help: "Codec threads per segment (0 = every core).") var threads: Int = 0
+    @Option(help: "Worker name in logs and `tessera workers` (default host-pid-random).") var id: String?
+
+    func validate() throws {
+        guard (curveKey == nil) == (coordinatorKey == nil) else {
+            throw ValidationError("--curve-key and --coordinator-key go together")
+        }
+        guard ["auto", "cpu", "vulkan"].contains(backend) else { throw ValidationError("--backend is auto, cpu or vulkan") }
+        guard (1...8).contains(slots) else { throw ValidationError("--slots must be 1…8") }
+    }
+
+    func run() throws {
+        LoggingSetup.bootstrap()
+        var config = Worker.Configuration(coordinator: coordinator, id: id)
+        config.backend = backend
+        config.slots = slots
+        config.threads = threads
+        if let curveKey, let coordinatorKey {
+            config.keyPair = try CurveKeyPair.load(secretFile: curveKey)
+            config.coordinatorPublicKey = try CurveKeyPair.loadPublicKeys(coordinatorKey).first
+        }
+        let worker = Worker(configuration: config)
+        let interrupt = InterruptHandler { worker.drain() }
+        defer { interrupt.remove() }
+        switch try worker.run() {
+        case .stopped:
+            return
+        case .rejected(let why):
+            FileHandle.standardError.write(Data("tessera: the coordinator refused this worker: \(why)\n".utf8))
+            throw ExitCode(69)
+        }
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import Testing
+import TesseraTestSupport
+
+/// Failures a farm must survive: dead, frozen and unauthorised workers, a coordinator killed mid-job.
+@Suite("Farm faults", .serialized)
+struct FarmFaultTests {
+    /// A source whose 1-second segments each take a second or two to encode with `slowOptions`.
+    static func slowSource(_ farm: FarmFixture, seconds: Double = 12) throws -> URL {
+        let src = farm.media.appendingPathComponent("slow.mp4")
+        try TestMedia.make(src, seconds: seconds, width: 640, height: 360,
+                           video: ["-c:v", "libx264", "-preset", "ultrafast", "-g", "30", "-pix_fmt", "yuv420p"])
+        return src
+    }
+
+    static let slowOptions = ["--segment-duration", "1", "--speed", "slower"]
+
+    static func verify(_ out: URL, against src: URL) throws -> Bool {
+        try TestMedia.runCapturing(TestMedia.tesseraBinary.path, ["verify", out.path, "--against", src.path]).status == 0
+    }
+
+    /// Segment numbers of one job in log lines like "segment j-…/3#1 <word>".
+    static func segments(_ log: String, job: String, word: String) -> [Int] {
+        log.split(separator: "\n").compactMap { line -> Int? in
+            guard let r = line.range(of: "segment \(job)/"), line.contains(word) else { return nil }
+            return Int(line[r.upperBound...].prefix { $0.isNumber })
+        }
+    }
+
+    @Test("kill -9 of a worker mid-segment: the job completes and verifies")
+    func killedWorker() throws {
+        let farm = try FarmFixture()
+        let src = try Self.slowSource(farm)
+        try farm.startCoordinator()
+        try farm.startWorker("w1")
+        try farm.startWorker("w2")
+        let id = try farm.submit(src, output: "out.mp4", Self.slowOptions)
+        #expect(try farm.eventually(30) { try farm.client(["workers", "--json"]).stdout.contains("\"busy\"") })
+        Thread.sleep(forTimeInterval: 0.5)
+        farm.signal("w1", SIGKILL)
+        let status = try farm.wait(id)
+        #expect(status["state"] as? String == "completed", "\(status)")
+        #expect(try Self.verify(farm.outputs.appendingPathComponent("out.mp4"), against: src))
+        #expect(farm.log("coordinator").contains("worker w1 went silent") || farm.log("coordinator").contains("w1 silent"),
+                "the coordinator noticed: \(farm.log("coordinator").suffix(1500))")
+    }
+
+    @Test("SIGSTOP of a worker: its segment is re-leased within the failure timeout")
+    func frozenWorker() throws {
+        let farm = try FarmFixture()
+        let src = try Self.slowSource(farm)
+        try farm.startCoordinator()
+        try farm.startWorker("w1")
+        try farm.startWorker("w2")
+        let id = try farm.submit(src, output: "out.mp4", Self.slowOptions)
+        #expect(try farm.eventually(30) { !Self.segments(farm.log("w1"), job: id, word: "done").isEmpty })
+        let stopped = Date()
+        farm.signal("w1", SIGSTOP)
+        // 200 ms heartbeats × 5 = dead after 1 s of silence; well inside the 8 s stall timeout.
+        let noticed = try farm.eventually(8) { farm.log("coordinator").contains("re-leasing") }
+        let delay = Date().timeIntervalSince(stopped)
+        #expect(noticed, "re-leased: \(farm.log("coordinator").suffix(1500))")
+        #expect(delay < 8)
+        let status = try farm.wait(id)
+        farm.signal("w1", SIGCONT)
+        #expect(status["state"] as? String == "completed", "\(status)")
+        #expect(try Self.verify(farm.outputs.appendingPathComponent("out.mp4"), against: src))
+    }
+
+    @Test("coordinator killed mid-job and restarted: the job completes, spooled segments are not redone")
+    func coordinatorRestart() throws {
+        let farm = try FarmFixture()
+        let src = try Self.slowSource(farm, seconds: 14)
+        try farm.startCoordinator()
+        try farm.startWorker("w1")
+        try farm.startWorker("w2")
+        let id = try farm.submit(src, output: "out.mp4", Self.slowOptions)
+        #expect(try farm.eventually(60) { Self.segments(farm.log("coordinator"), job: id, word: "spooled").count >= 3 })
+        farm.signal("coordinator", SIGKILL)
+        _ = farm.waitExit("coordinator", timeout: 10)
+        let spooledBefore = Set(Self.segments(farm.log("coordinator"), job: id, word: "spooled"))
+        let status0 = Self.segments(farm.log("coordinator"), job: id, word: "spooled").count
+        #expect(status0 < 14, "the job was still running when the coordinator died")
+        try farm.startCoordinator()
+        let status = try farm.wait(id)
+        #expect(status["state"] as? String == "completed", "\(status)\n\(farm.log("coordinator").suffix(2000))")
+        #expect(try Self.verify(farm.outputs.appendingPathComponent("out.mp4"), against: src))
+        // Every segment spooled before the kill was encoded exactly once.
+        let encoded = Self.segments(farm.workerLogs, job: id, word: " done: ")
+        for segment in spooledBefore {
+            #expect(encoded.filter { $0 == segment }.count == 1, "segment \(segment) re-encoded after the restart")
+        }
+        #expect(farm.log("coordinator").contains("already spooled"))
+    }
+
+    @Test("a worker whose CURVE key is not on the allow-list is refused; an allowed one works")
+    func curveAllowList() throws {
+        let farm = try FarmFixture(curve: true)
+        try farm.makeWorkerKey("good", allowed: true)
+        try farm.makeWorkerKey("intruder", allowed: false)
+        let src = farm.media.appendingPathComponent("a.mp4")
+        try TestMedia.make(src, seconds: 3)
+        try farm.startCoordinator()
+        try farm.startWorker("good")
+        try farm.startWorker("intruder")
+        #expect(try farm.eventually(15) { try farm.client(["workers", "--json"]).stdout.contains("\"good\"") })
+        Thread.sleep(forTimeInterval: 2)
+        #expect(try !farm.client(["workers", "--json"]).stdout.contains("intruder"))
+        let refusedKey = try String(contentsOf: farm.keys.appendingPathComponent("intruder.pub"), encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(farm.log("coordinator").contains(refusedKey), "the refusal names the key")
+        let id = try farm.submit(src, output: "out.mp4", ["--segment-duration", "1"])
+        #expect(try farm.wait(id)["state"] as? String == "completed")
+        #expect(!farm.log("intruder").contains(" done: "))
+    }
+}

@@ -1,0 +1,192 @@
+import Foundation
+import TesseraTestSupport
+
+/// A real farm on loopback for one test: a coordinator process and worker processes of the built
+/// `tessera` binary, each with its own log file, in a temporary folder removed at the end.
+final class FarmFixture: @unchecked Sendable {
+    let root: URL
+    let media: URL
+    let outputs: URL
+    let data: URL
+    let logs: URL
+    let keys: URL
+    let zmqPort: Int
+    let httpPort: Int
+    let token = "t-\(UUID().uuidString)"
+    let curve: Bool
+    private(set) var coordinator: Process?
+    private(set) var workers: [String: Process] = [:]
+    /// Fast failure detection for tests: 200 ms heartbeats, dead after 5 silent ones.
+    var coordinatorFlags = ["--heartbeat-ms", "200", "--liveness", "5", "--stall-timeout", "8"]
+
+    init(curve: Bool = false) throws {
+        root = try TestMedia.makeDirectory("farm")
+        media = root.appendingPathComponent("media")
+        outputs = root.appendingPathComponent("out")
+        data = root.appendingPathComponent("data")
+        logs = root.appendingPathComponent("logs")
+        keys = root.appendingPathComponent("keys")
+        for d in [media, outputs, logs, keys] { try FileManager.default.createDirectory(at: d, withIntermediateDirectories: true) }
+        try Data(token.utf8).write(to: keys.appendingPathComponent("token"))
+        zmqPort = try Self.freePort()
+        httpPort = try Self.freePort()
+        self.curve = curve
+        if curve {
+            try tessera(["keys", "generate", "--out", keys.appendingPathComponent("coordinator").path])
+            try FileManager.default.createDirectory(at: keys.appendingPathComponent("allowed"), withIntermediateDirectories: true)
+        }
+    }
+
+    deinit {
+        for p in [coordinator].compactMap({ $0 }) + Array(workers.values) where p.isRunning { kill(p.processIdentifier, SIGKILL) }
+        TestMedia.cleanup(root)
+    }
+
+    var endpoint: String { "tcp://127.0.0.1:\(zmqPort)" }
+    var httpURL: String { "http://127.0.0.1:\(httpPort)" }
+
+    /// Starts (or restarts) the coordinator and waits until its HTTP API answers.
+    func startCoordinator() throws {
+        var args = ["coordinator", "--listen", "tcp://127.0.0.1:\(zmqPort)", "--http", "127.0.0.1:\(httpPort)",
+                    "--data", data.path, "--media-root", media.path, "--output-root", outputs.path,
+                    "--token-file", keys.appendingPathComponent("token").path] + coordinatorFlags
+        if curve {
+            args += ["--curve-secret", keys.appendingPathComponent("coordinator.key").path,
+                     "--allowed-keys", keys.appendingPathComponent("allowed").path]
+        }
+        coordinator = try launch(args, log: "coordinator")
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            if try client(["status", "--json"]).status == 0 { return }
+            guard coordinator!.isRunning else { throw failure("coordinator exited:\n\(log("coordinator"))") }
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+        throw failure("coordinator did not answer on \(httpURL):\n\(log("coordinator"))")
+    }
+
+    /// Makes a worker key pair and puts its public key on the coordinator's allow-list (or not).
+    func makeWorkerKey(_ name: String, allowed: Bool) throws {
+        try tessera(["keys", "generate", "--out", keys.appendingPathComponent(name).path])
+        if allowed {
+            try FileManager.default.copyItem(at: keys.appendingPathComponent("\(name).pub"),
+                                             to: keys.appendingPathComponent("allowed/\(name).pub"))
+        }
+    }
+
+    @discardableResult
+    func startWorker(_ name: String, threads: Int = 1) throws -> Process {
+        var args = ["worker", "--coordinator", endpoint, "--id", name, "--backend", "cpu", "--threads", "\(threads)"]
+        if curve {
+            args += ["--curve-key", keys.appendingPathComponent("\(name).key").path,
+                     "--coordinator-key", keys.appendingPathComponent("coordinator.pub").path]
+        }
+        let p = try launch(args, log: name)
+        workers[name] = p
+        return p
+    }
+
+    func signal(_ name: String, _ sig: Int32) {
+        let p = name == "coordinator" ? coordinator : workers[name]
+        if let p { kill(p.processIdentifier, sig) }
+    }
+
+    /// Waits for a process to exit; its exit status, or nil on timeout.
+    func waitExit(_ name: String, timeout: Double) -> Int32? {
+        guard let p = name == "coordinator" ? coordinator : workers[name] else { return nil }
+        let deadline = Date().addingTimeInterval(timeout)
+        while p.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        return p.isRunning ? nil : p.terminationStatus
+    }
+
+    /// A client command against this farm (`tessera submit/status/…`).
+    @discardableResult
+    func client(_ args: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        var env = ProcessInfo.processInfo.environment
+        env["TESSERA_COORDINATOR"] = httpURL
+        env["TESSERA_TOKEN"] = token
+        return try TestMedia.runCapturing(TestMedia.tesseraBinary.path, args, environment: env)
+    }
+
+    @discardableResult
+    func tessera(_ args: [String]) throws -> String { try TestMedia.run(TestMedia.tesseraBinary.path, args) }
+
+    /// Submits a job and returns its id.
+    func submit(_ source: URL, output: String, _ extra: [String] = []) throws -> String {
+        let r = try client(["submit", source.path, "-o", output, "--json"] + extra)
+        guard r.status == 0, let json = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any],
+              let id = json["id"] as? String
+        else { throw failure("submit failed (\(r.status)): \(r.stderr)\(r.stdout)") }
+        return id
+    }
+
+    func job(_ id: String) throws -> [String: Any] {
+        let r = try client(["status", id, "--json"])
+        guard r.status == 0, let json = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
+        else { throw failure("status failed (\(r.status)): \(r.stderr)") }
+        return json
+    }
+
+    /// Polls until the job reaches a terminal state; returns its status.
+    func wait(_ id: String, timeout: Double = 240) throws -> [String: Any] {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            let s = try job(id)
+            if let state = s["state"] as? String, ["completed", "failed", "cancelled"].contains(state) { return s }
+            Thread.sleep(forTimeInterval: 0.25)
+        }
+        throw failure("job \(id) did not finish in \(Int(timeout)) s: \(try job(id))\n\(log("coordinator").suffix(3000))")
+    }
+
+    /// Waits until `predicate` holds, polling; false on timeout.
+    func eventually(_ timeout: Double, _ predicate: () throws -> Bool) rethrows -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if try predicate() { return true }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        return try predicate()
+    }
+
+    func log(_ name: String) -> String {
+        (try? String(contentsOf: logs.appendingPathComponent("\(name).log"), encoding: .utf8)) ?? ""
+    }
+
+    /// Every worker log together.
+    var workerLogs: String { workers.keys.sorted().map { log($0) }.joined(separator: "\n") }
+
+    func failure(_ message: String) -> TestMedia.ToolFailure { TestMedia.ToolFailure(description: message) }
+
+    private func launch(_ args: [String], log name: String) throws -> Process {
+        let p = Process()
+        p.executableURL = TestMedia.tesseraBinary
+        p.arguments = args
+        let logURL = logs.appendingPathComponent("\(name).log")
+        if !FileManager.default.fileExists(atPath: logURL.path) { FileManager.default.createFile(atPath: logURL.path, contents: nil) }
+        let handle = try FileHandle(forWritingTo: logURL)
+        handle.seekToEndOfFile()
+        p.standardOutput = handle
+        p.standardError = handle
+        p.standardInput = FileHandle.nullDevice
+        var env = ProcessInfo.processInfo.environment
+        env["TESSERA_LOG_LEVEL"] = "info"
+        p.environment = env
+        try p.run()
+        return p
+    }
+
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw TestMedia.ToolFailure(description: "socket() failed") }
+        defer { close(fd) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        addr.sin_port = 0
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0 }
+        }
+        guard bound else { throw TestMedia.ToolFailure(description: "bind() failed") }
+        return Int(UInt16(bigEndian: addr.sin_port))
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import Testing
+import TesseraTestSupport
+
+/// Jobs through a real farm: a coordinator process and worker processes on loopback, driven with the
+/// client CLI, outputs checked with `tessera verify` and ffprobe.
+@Suite("Farm jobs", .serialized)
+struct FarmJobTests {
+    /// Frames ffprobe counts in the first video stream.
+    static func frameCount(_ url: URL) throws -> Int {
+        let probe = try TestMedia.probe(url, countFrames: true)
+        return Int(TestMedia.stream(probe, "video")?["nb_read_frames"] as? String ?? "") ?? -1
+    }
+
+    @Test("three jobs at once on three workers all complete and verify")
+    func threeJobsAtOnce() throws {
+        let farm = try FarmFixture()
+        let sources = [("a.mp4", ["-c:v", "libx264", "-preset", "ultrafast", "-bf", "3", "-g", "24"]),
+                       ("b.mkv", ["-c:v", "libx264", "-preset", "ultrafast", "-g", "15"]),
+                       ("c.mov", ["-c:v", "libx264", "-preset", "ultrafast", "-g", "30", "-r", "25"])]
+        for (name, video) in sources {
+            try TestMedia.make(farm.media.appendingPathComponent(name), seconds: 6, video: video + ["-pix_fmt", "yuv420p"])
+        }
+        try farm.startCoordinator()
+        for n in 1...3 { try farm.startWorker("w\(n)") }
+        let ids = try sources.map { (name, _) in
+            try farm.submit(farm.media.appendingPathComponent(name), output: "out-\(name).mp4",
+                            ["--segment-duration", "1", "--preset", "640x480"])
+        }
+        for (id, (name, _)) in zip(ids, sources) {
+            let status = try farm.wait(id)
+            #expect(status["state"] as? String == "completed", "\(name): \(status)")
+            let out = farm.outputs.appendingPathComponent("out-\(name).mp4")
+            let src = farm.media.appendingPathComponent(name)
+            #expect(try Self.frameCount(out) == Self.frameCount(src), "\(name) frame count")
+            let verify = try TestMedia.runCapturing(TestMedia.tesseraBinary.path, ["verify", out.path, "--against", src.path])
+            #expect(verify.status == 0, "\(name): \(verify.stdout)\(verify.stderr)")
+            #expect(try TestMedia.psnr(out, against: src, width: 320, height: 240) > 30, "\(name) PSNR")
+            #expect((status["segmentsTotal"] as? Int ?? 0) >= 5, "\(name) was cut into segments: \(status)")
+        }
+        // Fair sharing: every worker took part.
+        for n in 1...3 {
+            #expect(farm.log("w\(n)").contains(" done: "), "worker w\(n) encoded nothing:\n\(farm.log("w\(n)").suffix(800))")
+        }
+        // The workers list shows all three.
+        let workers = try farm.client(["workers", "--json"])
+        #expect(workers.status == 0)
+        for n in 1...3 { #expect(workers.stdout.contains("\"w\(n)\"")) }
+    }
+
+    @Test("a corrupt source fails its job with a clear error while another job finishes")
+    func corruptSourceFailsAlone() throws {
+        let farm = try FarmFixture()
+        let good = farm.media.appendingPathComponent("good.mp4")
+        let bad = farm.media.appendingPathComponent("bad.mp4")
+        try TestMedia.make(good, seconds: 4)
+        try TestMedia.make(bad, seconds: 4, video: ["-c:v", "libx264", "-preset", "ultrafast", "-g", "30"], audio: nil,
+                           extra: ["-movflags", "+faststart"])
+        // Overwrite the middle of the media data with noise: the container still opens, the packets don't decode.
+        var bytes = try Data(contentsOf: bad)
+        let noise = TestMedia.garbage(count: bytes.count / 3)
+        bytes.replaceSubrange(bytes.count / 3 ..< bytes.count / 3 + noise.count, with: noise)
+        try bytes.write(to: bad)
+        try farm.startCoordinator()
+        try farm.startWorker("w1")
+        try farm.startWorker("w2")
+        let badID = try farm.submit(bad, output: "bad-out.mp4", ["--segment-duration", "1"])
+        let goodID = try farm.submit(good, output: "good-out.mp4", ["--segment-duration", "1"])
+        let badStatus = try farm.wait(badID)
+        let goodStatus = try farm.wait(goodID)
+        #expect(badStatus["state"] as? String == "failed")
+        let error = badStatus["error"] as? String ?? ""
+        #expect(error.contains("segment"), "error names the segment: \(error)")
+        #expect(goodStatus["state"] as? String == "completed", "\(goodStatus)")
+        #expect(!FileManager.default.fileExists(atPath: farm.outputs.appendingPathComponent("bad-out.mp4").path))
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: farm.outputs.path).filter { $0.contains("partial") }
+        #expect(leftovers.isEmpty, "no half-written output: \(leftovers)")
+        // `tessera status` exits non-zero for a failed job's watch.
+        let watch = try farm.client(["watch", badID])
+        #expect(watch.status == 70)
+    }
+
+    @Test("cancel stops the job, leaves no output and frees the workers")
+    func cancel() throws {
+        let farm = try FarmFixture()
+        let src = farm.media.appendingPathComponent("long.mp4")
+        try TestMedia.make(src, seconds: 20, width: 640, height: 360)
+        try farm.startCoordinator()
+        try farm.startWorker("w1")
+        let id = try farm.submit(src, output: "long-out.mp4", ["--segment-duration", "1", "--speed", "veryslow"])
+        #expect(try farm.eventually(30) { (try farm.job(id)["framesDone"] as? Int ?? 0) > 0 }, "job started")
+        let r = try farm.client(["cancel", id])
+        #expect(r.status == 0, "\(r.stderr)")
+        let status = try farm.wait(id, timeout: 30)
+        #expect(status["state"] as? String == "cancelled")
+        #expect(!FileManager.default.fileExists(atPath: farm.outputs.appendingPathComponent("long-out.mp4").path))
+        #expect(try farm.eventually(10) {
+            let w = try farm.client(["workers", "--json"]).stdout
+            return w.contains("\"idle\"") && !w.contains("\"busy\"")
+        }, "worker freed")
+        #expect(farm.log("w1").contains("withdrawn"), "the running segment was withdrawn from the worker")
+    }
+}
