@@ -25,6 +25,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // C libraries, found with pkg-config. Each has a shim header for macros Swift cannot import.
@@ -55,6 +56,7 @@ let package = Package(
             "TesseraCore", "TesseraMedia", "TesseraCompute", "TesseraWire",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Logging", package: "swift-log"),
         ]),
         // The worker loop: connect, announce, take tasks, transcode segments, report.
@@ -88,6 +90,7 @@ let package = Package(
         .testTarget(name: "TesseraWireTests", dependencies: ["TesseraWire", "TesseraCore", "CZeroMQ"]),
         .testTarget(name: "TesseraCoordinatorTests", dependencies: [
             "TesseraCoordinator", "TesseraClient", "TesseraCore", "TesseraTestSupport",
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         // End-to-end: real coordinator and worker processes on loopback.
         .testTarget(name: "TesseraFarmTests", dependencies: ["TesseraCore", "TesseraClient", "TesseraTestSupport"]),

@@ -94,6 +94,8 @@ final class EchoWorker: @unchecked Sendable {
                 ack.append(now - resultAt)
                 readyAt = Date().timeIntervalSince1970
                 try send { $0.ready.credit = 1 }
+            case .heartbeat?:
+                try send { $0.heartbeat.sentUnixMs = Int64(now * 1000) }
             default:
                 break
             }

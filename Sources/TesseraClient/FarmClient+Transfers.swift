@@ -30,8 +30,13 @@ extension FarmClient {
         return answer.uploadID
     }
 
-    /// Saves a completed job's output at `destination`. The bytes go to a hidden temporary file beside
-    /// it, renamed into place only when the whole file has arrived; on any failure nothing is left.
+    /// Saves a completed job's output at `destination`, renamed into place only once the whole
+    /// file has arrived; on any failure nothing is left beside it.
+    ///
+    /// URLSession streams the body into a file in the system's temporary folder (`$TMPDIR`; memory
+    /// stays flat, unlike a data delegate, which it feeds without back-pressure). That file moves to
+    /// a hidden temporary name beside `destination` — a rename on the same file system, a copy
+    /// otherwise — and is then renamed over it.
     ///
     /// - Parameter overwrite: replace an existing file at `destination`; without it an existing file
     ///   is an error and is left alone.
@@ -42,25 +47,28 @@ extension FarmClient {
         if !overwrite, manager.fileExists(atPath: destination.path) {
             throw ClientError(.cannotWrite, "\(destination.path) already exists; allow overwriting to replace it")
         }
+        let request = try request("GET", "v1/jobs/\(Self.segment(jobID))/output")
+        let (staged, response): (URL, URLResponse)
+        do {
+            (staged, response) = try await session.download(for: request)
+        } catch {
+            throw ClientError.unreachable(baseURL, error)
+        }
+        defer { try? manager.removeItem(at: staged) }
+        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        guard (200..<300).contains(status) else {
+            let body = (try? FileHandle(forReadingFrom: staged).read(upToCount: 64 * 1024)) ?? nil
+            throw errorAnswer(status: status, body: body ?? Data())
+        }
+        let size = ((try? manager.attributesOfItem(atPath: staged.path))?[.size] as? NSNumber)?.int64Value ?? -1
+        if response.expectedContentLength >= 0, size != response.expectedContentLength {
+            throw ClientError(.unreachable, "the download of \(jobID) from \(baseURL.absoluteString) ended after "
+                + "\(size) of \(response.expectedContentLength) bytes")
+        }
         let temporary = destination.deletingLastPathComponent()
             .appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString.prefix(8)).partial")
-        guard manager.createFile(atPath: temporary.path, contents: nil),
-              let handle = FileHandle(forWritingAtPath: temporary.path)
-        else {
-            throw ClientError(.cannotWrite, "cannot write in \(destination.deletingLastPathComponent().path)")
-        }
         do {
-            let request = try request("GET", "v1/jobs/\(Self.segment(jobID))/output")
-            let result = try await DownloadSink(file: handle).run(request, configuration: session.configuration)
-            try handle.close()
-            if let error = result.transportError { throw ClientError.unreachable(baseURL, error) }
-            guard (200..<300).contains(result.status) else {
-                throw errorAnswer(status: result.status, body: result.errorBody)
-            }
-            if let expected = result.expectedLength, expected >= 0, expected != result.written {
-                throw ClientError(.unreachable, "the download of \(jobID) from \(baseURL.absoluteString) ended "
-                    + "after \(result.written) of \(expected) bytes")
-            }
+            try manager.moveItem(at: staged, to: temporary)
             if !overwrite, manager.fileExists(atPath: destination.path) {
                 throw ClientError(.cannotWrite, "\(destination.path) appeared during the download; left alone")
             }
@@ -68,12 +76,11 @@ extension FarmClient {
                 throw ClientError(.cannotWrite, "cannot move the download to \(destination.path): "
                     + String(cString: strerror(errno)))
             }
-            return result.written
+            return size
         } catch {
-            try? handle.close()
             try? manager.removeItem(at: temporary)
             if let error = error as? ClientError { throw error }
-            throw ClientError(.cannotWrite, "cannot write \(temporary.path): \(error)")
+            throw ClientError(.cannotWrite, "cannot write \(temporary.path): \(error.localizedDescription)")
         }
     }
 

@@ -14,7 +14,13 @@ enum ExitStatus: Int32 {
     case cantCreate = 73
     /// Anything else (an FFmpeg failure with no better explanation, a failed verification).
     case software = 70
-    /// Interrupted by the user.
+    /// The coordinator cannot be reached, or answered that it cannot serve now.
+    case unavailable = 69
+    /// The coordinator answered something the API does not promise.
+    case protocolError = 76
+    /// The coordinator refused the token, or forbade the request (e.g. a source outside its media roots).
+    case noPermission = 77
+    /// Interrupted by the user (or, for farm commands, the job was cancelled).
     case interrupted = 130
 
     static let helpText = """

@@ -13,21 +13,27 @@ final class ProgressPrinter: @unchecked Sendable {
     init(enabled: Bool) { self.enabled = enabled }
 
     func show(_ p: ExportProgress) {
+        let eta = p.remainingSeconds.map { Self.clock($0) } ?? "--:--"
+        draw(fraction: p.fraction,
+             detail: String(format: "%6d frames  %6.1f fps  ETA %@ ", p.frames, p.framesPerSecond, eta),
+             line: String(format: "progress %.1f%% frames=%d fps=%.1f time=%.3fs eta=%@",
+                          p.fraction * 100, p.frames, p.framesPerSecond, p.seconds, eta))
+    }
+
+    /// On a terminal, redraws the bar at `fraction` followed by `detail`; otherwise prints `line`
+    /// at most once a second.
+    func draw(fraction: Double, detail: String, line: String) {
         guard enabled else { return }
         lock.withLock {
-            let eta = p.remainingSeconds.map { Self.clock($0) } ?? "--:--"
             if terminal {
-                let width = 30, filled = Int(p.fraction * Double(width))
+                let width = 30, filled = Int(min(1, max(0, fraction)) * Double(width))
                 let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
-                let line = String(format: "\r%@ %3.0f%%  %6d frames  %6.1f fps  ETA %@ ", bar, p.fraction * 100,
-                                  p.frames, p.framesPerSecond, eta)
-                FileHandle.standardError.write(Data(line.utf8))
+                let text = String(format: "\r%@ %3.0f%%  ", bar, fraction * 100) + detail
+                FileHandle.standardError.write(Data(text.utf8))
                 drewBar = true
             } else if Date().timeIntervalSince(lastLine) >= 1 {
                 lastLine = Date()
-                let line = String(format: "progress %.1f%% frames=%d fps=%.1f time=%.3fs eta=%@\n",
-                                  p.fraction * 100, p.frames, p.framesPerSecond, p.seconds, eta)
-                FileHandle.standardError.write(Data(line.utf8))
+                FileHandle.standardError.write(Data((line + "\n").utf8))
             }
         }
     }

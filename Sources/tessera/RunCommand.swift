@@ -58,9 +58,7 @@ struct RunCommand: ParsableCommand {
             throw ExitCode(ExitStatus(error).rawValue)
         }
         let base = preset.flatMap(ExportPreset.init(name:))
-        var settings = base?.settings ?? OutputSettings(
-            video: VideoSettings(codec: .h264, rateControl: .crf(23)), audio: AudioSettings(codec: .aac))
-        codec.apply(to: &settings)
+        let settings = codec.settings(preset: base)
 
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-run-\(UUID().uuidString.prefix(8))")
         defer { try? FileManager.default.removeItem(at: data) }

@@ -50,7 +50,7 @@ import Testing
             ("{not json", "not valid JSON"),
             ("", "body is empty"),
             (#"{"source": "/a.mov", "priority": "high", "overwrite": false}"#, "'priority' should be an integer"),
-            (#"{"source": "/a.mov", "overwrite": false}"#, "missing key 'priority'"),
+            (#"{"source": "/a.mov", "settings": {"video": null}}"#, "missing key 'settings."),
             (#"{"source": "/a.mov", "priority": 1, "overwrite": false, "timeRange": "soon"}"#, "timeRange"),
             (#"{"priority": 1, "overwrite": false, "settings": {"video": {"codec": "mpeg2"}}}"#, "settings.video"),
         ]

@@ -16,6 +16,8 @@ actor MemoryFarm: FarmService {
     private var metricsValue = FarmMetrics()
     /// Thrown by the next call that can throw, to check each FarmError's mapping.
     private var nextError: FarmError?
+    /// How long `jobs()` takes, to have a request in flight.
+    private var jobsDelay = Duration.zero
 
     init() throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-http-\(UUID().uuidString)")
@@ -31,6 +33,7 @@ actor MemoryFarm: FarmService {
     func setWorkers(_ workers: [WorkerStatus]) { workerList = workers }
     func setMetrics(_ metrics: FarmMetrics) { metricsValue = metrics }
     func failNextCall(with error: FarmError) { nextError = error }
+    func setJobsDelay(_ delay: Duration) { jobsDelay = delay }
 
     private func check() throws(FarmError) {
         if let error = nextError {
@@ -63,8 +66,9 @@ actor MemoryFarm: FarmService {
         return status
     }
 
-    func jobs() throws(FarmError) -> [JobStatus] {
+    func jobs() async throws(FarmError) -> [JobStatus] {
         try check()
+        if jobsDelay > .zero { try? await Task.sleep(for: jobsDelay) }
         return order.reversed().compactMap { statuses[$0] }
     }
 

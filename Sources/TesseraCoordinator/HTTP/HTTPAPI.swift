@@ -50,18 +50,20 @@ public struct HTTPAPI: Sendable {
             logger: logger)
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [app], logger: logger))
         // Served from an unstructured task so that cancelling the caller becomes a graceful shutdown
-        // instead of cutting every connection at once; it inherits the task locals that carry an
-        // enclosing ServiceGroup's graceful shutdown.
+        // instead of cutting every connection at once.
         let serving = Task { try await group.run() }
         let grace = shutdownGrace
-        try await withTaskCancellationHandler {
-            try await serving.value
-        } onCancel: {
+        let stop: @Sendable () -> Void = {
             Task {
                 await group.triggerGracefulShutdown()
                 try? await Task.sleep(for: grace)
                 serving.cancel()
             }
+        }
+        try await withGracefulShutdownHandler {
+            try await withTaskCancellationHandler { try await serving.value } onCancel: { stop() }
+        } onGracefulShutdown: {
+            stop()
         }
     }
 

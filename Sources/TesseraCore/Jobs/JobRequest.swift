@@ -42,6 +42,26 @@ public struct JobRequest: Sendable, Hashable, Codable {
         self.priority = priority
         self.overwrite = overwrite
     }
+
+    private enum CodingKeys: String, CodingKey {
+        case source, uploadID, output, fileType, preset, settings, timeRange, segmentDuration, backend, priority, overwrite
+    }
+
+    /// Every field is optional on the wire: `priority` defaults to 0 and `overwrite` to false.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(source: try c.decodeIfPresent(String.self, forKey: .source),
+                  uploadID: try c.decodeIfPresent(String.self, forKey: .uploadID),
+                  output: try c.decodeIfPresent(String.self, forKey: .output),
+                  fileType: try c.decodeIfPresent(FileType.self, forKey: .fileType),
+                  preset: try c.decodeIfPresent(String.self, forKey: .preset),
+                  settings: try c.decodeIfPresent(OutputSettings.self, forKey: .settings),
+                  timeRange: try c.decodeIfPresent(TimeRange.self, forKey: .timeRange),
+                  segmentDuration: try c.decodeIfPresent(Double.self, forKey: .segmentDuration),
+                  backend: try c.decodeIfPresent(String.self, forKey: .backend),
+                  priority: try c.decodeIfPresent(Int.self, forKey: .priority) ?? 0,
+                  overwrite: try c.decodeIfPresent(Bool.self, forKey: .overwrite) ?? false)
+    }
 }
 
 /// Where a job is in its life. Terminal states are `completed`, `failed` and `cancelled`.

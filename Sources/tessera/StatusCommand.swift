@@ -1,0 +1,28 @@
+import ArgumentParser
+
+/// `tessera status [JOB]`: one job in detail, or every job as a table.
+struct StatusCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Show a job, or list the coordinator's jobs.",
+        discussion: """
+            Without JOB: a table of jobs, newest first (id, state, progress, frames/s, segments done/total, \
+            age, error). With JOB: that job in detail.
+
+            \(ExitStatus.farmHelpText)
+            """)
+
+    @Argument(help: "A job id; leave out to list every job.") var job: String?
+    @OptionGroup var coordinator: CoordinatorOptions
+    @Flag(help: "Print JSON (a JobStatus, or an array of them) on stdout.") var json = false
+
+    func run() throws {
+        if let id = job {
+            let status = try coordinator.perform { try await $0.job(id) }
+            print(json ? try ReportJSON.encode(status) : FarmText.jobDetail(status))
+        } else {
+            let jobs = try coordinator.perform { try await $0.jobs() }
+            print(json ? try ReportJSON.encode(jobs) : jobs.isEmpty ? "no jobs" : FarmText.jobTable(jobs))
+        }
+    }
+}

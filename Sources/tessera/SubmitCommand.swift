@@ -1,0 +1,86 @@
+import ArgumentParser
+import Foundation
+import TesseraCompute
+import TesseraCore
+
+/// `tessera submit SRC`: queues a transcode on the farm's coordinator.
+struct SubmitCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "submit",
+        abstract: "Queue a transcode on the farm's coordinator.",
+        discussion: """
+            SRC is a path the coordinator can read (made absolute here; it must lie under one of the \
+            coordinator's media roots), or with --upload a local file sent to the coordinator first. OUT is \
+            relative to the coordinator's output root, not to this directory; leave it out to keep the \
+            result on the coordinator for `tessera fetch`. Without --preset and codec options the \
+            coordinator's default applies (H.264 CRF 23, AAC 128 kb/s). Prints the job id (or its JSON \
+            status with --json); with --wait, follows the job like `tessera watch`.
+
+            \(ExitStatus.farmHelpText)
+            """)
+
+    @Argument(help: "The source media file.") var source: String
+    @Option(name: .shortAndLong, help: ArgumentHelp("The output path, relative to the coordinator's output root.",
+                                                    valueName: "out"))
+    var output: String?
+    @Option(help: "An export preset (see `tessera presets`).") var preset: String?
+    @OptionGroup var codec: CodecOptions
+    @Option(help: "Only this part of the source, e.g. 1s-4s, 00:00:01.5-00:00:03, 30f@30-90f@30.")
+    var timeRange: String?
+    @Option(help: "Seconds per segment (the coordinator's default is 4).") var segmentDuration: Double?
+    @Option(help: "The workers' colour/scale backend: auto, vulkan, cpu.") var backend: ProcessingBackend?
+    @Option(help: "Higher runs first; equal priorities share the workers.") var priority = 0
+    @Flag(help: "Replace OUT on the coordinator if it exists.") var overwrite = false
+    @Flag(help: "Send SRC from this machine to the coordinator first (for a coordinator that cannot read it).")
+    var upload = false
+    @Flag(help: "Follow the job until it ends, like `tessera watch`.") var wait = false
+    @Flag(help: "Print the job's JSON status on stdout instead of its id.") var json = false
+    @Flag(name: .shortAndLong, help: "No progress output with --wait.") var quiet = false
+    @OptionGroup var coordinator: CoordinatorOptions
+
+    func validate() throws {
+        if let preset, ExportPreset(name: preset) == nil {
+            throw ValidationError("unknown preset '\(preset)'; run `tessera presets` for the list")
+        }
+        if let timeRange, TimeRange(string: timeRange) == nil {
+            throw ValidationError("cannot read time range '\(timeRange)'; write it as START-END, e.g. 1s-4s")
+        }
+        try codec.validate()
+        if let s = segmentDuration, !(s > 0) { throw ValidationError("--segment-duration must be positive") }
+    }
+
+    func run() throws {
+        let request = jobRequest()
+        let file = URL(fileURLWithPath: source).standardizedFileURL
+        let upload = self.upload
+        let job = try coordinator.perform { client in
+            var request = request
+            if upload { request.uploadID = try await client.upload(file: file) }
+            return try await client.submit(request)
+        }
+        guard wait else {
+            print(json ? try ReportJSON.encode(job) : job.id)
+            return
+        }
+        if !json { print(job.id) }
+        let printer = ProgressPrinter(enabled: !quiet)
+        let final = try coordinator.perform { client in
+            try await JobWatcher.watch(job.id, client: client, printer: printer)
+        }
+        let status = try JobWatcher.conclude(final, json: json)
+        if status != .success { throw ExitCode(status.rawValue) }
+    }
+
+    /// The request without the upload id; custom settings are sent only when codec options change
+    /// the preset's (or the default) settings.
+    func jobRequest() -> JobRequest {
+        let base = preset.flatMap(ExportPreset.init(name:))
+        let settings = codec.settings(preset: base)
+        return JobRequest(
+            source: upload ? nil : URL(fileURLWithPath: source).standardizedFileURL.path,
+            output: output, preset: base?.rawValue,
+            settings: settings == (base?.settings ?? CodecOptions.defaultSettings) ? nil : settings,
+            timeRange: timeRange.flatMap(TimeRange.init(string:)), segmentDuration: segmentDuration,
+            backend: backend?.rawValue, priority: priority, overwrite: overwrite)
+    }
+}
