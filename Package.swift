@@ -66,7 +66,8 @@ let package = Package(
         // The coordinator's HTTP API as the client CLI speaks it (Protocols/openapi.yaml).
         .target(name: "TesseraClient", dependencies: ["TesseraCore"]),
         // The farm's own overhead (dispatch and result latency, segments/s) with echo workers.
-        .executableTarget(name: "tessera-farm-bench", dependencies: ["TesseraCoordinator", "TesseraWire", "TesseraCore"],
+        .executableTarget(name: "tessera-farm-bench", dependencies: [
+            "TesseraCoordinator", "TesseraWire", "TesseraCore", .product(name: "Logging", package: "swift-log")],
                           path: "Benchmarks/farm"),
         .executableTarget(name: "tessera", dependencies: [
             "TesseraCore", "TesseraAV", "TesseraMedia", "TesseraCompute",

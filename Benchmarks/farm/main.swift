@@ -9,6 +9,7 @@
 //   ack       TaskResult sent → ResultAck received (spool write + fsync + SQLite commit)
 // Usage: tessera-farm-bench [segments] [workers]
 import Foundation
+import Logging
 import TesseraCoordinator
 import TesseraCore
 import TesseraWire
@@ -39,7 +40,9 @@ guard ffmpeg.terminationStatus == 0 else { fail("ffmpeg could not make the sourc
 var config = CoordinatorConfiguration(listen: "tcp://127.0.0.1:*", dataDirectory: dir.appendingPathComponent("data"),
                                       mediaRoots: [dir], outputRoot: dir)
 config.segmentDuration = 0.01
-let coordinator = try! Coordinator(configuration: config)
+var logger = Logger(label: "tessera.coordinator")
+logger.logLevel = .warning
+let coordinator = try! Coordinator(configuration: config, logger: logger)
 let endpoint = try! coordinator.start()
 
 /// One protocol-speaking worker that returns each task's source packets as its result.
@@ -122,7 +125,7 @@ for (n, w) in workers.enumerated() {
 let started = Date()
 let semaphore = DispatchSemaphore(value: 0)
 nonisolated(unsafe) var final: JobStatus?
-Task {
+Task.detached {
     do {
         var status = try await coordinator.submit(JobRequest(source: source.path, output: "echo.mp4",
                                                              settings: OutputSettings(video: VideoSettings(codec: .h264), audio: nil),
@@ -148,10 +151,13 @@ func percentile(_ values: [Double], _ p: Double) -> Double {
 }
 let dispatch = workers.flatMap(\.dispatch), ack = workers.flatMap(\.ack)
 print("farm overhead: \(status.segmentsTotal) one-frame segments, \(workerCount) echo workers, job completed and verified")
-print(String(format: "%-34s %9s %9s %9s", "milliseconds", "p50", "p99", "max"))
-print(String(format: "%-34s %9.3f %9.3f %9.3f", "dispatch (Ready → TaskAssign)", percentile(dispatch, 0.5) * 1000,
-             percentile(dispatch, 0.99) * 1000, (dispatch.max() ?? .nan) * 1000))
-print(String(format: "%-34s %9.3f %9.3f %9.3f", "result (TaskResult → ResultAck)", percentile(ack, 0.5) * 1000,
-             percentile(ack, 0.99) * 1000, (ack.max() ?? .nan) * 1000))
+func row(_ label: String, _ values: [String]) {
+    print(label.padding(toLength: 34, withPad: " ", startingAt: 0)
+        + values.map { String(repeating: " ", count: max(0, 10 - $0.count)) + $0 }.joined())
+}
+func ms(_ v: Double) -> String { String(format: "%.3f", v * 1000) }
+row("milliseconds", ["p50", "p99", "max"])
+row("dispatch (Ready → TaskAssign)", [ms(percentile(dispatch, 0.5)), ms(percentile(dispatch, 0.99)), ms(dispatch.max() ?? .nan)])
+row("result (TaskResult → ResultAck)", [ms(percentile(ack, 0.5)), ms(percentile(ack, 0.99)), ms(ack.max() ?? .nan)])
 print(String(format: "whole job: %.2f s, %.0f segments/s (planning, dispatch, spool, stitch, verify)", wall,
              Double(status.segmentsTotal) / wall))

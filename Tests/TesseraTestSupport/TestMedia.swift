@@ -5,6 +5,7 @@ import Foundation
 public enum TestMedia {
     public struct ToolFailure: Error, CustomStringConvertible {
         public let description: String
+        public init(description: String) { self.description = description }
     }
 
     /// A fresh temporary directory, removed by the caller with `cleanup(_:)`.
