@@ -16,6 +16,10 @@ final class FarmFixture: @unchecked Sendable {
     let curve: Bool
     private(set) var coordinator: Process?
     private(set) var workers: [String: Process] = [:]
+    /// Network namespace the coordinator (and the client commands) run in; nil = this one.
+    var coordinatorNamespace: String?
+    /// The address workers connect to.
+    var coordinatorAddress = "127.0.0.1"
     /// Fast failure detection for tests: 200 ms heartbeats, dead after 5 silent ones.
     var coordinatorFlags = ["--heartbeat-ms", "200", "--liveness", "5", "--stall-timeout", "8"]
 
@@ -42,19 +46,20 @@ final class FarmFixture: @unchecked Sendable {
         TestMedia.cleanup(root)
     }
 
-    var endpoint: String { "tcp://127.0.0.1:\(zmqPort)" }
+    var endpoint: String { "tcp://\(coordinatorAddress):\(zmqPort)" }
     var httpURL: String { "http://127.0.0.1:\(httpPort)" }
 
     /// Starts (or restarts) the coordinator and waits until its HTTP API answers.
     func startCoordinator() throws {
-        var args = ["coordinator", "--listen", "tcp://127.0.0.1:\(zmqPort)", "--http", "127.0.0.1:\(httpPort)",
+        var args = ["coordinator", "--listen", "tcp://\(coordinatorNamespace == nil ? "127.0.0.1" : "*"):\(zmqPort)",
+                    "--http", "127.0.0.1:\(httpPort)",
                     "--data", data.path, "--media-root", media.path, "--output-root", outputs.path,
                     "--token-file", keys.appendingPathComponent("token").path] + coordinatorFlags
         if curve {
             args += ["--curve-secret", keys.appendingPathComponent("coordinator.key").path,
                      "--allowed-keys", keys.appendingPathComponent("allowed").path]
         }
-        coordinator = try launch(args, log: "coordinator")
+        coordinator = try launch(args, log: "coordinator", namespace: coordinatorNamespace)
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
             if try client(["status", "--json"]).status == 0 { return }
@@ -74,13 +79,13 @@ final class FarmFixture: @unchecked Sendable {
     }
 
     @discardableResult
-    func startWorker(_ name: String, threads: Int = 1) throws -> Process {
+    func startWorker(_ name: String, threads: Int = 1, namespace: String? = nil) throws -> Process {
         var args = ["worker", "--coordinator", endpoint, "--id", name, "--backend", "cpu", "--threads", "\(threads)"]
         if curve {
             args += ["--curve-key", keys.appendingPathComponent("\(name).key").path,
                      "--coordinator-key", keys.appendingPathComponent("coordinator.pub").path]
         }
-        let p = try launch(args, log: name)
+        let p = try launch(args, log: name, namespace: namespace)
         workers[name] = p
         return p
     }
@@ -104,6 +109,10 @@ final class FarmFixture: @unchecked Sendable {
         var env = ProcessInfo.processInfo.environment
         env["TESSERA_COORDINATOR"] = httpURL
         env["TESSERA_TOKEN"] = token
+        if let ns = coordinatorNamespace {
+            return try TestMedia.runCapturing("/usr/sbin/ip", ["netns", "exec", ns, TestMedia.tesseraBinary.path] + args,
+                                              environment: env)
+        }
         return try TestMedia.runCapturing(TestMedia.tesseraBinary.path, args, environment: env)
     }
 
@@ -156,10 +165,17 @@ final class FarmFixture: @unchecked Sendable {
 
     func failure(_ message: String) -> TestMedia.ToolFailure { TestMedia.ToolFailure(description: message) }
 
-    private func launch(_ args: [String], log name: String) throws -> Process {
+    /// Starts `tessera ARGS` (inside a network namespace with `ip netns exec`, which execs it, so the
+    /// process is tessera itself).
+    private func launch(_ args: [String], log name: String, namespace: String? = nil) throws -> Process {
         let p = Process()
-        p.executableURL = TestMedia.tesseraBinary
-        p.arguments = args
+        if let namespace {
+            p.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
+            p.arguments = ["netns", "exec", namespace, TestMedia.tesseraBinary.path] + args
+        } else {
+            p.executableURL = TestMedia.tesseraBinary
+            p.arguments = args
+        }
         let logURL = logs.appendingPathComponent("\(name).log")
         if !FileManager.default.fileExists(atPath: logURL.path) { FileManager.default.createFile(atPath: logURL.path, contents: nil) }
         let handle = try FileHandle(forWritingTo: logURL)
