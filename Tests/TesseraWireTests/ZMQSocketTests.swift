@@ -60,6 +60,21 @@ import Testing
         #expect(try loopback.router.send([Data("nobody".utf8), Data("hello".utf8)]) == false)
     }
 
+    @Test func withHandoverAReconnectingWorkerTakesOverItsRoutingID() throws {
+        let loopback = try Loopback(routerOptions: [.routerHandover(true)])
+        let old = try loopback.dealer(id: "worker-9")
+        try old.send([Data("first life".utf8)])
+        #expect(try loopback.router.receive(timeoutMilliseconds: 5000)?.last == Data("first life".utf8))
+
+        // The old connection is still up when the worker comes back with the same id.
+        let new = try loopback.dealer(id: "worker-9")
+        try new.send([Data("second life".utf8)])
+        #expect(try loopback.router.receive(timeoutMilliseconds: 5000)?.last == Data("second life".utf8))
+        try loopback.router.send([Data("worker-9".utf8), Data("welcome back".utf8)])
+        #expect(try new.receive(timeoutMilliseconds: 5000) == [Data("welcome back".utf8)])
+        #expect(try old.receive(timeoutMilliseconds: 200) == nil)
+    }
+
     @Test func aDealerWithNoPeerDoesNotBlockWithDontWait() throws {
         let context = ZMQContext()
         let dealer = try ZMQSocket(context, .dealer)
