@@ -47,6 +47,20 @@ import TesseraCore
         #expect(wire.level == 51 && wire.gopLength == 0)
     }
 
+    @Test func fractionsRoundTripAndAZeroDenominatorIsRefused() throws {
+        for fraction in [Fraction(1, 90000), Fraction(30000, 1001), Fraction(0, 1), Fraction(-3, 7)] {
+            #expect(try Fraction(wire: Tessera_V1_Rational(fraction)) == fraction)
+        }
+        var zero = Tessera_V1_Rational()
+        zero.num = 1
+        do {
+            _ = try Fraction(wire: zero, field: "task.frame_rate")
+            Issue.record("accepted 1/0")
+        } catch {
+            #expect(error.kind == .malformed && error.message.hasPrefix("task.frame_rate "))
+        }
+    }
+
     @Test func mirroredRotationSurvives() throws {
         var generator = WorkGenerator(seed: 42)
         var work = generator.segmentWork()
