@@ -47,6 +47,10 @@ let package = Package(
         // Frames/s of TesseraCompute's processors, driven by Benchmarks/compute/run.sh beside ffmpeg's filters.
         .executableTarget(name: "tessera-compute-bench", dependencies: ["TesseraCompute", "TesseraAV", "TesseraCore", "CFFmpeg"],
                           path: "Benchmarks/compute", exclude: ["run.sh", "README.md"]),
+        // Throughput and latency of TesseraWire's sockets and codec over TCP loopback (Benchmarks/wire/README.md).
+        .executableTarget(name: "tessera-wire-bench", dependencies: [
+            "TesseraWire", "TesseraCore", .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+        ], path: "Benchmarks/wire", exclude: ["README.md"]),
         // The farm's wire: generated protobuf types (Protocols/tessera.proto), ZeroMQ sockets, CURVE keys.
         .target(name: "TesseraWire", dependencies: [
             "TesseraCore", "CZeroMQ", .product(name: "SwiftProtobuf", package: "swift-protobuf"),
@@ -88,7 +92,9 @@ let package = Package(
             "TesseraMedia", "TesseraAV", "TesseraCompute", "TesseraCore", "CFFmpeg", "TesseraTestSupport",
         ]),
         .testTarget(name: "TesseraCLITests", dependencies: ["TesseraCore", "TesseraTestSupport"]),
-        .testTarget(name: "TesseraWireTests", dependencies: ["TesseraWire", "TesseraCore", "CZeroMQ"]),
+        .testTarget(name: "TesseraWireTests", dependencies: [
+            "TesseraWire", "TesseraCore", "CZeroMQ", .product(name: "PropertyBased", package: "swift-property-based"),
+        ]),
         .testTarget(name: "TesseraCoordinatorTests", dependencies: [
             "TesseraCoordinator", "TesseraClient", "TesseraCore", "TesseraTestSupport",
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

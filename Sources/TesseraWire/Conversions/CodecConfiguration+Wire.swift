@@ -50,7 +50,7 @@ extension CodecConfiguration {
             extradata: [UInt8](wire.extradata), colorRange: Int(wire.colorRange),
             colorPrimaries: Int(wire.colorPrimaries), colorTransfer: Int(wire.colorTransfer),
             colorSpace: Int(wire.colorSpace), chromaLocation: Int(wire.chromaLocation),
-            fieldOrder: Int(wire.fieldOrder), sampleAspectRatio: Fraction(wire: wire.sampleAspectRatio),
+            fieldOrder: Int(wire.fieldOrder), sampleAspectRatio: Fraction(unchecked: wire.sampleAspectRatio),
             bitsPerRawSample: Int(wire.bitsPerRawSample), videoDelay: Int(wire.videoDelay), bitRate: wire.bitRate)
     }
 }

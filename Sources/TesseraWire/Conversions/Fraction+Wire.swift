@@ -29,8 +29,17 @@ extension Tessera_V1_Rational {
 }
 
 extension Fraction {
-    /// An unchecked conversion: callers validate the message it sits in.
-    init(wire: Tessera_V1_Rational) {
+    /// - Throws: `.malformed` naming `field` for a denominator ≤ 0 (the wire's one rule for every
+    ///   Rational; time bases and rates must also be positive, which the messages holding them check).
+    public init(wire: Tessera_V1_Rational, field: String = "rational") throws(WireError) {
+        guard wire.den > 0 else {
+            throw WireValue.malformed(field, "is \(wire.num)/\(wire.den): zero or negative denominator")
+        }
+        self.init(unchecked: wire)
+    }
+
+    /// For callers that validated the message the Rational sits in.
+    init(unchecked wire: Tessera_V1_Rational) {
         self.init(Int(wire.num), Int(wire.den))
     }
 }

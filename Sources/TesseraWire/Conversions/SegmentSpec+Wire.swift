@@ -50,6 +50,6 @@ extension SegmentSpec {
             presentationRange: wire.presentationStart..<wire.presentationEnd,
             decodePackets: Int(wire.decodeFirstPacket)..<Int(wire.decodeEndPacket),
             timeMap: TimeMapPiece(sourceStart: map.sourceStart, outputStart: map.outputStart,
-                                  rate: Fraction(wire: map.rate)))
+                                  rate: Fraction(unchecked: map.rate)))
     }
 }

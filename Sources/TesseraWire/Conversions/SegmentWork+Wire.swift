@@ -59,7 +59,7 @@ extension SegmentWork {
         }
         self.init(
             spec: spec, source: try CodecConfiguration(wire: wire.source, field: "task.source"),
-            timeBase: Fraction(wire: wire.timeBase), frameRate: Fraction(wire: wire.frameRate),
+            timeBase: Fraction(unchecked: wire.timeBase), frameRate: Fraction(unchecked: wire.frameRate),
             rotation: Rotation(degrees: Int(wire.rotationDegrees), mirrored: wire.rotationMirrored),
             packets: packets, settings: try VideoSettings(wire: wire.settings, field: "task.settings"),
             endTick: wire.hasEndTick ? wire.endTick : nil, sourceName: wire.sourceName, backend: wire.backend)

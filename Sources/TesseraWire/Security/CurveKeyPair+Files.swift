@@ -101,9 +101,8 @@ extension CurveKeyPair {
         guard let text = String(data: data, encoding: .utf8) else {
             throw WireError(.keys, "\(path) is not UTF-8 text")
         }
-        return text.split(separator: "\n", omittingEmptySubsequences: false).map {
-            $0.hasSuffix("\r") ? $0.dropLast() : $0
-        }
+        // "\r\n" is one Character in Swift, and a newline like "\n".
+        return text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
     }
 
     private static func writeFile(_ text: String, to path: String, mode: mode_t, exclusive: Bool) throws(WireError) {

@@ -9,8 +9,10 @@ import Foundation
 /// ```
 ///
 /// A CURVE client whose public key is on the allow-list gets 200 (its Z85 key becomes the connection's
-/// user id); anything else gets 400 and a log line naming the refused key (Z85) and peer address. libzmq
-/// asks only if a handler is bound, so `start()` must run before the server socket binds.
+/// user id); anything else gets 400 and a log line naming the refused key (Z85) and peer address. A
+/// refused client retries at its reconnect interval, so each key is logged at most once a minute, with a
+/// count of the refusals in between. libzmq asks only if a handler is bound, so `start()` must run before
+/// the server socket binds.
 ///
 /// Runs its own thread with a REP socket. The allow-list and counters sit behind a lock, so every method
 /// is safe from any thread (hence `@unchecked Sendable`). `stop()` ends the thread; so does shutting the
@@ -24,6 +26,7 @@ public final class ZAPAuthenticator: @unchecked Sendable {
     private let lock = NSLock()
     private var allowed: Set<String>
     private var counts = (accepted: 0, refused: 0)
+    private var refusalLog = RefusalLog()
     private var wakeUp: ZMQWakeUp?
     private var finished: DispatchSemaphore?
     private var stopping = false
@@ -114,7 +117,10 @@ public final class ZAPAuthenticator: @unchecked Sendable {
             return ok
         }
         guard accepted else {
-            log("ZAP: refused CURVE key \(key) from \(address): not on the allow-list")
+            if let repeats = lock.withLock({ refusalLog.shouldLog(key) }) {
+                let also = repeats > 0 ? " (refused \(repeats) more times since the last report)" : ""
+                log("ZAP: refused CURVE key \(key) from \(address): not on the allow-list\(also)")
+            }
             return reply(request[1], "400", "key not allowed", key)
         }
         return reply(request[1], "200", "OK", key)

@@ -12,25 +12,28 @@ extension ZMQSocket {
     /// - Throws: `.zmq(errno: EINVAL)` for an empty frame list, `.closed`, other `.zmq(errno:)` failures.
     @discardableResult
     public func send(_ frames: [Data], dontWait: Bool = false) throws(WireError) -> Bool {
-        let socket = try open()
         guard !frames.isEmpty else { throw WireError(.zmq(errno: EINVAL), "send: a message needs a frame") }
-        var message = zmq_msg_t()
         for (i, frame) in frames.enumerated() {
-            guard zmq_msg_init_size(&message, frame.count) == 0 else {
-                throw WireError.zmqFailure("allocate a \(frame.count)-byte frame")
-            }
-            if !frame.isEmpty {
-                frame.withUnsafeBytes { zmq_msg_data(&message).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
-            }
-            let flags = (i < frames.count - 1 ? ZMQ_SNDMORE : 0) | (dontWait ? ZMQ_DONTWAIT : 0)
-            while zmq_msg_send(&message, socket, flags) < 0 {
-                let code = zmq_errno()
-                if code == tessera_zmq_EINTR() { continue }
-                zmq_msg_close(&message)
-                // Only the first frame can be refused: libzmq accepts the rest of a started message.
-                if code == tessera_zmq_EAGAIN() || code == tessera_zmq_EHOSTUNREACH() { return false }
-                throw WireError.zmqFailure("send frame \(i + 1) of \(frames.count) on a \(type) socket")
-            }
+            let message = frame.withUnsafeBytes { ZMQOutgoingMessage(copying: $0) }
+            guard try send(message, more: i < frames.count - 1, dontWait: dontWait) else { return false }
+        }
+        return true
+    }
+
+    /// Hands one frame to libzmq without copying it.
+    /// - Returns: false when the frame was refused (EAGAIN with `dontWait`, EHOSTUNREACH); libzmq accepts
+    ///   the rest of a message once its first frame is in, so only a first frame can be refused.
+    func send(_ message: ZMQOutgoingMessage, more: Bool, dontWait: Bool) throws(WireError) -> Bool {
+        let socket = try open()
+        guard message.storage.allocated else {
+            throw WireError(.zmq(errno: ENOMEM), "allocate a \(message.count)-byte frame")
+        }
+        let flags = (more ? ZMQ_SNDMORE : 0) | (dontWait ? ZMQ_DONTWAIT : 0)
+        while zmq_msg_send(message.storage.message, socket, flags) < 0 {
+            let code = zmq_errno()
+            if code == tessera_zmq_EINTR() { continue }
+            if code == tessera_zmq_EAGAIN() || code == tessera_zmq_EHOSTUNREACH() { return false }
+            throw WireError.zmqFailure("send on a \(type) socket")
         }
         return true
     }

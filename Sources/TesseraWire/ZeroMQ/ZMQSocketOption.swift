@@ -17,6 +17,9 @@ public enum ZMQSocketOption: Sendable, Hashable {
     case maxMessageSize(Int64)
     /// ZMQ_ROUTER_MANDATORY: sending to an unknown routing id fails (EHOSTUNREACH) instead of vanishing.
     case routerMandatory(Bool)
+    /// ZMQ_ROUTER_HANDOVER: a new connection with a routing id already in use takes it over (a worker
+    /// that reconnects before its old connection is noticed dead) instead of being refused.
+    case routerHandover(Bool)
     /// ZMQ_RECONNECT_IVL: first wait before reconnecting a dropped connection.
     case reconnectInterval(milliseconds: Int32)
     /// ZMQ_RECONNECT_IVL_MAX: upper bound of the doubling reconnect wait (0 = no doubling).
@@ -46,6 +49,7 @@ extension ZMQSocket {
             var value = bytes
             try setRaw(ZMQ_MAXMSGSIZE, &value, MemoryLayout<Int64>.size, "max message size")
         case .routerMandatory(let on): try setInt(ZMQ_ROUTER_MANDATORY, on ? 1 : 0, "router mandatory")
+        case .routerHandover(let on): try setInt(ZMQ_ROUTER_HANDOVER, on ? 1 : 0, "router handover")
         case .reconnectInterval(let ms): try setInt(ZMQ_RECONNECT_IVL, ms, "reconnect interval")
         case .reconnectIntervalMax(let ms): try setInt(ZMQ_RECONNECT_IVL_MAX, ms, "reconnect interval max")
         case .immediate(let on): try setInt(ZMQ_IMMEDIATE, on ? 1 : 0, "immediate")

@@ -1,0 +1,156 @@
+import Foundation
+import PropertyBased
+import Testing
+import TesseraCore
+@testable import TesseraWire
+
+@Suite struct ConversionTests {
+    @Test func segmentWorkCrossesTheWireUnchanged() async throws {
+        await propertyCheck(count: 300, input: Gen.uint64()) { seed in
+            var generator = WorkGenerator(seed: seed)
+            let work = generator.segmentWork()
+            let task = try Tessera_V1_SegmentTask(work)
+            // Through bytes, as it travels.
+            let bytes: Data = try task.serializedBytes()
+            let back = try SegmentWork(wire: Tessera_V1_SegmentTask(serializedBytes: bytes))
+            #expect(back == work, "seed \(seed)")
+        }
+    }
+
+    @Test func segmentOutputCrossesTheWireUnchanged() async throws {
+        await propertyCheck(count: 300, input: Gen.uint64()) { seed in
+            var generator = WorkGenerator(seed: seed)
+            let output = generator.segmentOutput()
+            let bytes: Data = try Tessera_V1_SegmentOutput(output).serializedBytes()
+            let back = try SegmentOutput(wire: Tessera_V1_SegmentOutput(serializedBytes: bytes), index: output.index)
+            #expect(back == output, "seed \(seed)")
+        }
+    }
+
+    @Test func videoSettingsCrossTheWireUnchanged() async throws {
+        await propertyCheck(count: 300, input: Gen.uint64()) { seed in
+            var generator = WorkGenerator(seed: seed)
+            let settings = generator.settings()
+            let wire = try Tessera_V1_VideoSettings(settings)
+            #expect(try VideoSettings(wire: wire) == settings, "seed \(seed)")
+        }
+    }
+
+    @Test func videoSettingsOnTheWireUseTheProtocolsNames() throws {
+        let settings = VideoSettings(codec: .hevc, maxWidth: 1920, rateControl: .bitRate(4_000_000),
+                                     pixelFormat: .yuv420p10le, level: 51)
+        let wire = try Tessera_V1_VideoSettings(settings)
+        #expect(wire.codec == "hevc")
+        #expect(wire.maxWidth == 1920 && wire.maxHeight == 0)
+        #expect(wire.rateControl == .bitRate(4_000_000))
+        #expect(wire.pixelFormat == "yuv420p10le" && wire.speed == "" && wire.profile == "")
+        #expect(wire.level == 51 && wire.gopLength == 0)
+    }
+
+    @Test func fractionsRoundTripAndAZeroDenominatorIsRefused() throws {
+        for fraction in [Fraction(1, 90000), Fraction(30000, 1001), Fraction(0, 1), Fraction(-3, 7)] {
+            #expect(try Fraction(wire: Tessera_V1_Rational(fraction)) == fraction)
+        }
+        var zero = Tessera_V1_Rational()
+        zero.num = 1
+        do {
+            _ = try Fraction(wire: zero, field: "task.frame_rate")
+            Issue.record("accepted 1/0")
+        } catch {
+            #expect(error.kind == .malformed && error.message.hasPrefix("task.frame_rate "))
+        }
+    }
+
+    @Test func mirroredRotationSurvives() throws {
+        var generator = WorkGenerator(seed: 42)
+        var work = generator.segmentWork()
+        work.rotation = Rotation(degrees: 270, mirrored: true)
+        let task = try Tessera_V1_SegmentTask(work)
+        #expect(task.rotationDegrees == 270 && task.rotationMirrored)
+        #expect(try SegmentWork(wire: task).rotation == work.rotation)
+    }
+
+    /// A valid task with one field broken on the wire, and the field the error must name.
+    static let brokenTasks: [(String, @Sendable (inout Tessera_V1_SegmentTask) -> Void)] = [
+        ("task.settings.codec", { $0.settings.codec = "mpeg2" }),
+        ("task.settings.rate_control", { $0.settings.rateControl = nil }),
+        ("task.spec.output_end_frame", { $0.spec.outputEndFrame = $0.spec.outputFirstFrame &- 1 }),
+        ("task.spec.presentation_end", { $0.spec.presentationEnd = $0.spec.presentationStart - 1 }),
+        ("task.spec.decode_end_packet", { $0.spec.decodeEndPacket = $0.spec.decodeFirstPacket &- 1 }),
+        ("task.spec.time_map", { $0.spec.clearTimeMap() }),
+        ("task.spec.time_map.rate", { $0.spec.timeMap.rate.den = 0 }),
+        ("task.time_base", { $0.timeBase.den = 0 }),
+        ("task.time_base", { $0.clearTimeBase() }),
+        ("task.frame_rate", { $0.frameRate.den = -25 }),
+        ("task.source.sample_aspect_ratio", { $0.source.sampleAspectRatio.den = 0 }),
+        ("task.source.codec", { $0.source.codec = "" }),
+        ("task.source.width/height", { $0.source.width = -2 }),
+        ("task.rotation_degrees", { $0.rotationDegrees = 45 }),
+        ("task.packets", { $0.packets.append(Tessera_V1_Packet()) }),
+        ("task.packets[1].duration", { $0.packets[1].duration = -1 }),
+        ("task.spec", { $0.clearSpec() }),
+        ("task.source", { $0.clearSource() }),
+        ("task.settings", { $0.clearSettings() }),
+    ]
+
+    @Test(arguments: brokenTasks.indices)
+    func malformedTasksAreRejectedNamingTheField(case index: Int) throws {
+        let (field, breakIt) = Self.brokenTasks[index]
+        var generator = WorkGenerator(seed: 7)
+        var work = generator.segmentWork()
+        work.spec.decodePackets = 10..<13
+        work.packets = generator.packets(3, maxBytes: 10)
+        var task = try Tessera_V1_SegmentTask(work)
+        #expect(try SegmentWork(wire: task) == work)
+        breakIt(&task)
+        do {
+            _ = try SegmentWork(wire: task)
+            Issue.record("accepted a task with a broken \(field)")
+        } catch {
+            #expect(error.kind == .malformed)
+            #expect(error.message.hasPrefix(field + " "), "\(error.message)")
+        }
+    }
+
+    @Test func malformedOutputsAreRejectedNamingTheField() throws {
+        var generator = WorkGenerator(seed: 3)
+        var output = try Tessera_V1_SegmentOutput(generator.segmentOutput())
+        output.encodeSeconds = .nan
+        #expect(throws: WireError.self) { try SegmentOutput(wire: output, index: 0) }
+        output.encodeSeconds = 1
+        output.clearParameters()
+        do {
+            _ = try SegmentOutput(wire: output, index: 0)
+            Issue.record("accepted an output without parameters")
+        } catch {
+            #expect(error.kind == .malformed && error.message.hasPrefix("output.parameters"))
+        }
+    }
+
+    @Test func valuesTheWireCannotCarryAreRefusedWhenEncoding() throws {
+        var generator = WorkGenerator(seed: 11)
+        var work = generator.segmentWork()
+        let cases: [(String, (inout SegmentWork) -> Void)] = [
+            ("task.source.width", { $0.source.width = 1 << 40 }),
+            ("task.spec.output_first_frame", { $0.spec.outputFrames = -5..<3 }),
+            ("task.settings.max_width", { $0.settings.maxWidth = 0 }),
+            ("task.settings.speed", { $0.settings.speed = "" }),
+            ("task.settings.crf", { $0.settings.rateControl = .crf(-1) }),
+            ("task.time_base", { $0.timeBase = Fraction(1, 0) }),
+            ("task.packets", { $0.packets.removeAll() ; $0.spec.decodePackets = 0..<1 }),
+        ]
+        for (field, breakIt) in cases {
+            var broken = work
+            breakIt(&broken)
+            do {
+                _ = try Tessera_V1_SegmentTask(broken)
+                Issue.record("encoded a work item with a bad \(field)")
+            } catch {
+                #expect(error.kind == .unrepresentable)
+                #expect(error.message.hasPrefix(field), "\(error.message)")
+            }
+        }
+        work.settings.maxWidth = nil
+        #expect(try SegmentWork(wire: Tessera_V1_SegmentTask(work)) == work)
+    }
+}

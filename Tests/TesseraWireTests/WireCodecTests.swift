@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+import TesseraCore
+@testable import TesseraWire
+
+@Suite struct WireCodecTests {
+    static let ref = Tessera_V1_TaskRef(jobID: "job-7f3a", segment: 12, attempt: 2)
+
+    /// One envelope of every kind, with every field set to something other than its default.
+    static var everyKind: [Tessera_V1_Envelope] {
+        var capabilities = Tessera_V1_Capabilities()
+        capabilities.hostname = "render-04"
+        capabilities.cores = 16
+        capabilities.memoryBytes = 64 << 30
+        capabilities.videoEncoders = ["h264", "hevc"]
+        capabilities.videoDecoders = ["h264", "hevc", "vp9"]
+        capabilities.backends = ["cpu", "vulkan"]
+        capabilities.vulkanDevice = "NVIDIA H100"
+        capabilities.software = "tessera 0.2 / libavcodec 59.37.100"
+        capabilities.slots = 2
+        var generator = WorkGenerator(seed: 99)
+        let task = (try? Tessera_V1_SegmentTask(generator.segmentWork())) ?? Tessera_V1_SegmentTask()
+        let output = (try? Tessera_V1_SegmentOutput(generator.segmentOutput())) ?? Tessera_V1_SegmentOutput()
+        return [
+            .hello(workerID: "render-04-1234-5f2c", capabilities: capabilities, versions: [1, 2]),
+            .ready(credit: 2),
+            .progress(ref, framesDone: 40, framesTotal: 120, framesPerSecond: 87.5),
+            .result(ref, output: output),
+            .failed(ref, code: .corruptSource, message: "packet 17 failed to decode"),
+            .goodbye(reason: "SIGTERM"),
+            .welcome(heartbeatIntervalMilliseconds: 750, liveness: 4, maxMessageBytes: 1 << 20),
+            .reject(code: .unknownWorker, message: "send Hello again"),
+            .assign(ref, task: task, leaseDeadlineUnixMilliseconds: 1_760_000_000_123),
+            .cancel(ref, reason: "job cancelled"),
+            .ack(ref),
+            .heartbeat(holding: [ref], sentUnixMilliseconds: 1_760_000_000_000),
+        ]
+    }
+
+    @Test func everyKindOfMessageRoundTrips() throws {
+        let envelopes = Self.everyKind
+        #expect(Set(envelopes.map(\.kindName)).count == 12)
+        for envelope in envelopes {
+            let data = WireCodec.encode(envelope)
+            let back = try WireCodec.decode(data, maxBytes: WireCodec.defaultMaxMessageBytes)
+            #expect(back == envelope, "\(envelope.kindName)")
+            #expect(back.version == 1)
+        }
+    }
+
+    @Test func encodeFillsInTheVersion() throws {
+        var envelope = Tessera_V1_Envelope.ready(credit: 1)
+        envelope.version = 0
+        #expect(try WireCodec.decode(WireCodec.encode(envelope)).version == WireCodec.version)
+    }
+
+    @Test(arguments: [
+        Data([0xFF, 0xFF, 0xFF, 0xFF]),  // field 31 with wire type 7, which does not exist
+        Data([0x08]),  // a varint field cut off
+        Data([0x52, 0x10, 0x01]),  // a Hello claiming 16 bytes, holding 1
+        Data("GET / HTTP/1.1\r\n\r\n".utf8),
+    ])
+    func garbageIsMalformed(bytes: Data) {
+        do {
+            _ = try WireCodec.decode(bytes)
+            Issue.record("decoded \(bytes as NSData)")
+        } catch {
+            #expect(error.kind == .malformed, "\(error)")
+        }
+    }
+
+    @Test func anEnvelopeOverTheLimitIsTooLarge() {
+        let data = WireCodec.encode(.goodbye(reason: String(repeating: "x", count: 2000)))
+        do {
+            _ = try WireCodec.decode(data, maxBytes: 1000)
+            Issue.record("accepted \(data.count) bytes over a 1000-byte limit")
+        } catch {
+            #expect(error.kind == .tooLarge)
+        }
+        #expect(throws: Never.self) { try WireCodec.decode(data, maxBytes: data.count) }
+    }
+
+    @Test func versionTwoIsUnsupported() {
+        var envelope = Tessera_V1_Envelope.ready(credit: 1)
+        envelope.version = 2
+        do {
+            _ = try WireCodec.decode(WireCodec.encode(envelope))
+            Issue.record("accepted version 2")
+        } catch {
+            #expect(error.kind == .unsupportedVersion)
+        }
+    }
+
+    @Test func anEnvelopeWithoutABodyOrWithoutAVersionIsMalformed() throws {
+        var empty = Tessera_V1_Envelope()
+        empty.version = 1
+        let ready: Data = try Tessera_V1_Envelope.ready(credit: 1).serializedBytes()
+        let noVersion = ready.dropFirst(2)  // field 1 (version) is serialized first
+        // A body field number version 1 does not know (a later version's message).
+        var unknownBody = WireCodec.encode(empty)
+        unknownBody.append(contentsOf: [0xFA, 0x01, 0x00])  // field 31, length-delimited, empty
+        for data in [WireCodec.encode(empty), Data(noVersion), unknownBody] {
+            do {
+                _ = try WireCodec.decode(data)
+                Issue.record("accepted \(data as NSData)")
+            } catch {
+                #expect(error.kind == .malformed, "\(error)")
+            }
+        }
+    }
+}

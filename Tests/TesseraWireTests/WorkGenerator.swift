@@ -1,0 +1,89 @@
+import Foundation
+import TesseraCore
+
+/// Builds varied, valid `SegmentWork` and `SegmentOutput` values from a seed, so a property test can
+/// run the conversions over many shapes (nil and set optionals, both rate controls, odd sizes, empty and
+/// large packets, extreme timestamps).
+struct WorkGenerator {
+    /// SplitMix64: small, fast, and the same sequence for the same seed on every platform.
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    private mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    mutating func int(_ range: ClosedRange<Int>) -> Int {
+        let span = UInt64(bitPattern: Int64(range.upperBound &- range.lowerBound)) &+ 1
+        return span == 0 ? Int(truncatingIfNeeded: next())
+                         : range.lowerBound &+ Int(truncatingIfNeeded: next() % span)
+    }
+
+    mutating func int64() -> Int64 { Int64(bitPattern: next()) }
+    mutating func bool() -> Bool { next() & 1 == 1 }
+    mutating func maybe<T>(_ make: (inout WorkGenerator) -> T) -> T? { bool() ? make(&self) : nil }
+    mutating func pick<T>(_ values: [T]) -> T { values[int(0...(values.count - 1))] }
+
+    mutating func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8(truncatingIfNeeded: next()) } }
+
+    mutating func fraction(positive: Bool) -> Fraction {
+        Fraction(int(positive ? 1...1_000_000 : 0...1_000_000), int(1...1_000_000))
+    }
+
+    mutating func configuration() -> CodecConfiguration {
+        CodecConfiguration(
+            codec: pick(["h264", "hevc", "vp9", "av1", "prores"]), codecTag: UInt32(truncatingIfNeeded: next()),
+            width: int(0...8192), height: int(0...4320), pixelFormat: pick(["yuv420p", "yuv420p10le", "nv12", ""]),
+            profile: int(-99...300), level: int(-99...300), extradata: bytes(int(0...200)),
+            colorRange: int(0...2), colorPrimaries: int(0...22), colorTransfer: int(0...18), colorSpace: int(0...14),
+            chromaLocation: int(0...6), fieldOrder: int(0...5), sampleAspectRatio: fraction(positive: false),
+            bitsPerRawSample: int(0...16), videoDelay: int(0...16), bitRate: int64() & Int64.max)
+    }
+
+    mutating func settings() -> VideoSettings {
+        VideoSettings(
+            codec: pick(VideoCodec.allCases), maxWidth: maybe { $0.int(1...8192) },
+            maxHeight: maybe { $0.int(1...8192) },
+            rateControl: bool() ? .crf(int(0...63)) : .bitRate(int(0...Int.max)),
+            speed: maybe { $0.pick(["veryfast", "medium", "8", "4"]) }, gopLength: maybe { $0.int(1...600) },
+            pixelFormat: maybe { $0.pick([PixelFormat.yuv420p, .yuv420p10le, .nv12]) },
+            profile: maybe { $0.pick(["high", "main10", "0"]) }, level: maybe { $0.int(1...62) })
+    }
+
+    mutating func packets(_ count: Int, maxBytes: Int) -> [EncodedPacket] {
+        (0..<count).map { _ in
+            EncodedPacket(data: bytes(int(0...maxBytes)), pts: int64(), dts: int64(),
+                          duration: Int64(int(0...1_000_000)), isKeyframe: bool())
+        }
+    }
+
+    mutating func segmentWork() -> SegmentWork {
+        let firstPacket = int(0...100_000)
+        let packetCount = int(0...40)
+        let firstFrame = int(0...1_000_000)
+        let start = int64() >> 2
+        let spec = SegmentSpec(
+            index: int(0...10_000), outputFrames: firstFrame..<(firstFrame + int(0...500)),
+            presentationRange: start..<(start + Int64(int(0...10_000_000))),
+            decodePackets: firstPacket..<(firstPacket + packetCount),
+            timeMap: TimeMapPiece(sourceStart: int64() >> 2, outputStart: int64() >> 2,
+                                  rate: fraction(positive: true)))
+        return SegmentWork(
+            spec: spec, source: configuration(), timeBase: fraction(positive: true),
+            frameRate: fraction(positive: false),
+            rotation: Rotation(degrees: pick([0, 90, 180, 270]), mirrored: bool()),
+            packets: packets(packetCount, maxBytes: 3000), settings: settings(), endTick: maybe { $0.int64() },
+            sourceName: pick(["", "clip.mov", "/srv/media/ünïcode name.mp4"]), backend: pick(["auto", "cpu", "vulkan"]))
+    }
+
+    mutating func segmentOutput() -> SegmentOutput {
+        SegmentOutput(index: int(0...10_000), parameters: configuration(),
+                      packets: packets(int(0...30), maxBytes: 2000), frames: int(0...100_000),
+                      seconds: Double(int(0...1_000_000)) / 1000, processor: pick(["vulkan", "cpu", "none"]))
+    }
+}
