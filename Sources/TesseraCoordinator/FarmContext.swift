@@ -23,6 +23,13 @@ final class FarmContext: @unchecked Sendable {
 
     func attach(_ d: Dispatcher?) { dispatcher.set(d) }
 
+    /// Fails a job's work on the board (its waiting threads wake) and withdraws what was out at workers.
+    func stopJob(_ job: String, _ message: String, reason: String) {
+        for (segment, flight) in board.fail(job: job, message) {
+            withdraw(job: job, segment: segment, attempt: flight.attempt, worker: flight.worker, reason: reason)
+        }
+    }
+
     /// Tells the worker holding a segment's attempt to stop it.
     func withdraw(job: String, segment: Int, attempt: Int, worker: String, reason: String) {
         dispatcher.get()?.withdraw(job: job, segment: segment, attempt: attempt, worker: worker, reason: reason)

@@ -57,6 +57,7 @@ struct WorkerConnection {
         try s.set(.maxMessageSize(Int64(WireCodec.defaultMaxMessageBytes)))
         try s.set(.sendHighWaterMark(0))
         try s.set(.receiveHighWaterMark(0))
+        try s.set(.immediate(true))
         if let keys = worker.configuration.keyPair, let server = worker.configuration.coordinatorPublicKey {
             try s.makeCurveClient(serverPublicKey: server, keyPair: keys)
         }

@@ -36,7 +36,7 @@ struct FarmJobTests {
             let verify = try TestMedia.runCapturing(TestMedia.tesseraBinary.path, ["verify", out.path, "--against", src.path])
             #expect(verify.status == 0, "\(name): \(verify.stdout)\(verify.stderr)")
             #expect(try TestMedia.psnr(out, against: src, width: 320, height: 240) > 30, "\(name) PSNR")
-            #expect((status["segmentsTotal"] as? Int ?? 0) >= 5, "\(name) was cut into segments: \(status)")
+            #expect((status["segmentsTotal"] as? Int ?? 0) >= 3, "\(name) was cut into segments: \(status)")
         }
         // Fair sharing: every worker took part.
         for n in 1...3 {
@@ -84,7 +84,8 @@ struct FarmJobTests {
     func cancel() throws {
         let farm = try FarmFixture()
         let src = farm.media.appendingPathComponent("long.mp4")
-        try TestMedia.make(src, seconds: 20, width: 640, height: 360)
+        try TestMedia.make(src, seconds: 20, width: 640, height: 360,
+                           video: ["-c:v", "libx264", "-preset", "ultrafast", "-g", "30", "-pix_fmt", "yuv420p"])
         try farm.startCoordinator()
         try farm.startWorker("w1")
         let id = try farm.submit(src, output: "long-out.mp4", ["--segment-duration", "1", "--speed", "veryslow"])

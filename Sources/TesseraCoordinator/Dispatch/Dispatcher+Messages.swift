@@ -33,8 +33,10 @@ extension Dispatcher {
         case .progress(let p)?:
             farm.board.progress(job: p.ref.jobID, segment: Int(p.ref.segment), attempt: Int(p.ref.attempt),
                                 frames: Int(p.framesDone), now: now)
+            farm.board.touch(worker: sessions[routingID]!.id, now: now)
         case .failed(let f)?:
             failed(f, from: routingID)
+            farm.board.touch(worker: sessions[routingID]?.id ?? "", now: now)
         case .goodbye(let g)?:
             logger.info("worker \(sessions[routingID]!.id) left: \(g.reason)")
             drop(routingID, why: "left")
@@ -94,7 +96,12 @@ extension Dispatcher {
                                                 processor: output.processor) {
                 case .accepted:
                     logger.info("segment \(key) spooled (\(output.frames) frames)")
-                    farm.board.complete(job: key.job, segment: key.segment, spool: file, frames: output.frames)
+                    if let superseded = farm.board.complete(job: key.job, segment: key.segment, attempt: key.attempt,
+                                                            spool: file, frames: output.frames) {
+                        withdraw(job: key.job, segment: key.segment, attempt: superseded.attempt,
+                                 worker: superseded.worker, reason: "superseded")
+                    }
+                    if let id = sessions[routingID]?.id { farm.board.touch(worker: id, now: now) }
                     sessions[routingID]?.segmentsDone += 1
                 case .duplicate, .unknown:
                     break
@@ -138,10 +145,7 @@ extension Dispatcher {
         case .requeued:
             farm.board.requeue(job: key.job, segment: key.segment, attempt: key.attempt)
         case .exhausted(let message):
-            for (segment, flight) in farm.board.fail(job: key.job, message) {
-                withdraw(job: key.job, segment: segment, attempt: flight.attempt, worker: flight.worker,
-                         reason: "job failed")
-            }
+            farm.stopJob(key.job, message, reason: "job failed")
         case .stale:
             break
         }

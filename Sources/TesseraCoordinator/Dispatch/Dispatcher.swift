@@ -45,6 +45,7 @@ final class Dispatcher: @unchecked Sendable {
         let router = try ZMQSocket(context, .router)
         try router.set(.linger(milliseconds: 0))
         try router.set(.routerMandatory(true))
+        try router.set(.routerHandover(true))
         try router.set(.maxMessageSize(Int64(configuration.maxMessageBytes)))
         try router.set(.sendHighWaterMark(0))
         try router.set(.receiveHighWaterMark(0))

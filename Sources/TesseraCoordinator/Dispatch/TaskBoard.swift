@@ -158,15 +158,31 @@ final class TaskBoard: @unchecked Sendable {
         }
     }
 
-    /// Records a spooled segment; wakes the job's stitching thread.
-    func complete(job: String, segment: Int, spool: URL, frames: Int) {
+    /// Records a spooled segment; wakes the job's stitching thread. Returns the attempt it supersedes
+    /// when another attempt of the segment is still out at a worker (to withdraw it).
+    @discardableResult
+    func complete(job: String, segment: Int, attempt: Int, spool: URL, frames: Int) -> InFlight? {
         condition.withLock {
-            guard let w = jobs[job], w.finished[segment] == nil else { return }
+            guard let w = jobs[job], w.finished[segment] == nil else { return nil }
             w.finished[segment] = spool
             w.framesFinished += frames
-            w.inFlight[segment] = nil
+            let other = w.inFlight.removeValue(forKey: segment)
             w.ready[segment] = nil
             condition.broadcast()
+            return other.flatMap { $0.attempt == attempt ? nil : $0 }
+        }
+    }
+
+    /// A worker showed it is moving (progress, a result, a failure): every segment it holds counts as
+    /// progressing, so a prefetched segment waiting behind a long one does not look stalled.
+    func touch(worker: String, now: Double) {
+        condition.withLock {
+            for w in jobs.values {
+                for (index, var f) in w.inFlight where f.worker == worker {
+                    f.lastProgress = now
+                    w.inFlight[index] = f
+                }
+            }
         }
     }
 

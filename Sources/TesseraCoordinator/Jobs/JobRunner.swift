@@ -56,10 +56,9 @@ final class JobRunner: @unchecked Sendable {
     /// Stops the export; `.cancel` ends the job as cancelled, `.shutdown` leaves it to resume later.
     func stop(_ reason: Stop) {
         stopReason.set(reason)
+        farm.stopJob(jobID, reason == .cancel ? "job cancelled" : "coordinator shutting down",
+                     reason: reason == .cancel ? "job cancelled" : "coordinator shutting down")
         session.cancel()
-        farm.board.fail(job: jobID, reason == .cancel ? "job cancelled" : "coordinator shutting down")
-            .forEach { farm.withdraw(job: jobID, segment: $0.segment, attempt: $0.1.attempt, worker: $0.1.worker,
-                                     reason: "job stopped") }
     }
 
     /// Blocks until the job's thread has ended (any number of callers).
@@ -72,7 +71,7 @@ final class JobRunner: @unchecked Sendable {
         defer { farm.board.close(job: jobID) }
         do {
             if record.state != .planning { _ = try farm.store.transition(jobID, to: .planning) }
-            let (id, store, board, spool) = (jobID, farm.store, farm.board, farm.spool)
+            let (id, store, board, farm) = (jobID, farm.store, farm.board, farm)
             let priority = record.priority, created = record.createdAt
             session.makeSegmentExecutor = { plan throws(MediaError) in
                 do {
@@ -90,7 +89,7 @@ final class JobRunner: @unchecked Sendable {
                 } catch {
                     throw MediaError(.ffmpeg, "job store: \(error)")
                 }
-                return RemoteSegmentExecutor(job: id, board: board, spool: spool)
+                return RemoteSegmentExecutor(job: id, farm: farm)
             }
             session.phaseHandler = { phase in
                 switch phase {

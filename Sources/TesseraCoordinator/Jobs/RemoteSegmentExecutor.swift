@@ -9,13 +9,12 @@ import TesseraWire
 /// Segments spooled before a coordinator restart are read back, not redone.
 final class RemoteSegmentExecutor: SegmentExecutor, @unchecked Sendable {
     private let job: String
-    private let board: TaskBoard
-    private let spool: SegmentSpool
+    private let farm: FarmContext
+    private var board: TaskBoard { farm.board }
 
-    init(job: String, board: TaskBoard, spool: SegmentSpool) {
+    init(job: String, farm: FarmContext) {
         self.job = job
-        self.board = board
-        self.spool = spool
+        self.farm = farm
     }
 
     func schedule(_ work: SegmentWork) -> Bool { board.add(job: job, work) }
@@ -28,7 +27,7 @@ final class RemoteSegmentExecutor: SegmentExecutor, @unchecked Sendable {
             throw MediaError(.cancelled, error.message)
         }
         do {
-            let data = try spool.read(url)
+            let data = try farm.spool.read(url)
             let message = try Tessera_V1_SegmentOutput(serializedBytes: data)
             return try SegmentOutput(wire: message, index: index)
         } catch {
@@ -36,7 +35,8 @@ final class RemoteSegmentExecutor: SegmentExecutor, @unchecked Sendable {
         }
     }
 
-    func cancel(_ error: MediaError) { board.fail(job: job, error.message) }
+    /// The job failed or was cancelled: segments still out at workers are withdrawn.
+    func cancel(_ error: MediaError) { farm.stopJob(job, error.message, reason: "job stopped: \(error.message)") }
 
     func finish() {}
 }

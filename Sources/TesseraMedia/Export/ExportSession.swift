@@ -182,6 +182,7 @@ public final class ExportSession: @unchecked Sendable {
         verifier.expectation = .presentationTimes(expected)
         verifier.expectedStart = expected.first ?? .zero
         verifier.expectationSource = sourcePath
+        verifier.expectedAudioEndGap = OutputVerifier.audioEndGap(of: sourcePath, range: timeRange)
         let report = try verifier.verify()
         guard report.passed else {
             throw MediaError(.verificationFailed, path: outputPath,

@@ -8,7 +8,8 @@ extension OutputVerifier {
     /// Every check that applies, in `Check.Name` order. Without a video track only that failure and
     /// decoding are reported; the expectation checks run only with an expectation, the audio checks only
     /// with an audio track.
-    static func checks(_ scan: MediaTimingScan, expectation: Expectation?, expectedStart: MediaTime = .zero) -> [Check] {
+    static func checks(_ scan: MediaTimingScan, expectation: Expectation?, expectedStart: MediaTime = .zero,
+                       expectedAudioEndGap: MediaTime = .zero) -> [Check] {
         guard scan.videoStream != nil else {
             return [Check(.videoTrack, passed: false, "the file has no video track"), decodable(scan)]
         }
@@ -21,7 +22,7 @@ extension OutputVerifier {
             checks.append(Check(.frameCount, passed: scan.frames.count == expected,
                                 "\(scan.frames.count) frames, expected \(expected)"))
         }
-        if scan.audio != nil { checks += [audioDuration(scan), avStartOffset(scan, expectedStart: expectedStart)] }
+        if scan.audio != nil { checks += [audioDuration(scan, expectedGap: expectedAudioEndGap), avStartOffset(scan, expectedStart: expectedStart)] }
         return checks
     }
 
@@ -158,8 +159,9 @@ extension OutputVerifier {
 
     /// Compares where the audio and video end rather than their lengths alone: Matroska keeps AAC's
     /// priming samples and shifts the video after them, so the lengths differ by the priming while the
-    /// ends still meet. The start is the `av-start-offset` check's.
-    static func audioDuration(_ scan: MediaTimingScan) -> Check {
+    /// ends still meet. The start is the `av-start-offset` check's. `expectedGap` is how much later the
+    /// source's own audio ends than its video (negative: earlier): an output can only match its source.
+    static func audioDuration(_ scan: MediaTimingScan, expectedGap: MediaTime = .zero) -> Check {
         guard let audio = scan.audio, let audioStart = audio.firstSampleTime, audioStart.isNumeric,
               let frame = scan.audioFrameDuration, let video = scan.videoSpan else {
             return Check(.audioDuration, passed: false, "no audio or no video decoded to compare")
@@ -167,10 +169,12 @@ extension OutputVerifier {
         let length = MediaTime(value: audio.samples, timescale: audio.sampleRate)
         let gap = audioStart + length - video.end
         let relation = gap < .zero ? "before" : "after"
-        return Check(.audioDuration, passed: gap.absolute <= frame,
+        let source = expectedGap == .zero ? ""
+            : "; the source's audio ends \(secondsText(expectedGap.absolute)) \(expectedGap < .zero ? "before" : "after") its video"
+        return Check(.audioDuration, passed: (gap - expectedGap).absolute <= frame,
                      "audio ends \(secondsText(gap.absolute)) \(relation) the video (audio \(secondsText(length)) "
                          + "from \(secondsText(audioStart)), video \(secondsText(video.end - video.start)) from "
-                         + "\(secondsText(video.start))); allowed \(secondsText(frame)) (one \(audio.frameSize)-sample "
+                         + "\(secondsText(video.start)))\(source); allowed \(secondsText(frame)) (one \(audio.frameSize)-sample "
                          + "\(audio.codec) frame)", time: audioStart + length)
     }
 

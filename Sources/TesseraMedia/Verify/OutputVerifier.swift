@@ -27,6 +27,9 @@ public struct OutputVerifier: Sendable {
     /// Where the first frame belongs on the output timeline when it is not 0: a source whose video
     /// starts after its audio keeps that offset (the export knows it from its plan).
     public var expectedStart: MediaTime = .zero
+    /// How much later the source's audio ends than its video over the exported range (negative:
+    /// earlier); the output's audio must end that far from its video, give or take one audio frame.
+    public var expectedAudioEndGap: MediaTime = .zero
 
     public init(path: String) {
         self.path = path
@@ -38,6 +41,22 @@ public struct OutputVerifier: Sendable {
         self.path = path
         expectation = try Self.expectation(against: sourcePath)
         expectationSource = sourcePath
+        expectedAudioEndGap = Self.audioEndGap(of: sourcePath)
+    }
+
+    /// How much later a source's audio ends than its video within `range` (zero when either is missing
+    /// or the range ends before both): what a faithful output of it shows too.
+    public static func audioEndGap(of sourcePath: String, range: TimeRange? = nil) -> MediaTime {
+        guard let asset = try? Asset.load(sourcePath, scanPackets: false),
+              let video = asset.tracks.first(where: { $0.mediaType == .video }),
+              let audio = asset.tracks.first(where: { $0.mediaType == .audio }),
+              video.timeRange.end.isNumeric, audio.timeRange.end.isNumeric else { return .zero }
+        var videoEnd = video.timeRange.end - asset.startTime, audioEnd = audio.timeRange.end - asset.startTime
+        if let range, range.end.isNumeric {
+            videoEnd = min(videoEnd, range.end)
+            audioEnd = min(audioEnd, range.end)
+        }
+        return audioEnd - videoEnd
     }
 
     /// Reads and decodes the whole file and runs every check.
@@ -48,7 +67,8 @@ public struct OutputVerifier: Sendable {
     ///   of the file) or `.ffmpeg`, as `InputFile` classifies them.
     public func verify() throws(MediaError) -> VerificationReport {
         let scan = MediaTimingScan(try InputFile(path: path))
-        let checks = Self.checks(scan, expectation: expectation, expectedStart: expectedStart)
+        let checks = Self.checks(scan, expectation: expectation, expectedStart: expectedStart,
+                                 expectedAudioEndGap: expectedAudioEndGap)
         let video = scan.videoStream != nil && !scan.frames.isEmpty ? scan.videoSpan : nil
         return VerificationReport(
             path: path, against: expectationSource, checks: checks, frameCount: scan.frames.count,
