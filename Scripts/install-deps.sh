@@ -4,7 +4,7 @@
 set -euo pipefail
 packages=(pkg-config ffmpeg libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev
           libavfilter-dev libzmq3-dev libvulkan-dev mesa-vulkan-drivers glslc vulkan-tools libsqlite3-dev sqlite3 time
-          python3-yaml)
+          python3-yaml python3-venv systemd iproute2)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -14,6 +14,17 @@ if [ ${#missing[@]} -gt 0 ]; then
     echo "installing: ${missing[*]}"
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+# Deploy/ tests: kubernetes-validate (PyPI, bundled schemas, works offline) in its own virtual environment.
+K8S_VALIDATE_VERSION=1.37.0
+tools=/opt/tessera-tools
+if [ "$("$tools/bin/kubernetes-validate" --version 2>/dev/null)" != "$K8S_VALIDATE_VERSION" ] \
+   || [ ! -e /usr/local/bin/kubernetes-validate ]; then
+    sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    echo "installing: kubernetes-validate $K8S_VALIDATE_VERSION into $tools"
+    $sudo /usr/bin/python3 -m venv "$tools"
+    $sudo "$tools/bin/pip" install -q "kubernetes-validate==$K8S_VALIDATE_VERSION"
+    $sudo ln -sf "$tools/bin/kubernetes-validate" /usr/local/bin/kubernetes-validate
 fi
 if ! command -v swift >/dev/null && [ ! -x /opt/swift/usr/bin/swift ]; then
     echo "Swift 6.1+ is required (expected at /opt/swift/usr/bin or on PATH)" >&2
