@@ -52,12 +52,11 @@ struct WorkerConnection {
     private mutating func connect() throws(WireError) {
         let s = try ZMQSocket(worker.context, .dealer)
         connections += 1
-        try s.set(.linger(milliseconds: 0))
+        try s.set(.linger(milliseconds: 1000))  // a Goodbye or result leaves before close gives up
         try s.set(.routingID(Data("\(worker.configuration.id)/\(connections)".utf8)))
         try s.set(.maxMessageSize(Int64(WireCodec.defaultMaxMessageBytes)))
         try s.set(.sendHighWaterMark(0))
         try s.set(.receiveHighWaterMark(0))
-        try s.set(.immediate(true))
         if let keys = worker.configuration.keyPair, let server = worker.configuration.coordinatorPublicKey {
             try s.makeCurveClient(serverPublicKey: server, keyPair: keys)
         }
