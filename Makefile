@@ -36,6 +36,7 @@ test: deps
 bench: release
 	@Benchmarks/run.sh
 	@Benchmarks/segments.sh
+	@Benchmarks/farm.sh
 
 clean:
 	rm -rf .build $(SAMPLE_DIR) bench-out

@@ -100,6 +100,7 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         // End-to-end: real coordinator and worker processes on loopback.
-        .testTarget(name: "TesseraFarmTests", dependencies: ["TesseraCore", "TesseraClient", "TesseraTestSupport"]),
+        .testTarget(name: "TesseraFarmTests", dependencies: ["TesseraCore", "TesseraClient", "TesseraWire",
+                                                             "TesseraTestSupport"]),
     ]
 )

@@ -31,13 +31,16 @@ struct CoordinatorCommand: ParsableCommand {
     var stallTimeout: Double = 60
     @Option(help: "Failed attempts of one segment that fail its job.") var maxAttempts: Int = 3
     @Option(help: "Seconds per segment when a job does not say.") var segmentDuration: Double = 4
+    @Option(help: "Largest message (MiB) accepted from a worker; a peer sending more is disconnected.")
+    var maxMessageMb: Int = 256
 
     func validate() throws {
         guard (curveSecret == nil) == (allowedKeys == nil) else {
             throw ValidationError("--curve-secret and --allowed-keys go together")
         }
         guard Self.hostPort(http) != nil else { throw ValidationError("--http must be HOST:PORT, e.g. 127.0.0.1:8080") }
-        guard heartbeatMs >= 10, liveness >= 2, stallTimeout > 0, maxAttempts >= 1, segmentDuration > 0 else {
+        guard heartbeatMs >= 10, liveness >= 2, stallTimeout > 0, maxAttempts >= 1, segmentDuration > 0,
+              (1...2048).contains(maxMessageMb) else {
             throw ValidationError("timings and limits must be positive (heartbeat ≥ 10 ms, liveness ≥ 2)")
         }
     }
@@ -66,6 +69,7 @@ struct CoordinatorCommand: ParsableCommand {
         config.stallTimeout = stallTimeout
         config.maxAttempts = maxAttempts
         config.segmentDuration = segmentDuration
+        config.maxMessageBytes = maxMessageMb << 20
         let coordinator = try Coordinator(configuration: config, logger: logger)
         try coordinator.start()
         let (host, port) = Self.hostPort(http)!

@@ -56,7 +56,7 @@ struct FarmFaultTests {
         #expect(try farm.eventually(30) { !Self.segments(farm.log("w1"), job: id, word: "done").isEmpty })
         let stopped = Date()
         farm.signal("w1", SIGSTOP)
-        // 200 ms heartbeats × 5 = dead after 1 s of silence; well inside the 8 s stall timeout.
+        // 200 ms heartbeats × 10 = dead after 2 s of silence; well inside the 8 s stall timeout.
         let noticed = try farm.eventually(8) { farm.log("coordinator").contains("re-leasing") }
         let delay = Date().timeIntervalSince(stopped)
         #expect(noticed, "re-leased: \(farm.log("coordinator").suffix(1500))")
@@ -107,10 +107,33 @@ struct FarmFaultTests {
         Thread.sleep(forTimeInterval: 2)
         #expect(try !farm.client(["workers", "--json"]).stdout.contains("intruder"))
         let refusedKey = try String(contentsOf: farm.keys.appendingPathComponent("intruder.pub"), encoding: .utf8)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
+            .split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.last { !$0.hasPrefix("#") && !$0.isEmpty } ?? "?"
         #expect(farm.log("coordinator").contains(refusedKey), "the refusal names the key")
         let id = try farm.submit(src, output: "out.mp4", ["--segment-duration", "1"])
         #expect(try farm.wait(id)["state"] as? String == "completed")
         #expect(!farm.log("intruder").contains(" done: "))
+        // SIGTERM stops the coordinator gracefully.
+        farm.signal("coordinator", SIGTERM)
+        #expect(farm.waitExit("coordinator", timeout: 20) == 0, "\(farm.log("coordinator").suffix(1000))")
+    }
+
+    @Test("SIGTERM drains a worker: its running segment is delivered, the prefetched one handed back")
+    func drainingWorker() throws {
+        let farm = try FarmFixture()
+        let src = try Self.slowSource(farm)
+        try farm.startCoordinator()
+        try farm.startWorker("w1")
+        let id = try farm.submit(src, output: "out.mp4", Self.slowOptions)
+        #expect(try farm.eventually(30) { !Self.segments(farm.log("w1"), job: id, word: " done: ").isEmpty })
+        try farm.startWorker("w2")
+        farm.signal("w1", SIGTERM)
+        #expect(farm.waitExit("w1", timeout: 60) == 0, "w1 drained and left: \(farm.log("w1").suffix(800))")
+        let log = farm.log("w1")
+        #expect(log.contains("draining"))
+        // Nothing it held was lost: the job completes on w2.
+        let status = try farm.wait(id)
+        #expect(status["state"] as? String == "completed", "\(status)")
+        #expect(try Self.verify(farm.outputs.appendingPathComponent("out.mp4"), against: src))
+        #expect(farm.log("coordinator").contains("worker w1 left"))
     }
 }

@@ -20,8 +20,9 @@ final class FarmFixture: @unchecked Sendable {
     var coordinatorNamespace: String?
     /// The address workers connect to.
     var coordinatorAddress = "127.0.0.1"
-    /// Fast failure detection for tests: 200 ms heartbeats, dead after 5 silent ones.
-    var coordinatorFlags = ["--heartbeat-ms", "200", "--liveness", "5", "--stall-timeout", "8"]
+    /// Fast failure detection for tests: 200 ms heartbeats, dead after 2 s of silence (10 beats: a
+    /// loaded 2-core machine can hold a process off the CPU for a second).
+    var coordinatorFlags = ["--heartbeat-ms", "200", "--liveness", "10", "--stall-timeout", "8"]
 
     init(curve: Bool = false) throws {
         root = try TestMedia.makeDirectory("farm")

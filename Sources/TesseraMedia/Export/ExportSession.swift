@@ -169,7 +169,7 @@ public final class ExportSession: @unchecked Sendable {
         phaseHandler?(.stitching)
         try writer.finishWriting { [phaseHandler] (temporary) throws(MediaError) in
             phaseHandler?(.verifying)
-            verification = try verify(temporary, expected: segmented.expectedTimes)
+            verification = try verify(temporary, expected: segmented.expectedTimes, decodedBySegments: true)
         }
         var report = finishReport(segmented.report, fileType: fileType, range: range, started: started)
         report.verification = verification
@@ -177,12 +177,14 @@ public final class ExportSession: @unchecked Sendable {
     }
 
     /// Checks the finished temporary file against the expected frame times; throws when it fails.
-    private func verify(_ temporary: String, expected: [MediaTime]) throws(MediaError) -> VerificationReport {
+    private func verify(_ temporary: String, expected: [MediaTime], decodedBySegments: Bool = false)
+        throws(MediaError) -> VerificationReport {
         var verifier = OutputVerifier(path: temporary)
         verifier.expectation = .presentationTimes(expected)
         verifier.expectedStart = expected.first ?? .zero
         verifier.expectationSource = sourcePath
         verifier.expectedAudioEndGap = OutputVerifier.audioEndGap(of: sourcePath, range: timeRange)
+        verifier.videoDecodedBySegments = decodedBySegments
         let report = try verifier.verify()
         guard report.passed else {
             throw MediaError(.verificationFailed, path: outputPath,

@@ -37,11 +37,13 @@ public enum SegmentRunner {
         var timing = FrameDurations()
         var out: [EncodedPacket] = []
         var durations: [Int64: Int64] = [:]
+        var encodedPTS: [Int64] = []
         var frames = 0
 
         func encode(_ frame: Frame?) throws(MediaError) {
             if let frame {
                 durations[frame.pts] = frame.pointer.pointee.pkt_duration
+                encodedPTS.append(frame.pts)
                 frame.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
                 frames += 1
             }
@@ -92,9 +94,40 @@ public enum SegmentRunner {
             throw MediaError(.corrupt, path: work.sourceName,
                              "segment \(spec.index) produced \(frames) frames, planned \(spec.frameCount)")
         }
+        let parameters = try CodecParameters(encoder: encoder.context)
+        if isCancelled() { throw MediaError(.cancelled, path: work.sourceName, "segment \(spec.index) cancelled") }
+        try checkDecodes(out, parameters: parameters, timeBase: timeBase, encodedPTS: encodedPTS, segment: spec.index)
         progress(SegmentProgress(segment: spec.index, framesDone: frames, framesTotal: spec.frameCount))
-        return SegmentOutput(index: spec.index, parameters: try CodecParameters(encoder: encoder.context).configuration,
+        return SegmentOutput(index: spec.index, parameters: parameters.configuration,
                              packets: out, frames: frames, seconds: Date().timeIntervalSince(started),
                              processor: processor?.backendName ?? "none")
+    }
+
+    /// Decodes the segment's own output (loop filter skipped: timing and decodability, not pixels) and
+    /// checks it yields exactly the frames encoded. Every segment is checked where it was made, so the
+    /// stitched file's video needs no second decode (see `OutputVerifier.videoDecodedBySegments`).
+    static func checkDecodes(_ packets: [EncodedPacket], parameters: CodecParameters, timeBase: AVRational,
+                             encodedPTS: [Int64], segment: Int) throws(MediaError) {
+        let decoder = try Decoder(parameters: parameters.pointer, timeBase: timeBase, path: "segment \(segment) output",
+                                  threads: 1, checkOnly: true)
+        var decoded: [Int64] = []
+        do throws(MediaError) {
+            for p in packets {
+                _ = try decoder.decode(try p.makePacket()) { (f) throws(MediaError) in
+                    decoded.append(f.pts)
+                    return true
+                }
+            }
+            _ = try decoder.decode(nil) { (f) throws(MediaError) in
+                decoded.append(f.pts)
+                return true
+            }
+        } catch {
+            throw MediaError(.verificationFailed, "segment \(segment)'s encoded output does not decode: \(error.message)")
+        }
+        guard decoded.sorted() == encodedPTS.sorted() else {
+            throw MediaError(.verificationFailed, "segment \(segment)'s encoded output decodes to \(decoded.count) frames, "
+                             + "\(encodedPTS.count) were encoded (or their times differ)")
+        }
     }
 }

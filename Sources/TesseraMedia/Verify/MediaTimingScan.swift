@@ -64,7 +64,12 @@ struct MediaTimingScan {
     var failure: Failure?
 
     /// Reads `input` to the end (or the first unreadable packet), decoding video and, when asked, audio.
-    init(_ input: InputFile, decodeAudio: Bool = true) {
+    /// Whether video frames were decoded here; false when the segments' encoders decoded them (the
+    /// frames are then the packets in presentation order).
+    var decodedVideo = true
+
+    init(_ input: InputFile, decodeAudio: Bool = true, decodeVideo: Bool = true) {
+        decodedVideo = decodeVideo
         path = input.path
         formatName = input.formatName
         hasFreeRunningTimestamps = input.context.pointee.iformat.map { $0.pointee.flags & AVFMT_TS_DISCONT != 0 }
@@ -77,7 +82,7 @@ struct MediaTimingScan {
             videoTimeBase = stream.pointee.time_base
             videoFrameRate = stream.pointee.avg_frame_rate
             videoCodec = String(cString: avcodec_get_name(stream.pointee.codecpar.pointee.codec_id))
-            videoDecoder = open(stream)
+            if decodeVideo { videoDecoder = open(stream) }
         }
         let audioStream = decodeAudio ? input.bestStream(AVMEDIA_TYPE_AUDIO) : nil
         var audioDecoder: Decoder?
@@ -109,12 +114,18 @@ struct MediaTimingScan {
             packetsRead += 1
             if packet.streamIndex == videoStream {
                 packets.append(VideoPacket(pts: packet.pts, dts: packet.dts, isKeyframe: packet.isKeyframe))
-                videoDecoder = decodeVideoPacket(packet, with: videoDecoder)
+                if decodeVideo {
+                    videoDecoder = decodeVideoPacket(packet, with: videoDecoder)
+                } else {
+                    frames.append(VideoFrame(pts: packet.pts, duration: packet.pointer.pointee.duration,
+                                             isKeyframe: packet.isKeyframe))
+                }
             } else if packet.streamIndex == audioStream {
                 audioDecoder = decodeAudioPacket(packet, with: audioDecoder, timeBase: audioTimeBase)
             }
         }
         _ = decodeVideoPacket(nil, with: videoDecoder)
+        if !decodeVideo { frames.sort { $0.pts < $1.pts } }
         _ = decodeAudioPacket(nil, with: audioDecoder, timeBase: audioTimeBase)
     }
 

@@ -73,7 +73,9 @@ extension OutputVerifier {
             return Check(.decodable, passed: false, failure.message, packet: failure.packet, time: failure.time)
         }
         let audio = scan.audio.map { ", \($0.samples) \($0.codec) samples" } ?? ""
-        return Check(.decodable, passed: true, "\(scan.frames.count) \(scan.videoCodec) frames\(audio)")
+        let video = scan.decodedVideo ? "\(scan.frames.count) \(scan.videoCodec) frames"
+            : "\(scan.frames.count) \(scan.videoCodec) frames (each segment decoded by its encoder)"
+        return Check(.decodable, passed: true, video + audio)
     }
 
     /// Frames come out of the decoder in presentation order, so any step that is not forward is a

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Farm benchmarks (issue 4), in one run on this machine:
+#   1. `tessera run --workers 2` (coordinator + 2 workers over the protocol) vs the ffmpeg CLI on the
+#      1080p30 -> 720p job, beside the one-pass `tessera transcode`;
+#   2. the farm's own overhead (dispatch and result latency, segments/s) with echo workers;
+#   3. wire throughput for 8 MB segment payloads and small-message round trips;
+#   4. the scheduling simulation for a two-hour film on N = 1…64 workers.
+# Usage: Benchmarks/farm.sh [runs]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+RUNS=${1:-3}
+OUT=${BENCH_OUT:-bench-out}
+BIN=.build/release/tessera
+mkdir -p "$OUT"
+for b in tessera tessera-farm-bench tessera-wire-bench; do
+    [ -x ".build/release/$b" ] || swift build -c release --product "$b" >/dev/null
+done
+median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.3f", a / b}'; }
+measure() {  # measure NAME CMD...: appends "wall cpu maxrss_kb" to $OUT/NAME.txt
+    local name=$1; shift
+    /usr/bin/time -f "%e %U %S %M" -o "$OUT/time.tmp" "$@" >/dev/null 2>"$OUT/$name.stderr" || {
+        echo "$name failed:"; tail -5 "$OUT/$name.stderr"; exit 1; }
+    awk '{printf "%s %.2f %s\n", $1, $2 + $3, $4}' "$OUT/time.tmp" >> "$OUT/$name.txt"
+}
+col() { cut -d' ' -f"$2" "$OUT/$1.txt" | median; }
+
+# A camera/mezzanine-like source: keyframe every 2 s, so 4 s segments exist.
+SRC="$OUT/src-1080p30-30s-gop60.mp4"
+[ -s "$SRC" ] || ffmpeg -hide_banner -loglevel error -y -f lavfi -i testsrc2=size=1920x1080:rate=30:duration=30 \
+    -f lavfi -i sine=frequency=440:sample_rate=48000:duration=30 \
+    -c:v libx264 -preset veryfast -crf 20 -g 60 -pix_fmt yuv420p -c:a aac -b:a 192k "$SRC"
+
+echo "== 1. tessera run --workers 2 vs ffmpeg: 1080p30 H.264+AAC 30 s -> 1280x720 CRF 23 veryfast GOP 60 + AAC 128k =="
+rm -f "$OUT"/farm-*.txt
+for i in $(seq "$RUNS"); do
+    measure farm-ffmpeg ffmpeg -hide_banner -nostdin -loglevel error -y -i "$SRC" -vf scale=1280:720 \
+        -c:v libx264 -preset veryfast -crf 23 -g 60 -c:a aac -b:a 128k "$OUT/farm-ffmpeg.mp4"
+    measure farm-run "$BIN" run "$SRC" -o "$OUT/farm-run.mp4" --preset 1280x720 --speed veryfast --gop 60 \
+        --audio-bitrate 128k --backend cpu --workers 2 --segment-duration 4 --overwrite --quiet
+    measure farm-onepass "$BIN" transcode "$SRC" -o "$OUT/farm-onepass.mp4" --preset 1280x720 --speed veryfast \
+        --gop 60 --audio-bitrate 128k --backend cpu --overwrite --quiet
+done
+printf "%-26s %10s %10s %10s %9s %9s  %s\n" "median of $RUNS" "run -w 2" "ffmpeg" "one pass" "run/ff" "1pass/ff" "target"
+for m in "wall seconds:1:<= 1.00 (run/ff)" "CPU seconds:2:" "peak RSS KiB:3:"; do
+    IFS=: read -r label c target <<< "$m"
+    r=$(col farm-run "$c"); f=$(col farm-ffmpeg "$c"); o=$(col farm-onepass "$c")
+    printf "%-26s %10s %10s %10s %9s %9s  %s\n" "$label" "$r" "$f" "$o" "$(ratio "$r" "$f")" "$(ratio "$o" "$f")" "$target"
+done
+"$BIN" verify "$OUT/farm-run.mp4" --against "$SRC" >/dev/null && echo "(tessera run output verified against the source)"
+
+echo
+echo "== 2. farm overhead: one-frame segments through a real coordinator, echo workers =="
+.build/release/tessera-farm-bench 1000 2
+
+echo
+echo "== 3. wire: 8 MB segment payloads over TCP loopback, small-message round trips =="
+.build/release/tessera-wire-bench
+
+echo
+echo "== 4. scheduling simulation: a two-hour film on N workers (measured per-segment costs) =="
+python3 Benchmarks/farm-sim/farmsim.py Benchmarks/farm-sim/sample-input.json
