@@ -42,7 +42,7 @@ struct FarmInputTests {
                      farm.media.path + "/../" + outside.lastPathComponent + "/secret.mp4"] {
             let r = try farm.client(["submit", path, "-o", "x.mp4"])
             #expect(r.status == 77, "\(path): \(r.status) \(r.stderr)")
-            #expect(r.stderr.contains("outside"), r.stderr)
+            #expect(r.stderr.contains("outside"), "\(r.stderr)")
         }
         let r = try farm.client(["submit", inside.path, "-o", "../escape.mp4"])
         #expect(r.status == 77, "\(r.stderr)")

@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+import TesseraCore
+@testable import TesseraCoordinator
+
+/// The dispatcher's in-memory board: which segment goes out next, back-pressure, requeue, completion.
+@Suite struct TaskBoardTests {
+    static func work(_ index: Int) -> SegmentWork {
+        SegmentWork(spec: SegmentSpec(index: index, outputFrames: index * 10 ..< index * 10 + 10,
+                                      presentationRange: Int64(index) * 10 ..< Int64(index) * 10 + 10,
+                                      decodePackets: index * 10 ..< index * 10 + 10,
+                                      timeMap: TimeMapPiece(sourceStart: 0, outputStart: 0)),
+                    source: CodecConfiguration(codec: "h264", width: 16, height: 16, pixelFormat: "yuv420p"),
+                    timeBase: Fraction(1, 30), frameRate: Fraction(30, 1), rotation: .none, packets: [],
+                    settings: VideoSettings(codec: .h264), endTick: nil, sourceName: "t", backend: "cpu")
+    }
+
+    /// Leases everything ready, one at a time, and returns "job/segment" in the order given out.
+    static func drain(_ board: TaskBoard, limit: Int) -> [String] {
+        var order: [String] = []
+        var attempt = 0
+        while order.count < limit, let next = board.next(worker: "w", now: 0, attempt: { _, _ in attempt += 1; return attempt }) {
+            order.append("\(next.job)/\(next.work.spec.index)")
+        }
+        return order
+    }
+
+    @Test func equalPrioritiesAlternateAndHigherPriorityGoesFirst() {
+        let board = TaskBoard(readyLimit: 10) {}
+        board.open(job: "a", priority: 0, created: 1, finished: [:], framesFinished: 0)
+        board.open(job: "b", priority: 0, created: 2, finished: [:], framesFinished: 0)
+        board.open(job: "urgent", priority: 5, created: 3, finished: [:], framesFinished: 0)
+        for i in 0..<3 {
+            #expect(board.add(job: "a", Self.work(i)))
+            #expect(board.add(job: "b", Self.work(i)))
+        }
+        #expect(board.add(job: "urgent", Self.work(0)))
+        #expect(Self.drain(board, limit: 7) == ["urgent/0", "a/0", "b/0", "a/1", "b/1", "a/2", "b/2"])
+    }
+
+    @Test func requeuedSegmentGoesOutAgainAndStaleAttemptsAreIgnored() {
+        let board = TaskBoard(readyLimit: 10) {}
+        board.open(job: "a", priority: 0, created: 1, finished: [:], framesFinished: 0)
+        _ = board.add(job: "a", Self.work(0))
+        let first = board.next(worker: "w1", now: 0) { _, _ in 1 }
+        #expect(first?.attempt == 1)
+        #expect(!board.requeue(job: "a", segment: 0, attempt: 7), "an attempt that does not hold it")
+        #expect(board.requeue(job: "a", segment: 0, attempt: 1))
+        let second = board.next(worker: "w2", now: 0) { _, _ in 2 }
+        #expect(second?.attempt == 2 && second?.work.spec.index == 0)
+        // A late result from attempt 1 completes the segment and names attempt 2 as superseded.
+        let superseded = board.complete(job: "a", segment: 0, attempt: 1, spool: URL(fileURLWithPath: "/x"), frames: 10)
+        #expect(superseded?.attempt == 2 && superseded?.worker == "w2")
+        #expect(board.isFinished(job: "a", segment: 0))
+        #expect(board.frames(job: "a")?.finished == 10)
+    }
+
+    @Test func producerWaitsAtTheReadyLimitUntilASegmentIsLeased() throws {
+        let board = TaskBoard(readyLimit: 2) {}
+        board.open(job: "a", priority: 0, created: 1, finished: [:], framesFinished: 0)
+        let added = LockedCount()
+        let producer = Thread {
+            for i in 0..<3 where board.add(job: "a", Self.work(i)) { added.increment() }
+        }
+        producer.start()
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(added.value == 2, "held back at the limit")
+        _ = board.next(worker: "w", now: 0) { _, _ in 1 }
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(added.value == 3, "released once one was leased")
+        // A failed job wakes its waiting producer and its stitcher.
+        board.fail(job: "a", "boom")
+        #expect(throws: FarmError.self) { try board.waitFinished(job: "a", segment: 1) }
+    }
+
+    @Test func stalledOnlyUntilTheWorkerShowsProgress() {
+        let board = TaskBoard(readyLimit: 10) {}
+        board.open(job: "a", priority: 0, created: 1, finished: [:], framesFinished: 0)
+        _ = board.add(job: "a", Self.work(0))
+        _ = board.add(job: "a", Self.work(1))
+        _ = board.next(worker: "w", now: 100) { _, _ in 1 }
+        _ = board.next(worker: "w", now: 100) { _, _ in 1 }
+        #expect(board.stalled(before: 150).count == 2)
+        board.touch(worker: "w", now: 160)  // progress on one counts for the prefetched one too
+        #expect(board.stalled(before: 150).isEmpty)
+    }
+}
+
+final class LockedCount: @unchecked Sendable {
+    private var count = 0
+    private let lock = NSLock()
+    func increment() { lock.withLock { count += 1 } }
+    var value: Int { lock.withLock { count } }
+}
