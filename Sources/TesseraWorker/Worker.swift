@@ -48,7 +48,6 @@ public final class Worker: @unchecked Sendable {
 
     public let configuration: Configuration
     let logger: Logger
-    let context = ZMQContext()
     let outbox = LockedList<Tessera_V1_Envelope>()
     private let wakeUpBox = LockedBox<ZMQWakeUp>()
     let draining = LockedFlag()
@@ -76,6 +75,10 @@ public final class Worker: @unchecked Sendable {
 
     /// Runs until drained, stopped or rejected.
     public func run() throws(WireError) -> Exit {
+        // A context of this run only: when its last socket is released at the end of `run()`, its
+        // termination waits for the sockets' linger, so a final Goodbye or result is on the wire before
+        // the process can exit.
+        let context = ZMQContext()
         let wakeUp = try ZMQWakeUp(context: context)
         wakeUpBox.value = wakeUp
         let cores = ProcessInfo.processInfo.activeProcessorCount
@@ -89,7 +92,7 @@ public final class Worker: @unchecked Sendable {
             wakeUpBox.value = nil
             wakeUp.close()
         }
-        var session = WorkerConnection(worker: self)
+        var session = WorkerConnection(worker: self, context: context)
         return try session.run(wake: wakeUp)
     }
 
@@ -119,6 +122,7 @@ final class LockedList<Element: Sendable>: @unchecked Sendable {
     private let lock = NSLock()
     func append(_ item: Element) { lock.withLock { items.append(item) } }
     func takeAll() -> [Element] { lock.withLock { let all = items; items = []; return all } }
+    var isEmpty: Bool { lock.withLock { items.isEmpty } }
 }
 
 /// An optional reference behind a lock.

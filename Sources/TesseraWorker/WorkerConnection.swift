@@ -7,6 +7,7 @@ import TesseraWire
 /// heartbeats, liveness, reconnect with back-off, results kept until acknowledged, draining.
 struct WorkerConnection {
     private let worker: Worker
+    private let context: ZMQContext
     private var socket: ZMQSocket?
     private var welcomed = false
     private var helloSentAt = 0.0
@@ -20,8 +21,9 @@ struct WorkerConnection {
     private var unacked: [TaskRefKey: Tessera_V1_Envelope] = [:]
     private var returnedForDrain = false
 
-    init(worker: Worker) {
+    init(worker: Worker, context: ZMQContext) {
         self.worker = worker
+        self.context = context
         backoff = worker.configuration.backoffInitial
     }
 
@@ -50,7 +52,7 @@ struct WorkerConnection {
     }
 
     private mutating func connect() throws(WireError) {
-        let s = try ZMQSocket(worker.context, .dealer)
+        let s = try ZMQSocket(context, .dealer)
         connections += 1
         try s.set(.linger(milliseconds: 1000))  // a Goodbye or result leaves before close gives up
         try s.set(.routingID(Data("\(worker.configuration.id)/\(connections)".utf8)))
@@ -175,7 +177,9 @@ struct WorkerConnection {
             for key in worker.executor.takeWaiting() { sendFailed(key, .returned, "worker draining") }
             log.info("draining: finishing the running segment, then leaving")
         }
-        guard worker.executor.isIdle, unacked.isEmpty || !welcomed else { return nil }
+        // The codec thread posts a segment's outcome before it counts as idle: idle and an empty outbox
+        // (checked in that order) mean every outcome has been taken and sent.
+        guard worker.executor.isIdle, worker.outbox.isEmpty, unacked.isEmpty || !welcomed else { return nil }
         var g = Tessera_V1_Goodbye()
         g.reason = "drained"
         var e = Tessera_V1_Envelope()

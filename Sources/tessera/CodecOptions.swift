@@ -30,6 +30,16 @@ struct CodecOptions: ParsableArguments {
         return settings
     }
 
+    /// The checks every command that takes `--preset` and `--time-range` makes.
+    static func validate(preset: String?, timeRange: String?) throws {
+        if let preset, ExportPreset(name: preset) == nil {
+            throw ValidationError("unknown preset '\(preset)'; run `tessera presets` for the list")
+        }
+        if let timeRange, TimeRange(string: timeRange) == nil {
+            throw ValidationError("cannot read time range '\(timeRange)'; write it as START-END, e.g. 1s-4s")
+        }
+    }
+
     func validate() throws {
         if let crf, !(0...63).contains(crf) { throw ValidationError("--crf must be 0…63") }
         if let b = videoBitrate, Self.bitRate(b) == nil { throw ValidationError("cannot read --video-bitrate '\(b)'") }

@@ -30,12 +30,7 @@ struct RunCommand: ParsableCommand {
     @Flag(name: .shortAndLong, help: "No progress output.") var quiet = false
 
     func validate() throws {
-        if let preset, ExportPreset(name: preset) == nil {
-            throw ValidationError("unknown preset '\(preset)'; run `tessera presets` for the list")
-        }
-        if let timeRange, TimeRange(string: timeRange) == nil {
-            throw ValidationError("cannot read time range '\(timeRange)'; write it as START-END, e.g. 1s-4s")
-        }
+        try CodecOptions.validate(preset: preset, timeRange: timeRange)
         try codec.validate()
         guard segmentDuration > 0 else { throw ValidationError("--segment-duration must be positive") }
         guard (1...64).contains(workers) else { throw ValidationError("--workers must be 1…64") }

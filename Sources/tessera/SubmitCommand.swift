@@ -39,12 +39,7 @@ struct SubmitCommand: ParsableCommand {
     @OptionGroup var coordinator: CoordinatorOptions
 
     func validate() throws {
-        if let preset, ExportPreset(name: preset) == nil {
-            throw ValidationError("unknown preset '\(preset)'; run `tessera presets` for the list")
-        }
-        if let timeRange, TimeRange(string: timeRange) == nil {
-            throw ValidationError("cannot read time range '\(timeRange)'; write it as START-END, e.g. 1s-4s")
-        }
+        try CodecOptions.validate(preset: preset, timeRange: timeRange)
         try codec.validate()
         if let s = segmentDuration, !(s > 0) { throw ValidationError("--segment-duration must be positive") }
     }

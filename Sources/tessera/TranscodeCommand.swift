@@ -37,12 +37,7 @@ struct TranscodeCommand: ParsableCommand {
     @Flag(name: .shortAndLong, help: "No progress output.") var quiet = false
 
     func validate() throws {
-        if let preset, ExportPreset(name: preset) == nil {
-            throw ValidationError("unknown preset '\(preset)'; run `tessera presets` for the list")
-        }
-        if let timeRange, TimeRange(string: timeRange) == nil {
-            throw ValidationError("cannot read time range '\(timeRange)'; write it as START-END, e.g. 1s-4s")
-        }
+        try CodecOptions.validate(preset: preset, timeRange: timeRange)
         try codec.validate()
         if let s = segmentDuration, !(s > 0) { throw ValidationError("--segment-duration must be positive") }
         if parallel < 1 { throw ValidationError("--parallel must be at least 1") }

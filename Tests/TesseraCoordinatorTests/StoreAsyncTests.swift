@@ -15,6 +15,9 @@ struct StoreAsyncTests {
         let id = try store.runningJob(frames: Array(repeating: 2, count: 150))
         let total = 150
         let finished = Mutex<Result<Void, StoreError>?>(nil)
+        // Half way, the writer waits (up to 10 s) until a read has seen it there, so the test does not
+        // depend on how the two threads happen to be scheduled on a loaded machine.
+        let sawHalfWay = Mutex(false)
 
         // The scheduler's side: blocking writes on a dedicated thread, one transaction per segment.
         let writer = Thread {
@@ -23,6 +26,10 @@ struct StoreAsyncTests {
                     _ = try store.complete(jobID: lease.jobID, segment: lease.segment, attempt: lease.attempt,
                                            spoolFile: "/spool/\(lease.segment).seg", encodeSeconds: 0.1,
                                            processor: "cpu")
+                    if lease.segment == total / 2 {
+                        let deadline = Date().addingTimeInterval(10)
+                        while !sawHalfWay.withLock({ $0 }) && Date() < deadline { usleep(1000) }
+                    }
                 }
             }
             finished.withLock { $0 = outcome }
@@ -37,6 +44,7 @@ struct StoreAsyncTests {
             #expect(job.segmentsDone <= done, "a later snapshot cannot have fewer done segments")
             #expect(segments.allSatisfy { $0.state != .done || $0.spoolFile == "/spool/\($0.index).seg" })
             seen.append(done)
+            if done > 0 && done < total { sawHalfWay.withLock { $0 = true } }
             #expect(try await store.jobsAsync().map(\.id) == [id])
         }
         if case .failure(let error) = finished.withLock({ $0 }) { Issue.record("writer failed: \(error)") }

@@ -88,7 +88,8 @@ struct FarmJobTests {
                            video: ["-c:v", "libx264", "-preset", "ultrafast", "-g", "30", "-pix_fmt", "yuv420p"])
         try farm.startCoordinator()
         try farm.startWorker("w1")
-        let id = try farm.submit(src, output: "long-out.mp4", ["--segment-duration", "1", "--speed", "veryslow"])
+        // 4 s segments at veryslow: the cancel lands while a segment is being encoded.
+        let id = try farm.submit(src, output: "long-out.mp4", ["--segment-duration", "4", "--speed", "veryslow"])
         #expect(try farm.eventually(30) { (try farm.job(id)["framesDone"] as? Int ?? 0) > 0 }, "job started")
         let r = try farm.client(["cancel", id])
         #expect(r.status == 0, "\(r.stderr)")
