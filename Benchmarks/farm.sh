@@ -59,4 +59,8 @@ echo "== 3. wire: 8 MB segment payloads over TCP loopback, small-message round t
 
 echo
 echo "== 4. scheduling simulation: a two-hour film on N workers (measured per-segment costs) =="
-python3 Benchmarks/farm-sim/farmsim.py Benchmarks/farm-sim/sample-input.json
+# As built: each worker decodes its own segment to check it, and the coordinator stitches each segment
+# as soon as it and every one before it are in (its final check reads packets and decodes the audio).
+python3 Benchmarks/farm-sim/farmsim.py Benchmarks/farm-sim/sample-input.json --verify workers --stitch incremental
+echo "(before this session's change, the coordinator decoded the whole output at the end:)"
+python3 Benchmarks/farm-sim/farmsim.py Benchmarks/farm-sim/sample-input.json --verify coordinator --stitch end | grep -E "^ +(1|16|64) "
