@@ -28,10 +28,12 @@ run: release
 	    --preset 1280x720 --overwrite
 	.build/release/tessera probe $(SAMPLE_DIR)/sample-720p.mp4
 
-## Every test suite (swift-testing). Media is generated at run time.
+## Every test suite (swift-testing). Media is generated at run time. One test at a time: the suites
+## start real coordinator/worker processes and encoders, and with 2 cores, parallel suites starved
+## the cooperative pool that the async HTTP and store tests run on (timeouts, not bugs).
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	$(SWIFT) test --skip-build --no-parallel
 
 bench: release
 	@Benchmarks/run.sh
