@@ -96,7 +96,7 @@ let package = Package(
             "TesseraWire", "TesseraCore", "CZeroMQ", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "TesseraCoordinatorTests", dependencies: [
-            "TesseraCoordinator", "TesseraClient", "TesseraCore", "TesseraTestSupport",
+            "TesseraCoordinator", "TesseraClient", "TesseraCore", "TesseraWire", "TesseraTestSupport",
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         // End-to-end: real coordinator and worker processes on loopback.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TesseraCore
 @testable import TesseraCoordinator
+import TesseraWire
 
 /// The dispatcher's in-memory board: which segment goes out next, back-pressure, requeue, completion.
 @Suite struct TaskBoardTests {
@@ -71,6 +72,37 @@ import TesseraCore
         // A failed job wakes its waiting producer and its stitcher.
         board.fail(job: "a", "boom")
         #expect(throws: FarmError.self) { try board.waitFinished(job: "a", segment: 1) }
+    }
+
+    @Test func aWorkerOnlyGetsWorkItCanDo() {
+        let board = TaskBoard(readyLimit: 10) {}
+        board.open(job: "a", priority: 0, created: 1, finished: [:], framesFinished: 0)
+        var av1 = Self.work(0)
+        av1.settings = VideoSettings(codec: .av1)
+        _ = board.add(job: "a", av1)
+        let h264Only = board.next(worker: "w", now: 0, accepts: { $0.settings.codec == .h264 }) { _, _ in 1 }
+        #expect(h264Only == nil, "an H.264-only worker is not given AV1 work")
+        #expect(board.hasReadyWork, "the work stays queued for another worker")
+        let any = board.next(worker: "w2", now: 0) { _, _ in 1 }
+        #expect(any?.work.settings.codec == .av1)
+    }
+
+    @Test func dispatcherMatchesCapabilities() {
+        var caps = Tessera_V1_Capabilities()
+        caps.videoDecoders = ["h264", "hevc"]
+        caps.videoEncoders = ["h264"]
+        caps.backends = ["cpu"]
+        var work = Self.work(0)
+        #expect(Dispatcher.canRun(work, caps))
+        work.settings = VideoSettings(codec: .hevc)
+        #expect(!Dispatcher.canRun(work, caps), "no hevc encoder")
+        work = Self.work(0)
+        work.source.codec = "vp9"
+        #expect(!Dispatcher.canRun(work, caps), "no vp9 decoder")
+        work = Self.work(0)
+        work.backend = "vulkan"
+        #expect(!Dispatcher.canRun(work, caps), "no Vulkan device")
+        #expect(Dispatcher.canRun(Self.work(0), Tessera_V1_Capabilities()), "no lists: trusted")
     }
 
     @Test func stalledOnlyUntilTheWorkerShowsProgress() {

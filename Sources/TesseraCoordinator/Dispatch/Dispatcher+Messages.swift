@@ -197,9 +197,10 @@ extension Dispatcher {
         for rid in sessions.keys.sorted(by: { sessions[$0]!.holding.count < sessions[$1]!.holding.count }) {
             while let s = sessions[rid], s.credit > 0, !s.draining {
                 let deadline = now + configuration.stallTimeout
-                guard let next = farm.board.next(worker: s.id, now: now, attempt: { job, segment in
+                guard let next = farm.board.next(worker: s.id, now: now, accepts: { Self.canRun($0, s.capabilities) },
+                                                 attempt: { job, segment in
                     try? self.farm.store.lease(jobID: job, segment: segment, worker: s.id, deadline: deadline).attempt
-                }) else { return }
+                }) else { break }  // nothing this worker can do; the next worker may
                 let key = TaskKey(job: next.job, segment: next.work.spec.index, attempt: next.attempt)
                 var assign = Tessera_V1_TaskAssign()
                 assign.ref = key.ref
@@ -216,6 +217,15 @@ extension Dispatcher {
                 send(e, to: rid)
             }
         }
+    }
+
+    /// Whether a worker's announced capabilities cover a segment: its decoder, its encoder, and the
+    /// Vulkan backend when the job insists on it. A worker that announced no codec lists is trusted.
+    static func canRun(_ work: SegmentWork, _ c: Tessera_V1_Capabilities) -> Bool {
+        if !c.videoDecoders.isEmpty && !c.videoDecoders.contains(work.source.codec) { return false }
+        if !c.videoEncoders.isEmpty && !c.videoEncoders.contains(work.settings.codec.rawValue) { return false }
+        if work.backend == "vulkan" && !c.backends.contains("vulkan") { return false }
+        return true
     }
 
     static func describe(_ routingID: Data) -> String {

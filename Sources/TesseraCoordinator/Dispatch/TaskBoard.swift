@@ -111,9 +111,11 @@ final class TaskBoard: @unchecked Sendable {
 
     // MARK: Dispatcher thread
 
-    /// The next segment to lease, by the fairness rule; moves it to in-flight for `worker`.
-    /// `attempt` is asked for once the segment is chosen (the store numbers attempts).
-    func next(worker: String, now: Double, attempt: (String, Int) -> Int?) -> (job: String, work: SegmentWork, attempt: Int)? {
+    /// The next segment to lease, by the fairness rule, among the work `worker` can do (`accepts`: its
+    /// codecs and backends); moves it to in-flight for `worker`. `attempt` is asked for once the segment
+    /// is chosen (the store numbers attempts).
+    func next(worker: String, now: Double, accepts: (SegmentWork) -> Bool = { _ in true },
+              attempt: (String, Int) -> Int?) -> (job: String, work: SegmentWork, attempt: Int)? {
         condition.withLock {
             let candidates = jobs.values.filter { !$0.ready.isEmpty && $0.failure == nil }
                 .sorted { a, b in
@@ -123,7 +125,9 @@ final class TaskBoard: @unchecked Sendable {
                     return a.id < b.id
                 }
             for w in candidates {
-                guard let index = w.ready.keys.min(), let work = w.ready.removeValue(forKey: index) else { continue }
+                guard let index = w.ready.keys.min(), let ready = w.ready[index], accepts(ready) else { continue }
+                w.ready[index] = nil
+                let work = ready
                 guard let n = attempt(w.id, index) else { continue }
                 w.inFlight[index] = InFlight(work: work, attempt: n, worker: worker, leasedAt: now, lastProgress: now,
                                              framesDone: 0)
