@@ -65,7 +65,7 @@ extension Coordinator: FarmService {
         guard !record.state.isTerminal else { throw FarmError(.conflict, "job \(id) already \(record.state.rawValue)") }
         if let runner = runner(id) {
             runner.stop(.cancel)
-            await Self.waitOff { runner.wait() }
+            _ = try? await Self.offPool { runner.wait() }
         } else {
             let store = farm.store
             _ = try? await Self.offPool { try store.transition(id, to: .cancelled) }
@@ -130,11 +130,6 @@ extension Coordinator: FarmService {
                          framesTotal: r.framesTotal, framesDone: framesDone, framesPerSecond: fps,
                          elapsedSeconds: elapsed, etaSeconds: eta, error: r.error, createdAt: r.createdAt,
                          updatedAt: r.updatedAt)
-    }
-
-    /// Runs a blocking wait on a plain thread, so Swift's cooperative pool is never held.
-    static func waitOff(_ body: @escaping @Sendable () -> Void) async {
-        _ = try? await offPool(body)
     }
 
     /// Runs blocking work (a durable SQLite commit, a thread join) on a plain thread and returns its

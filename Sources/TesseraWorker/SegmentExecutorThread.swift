@@ -11,14 +11,14 @@ import TesseraWire
 /// It never touches the socket (ZeroMQ sockets belong to one thread).
 final class SegmentExecutorThread: @unchecked Sendable {
     struct Held: Sendable {
-        let key: TaskRefKey
+        let key: TaskKey
         let task: Tessera_V1_SegmentTask
     }
 
     private let condition = NSCondition()
     private var queue: [Held] = []
-    private var running: TaskRefKey?
-    private var cancelled: Set<TaskRefKey> = []
+    private var running: TaskKey?
+    private var cancelled: Set<TaskKey> = []
     private var stopped = false
     private let threads: Int
     private let selectors: LockedSelectors
@@ -49,7 +49,7 @@ final class SegmentExecutorThread: @unchecked Sendable {
 
     /// Stops a task: drops it if waiting; if running, stops it between packets (it then reports
     /// TaskFailed CANCELLED).
-    func cancel(_ key: TaskRefKey) -> CancelOutcome {
+    func cancel(_ key: TaskKey) -> CancelOutcome {
         condition.withLock {
             if let i = queue.firstIndex(where: { $0.key == key }) {
                 queue.remove(at: i)
@@ -64,7 +64,7 @@ final class SegmentExecutorThread: @unchecked Sendable {
     }
 
     /// Removes and returns the tasks not started yet (to hand back when draining or reconnecting).
-    func takeWaiting() -> [TaskRefKey] {
+    func takeWaiting() -> [TaskKey] {
         condition.withLock {
             let keys = queue.map(\.key)
             queue.removeAll()
@@ -73,7 +73,7 @@ final class SegmentExecutorThread: @unchecked Sendable {
     }
 
     /// Tasks held: waiting plus running.
-    var holding: [TaskRefKey] {
+    var holding: [TaskKey] {
         condition.withLock { queue.map(\.key) + (running.map { [$0] } ?? []) }
     }
 
@@ -120,44 +120,23 @@ final class SegmentExecutorThread: @unchecked Sendable {
                 let now = Date().timeIntervalSince1970
                 guard now - lastProgress >= 0.5 || p.framesDone == p.framesTotal else { return }
                 lastProgress = now
-                var msg = Tessera_V1_TaskProgress()
-                msg.ref = key.ref
-                msg.framesDone = UInt32(p.framesDone)
-                msg.framesTotal = UInt32(p.framesTotal)
-                msg.framesPerSecond = Double(p.framesDone) / max(0.001, Date().timeIntervalSince(started))
-                var e = Tessera_V1_Envelope()
-                e.progress = msg
-                self.post(e)
+                self.post(.progress(key.ref, framesDone: UInt32(p.framesDone), framesTotal: UInt32(p.framesTotal),
+                                    framesPerSecond: Double(p.framesDone) / max(0.001, Date().timeIntervalSince(started))))
             }, isCancelled: { [self] in condition.withLock { cancelled.contains(key) || stopped } })
-            var result = Tessera_V1_TaskResult()
-            result.ref = key.ref
-            do throws(WireError) { result.output = try Tessera_V1_SegmentOutput(output) } catch {
+            let wire: Tessera_V1_SegmentOutput
+            do throws(WireError) { wire = try Tessera_V1_SegmentOutput(output) } catch {
                 throw MediaError(.ffmpeg, "segment output cannot be sent: \(error)")
             }
-            var e = Tessera_V1_Envelope()
-            e.result = result
             logger.info("segment \(key) done: \(output.frames) frames in \(String(format: "%.2f", output.seconds)) s (\(output.processor))")
-            post(e)
+            post(.result(key.ref, output: wire))
         } catch {
             if error.kind == .cancelled {
                 logger.info("segment \(key) cancelled")
-                var f = Tessera_V1_TaskFailed()
-                f.ref = key.ref
-                f.code = .cancelled
-                f.message = error.message
-                var e = Tessera_V1_Envelope()
-                e.failed = f
-                post(e)
+                post(.failed(key.ref, code: .cancelled, message: error.message))
                 return
             }
             logger.error("segment \(key) failed: \(error)")
-            var f = Tessera_V1_TaskFailed()
-            f.ref = key.ref
-            f.code = Self.code(error)
-            f.message = error.description
-            var e = Tessera_V1_Envelope()
-            e.failed = f
-            post(e)
+            post(.failed(key.ref, code: Self.code(error), message: error.description))
         }
     }
 
@@ -191,27 +170,4 @@ final class LockedSelectors: @unchecked Sendable {
             return s
         }
     }
-}
-
-/// (job, segment, attempt), as the worker tracks what it holds.
-struct TaskRefKey: Hashable, Sendable, CustomStringConvertible {
-    let job: String
-    let segment: UInt32
-    let attempt: UInt32
-
-    init(_ ref: Tessera_V1_TaskRef) {
-        job = ref.jobID
-        segment = ref.segment
-        attempt = ref.attempt
-    }
-
-    var ref: Tessera_V1_TaskRef {
-        var r = Tessera_V1_TaskRef()
-        r.jobID = job
-        r.segment = segment
-        r.attempt = attempt
-        return r
-    }
-
-    var description: String { "\(job)/\(segment)#\(attempt)" }
 }

@@ -18,7 +18,7 @@ struct WorkerConnection {
     private var backoff: Double
     private var connections = 0
     /// Results sent but not yet acknowledged: re-sent after a reconnect.
-    private var unacked: [TaskRefKey: Tessera_V1_Envelope] = [:]
+    private var unacked: [TaskKey: Tessera_V1_Envelope] = [:]
     private var returnedForDrain = false
 
     init(worker: Worker, context: ZMQContext) {
@@ -69,13 +69,7 @@ struct WorkerConnection {
     }
 
     private mutating func sendHello() {
-        var hello = Tessera_V1_Hello()
-        hello.workerID = worker.configuration.id
-        hello.versions = [WireCodec.version]
-        hello.capabilities = worker.capabilities
-        var e = Tessera_V1_Envelope()
-        e.hello = hello
-        send(e)
+        send(.hello(workerID: worker.configuration.id, capabilities: worker.capabilities))
         helloSentAt = Date().timeIntervalSince1970
     }
 
@@ -127,14 +121,14 @@ struct WorkerConnection {
             log.error("coordinator refused this worker: \(r.message)")
             return .rejected(r.message)
         case .assign(let a)?:
-            let key = TaskRefKey(a.ref)
+            let key = TaskKey(a.ref)
             if worker.draining.isSet {
                 sendFailed(key, .returned, "worker draining")
             } else {
                 worker.executor.enqueue(.init(key: key, task: a.task))
             }
         case .cancel(let c)?:
-            let key = TaskRefKey(c.ref)
+            let key = TaskKey(c.ref)
             switch worker.executor.cancel(key) {
             case .dropped:
                 log.info("segment \(key) withdrawn before it started: \(c.reason)")
@@ -145,7 +139,7 @@ struct WorkerConnection {
                 break
             }
         case .ack(let a)?:
-            if unacked.removeValue(forKey: TaskRefKey(a.ref)) != nil, !worker.draining.isSet { sendReady(1) }
+            if unacked.removeValue(forKey: TaskKey(a.ref)) != nil, !worker.draining.isSet { sendReady(1) }
         case .heartbeat?:
             break
         default:
@@ -158,7 +152,7 @@ struct WorkerConnection {
     private mutating func sendOutcome(_ e: Tessera_V1_Envelope) {
         switch e.body {
         case .result(let r)?:
-            unacked[TaskRefKey(r.ref)] = e
+            unacked[TaskKey(r.ref)] = e
             if welcomed { send(e) }
         case .failed?:
             if welcomed {
@@ -180,47 +174,27 @@ struct WorkerConnection {
         // The codec thread posts a segment's outcome before it counts as idle: idle and an empty outbox
         // (checked in that order) mean every outcome has been taken and sent.
         guard worker.executor.isIdle, worker.outbox.isEmpty, unacked.isEmpty || !welcomed else { return nil }
-        var g = Tessera_V1_Goodbye()
-        g.reason = "drained"
-        var e = Tessera_V1_Envelope()
-        e.goodbye = g
-        send(e)
+        send(.goodbye(reason: "drained"))
         return .stopped
     }
 
     private mutating func sendReady(_ credit: Int) {
-        var r = Tessera_V1_Ready()
-        r.credit = UInt32(credit)
-        var e = Tessera_V1_Envelope()
-        e.ready = r
-        send(e)
+        send(.ready(credit: UInt32(credit)))
     }
 
-    private mutating func sendFailed(_ key: TaskRefKey, _ code: Tessera_V1_ErrorCode, _ message: String) {
-        var f = Tessera_V1_TaskFailed()
-        f.ref = key.ref
-        f.code = code
-        f.message = message
-        var e = Tessera_V1_Envelope()
-        e.failed = f
-        send(e)
+    private mutating func sendFailed(_ key: TaskKey, _ code: Tessera_V1_ErrorCode, _ message: String) {
+        send(.failed(key.ref, code: code, message: message))
     }
 
     private mutating func sendHeartbeat(_ now: Double) {
-        var h = Tessera_V1_Heartbeat()
-        h.sentUnixMs = Int64(now * 1000)
-        h.holding = worker.executor.holding.map(\.ref)
-        var e = Tessera_V1_Envelope()
-        e.heartbeat = h
-        send(e)
+        send(.heartbeat(holding: worker.executor.holding.map(\.ref), sentUnixMilliseconds: Int64(now * 1000)))
     }
 
+    /// Serialized straight into libzmq's buffer (results are megabytes).
     private mutating func send(_ envelope: Tessera_V1_Envelope) {
         guard let socket else { return }
-        var e = envelope
-        e.version = WireCodec.version
         do {
-            _ = try socket.send([WireCodec.encode(e)], dontWait: true)
+            try socket.send(envelope, dontWait: true)
             lastSent = Date().timeIntervalSince1970
         } catch {
             log.debug("send failed: \(error)")

@@ -19,13 +19,9 @@ struct CodecOptions: ParsableArguments {
     @Flag(help: "Put the index (moov) first so playback starts before the download ends.")
     var fastStart = false
 
-    /// What a transcode without --preset encodes: H.264 CRF 23 at the source size with AAC 128 kb/s.
-    static let defaultSettings = OutputSettings(
-        video: VideoSettings(codec: .h264, rateControl: .crf(23)), audio: AudioSettings(codec: .aac))
-
-    /// The preset's settings (or `defaultSettings`) with these options applied.
+    /// The preset's settings (or `OutputSettings.standard`) with these options applied.
     func settings(preset: ExportPreset?) -> OutputSettings {
-        var settings = preset?.settings ?? Self.defaultSettings
+        var settings = preset?.settings ?? .standard
         apply(to: &settings)
         return settings
     }

@@ -74,7 +74,7 @@ struct SubmitCommand: ParsableCommand {
         return JobRequest(
             source: upload ? nil : URL(fileURLWithPath: source).standardizedFileURL.path,
             output: output, preset: base?.rawValue,
-            settings: settings == (base?.settings ?? CodecOptions.defaultSettings) ? nil : settings,
+            settings: settings == (base?.settings ?? OutputSettings.standard) ? nil : settings,
             timeRange: timeRange.flatMap(TimeRange.init(string:)), segmentDuration: segmentDuration,
             backend: backend?.rawValue, priority: priority, overwrite: overwrite)
     }

@@ -19,7 +19,7 @@ extension Dispatcher {
         }
         // A result is valid content whoever sends it (e.g. a worker finishing after its session was
         // dropped): keep it if the segment is still wanted.
-        if case .result(let result)? = envelope.body { accept(result, from: routingID, now: now) }
+        if case .result(let result)? = envelope.body { accept(result, envelope: data, from: routingID, now: now) }
         guard sessions[routingID] != nil else {
             reject(routingID, .unknownWorker, "no session: send Hello")
             return
@@ -61,43 +61,37 @@ extension Dispatcher {
         let slots = max(1, min(Int(hello.capabilities.slots == 0 ? 2 : hello.capabilities.slots), 8))
         sessions[routingID] = WorkerSession(routingID: routingID, id: hello.workerID, capabilities: hello.capabilities,
                                             slots: slots, lastSeen: now, lastSent: 0)
-        var w = Tessera_V1_Welcome()
-        w.version = WireCodec.version
-        w.heartbeatIntervalMs = UInt32(configuration.heartbeatInterval * 1000)
-        w.liveness = UInt32(configuration.liveness)
-        w.maxMessageBytes = UInt64(configuration.maxMessageBytes)
-        var e = Tessera_V1_Envelope()
-        e.welcome = w
-        send(e, to: routingID)
+        send(.welcome(heartbeatIntervalMilliseconds: UInt32(configuration.heartbeatInterval * 1000),
+                      liveness: UInt32(configuration.liveness), maxMessageBytes: UInt64(configuration.maxMessageBytes)),
+             to: routingID)
         logger.info("worker \(hello.workerID) joined (\(hello.capabilities.hostname), \(hello.capabilities.cores) cores, backends \(hello.capabilities.backends.joined(separator: ",")))")
     }
 
     private func reject(_ routingID: Data, _ code: Tessera_V1_ErrorCode, _ message: String) {
-        var r = Tessera_V1_Reject()
-        r.code = code
-        r.message = message
-        var e = Tessera_V1_Envelope()
-        e.reject = r
-        send(e, to: routingID)
+        send(.reject(code: code, message: message), to: routingID)
     }
 
-    /// Spools a result (fsync) before acknowledging it; a duplicate or unwanted result is acknowledged
-    /// and discarded.
-    private func accept(_ result: Tessera_V1_TaskResult, from routingID: Data, now: Double) {
+    /// Spools a result (the envelope as received, fsync'd) before acknowledging it; a duplicate,
+    /// unwanted or unusable result is acknowledged and discarded. Only the small fields are checked
+    /// here: the packets are read once, by the job's stitcher, from the spool.
+    private func accept(_ result: Tessera_V1_TaskResult, envelope data: Data, from routingID: Data, now: Double) {
         let key = TaskKey(result.ref)
         sessions[routingID]?.holding.remove(key)
         if farm.board.wants(job: key.job, segment: key.segment) {
             do {
-                let output = try SegmentOutput(wire: result.output, index: key.segment)
-                let file = try farm.spool.write(jobID: key.job, segment: key.segment, attempt: key.attempt,
-                                                data: try result.output.serializedData())
+                let output = result.output
+                _ = try CodecConfiguration(wire: output.parameters, field: "result.output.parameters")
+                guard output.frames > 0, !output.packets.isEmpty else {
+                    throw WireError(.malformed, "result.output holds no frames")
+                }
+                let file = try farm.spool.write(jobID: key.job, segment: key.segment, attempt: key.attempt, data: data)
                 switch try farm.store.complete(jobID: key.job, segment: key.segment, attempt: key.attempt,
-                                                spoolFile: file.path, encodeSeconds: output.seconds,
+                                                spoolFile: file.path, encodeSeconds: output.encodeSeconds,
                                                 processor: output.processor) {
                 case .accepted:
                     logger.info("segment \(key) spooled (\(output.frames) frames)")
                     if let superseded = farm.board.complete(job: key.job, segment: key.segment, attempt: key.attempt,
-                                                            spool: file, frames: output.frames) {
+                                                            spool: file, frames: Int(output.frames)) {
                         withdraw(job: key.job, segment: key.segment, attempt: superseded.attempt,
                                  worker: superseded.worker, reason: "superseded")
                     }
@@ -108,18 +102,10 @@ extension Dispatcher {
                 }
             } catch {
                 logger.error("result \(key) could not be kept: \(error)")
-                _ = try? farm.store.failAttempt(jobID: key.job, segment: key.segment, attempt: key.attempt,
-                                                error: "result unusable: \(error)", counts: true,
-                                                maxFailures: configuration.maxAttempts)
-                farm.board.requeue(job: key.job, segment: key.segment, attempt: key.attempt)
-                return
+                requeueOrFail(key, error: "result unusable: \(error)", counts: true)
             }
         }
-        var ack = Tessera_V1_ResultAck()
-        ack.ref = key.ref
-        var e = Tessera_V1_Envelope()
-        e.ack = ack
-        send(e, to: routingID)
+        send(.ack(key.ref), to: routingID)
     }
 
     private func failed(_ f: Tessera_V1_TaskFailed, from routingID: Data) {
@@ -168,11 +154,7 @@ extension Dispatcher {
                 logger.warning("worker \(s.id) silent for \(String(format: "%.1f", now - s.lastSeen)) s: dead")
                 drop(rid, why: "went silent")
             } else if now - s.lastSent >= interval {
-                var h = Tessera_V1_Heartbeat()
-                h.sentUnixMs = Int64(now * 1000)
-                var e = Tessera_V1_Envelope()
-                e.heartbeat = h
-                send(e, to: rid)
+                send(.heartbeat(sentUnixMilliseconds: Int64(now * 1000)), to: rid)
             }
         }
         for stalled in farm.board.stalled(before: now - configuration.stallTimeout) {
@@ -180,12 +162,7 @@ extension Dispatcher {
             logger.warning("segment \(key) made no progress for \(Int(configuration.stallTimeout)) s on \(stalled.flight.worker): re-leasing")
             if let (rid, _) = sessions.first(where: { $0.value.id == stalled.flight.worker }) {
                 sessions[rid]?.holding.remove(key)
-                var cancel = Tessera_V1_TaskCancel()
-                cancel.ref = key.ref
-                cancel.reason = "stalled"
-                var e = Tessera_V1_Envelope()
-                e.cancel = cancel
-                send(e, to: rid)
+                send(.cancel(key.ref, reason: "stalled"), to: rid)
             }
             requeueOrFail(key, error: "stalled on worker \(stalled.flight.worker)", counts: true)
         }
@@ -202,19 +179,15 @@ extension Dispatcher {
                     try? self.farm.store.lease(jobID: job, segment: segment, worker: s.id, deadline: deadline).attempt
                 }) else { break }  // nothing this worker can do; the next worker may
                 let key = TaskKey(job: next.job, segment: next.work.spec.index, attempt: next.attempt)
-                var assign = Tessera_V1_TaskAssign()
-                assign.ref = key.ref
-                do { assign.task = try Tessera_V1_SegmentTask(next.work) } catch {
+                let task: Tessera_V1_SegmentTask
+                do { task = try Tessera_V1_SegmentTask(next.work) } catch {
                     logger.error("segment \(key) cannot be sent: \(error)")
                     farm.board.fail(job: key.job, "segment \(key.segment) cannot be sent: \(error)")
                     continue
                 }
-                assign.leaseDeadlineUnixMs = Int64(deadline * 1000)
-                var e = Tessera_V1_Envelope()
-                e.assign = assign
                 sessions[rid]!.credit -= 1
                 sessions[rid]!.holding.insert(key)
-                send(e, to: rid)
+                send(.assign(key.ref, task: task, leaseDeadlineUnixMilliseconds: Int64(deadline * 1000)), to: rid)
             }
         }
     }

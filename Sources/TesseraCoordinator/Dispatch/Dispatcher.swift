@@ -112,9 +112,10 @@ final class Dispatcher: @unchecked Sendable {
             if now - lastHousekeeping >= tick {
                 lastHousekeeping = now
                 housekeeping(now: now)
+                // For `tessera workers`: refreshed each tick, not on every message.
+                snapshot.set(sessions.values.map(\.status).sorted { $0.id < $1.id })
             }
             dispatch(now: now)
-            snapshot.set(sessions.values.map(\.status).sorted { $0.id < $1.id })
         }
     }
 
@@ -141,22 +142,16 @@ final class Dispatcher: @unchecked Sendable {
             case .cancelTask(let key, let worker, let reason):
                 guard let (rid, _) = sessions.first(where: { $0.value.id == worker }) else { continue }
                 sessions[rid]?.holding.remove(key)
-                var cancel = Tessera_V1_TaskCancel()
-                cancel.ref = key.ref
-                cancel.reason = reason
-                var e = Tessera_V1_Envelope()
-                e.cancel = cancel
-                send(e, to: rid)
+                send(.cancel(key.ref, reason: reason), to: rid)
             }
         }
     }
 
-    /// Sends one envelope to a worker; a worker that vanished is dropped at the next liveness check.
+    /// Sends one envelope to a worker (serialized straight into libzmq's buffer: tasks are megabytes);
+    /// a worker that vanished is dropped at the next liveness check.
     func send(_ envelope: Tessera_V1_Envelope, to routingID: Data) {
-        var e = envelope
-        e.version = WireCodec.version
         do {
-            _ = try router.send([routingID, WireCodec.encode(e)], dontWait: true)
+            try router.send(envelope, to: routingID, dontWait: true)
             sessions[routingID]?.lastSent = Date().timeIntervalSince1970
         } catch {
             logger.debug("send to a worker failed: \(error)")

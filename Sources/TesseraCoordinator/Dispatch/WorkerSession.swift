@@ -2,33 +2,6 @@ import Foundation
 import TesseraCore
 import TesseraWire
 
-/// One attempt at one segment, as leases and results name it.
-struct TaskKey: Hashable, Sendable, CustomStringConvertible {
-    var job: String
-    var segment: Int
-    var attempt: Int
-
-    init(job: String, segment: Int, attempt: Int) {
-        self.job = job
-        self.segment = segment
-        self.attempt = attempt
-    }
-
-    init(_ ref: Tessera_V1_TaskRef) {
-        self.init(job: ref.jobID, segment: Int(ref.segment), attempt: Int(ref.attempt))
-    }
-
-    var ref: Tessera_V1_TaskRef {
-        var r = Tessera_V1_TaskRef()
-        r.jobID = job
-        r.segment = UInt32(segment)
-        r.attempt = UInt32(attempt)
-        return r
-    }
-
-    var description: String { "\(job)/\(segment)#\(attempt)" }
-}
-
 /// A connected worker as the dispatcher sees it (dispatcher thread only).
 struct WorkerSession {
     let routingID: Data

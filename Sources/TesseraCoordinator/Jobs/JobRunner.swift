@@ -35,7 +35,7 @@ final class JobRunner: @unchecked Sendable {
     /// The settings a request asks for: its own, else its preset's, else H.264 CRF 23 + AAC.
     static func settings(for request: JobRequest) -> OutputSettings {
         var s = request.settings ?? request.preset.flatMap(ExportPreset.init(name:))?.settings
-            ?? OutputSettings(video: VideoSettings(codec: .h264, rateControl: .crf(23)), audio: AudioSettings(codec: .aac))
+            ?? .standard
         if let type = request.fileType { s.fileType = type }
         return s
     }

@@ -27,9 +27,9 @@ final class RemoteSegmentExecutor: SegmentExecutor, @unchecked Sendable {
             throw MediaError(.cancelled, error.message)
         }
         do {
-            let data = try farm.spool.read(url)
-            let message = try Tessera_V1_SegmentOutput(serializedBytes: data)
-            return try SegmentOutput(wire: message, index: index)
+            // The spool holds the TaskResult envelope exactly as the worker sent it.
+            let envelope = try WireCodec.decode(try farm.spool.read(url), maxBytes: Int.max)
+            return try SegmentOutput(wire: envelope.result.output, index: index)
         } catch {
             throw MediaError(.corrupt, path: url.path, "spooled segment \(index) cannot be read back: \(error)")
         }

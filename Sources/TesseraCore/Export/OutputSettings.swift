@@ -93,6 +93,11 @@ public struct OutputSettings: Sendable, Hashable, Codable {
     /// Put the moov atom first so playback can start before the download ends.
     public var optimizeForNetworkUse: Bool
 
+    /// What a transcode or a farm job encodes when asked for no preset or settings: H.264 CRF 23 at
+    /// the source size with AAC 128 kb/s.
+    public static let standard = OutputSettings(video: VideoSettings(codec: .h264, rateControl: .crf(23)),
+                                                audio: AudioSettings(codec: .aac))
+
     public init(video: VideoSettings?, audio: AudioSettings?, passthrough: Bool = false, fileType: FileType? = nil,
                 optimizeForNetworkUse: Bool = false) {
         self.video = video
