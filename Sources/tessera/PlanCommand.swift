@@ -13,10 +13,13 @@ struct PlanCommand: ParsableCommand {
     @Argument(help: "The source media file.") var source: String
     @Option(help: "Wished segment length in seconds.") var segmentDuration: Double = 4
     @Option(help: "Only this part of the source, e.g. 1s-4s.") var timeRange: String?
+    @Option(help: "Segments expected to run at once: the last round is re-cut so they finish together.")
+    var parallel = 1
     @Flag(help: "Print the plan as JSON.") var json = false
 
     func validate() throws {
         if !(segmentDuration > 0) { throw ValidationError("--segment-duration must be positive") }
+        if parallel < 1 { throw ValidationError("--parallel must be at least 1") }
         if let timeRange, TimeRange(string: timeRange) == nil {
             throw ValidationError("cannot read time range '\(timeRange)'; write it as START-END, e.g. 1s-4s")
         }
@@ -25,7 +28,7 @@ struct PlanCommand: ParsableCommand {
     func run() throws {
         let plan: SegmentPlan
         do {
-            plan = try SegmentPlan.make(path: source, segmentDuration: segmentDuration,
+            plan = try SegmentPlan.make(path: source, segmentDuration: segmentDuration, parallel: parallel,
                                         timeRange: timeRange.flatMap(TimeRange.init(string:)))
         } catch {
             FileHandle.standardError.write(Data("tessera: \(error)\n".utf8))

@@ -15,9 +15,11 @@ public struct SegmentPlan: Sendable, Codable {
     /// Seconds spent reading the packet index and planning.
     public var planningSeconds: Double
 
-    /// Indexes the video packets (no decoding) and plans segments about `segmentDuration` seconds long.
+    /// Indexes the video packets (no decoding) and plans segments about `segmentDuration` seconds long,
+    /// the last round re-cut for `parallel` slots (see `SegmentPlanner.balanceTail`).
     /// - Throws: the `InputFile` errors; `.invalidArgument` when the file has no video or the range no frame.
-    public static func make(path: String, segmentDuration: Double, timeRange: TimeRange? = nil) throws(MediaError)
+    public static func make(path: String, segmentDuration: Double, parallel: Int = 1,
+                            timeRange: TimeRange? = nil) throws(MediaError)
         -> SegmentPlan
     {
         let started = Date()
@@ -29,7 +31,8 @@ public struct SegmentPlan: Sendable, Codable {
         let index = try VideoPacketIndex.build(reader.input, trackID: id)
         let tb = stream.pointee.time_base
         let target = max(1, Int64(segmentDuration * Double(tb.den) / Double(tb.num)))
-        let plan = SegmentPlanner.plan(index, start: range.start, end: range.end, targetTicks: target)
+        let plan = SegmentPlanner.plan(index, start: range.start, end: range.end, targetTicks: target,
+                                       parallel: parallel)
         guard !plan.segments.isEmpty else { throw MediaError(.invalidArgument, path: path, "the range holds no frame") }
         return SegmentPlan(path: path, trackID: id, timeBase: Fraction(Int(tb.num), Int(tb.den)),
                            packetCount: index.entries.count, frameCount: plan.outputTimes.count,

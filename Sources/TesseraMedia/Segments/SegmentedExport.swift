@@ -64,7 +64,8 @@ final class SegmentedExport: @unchecked Sendable {
         let tb = source.timeBase
         let index = try VideoPacketIndex.build(try InputFile(path: reader.path), trackID: videoID)
         let target = max(1, Int64(config.segmentSeconds * Double(tb.den) / Double(tb.num)))
-        let planned = SegmentPlanner.plan(index, start: range.start, end: range.end, targetTicks: target)
+        let planned = SegmentPlanner.plan(index, start: range.start, end: range.end, targetTicks: target,
+                                          parallel: config.parallel)
         let plan = planned.segments
         expectedTimes = planned.outputTimes.map { TickMath.time($0, tb) }
         guard !plan.isEmpty else { throw MediaError(.invalidArgument, path: reader.path, "the range holds no video frame") }

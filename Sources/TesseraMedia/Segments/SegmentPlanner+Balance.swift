@@ -1,0 +1,90 @@
+extension SegmentPlanner {
+    /// What decoding a frame only to drop it costs, relative to a frame decoded, processed and encoded
+    /// (H.264 1080p → 720p veryfast: decoding is about a quarter of the work).
+    static let decodeOnlyCost = 0.25
+
+    /// Re-cuts the last round of segments so that all `parallel` slots finish together.
+    ///
+    /// Keyframe-aligned segments come in whole GOPs, so the last round is usually uneven: with 15 GOPs
+    /// on 2 slots, one slot idles for a whole GOP at the end. Segments are dispatched in order to the
+    /// first free slot; this simulates that with cost ∝ frames, then splits the frames of the last
+    /// `parallel` segments into pieces that end together. A piece ends at a keyframe when one is close
+    /// (a tenth of the piece), otherwise mid-GOP: the next piece then decodes from the keyframe before
+    /// it and drops the frames ahead of its start (counted at `decodeOnlyCost`). Pieces shorter than
+    /// `minimumFrames` are not made (that slot is left to idle), and the re-cut is kept only when the
+    /// simulated finish comes earlier.
+    ///
+    /// - Parameters:
+    ///   - cuts: segment boundaries as presentation times (each the first frame of a segment).
+    ///   - framePTS, isKeyframe: the output frames in presentation order.
+    /// - Returns: the new boundaries; the same when there is nothing to gain.
+    static func balanceTail(_ cuts: [Int64], framePTS: [Int64], isKeyframe: [Bool], parallel: Int,
+                            minimumFrames: Int = 8) -> [Int64] {
+        let count = framePTS.count
+        // Segment boundaries as frame indices.
+        let bounds = [0] + cuts.map { cut in framePTS.firstIndex { $0 >= cut } ?? count } + [count]
+        let segments = bounds.count - 1
+        guard parallel > 1, segments >= parallel else { return cuts }
+        let tailStart = bounds[segments - parallel]
+
+        // When each slot becomes free for the last round, dispatching in order to the first free slot.
+        var free = Array(repeating: 0.0, count: parallel)
+        for i in 0..<(segments - parallel) {
+            let slot = free.indices.min { free[$0] < free[$1] }!
+            free[slot] += Double(bounds[i + 1] - bounds[i])
+        }
+        free.sort()
+        // Frames decoded only to reach `frame` from the keyframe before it.
+        func lead(_ frame: Int) -> Double {
+            let key = (0...frame).last { isKeyframe[$0] } ?? 0
+            return Double(frame - key) * decodeOnlyCost
+        }
+        // Slots that would get less than a minimum piece stay idle; the others share the tail.
+        var slots = parallel
+        var finish = 0.0
+        while slots > 1 {
+            finish = (free.prefix(slots).reduce(0, +) + Double(count - tailStart)) / Double(slots)
+            if finish - free[slots - 1] >= Double(minimumFrames) { break }
+            slots -= 1
+        }
+        guard slots > 1 else { return cuts }
+
+        // Twice: the second pass counts the lead-in decoding of the mid-GOP cuts the first one chose.
+        var pieces: [Int] = []
+        for _ in 0..<2 {
+            let leadIns = pieces.reduce(0) { $0 + lead($1) }
+            let target = finish + leadIns / Double(slots)
+            pieces = []
+            var position = tailStart
+            for slot in 0..<(slots - 1) {
+                let remainingPieces = slots - slot - 1
+                var end = position + Int((target - free[slot] - lead(position)).rounded())
+                let tolerance = max(1, (end - position) / 10)
+                let near = max(position + 1, end - tolerance), far = min(count - 1, end + tolerance)
+                if near <= far, let key = (near...far).filter({ isKeyframe[$0] }).min(by: { abs($0 - end) < abs($1 - end) }) {
+                    end = key
+                }
+                end = min(max(end, position + minimumFrames), count - minimumFrames * remainingPieces)
+                guard end > position, end < count else { return cuts }
+                pieces.append(end)
+                position = end
+            }
+        }
+        let kept = Array(cuts.prefix(segments - parallel))
+        let balanced = kept + pieces.map { framePTS[$0] }
+        // Keep the re-cut only when it helps: snapping and minimum pieces can undo a small gain.
+        let costs = { (bounds: [Int]) in zip(bounds, bounds.dropFirst()).map { Double($1 - $0) + lead($0) } }
+        let newBounds = [0] + kept.map { cut in framePTS.firstIndex { $0 >= cut } ?? count } + pieces + [count]
+        return makespan(costs(newBounds), slots: parallel) < makespan(costs(bounds), slots: parallel) ? balanced : cuts
+    }
+
+    /// When the last slot finishes, segments going in order to the first free slot.
+    static func makespan(_ costs: [Double], slots: Int) -> Double {
+        var free = Array(repeating: 0.0, count: max(1, slots))
+        for cost in costs {
+            let slot = free.indices.min { free[$0] < free[$1] }!
+            free[slot] += cost
+        }
+        return free.max() ?? 0
+    }
+}
