@@ -32,9 +32,13 @@ extension Coordinator: FarmService {
         if !request.overwrite, FileManager.default.fileExists(atPath: output) {
             throw FarmError(.conflict, "\(output) exists; submit with overwrite to replace it")
         }
+        if let parallelism = request.parallelism, !(1...4096).contains(parallelism) {
+            throw FarmError(.invalidRequest, "parallelism must be 1…4096, not \(parallelism)")
+        }
         var stored = request
         stored.source = source
         stored.fileType = type
+        stored.parallelism = request.parallelism ?? max(1, workerStatuses.filter { $0.state != "draining" }.count)
         let record: JobRecord
         let store = farm.store, toStore = stored
         do {

@@ -26,6 +26,9 @@ final class SegmentExecutorThread: @unchecked Sendable {
     /// Called on this thread with each envelope to send.
     private let post: @Sendable (Tessera_V1_Envelope) -> Void
 
+    /// How each requested backend resolved so far, for the coordinator (Capabilities, Ready).
+    var backendChoices: [Tessera_V1_BackendChoice] { selectors.choices }
+
     init(threads: Int, backend: ProcessingBackendName, logger: Logger,
          post: @escaping @Sendable (Tessera_V1_Envelope) -> Void) {
         self.threads = threads
@@ -160,6 +163,18 @@ final class LockedSelectors: @unchecked Sendable {
     private let fallback: String
 
     init(default fallback: String) { self.fallback = fallback }
+
+    /// Every selector that has decided, as the protocol reports it, in a stable order.
+    var choices: [Tessera_V1_BackendChoice] {
+        let decided = lock.withLock { selectors.sorted { $0.key < $1.key }.compactMap { $0.value.choice } }
+        return decided.map { choice in
+            var c = Tessera_V1_BackendChoice()
+            c.requested = choice.requested.rawValue
+            c.chosen = choice.chosen.rawValue
+            c.reason = choice.reason
+            return c
+        }
+    }
 
     func selector(for requested: String) -> BackendSelector {
         let name = requested.isEmpty || requested == "auto" ? fallback : requested

@@ -112,6 +112,7 @@ public final class Worker: @unchecked Sendable {
         c.backends = backends
         c.software = "tessera / \(CodecSupport.libraryVersion)"
         c.slots = UInt32(configuration.slots)
+        c.backendChoices = executor.backendChoices
         return c
     }
 }

@@ -19,6 +19,8 @@ struct WorkerConnection {
     private var connections = 0
     /// Results sent but not yet acknowledged: re-sent after a reconnect.
     private var unacked: [TaskKey: Tessera_V1_Envelope] = [:]
+    /// The backend choices the coordinator has heard (in Hello or a Ready).
+    private var announcedChoices: [Tessera_V1_BackendChoice] = []
     private var returnedForDrain = false
 
     init(worker: Worker, context: ZMQContext) {
@@ -69,7 +71,9 @@ struct WorkerConnection {
     }
 
     private mutating func sendHello() {
-        send(.hello(workerID: worker.configuration.id, capabilities: worker.capabilities))
+        let capabilities = worker.capabilities
+        announcedChoices = capabilities.backendChoices
+        send(.hello(workerID: worker.configuration.id, capabilities: capabilities))
         helloSentAt = Date().timeIntervalSince1970
     }
 
@@ -178,8 +182,15 @@ struct WorkerConnection {
         return .stopped
     }
 
+    /// Ready, with the backend choices when they changed since the coordinator last heard them.
     private mutating func sendReady(_ credit: Int) {
-        send(.ready(credit: UInt32(credit)))
+        var envelope = Tessera_V1_Envelope.ready(credit: UInt32(credit))
+        let choices = worker.executor.backendChoices
+        if choices != announcedChoices {
+            envelope.ready.backendChoices = choices
+            announcedChoices = choices
+        }
+        send(envelope)
     }
 
     private mutating func sendFailed(_ key: TaskKey, _ code: Tessera_V1_ErrorCode, _ message: String) {

@@ -57,8 +57,11 @@ enum FarmText {
     }
 
     static func workerTable(_ workers: [WorkerStatus]) -> String {
-        table(["ID", "HOST", "CORES", "BACKENDS", "STATE", "TASKS", "DONE", "LAST SEEN"], workers.map { w in
-            [w.id, w.hostname, "\(w.cores)", w.backends.joined(separator: ","), w.state,
+        table(["ID", "HOST", "CORES", "BACKENDS", "CHOSEN", "STATE", "TASKS", "DONE", "LAST SEEN"], workers.map { w in
+            [w.id, w.hostname, "\(w.cores)", w.backends.joined(separator: ","),
+             w.backendChoices.isEmpty ? "-" : w.backendChoices.map { $0.prefix { $0 != ":" }.replacingOccurrences(of: " ", with: "") }
+                .joined(separator: ","),
+             w.state,
              w.tasks.isEmpty ? "-" : w.tasks.joined(separator: ","), "\(w.segmentsDone)",
              age(w.lastSeenSeconds) + " ago"]
         })

@@ -90,7 +90,8 @@ struct RunCommand: ParsableCommand {
 
         let request = JobRequest(source: sourceURL.path, output: outputURL.lastPathComponent, preset: base?.rawValue,
                                  settings: settings, timeRange: timeRange.flatMap(TimeRange.init(string:)),
-                                 segmentDuration: segmentDuration, backend: backend, overwrite: overwrite)
+                                 segmentDuration: segmentDuration, backend: backend, parallelism: workers,
+                                 overwrite: overwrite)
         let submitted: JobStatus
         do { submitted = try blockingAwait { try await coordinator.submit(request) } } catch let error as FarmError {
             FileHandle.standardError.write(Data("tessera: \(error.message)\n".utf8))

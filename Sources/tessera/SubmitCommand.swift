@@ -29,6 +29,9 @@ struct SubmitCommand: ParsableCommand {
     var timeRange: String?
     @Option(help: "Seconds per segment (the coordinator's default is 4).") var segmentDuration: Double?
     @Option(help: "The workers' colour/scale backend: auto, vulkan, cpu.") var backend: ProcessingBackend?
+    @Option(help: ArgumentHelp("Segments expected to run at once: the last ones are cut so they finish together.",
+                               discussion: "Default: the workers connected when the job is submitted."))
+    var parallelism: Int?
     @Option(help: "Higher runs first; equal priorities share the workers.") var priority = 0
     @Flag(help: "Replace OUT on the coordinator if it exists.") var overwrite = false
     @Flag(help: "Send SRC from this machine to the coordinator first (for a coordinator that cannot read it).")
@@ -42,6 +45,7 @@ struct SubmitCommand: ParsableCommand {
         try CodecOptions.validate(preset: preset, timeRange: timeRange)
         try codec.validate()
         if let s = segmentDuration, !(s > 0) { throw ValidationError("--segment-duration must be positive") }
+        if let p = parallelism, !(1...4096).contains(p) { throw ValidationError("--parallelism must be 1…4096") }
     }
 
     func run() throws {
@@ -76,6 +80,6 @@ struct SubmitCommand: ParsableCommand {
             output: output, preset: base?.rawValue,
             settings: settings == (base?.settings ?? OutputSettings.standard) ? nil : settings,
             timeRange: timeRange.flatMap(TimeRange.init(string:)), segmentDuration: segmentDuration,
-            backend: backend?.rawValue, priority: priority, overwrite: overwrite)
+            backend: backend?.rawValue, parallelism: parallelism, priority: priority, overwrite: overwrite)
     }
 }

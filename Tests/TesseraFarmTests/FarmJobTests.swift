@@ -48,6 +48,43 @@ struct FarmJobTests {
         for n in 1...3 { #expect(workers.stdout.contains("\"w\(n)\"")) }
     }
 
+    @Test("the last round of segments is re-cut for the workers connected at submission")
+    func tailCutForConnectedWorkers() throws {
+        let farm = try FarmFixture()
+        let src = farm.media.appendingPathComponent("tail.mp4")
+        // 105 frames with a keyframe every 30: keyframe segments of 30, 30, 30 and 15 frames.
+        try TestMedia.make(src, seconds: 3.5, width: 960, height: 540,
+                           video: ["-c:v", "libx264", "-preset", "ultrafast", "-g", "30", "-bf", "3", "-pix_fmt", "yuv420p"])
+        try farm.startCoordinator()
+        for n in 1...2 { try farm.startWorker("w\(n)") }
+        #expect(try farm.eventually(30) { try farm.client(["workers", "--json"]).stdout.contains("\"w2\"") })
+        let id = try farm.submit(src, output: "tail-out.mp4", ["--segment-duration", "1", "--preset", "640x480"])
+        let status = try farm.wait(id)
+        #expect(status["state"] as? String == "completed", "\(status)")
+        let out = farm.outputs.appendingPathComponent("tail-out.mp4")
+        #expect(try Self.frameCount(out) == 105)
+        let verify = try TestMedia.runCapturing(TestMedia.tesseraBinary.path, ["verify", out.path, "--against", src.path])
+        #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
+        // Segment sizes from the workers' logs ("segment J/i#a done: N frames"): the 30 + 15 tail became
+        // two pieces of about 22, one starting mid-GOP.
+        let sizes = (farm.log("w1") + farm.log("w2")).split(separator: "\n").compactMap { line -> Int? in
+            guard let r = line.range(of: " done: ") else { return nil }
+            return Int(line[r.upperBound...].prefix { $0.isNumber })
+        }
+        #expect(sizes.reduce(0, +) == 105, "\(sizes)")
+        #expect(!sizes.contains(15) && sizes.contains { (20...25).contains($0) }, "segment sizes \(sizes)")
+
+        // Both scaled frames (960x540 → 640x360), so both report how their backend resolved (they run
+        // with --backend cpu).
+        let workers = try farm.client(["workers", "--json"])
+        let list = try JSONSerialization.jsonObject(with: Data(workers.stdout.utf8)) as? [[String: Any]] ?? []
+        #expect(list.count == 2)
+        for w in list {
+            let choices = w["backendChoices"] as? [String] ?? []
+            #expect(choices.contains { $0.hasPrefix("cpu → cpu: requested") }, "\(w["id"] ?? "?"): \(choices)")
+        }
+    }
+
     @Test("a corrupt source fails its job with a clear error while another job finishes")
     func corruptSourceFailsAlone() throws {
         let farm = try FarmFixture()

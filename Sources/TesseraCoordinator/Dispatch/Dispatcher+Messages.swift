@@ -29,6 +29,10 @@ extension Dispatcher {
         case .ready(let ready)?:
             var s = sessions[routingID]!
             s.credit = min(s.slots - s.holding.count, s.credit + Int(ready.credit))
+            if !ready.backendChoices.isEmpty {
+                s.backendChoices = ready.backendChoices
+                for c in ready.backendChoices { logger.info("worker \(s.id): backend \(c.requested) → \(c.chosen): \(c.reason)") }
+            }
             sessions[routingID] = s
         case .progress(let p)?:
             farm.board.progress(job: p.ref.jobID, segment: Int(p.ref.segment), attempt: Int(p.ref.attempt),
@@ -60,7 +64,8 @@ extension Dispatcher {
         for (rid, s) in sessions where rid == routingID || s.id == hello.workerID { drop(rid, why: "reconnected") }
         let slots = max(1, min(Int(hello.capabilities.slots == 0 ? 2 : hello.capabilities.slots), 8))
         sessions[routingID] = WorkerSession(routingID: routingID, id: hello.workerID, capabilities: hello.capabilities,
-                                            slots: slots, lastSeen: now, lastSent: 0)
+                                            slots: slots, lastSeen: now, lastSent: 0,
+                                            backendChoices: hello.capabilities.backendChoices)
         send(.welcome(heartbeatIntervalMilliseconds: UInt32(configuration.heartbeatInterval * 1000),
                       liveness: UInt32(configuration.liveness), maxMessageBytes: UInt64(configuration.maxMessageBytes)),
              to: routingID)

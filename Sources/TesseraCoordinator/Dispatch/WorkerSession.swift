@@ -16,6 +16,8 @@ struct WorkerSession {
     var holding: Set<TaskKey> = []
     var segmentsDone = 0
     var draining = false
+    /// How its requested backends resolved (from Hello, then each Ready that says).
+    var backendChoices: [Tessera_V1_BackendChoice] = []
 
     var status: WorkerStatus {
         WorkerStatus(id: id, hostname: capabilities.hostname, cores: Int(capabilities.cores),
@@ -23,6 +25,7 @@ struct WorkerSession {
                      encoders: capabilities.videoEncoders,
                      state: draining ? "draining" : holding.isEmpty ? "idle" : "busy",
                      tasks: holding.map(\.description).sorted(), segmentsDone: segmentsDone,
-                     lastSeenSeconds: max(0, Date().timeIntervalSince1970 - lastSeen))
+                     lastSeenSeconds: max(0, Date().timeIntervalSince1970 - lastSeen),
+                     backendChoices: backendChoices.map { "\($0.requested) → \($0.chosen): \($0.reason)" })
     }
 }

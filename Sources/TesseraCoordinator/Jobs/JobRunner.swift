@@ -30,6 +30,7 @@ final class JobRunner: @unchecked Sendable {
         session.overwrite = request.overwrite
         session.backend = request.backend.flatMap(ProcessingBackend.init(rawValue:)) ?? .auto
         session.segmentDuration = request.segmentDuration ?? farm.defaultSegmentDuration
+        session.parallel = request.parallelism ?? 1
     }
 
     /// The settings a request asks for: its own, else its preset's, else H.264 CRF 23 + AAC.

@@ -23,13 +23,18 @@ public struct JobRequest: Sendable, Hashable, Codable {
     /// "auto", "cpu" or "vulkan": the frame processor the workers use.
     public var backend: String?
     /// Higher runs first; equal priorities share workers fairly.
+    /// Segments expected to run at once. The last round of segments is re-cut so they all finish
+    /// together; the coordinator fills in its connected workers when a request leaves it out, and keeps
+    /// the value with the job so a restarted coordinator plans the same segments.
+    public var parallelism: Int?
     public var priority: Int
     /// Replace an existing file at the output path.
     public var overwrite: Bool
 
     public init(source: String? = nil, uploadID: String? = nil, output: String? = nil, fileType: FileType? = nil,
                 preset: String? = nil, settings: OutputSettings? = nil, timeRange: TimeRange? = nil,
-                segmentDuration: Double? = nil, backend: String? = nil, priority: Int = 0, overwrite: Bool = false) {
+                segmentDuration: Double? = nil, backend: String? = nil, parallelism: Int? = nil, priority: Int = 0,
+                overwrite: Bool = false) {
         self.source = source
         self.uploadID = uploadID
         self.output = output
@@ -39,12 +44,14 @@ public struct JobRequest: Sendable, Hashable, Codable {
         self.timeRange = timeRange
         self.segmentDuration = segmentDuration
         self.backend = backend
+        self.parallelism = parallelism
         self.priority = priority
         self.overwrite = overwrite
     }
 
     private enum CodingKeys: String, CodingKey {
-        case source, uploadID, output, fileType, preset, settings, timeRange, segmentDuration, backend, priority, overwrite
+        case source, uploadID, output, fileType, preset, settings, timeRange, segmentDuration, backend, parallelism, priority
+        case overwrite
     }
 
     /// Every field is optional on the wire: `priority` defaults to 0 and `overwrite` to false.
@@ -59,6 +66,7 @@ public struct JobRequest: Sendable, Hashable, Codable {
                   timeRange: try c.decodeIfPresent(TimeRange.self, forKey: .timeRange),
                   segmentDuration: try c.decodeIfPresent(Double.self, forKey: .segmentDuration),
                   backend: try c.decodeIfPresent(String.self, forKey: .backend),
+                  parallelism: try c.decodeIfPresent(Int.self, forKey: .parallelism),
                   priority: try c.decodeIfPresent(Int.self, forKey: .priority) ?? 0,
                   overwrite: try c.decodeIfPresent(Bool.self, forKey: .overwrite) ?? false)
     }
@@ -154,9 +162,11 @@ public struct WorkerStatus: Sendable, Hashable, Codable {
     public var segmentsDone: Int
     /// Seconds since its last message.
     public var lastSeenSeconds: Double
+    /// How each requested backend resolved on it, e.g. "auto → cpu: vulkan 12.0 frames/s vs cpu 624.0 …".
+    public var backendChoices: [String]
 
     public init(id: String, hostname: String, cores: Int, memoryBytes: UInt64, backends: [String], encoders: [String],
-                state: String, tasks: [String], segmentsDone: Int, lastSeenSeconds: Double) {
+                state: String, tasks: [String], segmentsDone: Int, lastSeenSeconds: Double, backendChoices: [String] = []) {
         self.id = id
         self.hostname = hostname
         self.cores = cores
@@ -167,5 +177,6 @@ public struct WorkerStatus: Sendable, Hashable, Codable {
         self.tasks = tasks
         self.segmentsDone = segmentsDone
         self.lastSeenSeconds = lastSeenSeconds
+        self.backendChoices = backendChoices
     }
 }

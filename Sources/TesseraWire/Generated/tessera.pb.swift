@@ -353,6 +353,30 @@ public nonisolated struct Tessera_V1_Capabilities: Sendable {
   /// tasks it holds at once: 1 running + prefetched (normally 2)
   public var slots: UInt32 = 0
 
+  /// What each requested backend resolved to so far (auto calibrates on a job's first frame needing
+  /// processing, or recalls an earlier measurement). Empty until the worker has processed a frame.
+  public var backendChoices: [Tessera_V1_BackendChoice] = []
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// How a requested processing backend ("auto", "cpu", "vulkan") was resolved on a worker.
+public nonisolated struct Tessera_V1_BackendChoice: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// "auto", "cpu" or "vulkan"
+  public var requested: String = String()
+
+  /// "cpu" or "vulkan": what runs
+  public var chosen: String = String()
+
+  /// e.g. "vulkan 12.0 frames/s vs cpu 624.0 frames/s on the calibration frame (...)"
+  public var reason: String = String()
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -404,6 +428,10 @@ public nonisolated struct Tessera_V1_Ready: Sendable {
   // methods supported on all messages.
 
   public var credit: UInt32 = 0
+
+  /// The worker's backend choices so far, when they changed since it last said (see Capabilities).
+  /// Replaces the list announced earlier; absent means unchanged.
+  public var backendChoices: [Tessera_V1_BackendChoice] = []
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -1326,7 +1354,7 @@ nonisolated extension Tessera_V1_Hello: SwiftProtobuf.Message, SwiftProtobuf._Me
 
 nonisolated extension Tessera_V1_Capabilities: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Capabilities"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}hostname\0\u{1}cores\0\u{3}memory_bytes\0\u{3}video_encoders\0\u{3}video_decoders\0\u{1}backends\0\u{3}vulkan_device\0\u{1}software\0\u{1}slots\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}hostname\0\u{1}cores\0\u{3}memory_bytes\0\u{3}video_encoders\0\u{3}video_decoders\0\u{1}backends\0\u{3}vulkan_device\0\u{1}software\0\u{1}slots\0\u{3}backend_choices\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1343,6 +1371,7 @@ nonisolated extension Tessera_V1_Capabilities: SwiftProtobuf.Message, SwiftProto
       case 7: try { try decoder.decodeSingularStringField(value: &self.vulkanDevice) }()
       case 8: try { try decoder.decodeSingularStringField(value: &self.software) }()
       case 9: try { try decoder.decodeSingularUInt32Field(value: &self.slots) }()
+      case 10: try { try decoder.decodeRepeatedMessageField(value: &self.backendChoices) }()
       default: break
       }
     }
@@ -1376,6 +1405,9 @@ nonisolated extension Tessera_V1_Capabilities: SwiftProtobuf.Message, SwiftProto
     if self.slots != 0 {
       try visitor.visitSingularUInt32Field(value: self.slots, fieldNumber: 9)
     }
+    if !self.backendChoices.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.backendChoices, fieldNumber: 10)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1389,6 +1421,47 @@ nonisolated extension Tessera_V1_Capabilities: SwiftProtobuf.Message, SwiftProto
     if lhs.vulkanDevice != rhs.vulkanDevice {return false}
     if lhs.software != rhs.software {return false}
     if lhs.slots != rhs.slots {return false}
+    if lhs.backendChoices != rhs.backendChoices {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Tessera_V1_BackendChoice: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".BackendChoice"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}requested\0\u{1}chosen\0\u{1}reason\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.requested) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.chosen) }()
+      case 3: try { try decoder.decodeSingularStringField(value: &self.reason) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.requested.isEmpty {
+      try visitor.visitSingularStringField(value: self.requested, fieldNumber: 1)
+    }
+    if !self.chosen.isEmpty {
+      try visitor.visitSingularStringField(value: self.chosen, fieldNumber: 2)
+    }
+    if !self.reason.isEmpty {
+      try visitor.visitSingularStringField(value: self.reason, fieldNumber: 3)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Tessera_V1_BackendChoice, rhs: Tessera_V1_BackendChoice) -> Bool {
+    if lhs.requested != rhs.requested {return false}
+    if lhs.chosen != rhs.chosen {return false}
+    if lhs.reason != rhs.reason {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -1476,7 +1549,7 @@ nonisolated extension Tessera_V1_Reject: SwiftProtobuf.Message, SwiftProtobuf._M
 
 nonisolated extension Tessera_V1_Ready: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Ready"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}credit\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}credit\0\u{3}backend_choices\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1485,6 +1558,7 @@ nonisolated extension Tessera_V1_Ready: SwiftProtobuf.Message, SwiftProtobuf._Me
       // enabled. https://github.com/apple/swift-protobuf/issues/1034
       switch fieldNumber {
       case 1: try { try decoder.decodeSingularUInt32Field(value: &self.credit) }()
+      case 2: try { try decoder.decodeRepeatedMessageField(value: &self.backendChoices) }()
       default: break
       }
     }
@@ -1494,11 +1568,15 @@ nonisolated extension Tessera_V1_Ready: SwiftProtobuf.Message, SwiftProtobuf._Me
     if self.credit != 0 {
       try visitor.visitSingularUInt32Field(value: self.credit, fieldNumber: 1)
     }
+    if !self.backendChoices.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.backendChoices, fieldNumber: 2)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Tessera_V1_Ready, rhs: Tessera_V1_Ready) -> Bool {
     if lhs.credit != rhs.credit {return false}
+    if lhs.backendChoices != rhs.backendChoices {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
