@@ -24,6 +24,15 @@ public struct BackendChoice: Sendable, Hashable, Codable, CustomStringConvertibl
     /// Measured frames per second per backend (auto with a calibration frame only).
     public var framesPerSecond: [String: Double]
 
+    public init(requested: ProcessingBackend, chosen: ProcessingBackend, reason: String, vulkanDevice: String?,
+                framesPerSecond: [String: Double]) {
+        self.requested = requested
+        self.chosen = chosen
+        self.reason = reason
+        self.vulkanDevice = vulkanDevice
+        self.framesPerSecond = framesPerSecond
+    }
+
     public var description: String { "\(chosen.rawValue) (requested \(requested.rawValue)): \(reason)" }
 }
 
@@ -38,23 +47,34 @@ public struct ProcessorSelection {
 /// - Parameters:
 ///   - calibrationFrame: a decoded frame of the job (its real size, format and colour); `auto` times both
 ///     backends on it. Without one, `auto` takes Vulkan only on a real GPU.
+///   - memory: where `auto` looks up a choice already measured for this conversion on this machine, and
+///     stores the one it measures (nil: always calibrate).
 /// - Throws: `MediaError.unsupported` when `vulkan` is asked for and there is no device or the job is
 ///   one its kernels cannot do, or when no backend can do the job; what the chosen backend's initialiser
 ///   throws otherwise.
-public func makeFrameProcessor(backend: ProcessingBackend, spec: ProcessingSpec, calibrationFrame: Frame?)
-    throws(MediaError) -> any FrameProcessor
+public func makeFrameProcessor(backend: ProcessingBackend, spec: ProcessingSpec, calibrationFrame: Frame?,
+                               memory: CalibrationMemory? = nil) throws(MediaError) -> any FrameProcessor
 {
-    try selectFrameProcessor(backend: backend, spec: spec, calibrationFrame: calibrationFrame).processor
+    try selectFrameProcessor(backend: backend, spec: spec, calibrationFrame: calibrationFrame, memory: memory).processor
 }
 
 /// `makeFrameProcessor`, also returning the choice and its reason.
-public func selectFrameProcessor(backend: ProcessingBackend, spec: ProcessingSpec, calibrationFrame: Frame?)
-    throws(MediaError) -> ProcessorSelection
+public func selectFrameProcessor(backend: ProcessingBackend, spec: ProcessingSpec, calibrationFrame: Frame?,
+                                 memory: CalibrationMemory? = nil) throws(MediaError) -> ProcessorSelection
 {
     if backend == .cpu {
         // Not even a device query: it loads the Vulkan driver (lavapipe brings LLVM, ~60 MB) for nothing.
         return ProcessorSelection(processor: try SwscaleProcessor(spec: spec), choice: BackendChoice(
             requested: .cpu, chosen: .cpu, reason: "requested", vulkanDevice: nil, framesPerSecond: [:]))
+    }
+    if backend == .auto, let frame = calibrationFrame, var remembered = memory?.recall(spec: spec, frame: frame) {
+        remembered.requested = .auto
+        // A remembered CPU choice never loads the Vulkan driver; a remembered Vulkan one that no longer
+        // builds falls through to a fresh calibration.
+        if remembered.chosen == .cpu {
+            return ProcessorSelection(processor: try SwscaleProcessor(spec: spec), choice: remembered)
+        }
+        if let gpu = try? VulkanProcessor(spec: spec) { return ProcessorSelection(processor: gpu, choice: remembered) }
     }
     let device = VulkanProcessor.availableDevice()
     let deviceName = try? device.get()
@@ -101,9 +121,11 @@ public func selectFrameProcessor(backend: ProcessingBackend, spec: ProcessingSpe
     let rates = ["vulkan": gpuRate, "cpu": cpuRate]
     let text = String(format: "vulkan %.1f frames/s vs cpu %.1f frames/s on the calibration frame (%@)",
                       gpuRate, cpuRate, name)
-    return gpuRate >= cpuRate
+    let selection = gpuRate >= cpuRate
         ? ProcessorSelection(processor: gpu, choice: choice(.vulkan, text, rates))
         : ProcessorSelection(processor: cpu, choice: choice(.cpu, text, rates))
+    memory?.remember(selection.choice, spec: spec, frame: frame)
+    return selection
 }
 
 /// One warm-up (builds contexts and buffers), then the best of three timed frames.

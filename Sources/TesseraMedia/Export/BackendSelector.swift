@@ -3,15 +3,19 @@ import TesseraAV
 import TesseraCompute
 
 /// Makes a job's (or a worker's) FrameProcessors. The backend is chosen once (`auto` calibrates on the
-/// first frame that needs processing); every later processor, such as one per segment, reuses that choice.
+/// first frame that needs processing, or recalls what it measured before); every later processor, such as one per segment, reuses that choice.
 public final class BackendSelector: @unchecked Sendable {
     public let requested: ProcessingBackend
     private let box = Locked<BackendChoice?>(nil)
     /// Segments starting together must not all calibrate: the first decides, the others wait.
     private let deciding = NSLock()
 
-    public init(requested: ProcessingBackend) {
+    /// Where `auto` remembers its measurements between runs (`CalibrationMemory.standard()` by default).
+    public let memory: CalibrationMemory?
+
+    public init(requested: ProcessingBackend, memory: CalibrationMemory? = CalibrationMemory.standard()) {
         self.requested = requested
+        self.memory = memory
     }
 
     /// Why the backend was chosen, once a frame needing processing has been seen.
@@ -23,7 +27,7 @@ public final class BackendSelector: @unchecked Sendable {
         if let decided = box.get() {
             return try makeFrameProcessor(backend: decided.chosen, spec: spec, calibrationFrame: nil)
         }
-        let selection = try selectFrameProcessor(backend: requested, spec: spec, calibrationFrame: frame)
+        let selection = try selectFrameProcessor(backend: requested, spec: spec, calibrationFrame: frame, memory: memory)
         box.set(selection.choice)
         return selection.processor
     }
