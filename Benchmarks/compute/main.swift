@@ -4,7 +4,9 @@
 // Frames start and end in system memory, so Vulkan figures include upload and download.
 //
 // usage: tessera-compute-bench <raw file> <width> <height> <pix_fmt> <out w> <out h> <out pix_fmt> <filter>
-//        <frames> <label:backend>...   backend: vulkan | vulkan-sync | cpu | cpu1
+//        <frames> <label:backend>...   backend: vulkan | vulkan-sync | cpu-frames | cpu | cpu1
+//   cpu-frames: FrameParallelProcessor, a frame per core in flight; cpu: libswscale slice threads, one per
+//   core; cpu1: libswscale, one thread.
 import CFFmpeg
 import Foundation
 import TesseraAV
@@ -99,6 +101,17 @@ func main() {
             measure(label, count: count) { n in
                 guard let p else { throw MediaError(.unsupported, "no Vulkan device") }
                 for i in 0..<n { _ = try p.process(frames[i % frames.count]) }
+            }
+        case "cpu-frames":
+            // One frame per core in flight, each converted whole on its own lane.
+            let p = try? FrameParallelProcessor(spec: spec)
+            measure(label, count: count) { n in
+                guard let p else { throw MediaError(.unsupported, "no CPU processor") }
+                for i in 0..<n {
+                    if p.pendingCount == p.framesInFlight { _ = try p.receive() }
+                    try p.submit(frames[i % frames.count])
+                }
+                while try p.receive() != nil {}
             }
         case "cpu", "cpu1":
             let p = try? SwscaleProcessor(spec: spec, threads: backend == "cpu1" ? 1 : 0)

@@ -4,7 +4,8 @@
 #   1080p yuv420p → 720p yuv420p bicubic, and 4K yuv420p10le → 1080p yuv420p bicubic:
 #     tessera vulkan (frames in flight) and vulkan (one at a time) on the chosen Vulkan device,
 #     ffmpeg scale_vulkan and libplacebo on the same device (hwupload/hwdownload included),
-#     tessera cpu (libswscale slice threads + Tessera's turning) and libswscale with one thread.
+#     tessera cpu (a frame per core in flight, each through libswscale + Tessera's turning), the same
+#     with libswscale's slice threads instead, and libswscale with one thread.
 #
 # Every figure starts and ends with frames in system memory. Prints a Markdown table.
 # usage: Benchmarks/compute/run.sh [frames-1080p] [frames-4k]     (env WORK=dir for the raw inputs)
@@ -52,7 +53,7 @@ echo
 printf '| %-62s | %10s |\n' "1080p yuv420p → 720p yuv420p (bicubic)" "frames/s"
 printf '|%s|%s|\n' "----------------------------------------------------------------" "------------"
 r="$("$bench" "$work/in1080.yuv" 1920 1080 yuv420p 1280 720 yuv420p bicubic "$n1080" \
-    vk:vulkan vks:vulkan-sync cpu:cpu cpu1:cpu1)"
+    vk:vulkan vks:vulkan-sync cpuf:cpu-frames cpu:cpu cpu1:cpu1)"
 raw1080=(-f rawvideo -pix_fmt yuv420p -s 1920x1080 -i "$work/in1080.yuv")
 row "tessera vulkan, 3 frames in flight" "$(tessera_fps "$r" vk)"
 row "tessera vulkan, one frame at a time" "$(tessera_fps "$r" vks)"
@@ -61,14 +62,15 @@ row "ffmpeg scale_vulkan (bilinear: it has no bicubic)" \
 row "ffmpeg libplacebo (catmull_rom)" \
     "$(ffmpeg_fps "$n1080" "${raw1080[@]}" \
         "hwupload,libplacebo=w=1280:h=720:downscaler=catmull_rom:format=yuv420p,hwdownload,format=yuv420p")"
-row "tessera cpu (libswscale, $(nproc) slice threads)" "$(tessera_fps "$r" cpu)"
+row "tessera cpu ($(nproc) frames in flight, one per core)" "$(tessera_fps "$r" cpuf)"
+row "tessera cpu as libswscale slice threads ($(nproc))" "$(tessera_fps "$r" cpu)"
 row "libswscale, 1 thread" "$(tessera_fps "$r" cpu1)"
 
 echo
 printf '| %-62s | %10s |\n' "4K yuv420p10le → 1080p yuv420p (bicubic, dithered)" "frames/s"
 printf '|%s|%s|\n' "----------------------------------------------------------------" "------------"
 r="$("$bench" "$work/in2160p10.yuv" 3840 2160 yuv420p10le 1920 1080 yuv420p bicubic "$n4k" \
-    vk:vulkan vks:vulkan-sync cpu:cpu cpu1:cpu1)"
+    vk:vulkan vks:vulkan-sync cpuf:cpu-frames cpu:cpu cpu1:cpu1)"
 raw4k=(-f rawvideo -pix_fmt yuv420p10le -s 3840x2160 -i "$work/in2160p10.yuv")
 row "tessera vulkan, 3 frames in flight" "$(tessera_fps "$r" vk)"
 row "tessera vulkan, one frame at a time" "$(tessera_fps "$r" vks)"
@@ -77,5 +79,6 @@ row "ffmpeg scale_vulkan (bilinear, stays 10-bit: cannot convert)" \
 row "ffmpeg libplacebo (catmull_rom, to yuv420p)" \
     "$(ffmpeg_fps "$n4k" "${raw4k[@]}" \
         "hwupload,libplacebo=w=1920:h=1080:downscaler=catmull_rom:format=yuv420p,hwdownload,format=yuv420p")"
-row "tessera cpu (libswscale, $(nproc) slice threads)" "$(tessera_fps "$r" cpu)"
+row "tessera cpu ($(nproc) frames in flight, one per core)" "$(tessera_fps "$r" cpuf)"
+row "tessera cpu as libswscale slice threads ($(nproc))" "$(tessera_fps "$r" cpu)"
 row "libswscale, 1 thread" "$(tessera_fps "$r" cpu1)"
