@@ -83,6 +83,14 @@ public final class Coordinator: @unchecked Sendable {
 
     func runner(_ id: String) -> JobRunner? { runners.get()[id] }
 
+    /// Blocks (a dedicated thread, not the cooperative pool) until job `id`'s run ends or `seconds` pass
+    /// (all of them when the job is not running here). For callers in this process, such as
+    /// `tessera run`, that would otherwise poll.
+    public func waitForJob(_ id: String, seconds: Double) {
+        guard let runner = runner(id) else { return Thread.sleep(forTimeInterval: seconds) }
+        _ = runner.wait(seconds: seconds)
+    }
+
     var workerStatuses: [WorkerStatus] { dispatcher?.workers ?? [] }
 
     /// The export report (JSON) of a completed job.

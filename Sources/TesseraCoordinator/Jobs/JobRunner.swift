@@ -67,6 +67,15 @@ final class JobRunner: @unchecked Sendable {
         done.withLock { while !finished { done.wait() } }
     }
 
+    /// `wait()` for at most `seconds`; true when the job's thread has ended.
+    func wait(seconds: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        return done.withLock {
+            while !finished { if !done.wait(until: deadline) { break } }
+            return finished
+        }
+    }
+
     private func run() {
         let log = farm.logger
         defer { farm.board.close(job: jobID) }
