@@ -59,6 +59,31 @@ def make_film(measured, seconds, seed, spread):
     return film
 
 
+def balance_tail(film, workers, gop, decode_share):
+    """The planner's tail re-cut (SegmentPlanner.balanceTail): the last `workers` segments' content is
+    split again so every worker finishes together, given when each becomes free under in-order dispatch.
+    A piece starting mid-GOP also decodes, at `decode_share` of the encode cost, the frames from the
+    keyframe before it (half a GOP on average). Segments keep their bytes per content second."""
+    if workers < 2 or len(film) < workers:
+        return film
+    head, tail = film[:-workers], film[-workers:]
+    free = [0.0] * workers
+    for s in head:
+        i = free.index(min(free))
+        free[i] += s.encode
+    free.sort()
+    content = sum(s.content for s in tail)
+    rate = sum(s.encode for s in tail) / content  # encode seconds per content second
+    lead = decode_share * rate * gop / 2
+    finish = (sum(free) + sum(s.encode for s in tail) + lead * (workers - 1)) / workers
+    shares = [max(0.0, finish - f - (lead if k else 0.0)) / rate for k, f in enumerate(free)]
+    scale = content / sum(shares)
+    per = lambda key: sum(getattr(s, key) for s in tail) / content  # noqa: E731
+    pieces = [Segment(c * scale, c * scale * rate + (lead if k else 0.0), c * scale * per("input"),
+                      c * scale * per("output")) for k, c in enumerate(shares) if c > 0]
+    return head + pieces
+
+
 def encode_phase(film, workers, slots, latency, rate, start):
     """Workers pull segments in order, `slots` at a time (one encoding, the rest prefetched); a
     request is answered after `latency`; payloads cross the coordinator's link one at a time each way.
@@ -103,6 +128,8 @@ def encode_phase(film, workers, slots, latency, rate, start):
 
 def simulate(model, film, workers, opts):
     """Makespan and phase boundaries of one film on `workers` workers."""
+    if opts.tail == "balance":
+        film = balance_tail(film, workers, opts.gop_seconds, opts.decode_share)
     length = sum(s.content for s in film)
     planned = model["planning"] * length
     done, queue_empty = encode_phase(film, workers, opts.slots, opts.latency_ms / 1000, opts.transfer_rate,
@@ -132,6 +159,11 @@ def main():
                         help="stitch and verify after the last segment, or each segment as it arrives")
     parser.add_argument("--verify", choices=["coordinator", "workers"], default="coordinator",
                         help="who decodes the output to verify it: the coordinator, or each worker its segment")
+    parser.add_argument("--tail", choices=["balance", "keep"], default="balance",
+                        help="re-cut the last round so the workers finish together (as built), or keep it")
+    parser.add_argument("--gop-seconds", type=float, default=2.0, help="keyframe interval, for mid-GOP cuts")
+    parser.add_argument("--decode-share", type=float, default=0.25,
+                        help="decoding a frame only to drop it, as a share of the encode cost")
     parser.add_argument("--times", choices=["wall", "cpu"], default="wall",
                         help="segments' wall seconds, or CPU seconds where the measuring machine was shared")
     parser.add_argument("--spread", type=float, default=1.0, help="scale of the encode times' variance")
