@@ -71,6 +71,18 @@ func measure(_ label: String, count: Int, _ body: (Int) throws -> Void) {
     }
 }
 
+/// Keeps the processor's slots full: submit until all are pending, then receive one per submit.
+func measurePipelined(_ label: String, count: Int, _ frames: [Frame], _ processor: (any PipelinedFrameProcessor)?) {
+    measure(label, count: count) { n in
+        guard let p = processor else { throw MediaError(.unsupported, "\(label): no processor (no device?)") }
+        for i in 0..<n {
+            if p.pendingCount == p.framesInFlight { _ = try p.receive() }
+            try p.submit(frames[i % frames.count])
+        }
+        while try p.receive() != nil {}
+    }
+}
+
 func main() {
     let args = CommandLine.arguments
     guard args.count >= 11, let width = Int(args[2]), let height = Int(args[3]), let outW = Int(args[5]),
@@ -87,15 +99,7 @@ func main() {
         switch backend {
         case "vulkan":
             // Frames in flight: the next frame's upload overlaps the current one's kernels.
-            let p = try? VulkanProcessor(spec: spec, framesInFlight: 3)
-            measure(label, count: count) { n in
-                guard let p else { throw MediaError(.unsupported, "no Vulkan device") }
-                for i in 0..<n {
-                    if p.pendingCount == p.framesInFlight { _ = try p.receive() }
-                    try p.submit(frames[i % frames.count])
-                }
-                while try p.receive() != nil {}
-            }
+            measurePipelined(label, count: count, frames, try? VulkanProcessor(spec: spec, framesInFlight: 3))
         case "vulkan-sync":
             let p = try? VulkanProcessor(spec: spec)
             measure(label, count: count) { n in
@@ -104,15 +108,7 @@ func main() {
             }
         case "cpu-frames":
             // One frame per core in flight, each converted whole on its own lane.
-            let p = try? FrameParallelProcessor(spec: spec)
-            measure(label, count: count) { n in
-                guard let p else { throw MediaError(.unsupported, "no CPU processor") }
-                for i in 0..<n {
-                    if p.pendingCount == p.framesInFlight { _ = try p.receive() }
-                    try p.submit(frames[i % frames.count])
-                }
-                while try p.receive() != nil {}
-            }
+            measurePipelined(label, count: count, frames, try? FrameParallelProcessor(spec: spec))
         case "cpu", "cpu1":
             let p = try? SwscaleProcessor(spec: spec, threads: backend == "cpu1" ? 1 : 0)
             measure(label, count: count) { n in

@@ -30,6 +30,21 @@ public protocol FrameProcessor: AnyObject {
     func blend(_ first: Frame, _ second: Frame, weight: Double) throws(MediaError) -> Frame
 }
 
+/// A processor that keeps several frames in flight: `submit` starts one, `receive` returns the oldest
+/// finished one, in submission order. `VulkanProcessor` (slots on the device) and
+/// `FrameParallelProcessor` (a CPU lane per frame) are both; `process` is submit-then-receive.
+public protocol PipelinedFrameProcessor: FrameProcessor {
+    /// Frames that may be pending at once.
+    var framesInFlight: Int { get }
+    /// Frames submitted and not yet received.
+    var pendingCount: Int { get }
+    /// Starts processing `input`. With `framesInFlight` pending, `receive()` one first.
+    /// - Throws: `.invalidArgument` when every slot is pending; backend errors otherwise.
+    func submit(_ input: Frame) throws(MediaError)
+    /// Waits for the oldest submitted frame and returns it processed; nil when nothing is pending.
+    func receive() throws(MediaError) -> Frame?
+}
+
 extension FrameProcessor {
     /// The SIMD CPU blend; backends with a faster one override it.
     public func blend(_ first: Frame, _ second: Frame, weight: Double) throws(MediaError) -> Frame {

@@ -16,7 +16,7 @@ import TesseraCore
 /// slice threading stopped near 1.4× one thread on 2 cores (hand-offs on every frame, uneven slices).
 /// For a pipeline whose decode and encode already fill the cores, `SwscaleProcessor` with one thread
 /// stays the better choice; this is for when conversion is the bottleneck.
-public final class FrameParallelProcessor: FrameProcessor, @unchecked Sendable {
+public final class FrameParallelProcessor: PipelinedFrameProcessor, @unchecked Sendable {
     public let spec: ProcessingSpec
     public var backendName: String { "swscale" }
     /// Frames converted at once: one per lane.

@@ -16,7 +16,7 @@ import TesseraCore
 /// `framesInFlight` slots; each frame only copies its planes in, resubmits its slot's pre-recorded
 /// command buffer and waits on the slot's fence. `submit(_:)`/`receive()` keep several frames in
 /// flight; `process(_:)` is one of each. Fence waits block: call from a dedicated pipeline thread.
-public final class VulkanProcessor: FrameProcessor {
+public final class VulkanProcessor: PipelinedFrameProcessor {
     public let spec: ProcessingSpec
     public var backendName: String { "vulkan" }
     /// The device the kernels run on, e.g. "llvmpipe (LLVM 15.0.6, 256 bits) (CPU)".
