@@ -88,23 +88,25 @@ final class VulkanBuffer {
     }
 }
 
-/// A texel view (32-bit words, `R32_UINT`) of a whole buffer; keeps the buffer alive.
+/// A texel view of a whole buffer: 32-bit words (`R32_UINT`), or 16-byte texels (`R32G32B32A32_UINT`)
+/// where one fetch should bring more; keeps the buffer alive.
 final class VulkanTexelView {
     let buffer: VulkanBuffer
     let view: VkBufferView
 
-    /// - Throws: `MediaError.unsupported` when the buffer holds more words than the device's texel buffers.
-    init(_ buffer: VulkanBuffer) throws(MediaError) {
+    /// - Throws: `MediaError.unsupported` when the buffer holds more texels than the device's texel buffers.
+    init(_ buffer: VulkanBuffer, wide: Bool = false) throws(MediaError) {
         self.buffer = buffer
         let limit = Int(buffer.device.limits.maxTexelBufferElements)
-        guard buffer.size / 4 <= limit else {
+        let texels = buffer.size / (wide ? 16 : 4)
+        guard texels <= limit else {
             throw MediaError(.unsupported, "Vulkan: \(buffer.device.name) reads at most \(limit) texels from a buffer; "
-                + "this job needs \(buffer.size / 4)")
+                + "this job needs \(texels)")
         }
         var info = VkBufferViewCreateInfo()
         info.sType = VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO
         info.buffer = buffer.buffer
-        info.format = VK_FORMAT_R32_UINT
+        info.format = wide ? VK_FORMAT_R32G32B32A32_UINT : VK_FORMAT_R32_UINT
         info.offset = 0
         info.range = tessera_VK_WHOLE_SIZE()
         var view: VkBufferView?

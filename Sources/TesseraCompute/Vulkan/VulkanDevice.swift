@@ -26,6 +26,9 @@ final class VulkanDevice: @unchecked Sendable {
     /// 5 horizontal filter tables (texel view).
     let verticalPass: ComputeKernel
     let horizontalPass: ComputeKernel
+    /// The per-plane fast path (`PlaneResampling`): one set layout for both, push constants per plane.
+    let planeVertical: ComputeKernel
+    let planeHorizontal: ComputeKernel
     let blend: ComputeKernel
 
     /// A human-readable type: "discrete GPU", "CPU", …
@@ -136,6 +139,13 @@ final class VulkanDevice: @unchecked Sendable {
                                            code: ShaderCode.horizontalPass, cache: cache))
             built.append(try ComputeKernel(device: device, bindings: [storage, storage, storage],
                                            pushConstantBytes: 20, code: ShaderCode.blend, cache: cache))
+            let planes = [texels, storage, texels, storage, texels, texels]
+            built.append(try ComputeKernel(device: device, bindings: planes,
+                                           pushConstantBytes: PlaneResampling.pushConstantBytes,
+                                           code: ShaderCode.planeVertical, cache: cache))
+            built.append(try ComputeKernel(device: device, bindings: planes,
+                                           pushConstantBytes: PlaneResampling.pushConstantBytes,
+                                           code: ShaderCode.planeHorizontal, cache: cache))
         } catch {
             for kernel in built { kernel.destroy() }
             vkDestroyPipelineCache(device, cache, nil)
@@ -146,13 +156,15 @@ final class VulkanDevice: @unchecked Sendable {
         verticalPass = built[0]
         horizontalPass = built[1]
         blend = built[2]
+        planeVertical = built[3]
+        planeHorizontal = built[4]
         _ = try? blend.pipeline()
         Self.savePipelineCache(device, cache, to: cacheURL)
     }
 
     deinit {
         vkDeviceWaitIdle(device)
-        for kernel in [verticalPass, horizontalPass, blend] { kernel.destroy() }
+        for kernel in [verticalPass, horizontalPass, blend, planeVertical, planeHorizontal] { kernel.destroy() }
         vkDestroyPipelineCache(device, pipelineCache, nil)
         vkDestroyDevice(device, nil)
         vkDestroyInstance(instance, nil)
@@ -263,7 +275,7 @@ final class VulkanDevice: @unchecked Sendable {
 
     /// Writes the pipeline cache back when new pipelines were built (specialisations are made on demand).
     func savePipelineCache() {
-        let built = verticalPass.builtCount + horizontalPass.builtCount + blend.builtCount
+        let built = [verticalPass, horizontalPass, blend, planeVertical, planeHorizontal].reduce(0) { $0 + $1.builtCount }
         queueLock.lock()
         let changed = built != savedPipelineCount
         savedPipelineCount = built

@@ -180,23 +180,34 @@ private final class Setup {
     let plan: ProcessingPlan
     let params: VulkanBuffer
     let tables: VulkanTexelView
+    /// The same tables in 16-byte texels (the fast path's horizontal spans).
+    let wideTables: VulkanTexelView
     let commandPool: VkCommandPool
     let descriptorPool: VkDescriptorPool
     var slots: [Slot] = []
     let pool: FramePool
     private var pipelines: (vertical: VkPipeline?, horizontal: [VkPipeline?]) = (nil, [])
+    /// The fast path's pipelines, per plane (empty on the generic path).
+    private var planePipelines: [(vertical: VkPipeline, horizontal: VkPipeline)] = []
+    private var intermediateBytes: Int { Self.intermediateBytes(plan) }
+    private static func intermediateBytes(_ plan: ProcessingPlan) -> Int {
+        4 * (plan.planeResampling?.intermediateWords ?? plan.intermediateWords)
+    }
 
     init(device: VulkanDevice, plan: ProcessingPlan, slots count: Int, staging: Bool) throws(MediaError) {
         self.device = device
         self.plan = plan
         let d = device.device
         let groups = device.limits.maxComputeWorkGroupCount
-        let dispatches = [plan.verticalDispatch, plan.horizontalDispatch]
+        let dispatches: [(x: Int, y: Int, z: Int)] = [plan.verticalDispatch, plan.horizontalDispatch]
+            + (plan.planeResampling?.planes ?? []).flatMap { p in
+                [(1, p.verticalRows, 1), (p.horizontalDispatch.x, p.horizontalDispatch.y, 1)]
+            }
         guard dispatches.allSatisfy({ $0.x <= Int(groups.0) && $0.y <= Int(groups.1) && $0.z <= Int(groups.2) }) else {
             throw MediaError(.unsupported, "Vulkan: \(device.name) cannot dispatch enough workgroups for this picture size")
         }
         let limit = Int(device.limits.maxStorageBufferRange)
-        let largest = max(plan.sourceBytes, plan.outputBytes, plan.intermediateWords * 4)
+        let largest = max(plan.sourceBytes, plan.outputBytes, Self.intermediateBytes(plan))
         guard largest <= limit else {
             throw MediaError(.unsupported, "Vulkan: \(device.name) allows storage buffers up to \(limit) bytes; "
                 + "this job needs \(largest)")
@@ -211,7 +222,7 @@ private final class Setup {
             descriptorPool = try device.makeDescriptorPool(sizes: [
                 VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, descriptorCount: UInt32(2 * count)),
                 VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, descriptorCount: UInt32(count)),
-                VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, descriptorCount: UInt32(3 * count)),
+                VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, descriptorCount: UInt32(4 * count)),
             ], maxSets: count)
         } catch {
             vkDestroyCommandPool(d, commandPool, nil)
@@ -226,9 +237,11 @@ private final class Setup {
         plan.params.withUnsafeBytes { raw in
             if let from = raw.baseAddress { hostParams.mapped?.copyMemory(from: from, byteCount: raw.count) }
         }
-        let tableBytes = plan.tables.count * 4
+        // Whole 16-byte texels, for the wide view.
+        let tableWords = plan.planeResampling?.tables ?? plan.tables
+        let tableBytes = (tableWords.count * 4 + 15) / 16 * 16
         let hostTables = try VulkanBuffer(device: device, size: tableBytes, use: .upload)
-        plan.tables.withUnsafeBytes { raw in
+        tableWords.withUnsafeBytes { raw in
             if let from = raw.baseAddress { hostTables.mapped?.copyMemory(from: from, byteCount: raw.count) }
         }
         if staging {
@@ -237,9 +250,11 @@ private final class Setup {
             let deviceTables = try VulkanBuffer(device: device, size: tableBytes, use: .deviceOnly)
             try Self.oneShotCopy(device, commandPool, from: hostTables, to: deviceTables, bytes: tableBytes)
             tables = try VulkanTexelView(deviceTables)
+            wideTables = try VulkanTexelView(deviceTables, wide: true)
         } else {
             params = hostParams
             tables = try VulkanTexelView(hostTables)
+            wideTables = try VulkanTexelView(hostTables, wide: true)
         }
 
         // Horizontal pipelines specialised per output grid: its index, the turn and the channels it reads.
@@ -247,6 +262,10 @@ private final class Setup {
                      try plan.gridChannels.indices.map { (g) throws(MediaError) in
                          try device.horizontalPass.pipeline([UInt32(g), plan.swap ? 1 : 0, plan.gridChannels[g]])
                      })
+        planePipelines = try (plan.planeResampling?.planes ?? []).map { (p) throws(MediaError) in
+            (try device.planeVertical.pipeline(p.verticalConstants),
+             try device.planeHorizontal.pipeline(p.horizontalConstants))
+        }
         device.savePipelineCache()
         for _ in 0..<count { slots.append(try makeSlot(staging: staging)) }
     }
@@ -314,14 +333,18 @@ private final class Setup {
     private func makeSlot(staging: Bool) throws(MediaError) -> Slot {
         let source = try VulkanBuffer(device: device, size: plan.sourceBytes, use: .upload)
         let sourceDevice = staging ? try VulkanBuffer(device: device, size: plan.sourceBytes, use: .deviceOnly) : nil
-        let intermediate = try VulkanBuffer(device: device, size: plan.intermediateWords * 4, use: .deviceOnly)
+        let intermediate = try VulkanBuffer(device: device, size: intermediateBytes, use: .deviceOnly)
         let output = try VulkanBuffer(device: device, size: plan.outputBytes, use: .download)
         let outputDevice = staging ? try VulkanBuffer(device: device, size: plan.outputBytes, use: .deviceOnly) : nil
 
-        // Descriptor set: 0 source texels, 1 intermediate, 2 params, 3 output, 4 intermediate texels, 5 tables.
-        let sourceTexels = try VulkanTexelView(sourceDevice ?? source)
+        // Descriptor set: 0 source texels, 1 intermediate, 2 params, 3 output, 4 intermediate texels, 5 tables;
+        // on the fast path: 0 source (16-byte texels), 1 intermediate, 2 intermediate texels, 3 output,
+        // 4 tables, 5 tables (16-byte texels).
+        let fast = plan.planeResampling != nil
+        let sourceTexels = try VulkanTexelView(sourceDevice ?? source, wide: fast)
         let intermediateTexels = try VulkanTexelView(intermediate)
-        var layout: VkDescriptorSetLayout? = device.verticalPass.setLayout
+        let kernel = fast ? device.planeVertical : device.verticalPass
+        var layout: VkDescriptorSetLayout? = kernel.setLayout
         var allocInfo = VkDescriptorSetAllocateInfo()
         allocInfo.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO
         allocInfo.descriptorPool = descriptorPool
@@ -332,11 +355,13 @@ private final class Setup {
             return vkAllocateDescriptorSets(device.device, &allocInfo, &set)
         }
         try vk(r, "allocate a descriptor set")
-        writeDescriptors(device.device, set: set, [
-            .texels(sourceTexels), .buffer(intermediate, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER),
-            .buffer(params, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER),
-            .buffer(outputDevice ?? output, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER), .texels(intermediateTexels),
-            .texels(tables),
+        let storage = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
+        writeDescriptors(device.device, set: set, fast ? [
+            .texels(sourceTexels), .buffer(intermediate, storage), .texels(intermediateTexels),
+            .buffer(outputDevice ?? output, storage), .texels(tables), .texels(wideTables),
+        ] : [
+            .texels(sourceTexels), .buffer(intermediate, storage), .buffer(params, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER),
+            .buffer(outputDevice ?? output, storage), .texels(intermediateTexels), .texels(tables),
         ])
 
         let cb = try allocateCommandBuffer()
@@ -351,16 +376,21 @@ private final class Setup {
             barrier(cb, from: transfer, VK_ACCESS_TRANSFER_WRITE_BIT.rawValue, to: compute,
                     VK_ACCESS_SHADER_READ_BIT.rawValue)
         }
-        vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, device.verticalPass.pipelineLayout, 0, 1, &set, 0,
-                                nil)
-        vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipelines.vertical)
-        let d1 = plan.verticalDispatch
-        vkCmdDispatch(cb, UInt32(d1.x), UInt32(d1.y), UInt32(d1.z))
-        barrier(cb, from: compute, VK_ACCESS_SHADER_WRITE_BIT.rawValue, to: compute, VK_ACCESS_SHADER_READ_BIT.rawValue)
-        let d2 = plan.horizontalDispatch
-        for pipeline in pipelines.horizontal {
-            vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline)
-            vkCmdDispatch(cb, UInt32(d2.x), UInt32(d2.y), 1)
+        if let fastPlan = plan.planeResampling {
+            recordPlanes(cb, set: set, fastPlan)
+        } else {
+            vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, device.verticalPass.pipelineLayout, 0, 1, &set,
+                                    0, nil)
+            vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipelines.vertical)
+            let d1 = plan.verticalDispatch
+            vkCmdDispatch(cb, UInt32(d1.x), UInt32(d1.y), UInt32(d1.z))
+            barrier(cb, from: compute, VK_ACCESS_SHADER_WRITE_BIT.rawValue, to: compute,
+                    VK_ACCESS_SHADER_READ_BIT.rawValue)
+            let d2 = plan.horizontalDispatch
+            for pipeline in pipelines.horizontal {
+                vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline)
+                vkCmdDispatch(cb, UInt32(d2.x), UInt32(d2.y), 1)
+            }
         }
         if let outputDevice {
             barrier(cb, from: compute, VK_ACCESS_SHADER_WRITE_BIT.rawValue, to: transfer,
@@ -379,6 +409,34 @@ private final class Setup {
         return Slot(source: source, sourceDevice: sourceDevice, intermediate: intermediate, output: output,
                     outputDevice: outputDevice, views: [sourceTexels, intermediateTexels], commandBuffer: cb,
                     fence: fence)
+    }
+}
+
+extension Setup {
+    /// The fast path's commands: every plane's vertical pass, then every plane's horizontal pass.
+    fileprivate func recordPlanes(_ cb: VkCommandBuffer, set: VkDescriptorSet?, _ fastPlan: PlaneResampling) {
+        func push(_ kernel: ComputeKernel, _ words: [UInt32]) {
+            var padded = words + [UInt32](repeating: 0, count: PlaneResampling.pushConstantBytes / 4 - words.count)
+            vkCmdPushConstants(cb, kernel.pipelineLayout, VK_SHADER_STAGE_COMPUTE_BIT.rawValue, 0,
+                               UInt32(PlaneResampling.pushConstantBytes), &padded)
+        }
+        var set = set
+        let compute = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT.rawValue
+        vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, device.planeVertical.pipelineLayout, 0, 1, &set, 0,
+                                nil)
+        for (p, plane) in fastPlan.planes.enumerated() {
+            vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, planePipelines[p].vertical)
+            push(device.planeVertical, plane.vertical)
+            vkCmdDispatch(cb, 1, UInt32(plane.verticalRows), 1)
+        }
+        barrier(cb, from: compute, VK_ACCESS_SHADER_WRITE_BIT.rawValue, to: compute, VK_ACCESS_SHADER_READ_BIT.rawValue)
+        vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, device.planeHorizontal.pipelineLayout, 0, 1, &set,
+                                0, nil)
+        for (p, plane) in fastPlan.planes.enumerated() {
+            vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, planePipelines[p].horizontal)
+            push(device.planeHorizontal, plane.horizontal)
+            vkCmdDispatch(cb, UInt32(plane.horizontalDispatch.x), UInt32(plane.horizontalDispatch.y), 1)
+        }
     }
 }
 

@@ -1,0 +1,114 @@
+/// The fast path of the Vulkan kernels, for the common transcode: planar YUV in, planar 8-bit YUV out,
+/// no rotation, flip or compositing, and a colour map that never mixes channels (same matrix, any
+/// range or depth). Each output plane then depends on one source plane only, so the kernels run per
+/// plane with everything about the plane fixed at pipeline or dispatch time.
+///
+/// ```
+///  source plane ──plane_vertical (16 bytes per step)──▶ half-float rows ──plane_horizontal──▶ output plane
+/// ```
+///
+/// `ProcessingPlan` offers one when the job qualifies; everything else runs the generic kernels.
+struct PlaneResampling: Sendable {
+    /// One plane's two dispatches: their push constants, specialisation constants and sizes.
+    struct Plane: Sendable {
+        /// `plane_vertical`'s push constants (see the shader) and its (taps, bytes per sample).
+        var vertical: [UInt32]
+        var verticalConstants: [UInt32]
+        var verticalRows: Int
+        /// `plane_horizontal`'s push constants and its (span, dither).
+        var horizontal: [UInt32]
+        var horizontalConstants: [UInt32]
+        var horizontalDispatch: (x: Int, y: Int)
+    }
+
+    static let maxTaps = 16
+    static let maxSpan = 32
+    static let workgroupWidth = 64
+    /// Output rows one horizontal workgroup walks: enough to pay for fetching its weights once.
+    static let rowsPerGroup = 8
+    static let pushConstantBytes = 44
+
+    let planes: [Plane]
+    /// Both kernels' tables: vertical rows as 32-bit words, horizontal spans in 16-byte texels.
+    let tables: [UInt32]
+    /// Half-float rows of every plane, in 32-bit words.
+    let intermediateWords: Int
+
+    /// Per plane p (0 Y, 1 Cb, 2 Cr): what the generic plan worked out for it.
+    struct PlaneInput {
+        var source: ProcessingPlan.PlaneSlot
+        var bytesPerSample: Int
+        var width: Int
+        var vertical: ResamplingWeights
+        var horizontal: ResamplingWeights
+        var output: ProcessingPlan.PlaneSlot
+        var outputWidth: Int
+        var outputHeight: Int
+        /// code = scale * value + bias.
+        var scale: Double
+        var bias: Double
+    }
+
+    /// Nil when some plane needs more taps or a wider span than the kernels hold, or is too narrow.
+    init?(_ inputs: [PlaneInput], dither: Bool) {
+        var tables: [UInt32] = []
+        var planes: [Plane] = []
+        var intermediate = 0  // uvec4s
+        for p in inputs {
+            let v = p.vertical, h = p.horizontal
+            guard v.taps <= Self.maxTaps, v.first.count == p.outputHeight, h.first.count == p.outputWidth,
+                  p.source.stride % 16 == 0, p.source.offset % 16 == 0, p.output.stride % 4 == 0
+            else { return nil }
+            let rowTexels = (p.source.rowBytes + 15) / 16
+            let midStride = p.bytesPerSample == 1 ? 2 * rowTexels : rowTexels  // uvec4s: 8 halves each
+            let vTable = tables.count
+            tables += v.words
+
+            // Horizontal: four outputs per word read one span that starts at an even sample and stays
+            // inside what pass 1 wrote. Beyond the plane that is resampled source padding, harmless for
+            // 8-bit samples (finite, and weighted 0) but not for 16-bit ones, where it can be Inf; then
+            // the span stays inside the plane, which an odd width can make impossible.
+            let limit = p.bytesPerSample == 1 ? 8 * midStride : p.width
+            let words = (p.outputWidth + 3) / 4
+            func bounds(_ g: Int) -> (lo: Int, hi: Int) {
+                let ks = (4 * g)..<min(4 * g + 4, p.outputWidth)
+                return (ks.map { Int(h.first[$0]) }.min() ?? 0, ks.map { Int(h.first[$0]) + h.taps }.max() ?? 0)
+            }
+            var span = (0..<words).map { g in bounds(g).hi - bounds(g).lo / 2 * 2 }.max() ?? 2
+            span = (span + 1) / 2 * 2
+            func start(_ g: Int) -> Int { min(bounds(g).lo / 2 * 2, (limit - span) / 2 * 2) }
+            guard span <= Self.maxSpan, span <= limit, (0..<words).allSatisfy({ start($0) + span >= bounds($0).hi })
+            else { return nil }
+            while tables.count % 4 != 0 { tables.append(0) }
+            let hTable = tables.count / 4
+            for g in 0..<words {
+                let s = start(g)
+                tables += [UInt32(s / 2), 0, 0, 0]
+                var columns = [Float](repeating: 0, count: 4 * span)
+                for i in 0..<4 where 4 * g + i < p.outputWidth {
+                    let k = 4 * g + i
+                    for t in 0..<h.taps { columns[4 * (Int(h.first[k]) + t - s) + i] += h.weights[k * h.taps + t] }
+                }
+                tables += columns.map(\.bitPattern)
+            }
+
+            let rows = p.outputHeight
+            planes.append(Plane(
+                vertical: [UInt32(p.source.offset / 16), UInt32(p.source.stride / 16), UInt32(rowTexels),
+                           UInt32(rows), UInt32(intermediate), UInt32(midStride), UInt32(vTable)],
+                verticalConstants: [UInt32(v.taps), UInt32(p.bytesPerSample)],
+                verticalRows: v.first.count,
+                horizontal: [UInt32(4 * intermediate), UInt32(4 * midStride), UInt32(p.output.offset / 4),
+                             UInt32(p.output.stride / 4), UInt32(words), UInt32(rows), UInt32(hTable),
+                             UInt32(Self.rowsPerGroup), Float(p.scale).bitPattern, Float(p.bias).bitPattern,
+                             Float(255).bitPattern],
+                horizontalConstants: [UInt32(span), dither ? 1 : 0],
+                horizontalDispatch: ((words + Self.workgroupWidth - 1) / Self.workgroupWidth,
+                                     (rows + Self.rowsPerGroup - 1) / Self.rowsPerGroup)))
+            intermediate += midStride * v.first.count
+        }
+        self.planes = planes
+        self.tables = tables
+        intermediateWords = max(4 * intermediate, 4)
+    }
+}

@@ -1,0 +1,70 @@
+// Fast path, pass 2 of 2: resamples half-float rows along x into one 8-bit output plane, maps each
+// value with one scale and offset (range and depth: no channel mixing on this path), dithers and
+// writes one 32-bit word (four samples) per invocation and row.
+//
+// An invocation keeps its four outputs' weights in registers and walks several rows, so the weights
+// are fetched once. The four outputs read one span of SPAN source samples starting at an even index
+// (a table gives each a weight per span sample, zero outside its own taps): no per-tap first index
+// and no array indexed by a lane-dependent value, which lavapipe would turn into memory traffic.
+#version 450
+#extension GL_EXT_control_flow_attributes : require
+layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;
+
+layout(std430, set = 0, binding = 3) writeonly buffer Destination { uint dst[]; };
+layout(set = 0, binding = 2) uniform usamplerBuffer intermediate;  // R32UI: two halves per texel
+layout(set = 0, binding = 5) uniform usamplerBuffer spans;         // RGBA32UI
+
+layout(constant_id = 0) const uint SPAN = 8u;       // even, at most MAX_SPAN
+layout(constant_id = 1) const bool DITHER = false;
+const uint MAX_SPAN = 32u;
+
+layout(push_constant) uniform Plane {
+    uint midOffset;      // uints
+    uint midStride;      // uints per intermediate row
+    uint dstOffset;      // uints
+    uint dstStride;      // uints per output row
+    uint words;          // output words per row
+    uint rows;           // output rows
+    uint table;          // RGBA32 texels: per word, (first span index / 2, 0, 0, 0) then SPAN weight columns
+    uint rowsPerGroup;   // rows a workgroup walks
+    float scale;         // code = scale * value + bias
+    float bias;
+    float maxCode;
+} pc;
+
+// Ordered dither threshold in (0, 1) from an 8x8 Bayer matrix, built from the coordinate bits.
+float bayer(uint x, uint y) {
+    uint xy = x ^ y;
+    uint v = ((xy & 1u) << 5u) | ((y & 1u) << 4u) | ((xy & 2u) << 2u) | ((y & 2u) << 1u) | ((xy & 4u) >> 1u)
+           | ((y & 4u) >> 2u);
+    return (float(v) + 0.5) / 64.0;
+}
+
+uint code(float v, float threshold) { return uint(clamp(floor(pc.scale * v + pc.bias + threshold), 0.0, pc.maxCode)); }
+
+void main() {
+    uint word = gl_GlobalInvocationID.x;
+    if (word >= pc.words) return;
+    int entry = int(pc.table + word * (SPAN + 1u));
+    uint start = texelFetch(spans, entry).x;
+    vec4 weight[MAX_SPAN];  // weight[j]: the four outputs' weights of span sample j
+    [[unroll]] for (uint j = 0u; j < MAX_SPAN; j++) {
+        weight[j] = j < SPAN ? uintBitsToFloat(texelFetch(spans, entry + 1 + int(j))) : vec4(0.0);
+    }
+    uint y0 = gl_WorkGroupID.y * pc.rowsPerGroup;
+    uint y1 = min(y0 + pc.rowsPerGroup, pc.rows);
+    for (uint y = y0; y < y1; y++) {
+        uint row = pc.midOffset + y * pc.midStride + start;
+        vec4 sum = vec4(0.0);
+        [[unroll]] for (uint j = 0u; j < MAX_SPAN / 2u; j++) {
+            if (2u * j < SPAN) {
+                vec2 pair = unpackHalf2x16(texelFetch(intermediate, int(row + j)).x);
+                sum += weight[2u * j] * pair.x + weight[2u * j + 1u] * pair.y;
+            }
+        }
+        uint x = 4u * word;
+        vec4 threshold = DITHER ? vec4(bayer(x, y), bayer(x + 1u, y), bayer(x + 2u, y), bayer(x + 3u, y)) : vec4(0.5);
+        dst[pc.dstOffset + y * pc.dstStride + word] = code(sum.x, threshold.x) | (code(sum.y, threshold.y) << 8u)
+            | (code(sum.z, threshold.z) << 16u) | (code(sum.w, threshold.w) << 24u);
+    }
+}
