@@ -37,10 +37,14 @@ float bayer(uint x, uint y) {
     uint xy = x ^ y;
     uint v = ((xy & 1u) << 5u) | ((y & 1u) << 4u) | ((xy & 2u) << 2u) | ((y & 2u) << 1u) | ((xy & 4u) >> 1u)
            | ((y & 4u) >> 2u);
-    return (float(v) + 0.5) / 64.0;
+    return (float(int(v)) + 0.5) / 64.0;
 }
 
-uint code(float v, float threshold) { return uint(clamp(floor(pc.scale * v + pc.bias + threshold), 0.0, pc.maxCode)); }
+// Through int (the value is clamped to 0…maxCode first): x86 converts signed integers in one instruction,
+// unsigned ones in several.
+uint code(float v, float threshold) {
+    return uint(int(clamp(floor(pc.scale * v + pc.bias + threshold), 0.0, pc.maxCode)));
+}
 
 void main() {
     uint word = gl_GlobalInvocationID.x;

@@ -28,8 +28,9 @@ layout(push_constant) uniform Plane {
     uint table;          // R32 texels: per output row, the first source row then TAPS weights
 } pc;
 
-vec4 bytesOf(uint w) { return vec4(w & 0xFFu, (w >> 8u) & 0xFFu, (w >> 16u) & 0xFFu, w >> 24u); }
-vec2 shortsOf(uint w) { return vec2(w & 0xFFFFu, w >> 16u); }
+// Through int: samples fit, and x86 converts signed integers in one instruction but unsigned ones in several.
+vec4 bytesOf(uint w) { return vec4(ivec4(w & 0xFFu, (w >> 8u) & 0xFFu, (w >> 16u) & 0xFFu, w >> 24u)); }
+vec2 shortsOf(uint w) { return vec2(ivec2(w & 0xFFFFu, w >> 16u)); }
 
 void main() {
     uint b = gl_WorkGroupID.y;
