@@ -4,7 +4,7 @@
 /// plane with everything about the plane fixed at pipeline or dispatch time.
 ///
 /// ```
-///  source plane ──plane_vertical (16 bytes per step)──▶ half-float rows ──plane_horizontal──▶ output plane
+///  source plane ──plane_vertical (16 bytes per step)──▶ 16-bit fixed-point rows ──plane_horizontal──▶ output plane
 /// ```
 ///
 /// `ProcessingPlan` offers one when the job qualifies; everything else runs the generic kernels.
@@ -22,7 +22,10 @@ struct PlaneResampling: Sendable {
     }
 
     static let maxTaps = 16
-    static let maxSpan = 32
+    static let maxSpan = 40
+    /// An intermediate sample is `fixedZero` + value × 2^(15 − source bits): half the range of room for
+    /// overshoot either way (the shader's ZERO).
+    static let fixedZero = 16384.0
     static let workgroupWidth = 64
     /// Output rows one horizontal workgroup walks: enough to pay for fetching its weights once.
     static let rowsPerGroup = 8
@@ -31,13 +34,14 @@ struct PlaneResampling: Sendable {
     let planes: [Plane]
     /// Both kernels' tables: vertical rows as 32-bit words, horizontal spans in 16-byte texels.
     let tables: [UInt32]
-    /// Half-float rows of every plane, in 32-bit words.
+    /// Fixed-point rows of every plane, in 32-bit words.
     let intermediateWords: Int
 
     /// Per plane p (0 Y, 1 Cb, 2 Cr): what the generic plan worked out for it.
     struct PlaneInput {
         var source: ProcessingPlan.PlaneSlot
         var bytesPerSample: Int
+        var bitDepth: Int
         var width: Int
         var vertical: ResamplingWeights
         var horizontal: ResamplingWeights
@@ -61,29 +65,31 @@ struct PlaneResampling: Sendable {
             else { return nil }
             let rowTexels = (p.source.rowBytes + 15) / 16
             let midStride = p.bytesPerSample == 1 ? 2 * rowTexels : rowTexels  // uvec4s: 8 halves each
+            let fixedScale = Double(1 << (15 - p.bitDepth))
             let vTable = tables.count
-            tables += v.words
+            for b in v.first.indices {
+                tables.append(UInt32(bitPattern: v.first[b]))
+                tables += (0..<v.taps).map { Float(Double(v.weights[b * v.taps + $0]) * fixedScale).bitPattern }
+            }
 
-            // Horizontal: four outputs per word read one span that starts at an even sample and stays
-            // inside what pass 1 wrote. Beyond the plane that is resampled source padding, harmless for
-            // 8-bit samples (finite, and weighted 0) but not for 16-bit ones, where it can be Inf; then
-            // the span stays inside the plane, which an odd width can make impossible.
-            let limit = p.bytesPerSample == 1 ? 8 * midStride : p.width
+            // Horizontal: four outputs per word read one span that starts at a multiple of 8 samples and
+            // stays inside what pass 1 wrote (beyond the plane: resampled padding, finite and weighted 0).
+            let limit = 8 * midStride
             let words = (p.outputWidth + 3) / 4
             func bounds(_ g: Int) -> (lo: Int, hi: Int) {
                 let ks = (4 * g)..<min(4 * g + 4, p.outputWidth)
                 return (ks.map { Int(h.first[$0]) }.min() ?? 0, ks.map { Int(h.first[$0]) + h.taps }.max() ?? 0)
             }
-            var span = (0..<words).map { g in bounds(g).hi - bounds(g).lo / 2 * 2 }.max() ?? 2
-            span = (span + 1) / 2 * 2
-            func start(_ g: Int) -> Int { min(bounds(g).lo / 2 * 2, (limit - span) / 2 * 2) }
+            var span = (0..<words).map { g in bounds(g).hi - bounds(g).lo / 8 * 8 }.max() ?? 8
+            span = (span + 7) / 8 * 8
+            func start(_ g: Int) -> Int { min(bounds(g).lo / 8 * 8, (limit - span) / 8 * 8) }
             guard span <= Self.maxSpan, span <= limit, (0..<words).allSatisfy({ start($0) + span >= bounds($0).hi })
             else { return nil }
             while tables.count % 4 != 0 { tables.append(0) }
             let hTable = tables.count / 4
             for g in 0..<words {
                 let s = start(g)
-                tables += [UInt32(s / 2), 0, 0, 0]
+                tables += [UInt32(s / 8), 0, 0, 0]
                 var columns = [Float](repeating: 0, count: 4 * span)
                 for i in 0..<4 where 4 * g + i < p.outputWidth {
                     let k = 4 * g + i
@@ -93,14 +99,16 @@ struct PlaneResampling: Sendable {
             }
 
             let rows = p.outputHeight
+            // The weights of an output sum to 1, so the sum over a span is fixedScale × value + fixedZero.
+            let scale = p.scale / fixedScale, bias = p.bias - scale * Self.fixedZero
             planes.append(Plane(
                 vertical: [UInt32(p.source.offset / 16), UInt32(p.source.stride / 16), UInt32(rowTexels),
                            UInt32(rows), UInt32(intermediate), UInt32(midStride), UInt32(vTable)],
                 verticalConstants: [UInt32(v.taps), UInt32(p.bytesPerSample)],
                 verticalRows: v.first.count,
-                horizontal: [UInt32(4 * intermediate), UInt32(4 * midStride), UInt32(p.output.offset / 4),
+                horizontal: [UInt32(intermediate), UInt32(midStride), UInt32(p.output.offset / 4),
                              UInt32(p.output.stride / 4), UInt32(words), UInt32(rows), UInt32(hTable),
-                             UInt32(Self.rowsPerGroup), Float(p.scale).bitPattern, Float(p.bias).bitPattern,
+                             UInt32(Self.rowsPerGroup), Float(scale).bitPattern, Float(bias).bitPattern,
                              Float(255).bitPattern],
                 horizontalConstants: [UInt32(span), dither ? 1 : 0],
                 horizontalDispatch: ((words + Self.workgroupWidth - 1) / Self.workgroupWidth,

@@ -61,8 +61,9 @@ struct ProcessingPlan: Sendable {
     /// The shaders declare `uvec4 params[128]`.
     static let paramWords = 512
 
+    /// - Parameter planeKernels: offer the per-plane fast path when the job qualifies.
     /// - Throws: `MediaError.unsupported` for a format the kernels cannot read or write.
-    init(input: Input, spec: ProcessingSpec) throws(MediaError) {
+    init(input: Input, spec: ProcessingSpec, planeKernels: Bool = true) throws(MediaError) {
         guard let source = PictureLayout(input.format) else {
             throw MediaError(.unsupported, "the compute kernels cannot read pixel format \(input.format)")
         }
@@ -236,7 +237,7 @@ struct ProcessingPlan: Sendable {
             channelMasks.append((0..<4).reduce(0) { needed[$1] ? $0 | (1 << UInt32($1)) : $0 })
         }
         tables = tableWords.isEmpty ? [0] : tableWords
-        planeResampling = Self.planeResampling(
+        planeResampling = !planeKernels ? nil : Self.planeResampling(
             source: source, output: output, transform: transform, orientation: orientation, spec: spec,
             input: input, sourcePlanes: sourcePlanes, outputPlanes: outputPlanes, weights: channelWeights)
         swap = orientation.swap
@@ -281,7 +282,8 @@ struct ProcessingPlan: Sendable {
             let sourceSize = source.planeSize(p, width: input.width, height: input.height)
             let outputSize = output.planeSize(p, width: spec.outputWidth, height: spec.outputHeight)
             planes.append(PlaneResampling.PlaneInput(
-                source: sourcePlanes[p], bytesPerSample: source.channels[p].bytesPerSample, width: sourceSize.width,
+                source: sourcePlanes[p], bytesPerSample: source.channels[p].bytesPerSample, bitDepth: source.bitDepth,
+                width: sourceSize.width,
                 vertical: w.vertical, horizontal: w.horizontal, output: outputPlanes[p], outputWidth: outputSize.width,
                 outputHeight: outputSize.height, scale: m[p][p], bias: m[p][3]))
         }

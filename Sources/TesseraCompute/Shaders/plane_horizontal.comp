@@ -1,33 +1,34 @@
-// Fast path, pass 2 of 2: resamples half-float rows along x into one 8-bit output plane, maps each
+// Fast path, pass 2 of 2: resamples pass 1's fixed-point rows along x into one 8-bit output plane, maps each
 // value with one scale and offset (range and depth: no channel mixing on this path), dithers and
 // writes one 32-bit word (four samples) per invocation and row.
 //
 // An invocation keeps its four outputs' weights in registers and walks several rows, so the weights
-// are fetched once. The four outputs read one span of SPAN source samples starting at an even index
-// (a table gives each a weight per span sample, zero outside its own taps): no per-tap first index
-// and no array indexed by a lane-dependent value, which lavapipe would turn into memory traffic.
+// are fetched once. The four outputs read one span of SPAN source samples starting at a multiple of 8
+// (a table gives each a weight per span sample, zero outside its own taps): 16-byte fetches, no
+// per-tap first index and no array indexed by a lane-dependent value, which lavapipe would turn into
+// memory traffic.
 #version 450
 #extension GL_EXT_control_flow_attributes : require
 layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;
 
 layout(std430, set = 0, binding = 3) writeonly buffer Destination { uint dst[]; };
-layout(set = 0, binding = 2) uniform usamplerBuffer intermediate;  // R32UI: two halves per texel
+layout(set = 0, binding = 2) uniform usamplerBuffer intermediate;  // RGBA32UI: eight samples per texel
 layout(set = 0, binding = 5) uniform usamplerBuffer spans;         // RGBA32UI
 
-layout(constant_id = 0) const uint SPAN = 8u;       // even, at most MAX_SPAN
+layout(constant_id = 0) const uint SPAN = 8u;       // a multiple of 8, at most MAX_SPAN
 layout(constant_id = 1) const bool DITHER = false;
-const uint MAX_SPAN = 32u;
+const uint MAX_SPAN = 40u;
 
 layout(push_constant) uniform Plane {
-    uint midOffset;      // uints
-    uint midStride;      // uints per intermediate row
+    uint midOffset;      // texels
+    uint midStride;      // texels per intermediate row
     uint dstOffset;      // uints
     uint dstStride;      // uints per output row
     uint words;          // output words per row
     uint rows;           // output rows
-    uint table;          // RGBA32 texels: per word, (first span index / 2, 0, 0, 0) then SPAN weight columns
+    uint table;          // RGBA32 texels: per word, (first span index / 8, 0, 0, 0) then SPAN weight columns
     uint rowsPerGroup;   // rows a workgroup walks
-    float scale;         // code = scale * value + bias
+    float scale;         // code = scale * (weighted sum of fixed-point samples) + bias
     float bias;
     float maxCode;
 } pc;
@@ -60,10 +61,13 @@ void main() {
     for (uint y = y0; y < y1; y++) {
         uint row = pc.midOffset + y * pc.midStride + start;
         vec4 sum = vec4(0.0);
-        [[unroll]] for (uint j = 0u; j < MAX_SPAN / 2u; j++) {
-            if (2u * j < SPAN) {
-                vec2 pair = unpackHalf2x16(texelFetch(intermediate, int(row + j)).x);
-                sum += weight[2u * j] * pair.x + weight[2u * j + 1u] * pair.y;
+        [[unroll]] for (uint j = 0u; j < MAX_SPAN / 8u; j++) {
+            if (8u * j < SPAN) {
+                uvec4 q = texelFetch(intermediate, int(row + j));
+                vec4 lo = vec4(ivec4(q & 0xFFFFu)), hi = vec4(ivec4(q >> 16u));
+                sum += weight[8u * j] * lo.x + weight[8u * j + 1u] * hi.x + weight[8u * j + 2u] * lo.y
+                    + weight[8u * j + 3u] * hi.y + weight[8u * j + 4u] * lo.z + weight[8u * j + 5u] * hi.z
+                    + weight[8u * j + 6u] * lo.w + weight[8u * j + 7u] * hi.w;
             }
         }
         uint x = 4u * word;

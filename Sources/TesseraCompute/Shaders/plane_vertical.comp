@@ -1,11 +1,12 @@
-// Fast path, pass 1 of 2: resamples one planar source plane along y into half-float rows, 16 bytes of
-// source (sixteen 8-bit or eight 16-bit samples) per invocation step. Used when every output plane
+// Fast path, pass 1 of 2: resamples one planar source plane along y into 16-bit fixed-point rows, 16
+// bytes of source (sixteen 8-bit or eight 16-bit samples) per invocation step. Used when every output plane
 // comes from the same source plane with no mixing (see PlaneResampling).
 //
 // Written for lavapipe's costs as much as a GPU's: a texel fetch is a vector gather, so each one reads
 // 16 bytes (RGBA32UI) instead of 4; per-row weights are fetched once per invocation and kept in
 // registers while it walks the row; every per-plane value is a push constant (a scalar load there)
 // and the tap count a specialisation constant, so the tap loop unrolls and no lane reads a parameter.
+// Fixed point rather than half floats: lavapipe converts to half in a long software sequence.
 #version 450
 #extension GL_EXT_control_flow_attributes : require
 layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;
@@ -27,6 +28,14 @@ layout(push_constant) uniform Plane {
     uint midStride;      // uvec4s per intermediate row
     uint table;          // R32 texels: per output row, the first source row then TAPS weights
 } pc;
+
+// An intermediate sample is ZERO + the resampled value in 1/2^k of a code (the table's weights carry
+// the 2^k): room for overshoot of half the range either way, finite whatever the source holds.
+const float ZERO = 16384.0;
+uint fixed2(float a, float b) {
+    uvec2 q = uvec2(ivec2(clamp(vec2(a, b) + (ZERO + 0.5), 0.0, 65535.0)));
+    return q.x | (q.y << 16u);
+}
 
 // Through int: samples fit, and x86 converts signed integers in one instruction but unsigned ones in several.
 vec4 bytesOf(uint w) { return vec4(ivec4(w & 0xFFu, (w >> 8u) & 0xFFu, (w >> 16u) & 0xFFu, w >> 24u)); }
@@ -55,10 +64,10 @@ void main() {
                     s3 += weight[t] * bytesOf(q.w);
                 }
             }
-            mid[out_ + 2u * x] = uvec4(packHalf2x16(s0.xy), packHalf2x16(s0.zw), packHalf2x16(s1.xy),
-                                       packHalf2x16(s1.zw));
-            mid[out_ + 2u * x + 1u] = uvec4(packHalf2x16(s2.xy), packHalf2x16(s2.zw), packHalf2x16(s3.xy),
-                                            packHalf2x16(s3.zw));
+            mid[out_ + 2u * x] = uvec4(fixed2(s0.x, s0.y), fixed2(s0.z, s0.w), fixed2(s1.x, s1.y),
+                                       fixed2(s1.z, s1.w));
+            mid[out_ + 2u * x + 1u] = uvec4(fixed2(s2.x, s2.y), fixed2(s2.z, s2.w), fixed2(s3.x, s3.y),
+                                            fixed2(s3.z, s3.w));
         } else {
             vec4 s0 = vec4(0.0), s1 = vec4(0.0);
             [[unroll]] for (uint t = 0u; t < MAX_TAPS; t++) {
@@ -68,8 +77,7 @@ void main() {
                     s1 += weight[t] * vec4(shortsOf(q.z), shortsOf(q.w));
                 }
             }
-            mid[out_ + x] = uvec4(packHalf2x16(s0.xy), packHalf2x16(s0.zw), packHalf2x16(s1.xy),
-                                  packHalf2x16(s1.zw));
+            mid[out_ + x] = uvec4(fixed2(s0.x, s0.y), fixed2(s0.z, s0.w), fixed2(s1.x, s1.y), fixed2(s1.z, s1.w));
         }
     }
 }

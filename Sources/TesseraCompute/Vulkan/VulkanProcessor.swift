@@ -33,6 +33,11 @@ public final class VulkanProcessor: FrameProcessor {
     /// Submitted slots, oldest first, with the input frame whose properties the output copies.
     private var inFlight: [(slot: Int, input: Frame)] = []
     private var nextSlot = 0
+    /// Whether jobs that qualify run the per-plane fast path (`PlaneResampling`); tests turn it off to
+    /// compare with the generic kernels.
+    var allowsPlaneKernels = true
+    /// Whether the current setup runs the fast path.
+    var usesPlaneKernels: Bool { setup?.plan.planeResampling != nil }
 
     /// - Parameters:
     ///   - framesInFlight: slots of buffers; 2–3 keep the device busy while the CPU copies.
@@ -87,8 +92,9 @@ public final class VulkanProcessor: FrameProcessor {
         if setup?.plan.input != key {
             while !inFlight.isEmpty { _ = try receive() }
             setup = nil
-            setup = try Setup(device: device, plan: ProcessingPlan(input: key, spec: spec), slots: framesInFlight,
-                              staging: usesStaging)
+            setup = try Setup(device: device,
+                              plan: ProcessingPlan(input: key, spec: spec, planeKernels: allowsPlaneKernels),
+                              slots: framesInFlight, staging: usesStaging)
         }
         guard let setup else { return }
         let index = nextSlot
@@ -338,11 +344,11 @@ private final class Setup {
         let outputDevice = staging ? try VulkanBuffer(device: device, size: plan.outputBytes, use: .deviceOnly) : nil
 
         // Descriptor set: 0 source texels, 1 intermediate, 2 params, 3 output, 4 intermediate texels, 5 tables;
-        // on the fast path: 0 source (16-byte texels), 1 intermediate, 2 intermediate texels, 3 output,
-        // 4 tables, 5 tables (16-byte texels).
+        // on the fast path: 0 source, 1 intermediate, 2 intermediate texels, 3 output, 4 tables, 5 tables,
+        // with 16-byte texels but in 4.
         let fast = plan.planeResampling != nil
         let sourceTexels = try VulkanTexelView(sourceDevice ?? source, wide: fast)
-        let intermediateTexels = try VulkanTexelView(intermediate)
+        let intermediateTexels = try VulkanTexelView(intermediate, wide: fast)
         let kernel = fast ? device.planeVertical : device.verticalPass
         var layout: VkDescriptorSetLayout? = kernel.setLayout
         var allocInfo = VkDescriptorSetAllocateInfo()
