@@ -21,14 +21,22 @@ struct PlaneResampling: Sendable {
         var horizontalDispatch: (x: Int, y: Int)
     }
 
+    /// How the kernels split the work. A CPU device (lavapipe) runs a workgroup's lanes 8 at a time on
+    /// one core and pays per lane for every weight it fetches: few lanes per row in pass 1 and many rows
+    /// per workgroup in pass 2 let each invocation reuse its weights. A GPU wants many small workgroups.
+    struct Tuning: Sendable {
+        var verticalLanes: Int
+        var rowsPerGroup: Int
+        static let gpu = Tuning(verticalLanes: 64, rowsPerGroup: 4)
+        static let cpu = Tuning(verticalLanes: 8, rowsPerGroup: 32)
+    }
+
     static let maxTaps = 16
     static let maxSpan = 40
     /// An intermediate sample is `fixedZero` + value × 2^(15 − source bits): half the range of room for
     /// overshoot either way (the shader's ZERO).
     static let fixedZero = 16384.0
     static let workgroupWidth = 64
-    /// Output rows one horizontal workgroup walks: enough to pay for fetching its weights once.
-    static let rowsPerGroup = 8
     static let pushConstantBytes = 44
 
     let planes: [Plane]
@@ -54,7 +62,7 @@ struct PlaneResampling: Sendable {
     }
 
     /// Nil when some plane needs more taps or a wider span than the kernels hold, or is too narrow.
-    init?(_ inputs: [PlaneInput], dither: Bool) {
+    init?(_ inputs: [PlaneInput], dither: Bool, tuning: Tuning) {
         var tables: [UInt32] = []
         var planes: [Plane] = []
         var intermediate = 0  // uvec4s
@@ -104,15 +112,15 @@ struct PlaneResampling: Sendable {
             planes.append(Plane(
                 vertical: [UInt32(p.source.offset / 16), UInt32(p.source.stride / 16), UInt32(rowTexels),
                            UInt32(rows), UInt32(intermediate), UInt32(midStride), UInt32(vTable)],
-                verticalConstants: [UInt32(v.taps), UInt32(p.bytesPerSample)],
+                verticalConstants: [UInt32(v.taps), UInt32(p.bytesPerSample), UInt32(tuning.verticalLanes)],
                 verticalRows: v.first.count,
                 horizontal: [UInt32(intermediate), UInt32(midStride), UInt32(p.output.offset / 4),
                              UInt32(p.output.stride / 4), UInt32(words), UInt32(rows), UInt32(hTable),
-                             UInt32(Self.rowsPerGroup), Float(scale).bitPattern, Float(bias).bitPattern,
+                             UInt32(tuning.rowsPerGroup), Float(scale).bitPattern, Float(bias).bitPattern,
                              Float(255).bitPattern],
                 horizontalConstants: [UInt32(span), dither ? 1 : 0],
                 horizontalDispatch: ((words + Self.workgroupWidth - 1) / Self.workgroupWidth,
-                                     (rows + Self.rowsPerGroup - 1) / Self.rowsPerGroup)))
+                                     (rows + tuning.rowsPerGroup - 1) / tuning.rowsPerGroup)))
             intermediate += midStride * v.first.count
         }
         self.planes = planes

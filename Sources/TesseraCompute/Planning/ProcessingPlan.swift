@@ -61,9 +61,10 @@ struct ProcessingPlan: Sendable {
     /// The shaders declare `uvec4 params[128]`.
     static let paramWords = 512
 
-    /// - Parameter planeKernels: offer the per-plane fast path when the job qualifies.
+    /// - Parameter planeKernels: the per-plane fast path's tuning, offered when the job qualifies; nil for
+    ///   the generic kernels only.
     /// - Throws: `MediaError.unsupported` for a format the kernels cannot read or write.
-    init(input: Input, spec: ProcessingSpec, planeKernels: Bool = true) throws(MediaError) {
+    init(input: Input, spec: ProcessingSpec, planeKernels: PlaneResampling.Tuning? = .gpu) throws(MediaError) {
         guard let source = PictureLayout(input.format) else {
             throw MediaError(.unsupported, "the compute kernels cannot read pixel format \(input.format)")
         }
@@ -237,9 +238,14 @@ struct ProcessingPlan: Sendable {
             channelMasks.append((0..<4).reduce(0) { needed[$1] ? $0 | (1 << UInt32($1)) : $0 })
         }
         tables = tableWords.isEmpty ? [0] : tableWords
-        planeResampling = !planeKernels ? nil : Self.planeResampling(
-            source: source, output: output, transform: transform, orientation: orientation, spec: spec,
-            input: input, sourcePlanes: sourcePlanes, outputPlanes: outputPlanes, weights: channelWeights)
+        if let tuning = planeKernels {
+            planeResampling = Self.planeResampling(
+                source: source, output: output, transform: transform, orientation: orientation, spec: spec,
+                input: input, sourcePlanes: sourcePlanes, outputPlanes: outputPlanes, weights: channelWeights,
+                tuning: tuning)
+        } else {
+            planeResampling = nil
+        }
         swap = orientation.swap
         gridChannels = channelMasks
 
@@ -264,7 +270,7 @@ struct ProcessingPlan: Sendable {
     private static func planeResampling(
         source: PictureLayout, output: PictureLayout, transform: ColorTransform, orientation: Orientation,
         spec: ProcessingSpec, input: Input, sourcePlanes: [PlaneSlot], outputPlanes: [PlaneSlot],
-        weights: [(vertical: ResamplingWeights, horizontal: ResamplingWeights)?]
+        weights: [(vertical: ResamplingWeights, horizontal: ResamplingWeights)?], tuning: PlaneResampling.Tuning
     ) -> PlaneResampling? {
         func planar(_ layout: PictureLayout) -> Bool {
             !layout.isRGB && !layout.hasAlpha && layout.planeCount == 3 && layout.channels.indices.allSatisfy { c in
@@ -287,7 +293,7 @@ struct ProcessingPlan: Sendable {
                 vertical: w.vertical, horizontal: w.horizontal, output: outputPlanes[p], outputWidth: outputSize.width,
                 outputHeight: outputSize.height, scale: m[p][p], bias: m[p][3]))
         }
-        return PlaneResampling(planes, dither: spec.dither && output.bitDepth < source.bitDepth)
+        return PlaneResampling(planes, dither: spec.dither && output.bitDepth < source.bitDepth, tuning: tuning)
     }
 
     /// Source chroma siting: horizontally co-sited with luma or centred; vertical offset in luma rows of the

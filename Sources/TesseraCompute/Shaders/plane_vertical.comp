@@ -9,7 +9,8 @@
 // Fixed point rather than half floats: lavapipe converts to half in a long software sequence.
 #version 450
 #extension GL_EXT_control_flow_attributes : require
-layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;
+// Lanes per row: few on a CPU device, so each invocation walks more of the row with the weights it fetched.
+layout(local_size_x_id = 2, local_size_y = 1, local_size_z = 1) in;
 
 layout(set = 0, binding = 0) uniform usamplerBuffer source;       // RGBA32UI: 16 bytes per texel
 layout(std430, set = 0, binding = 1) writeonly buffer Intermediate { uvec4 mid[]; };

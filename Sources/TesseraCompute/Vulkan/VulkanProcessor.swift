@@ -33,9 +33,9 @@ public final class VulkanProcessor: FrameProcessor {
     /// Submitted slots, oldest first, with the input frame whose properties the output copies.
     private var inFlight: [(slot: Int, input: Frame)] = []
     private var nextSlot = 0
-    /// Whether jobs that qualify run the per-plane fast path (`PlaneResampling`); tests turn it off to
-    /// compare with the generic kernels.
-    var allowsPlaneKernels = true
+    /// How jobs that qualify run the per-plane fast path (`PlaneResampling`), or nil for the generic kernels
+    /// only. Tests change it to compare the two, and to run the GPU tuning on any device.
+    var planeTuning: PlaneResampling.Tuning?
     /// Whether the current setup runs the fast path.
     var usesPlaneKernels: Bool { setup?.plan.planeResampling != nil }
 
@@ -53,6 +53,7 @@ public final class VulkanProcessor: FrameProcessor {
         self.framesInFlight = max(1, framesInFlight)
         device = try VulkanDevice.shared()
         usesStaging = forceStaging || device.prefersStaging
+        planeTuning = device.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU ? .cpu : .gpu
     }
 
     deinit {
@@ -93,7 +94,7 @@ public final class VulkanProcessor: FrameProcessor {
             while !inFlight.isEmpty { _ = try receive() }
             setup = nil
             setup = try Setup(device: device,
-                              plan: ProcessingPlan(input: key, spec: spec, planeKernels: allowsPlaneKernels),
+                              plan: ProcessingPlan(input: key, spec: spec, planeKernels: planeTuning),
                               slots: framesInFlight, staging: usesStaging)
         }
         guard let setup else { return }
