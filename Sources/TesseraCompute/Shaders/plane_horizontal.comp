@@ -41,10 +41,11 @@ float bayer(uint x, uint y) {
     return (float(int(v)) + 0.5) / 64.0;
 }
 
-// Through int (the value is clamped to 0…maxCode first): x86 converts signed integers in one instruction,
-// unsigned ones in several.
+// Adding 2^23 to the clamped whole number leaves it in the low mantissa bits: no float-to-int conversion,
+// which lavapipe does lane by lane inside its store loop.
 uint code(float v, float threshold) {
-    return uint(int(clamp(floor(pc.scale * v + pc.bias + threshold), 0.0, pc.maxCode)));
+    float whole = clamp(floor(pc.scale * v + pc.bias + threshold), 0.0, pc.maxCode);
+    return floatBitsToUint(whole + 8388608.0) & 0xFFu;
 }
 
 void main() {

@@ -32,10 +32,12 @@ layout(push_constant) uniform Plane {
 
 // An intermediate sample is ZERO + the resampled value in 1/2^k of a code (the table's weights carry
 // the 2^k): room for overshoot of half the range either way, finite whatever the source holds.
+// Adding 2^23 leaves the rounded integer in the low mantissa bits: no float-to-int conversion, which
+// lavapipe does lane by lane inside its store loop.
 const float ZERO = 16384.0;
 uint fixed2(float a, float b) {
-    uvec2 q = uvec2(ivec2(clamp(vec2(a, b) + (ZERO + 0.5), 0.0, 65535.0)));
-    return q.x | (q.y << 16u);
+    uvec2 bits = floatBitsToUint(clamp(vec2(a, b) + ZERO, 0.0, 65535.0) + 8388608.0);
+    return (bits.x & 0xFFFFu) | (bits.y << 16u);
 }
 
 // Through int: samples fit, and x86 converts signed integers in one instruction but unsigned ones in several.
