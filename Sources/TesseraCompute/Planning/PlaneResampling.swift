@@ -11,10 +11,11 @@
 struct PlaneResampling: Sendable {
     /// One plane's two dispatches: their push constants, specialisation constants and sizes.
     struct Plane: Sendable {
-        /// `plane_vertical`'s push constants (see the shader) and its (taps, bytes per sample).
+        /// `plane_vertical`'s push constants (see the shader) and its (taps, bytes per sample, lanes, union,
+        /// skip); it runs a workgroup per pair of output rows.
         var vertical: [UInt32]
         var verticalConstants: [UInt32]
-        var verticalRows: Int
+        var verticalPairs: Int
         /// `plane_horizontal`'s push constants and its (span, dither).
         var horizontal: [UInt32]
         var horizontalConstants: [UInt32]
@@ -32,6 +33,7 @@ struct PlaneResampling: Sendable {
     }
 
     static let maxTaps = 16
+    static let maxUnion = 20
     static let maxSpan = 40
     /// An intermediate sample is `fixedZero` + value × 2^(15 − source bits): half the range of room for
     /// overshoot either way (the shader's ZERO).
@@ -51,6 +53,7 @@ struct PlaneResampling: Sendable {
         var bytesPerSample: Int
         var bitDepth: Int
         var width: Int
+        var height: Int
         var vertical: ResamplingWeights
         var horizontal: ResamplingWeights
         var output: ProcessingPlan.PlaneSlot
@@ -74,10 +77,24 @@ struct PlaneResampling: Sendable {
             let rowTexels = (p.source.rowBytes + 15) / 16
             let midStride = p.bytesPerSample == 1 ? 2 * rowTexels : rowTexels  // uvec4s: 8 halves each
             let fixedScale = Double(1 << (15 - p.bitDepth))
+            func weight(_ b: Int, _ t: Int) -> UInt32 { Float(Double(v.weights[b * v.taps + t]) * fixedScale).bitPattern }
+
+            // Vertical: output rows in pairs; the second row's window starts `d` rows after the first's.
+            let pairs = (p.outputHeight + 1) / 2
+            let offsets = (0..<pairs).compactMap { m in
+                2 * m + 1 < p.outputHeight ? Int(v.first[2 * m + 1] - v.first[2 * m]) : nil
+            }
+            let skip = offsets.min() ?? 0, union = v.taps + (offsets.max() ?? 0)
+            guard skip >= 0, union <= Self.maxUnion else { return nil }
             let vTable = tables.count
-            for b in v.first.indices {
-                tables.append(UInt32(bitPattern: v.first[b]))
-                tables += (0..<v.taps).map { Float(Double(v.weights[b * v.taps + $0]) * fixedScale).bitPattern }
+            for m in 0..<pairs {
+                let b0 = 2 * m, b1 = 2 * m + 1
+                tables.append(UInt32(bitPattern: v.first[b0]))
+                tables += (0..<v.taps).map { weight(b0, $0) }
+                let d = b1 < p.outputHeight ? Int(v.first[b1] - v.first[b0]) : 0
+                tables += (skip..<union).map { u in
+                    b1 < p.outputHeight && u - d >= 0 && u - d < v.taps ? weight(b1, u - d) : 0
+                }
             }
 
             // Horizontal: four outputs per word read one span that starts at a multiple of 8 samples and
@@ -111,9 +128,10 @@ struct PlaneResampling: Sendable {
             let scale = p.scale / fixedScale, bias = p.bias - scale * Self.fixedZero
             planes.append(Plane(
                 vertical: [UInt32(p.source.offset / 16), UInt32(p.source.stride / 16), UInt32(rowTexels),
-                           UInt32(rows), UInt32(intermediate), UInt32(midStride), UInt32(vTable)],
-                verticalConstants: [UInt32(v.taps), UInt32(p.bytesPerSample), UInt32(tuning.verticalLanes)],
-                verticalRows: v.first.count,
+                           UInt32(p.height - 1), UInt32(intermediate), UInt32(midStride), UInt32(vTable)],
+                verticalConstants: [UInt32(v.taps), UInt32(p.bytesPerSample), UInt32(tuning.verticalLanes),
+                                    UInt32(union), UInt32(skip)],
+                verticalPairs: pairs,
                 horizontal: [UInt32(intermediate), UInt32(midStride), UInt32(p.output.offset / 4),
                              UInt32(p.output.stride / 4), UInt32(words), UInt32(rows), UInt32(hTable),
                              UInt32(tuning.rowsPerGroup), Float(scale).bitPattern, Float(bias).bitPattern,
@@ -121,7 +139,7 @@ struct PlaneResampling: Sendable {
                 horizontalConstants: [UInt32(span), dither ? 1 : 0],
                 horizontalDispatch: ((words + Self.workgroupWidth - 1) / Self.workgroupWidth,
                                      (rows + tuning.rowsPerGroup - 1) / tuning.rowsPerGroup)))
-            intermediate += midStride * v.first.count
+            intermediate += midStride * 2 * pairs  // an odd last pair writes a spare row
         }
         self.planes = planes
         self.tables = tables

@@ -289,7 +289,7 @@ struct ProcessingPlan: Sendable {
             let outputSize = output.planeSize(p, width: spec.outputWidth, height: spec.outputHeight)
             planes.append(PlaneResampling.PlaneInput(
                 source: sourcePlanes[p], bytesPerSample: source.channels[p].bytesPerSample, bitDepth: source.bitDepth,
-                width: sourceSize.width,
+                width: sourceSize.width, height: sourceSize.height,
                 vertical: w.vertical, horizontal: w.horizontal, output: outputPlanes[p], outputWidth: outputSize.width,
                 outputHeight: outputSize.height, scale: m[p][p], bias: m[p][3]))
         }

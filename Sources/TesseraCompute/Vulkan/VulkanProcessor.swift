@@ -208,7 +208,7 @@ private final class Setup {
         let groups = device.limits.maxComputeWorkGroupCount
         let dispatches: [(x: Int, y: Int, z: Int)] = [plan.verticalDispatch, plan.horizontalDispatch]
             + (plan.planeResampling?.planes ?? []).flatMap { p in
-                [(1, p.verticalRows, 1), (p.horizontalDispatch.x, p.horizontalDispatch.y, 1)]
+                [(1, p.verticalPairs, 1), (p.horizontalDispatch.x, p.horizontalDispatch.y, 1)]
             }
         guard dispatches.allSatisfy({ $0.x <= Int(groups.0) && $0.y <= Int(groups.1) && $0.z <= Int(groups.2) }) else {
             throw MediaError(.unsupported, "Vulkan: \(device.name) cannot dispatch enough workgroups for this picture size")
@@ -434,7 +434,7 @@ extension Setup {
         for (p, plane) in fastPlan.planes.enumerated() {
             vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, planePipelines[p].vertical)
             push(device.planeVertical, plane.vertical)
-            vkCmdDispatch(cb, 1, UInt32(plane.verticalRows), 1)
+            vkCmdDispatch(cb, 1, UInt32(plane.verticalPairs), 1)
         }
         barrier(cb, from: compute, VK_ACCESS_SHADER_WRITE_BIT.rawValue, to: compute, VK_ACCESS_SHADER_READ_BIT.rawValue)
         vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, device.planeHorizontal.pipelineLayout, 0, 1, &set,
