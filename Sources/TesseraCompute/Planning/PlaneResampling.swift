@@ -110,6 +110,14 @@ struct PlaneResampling: Sendable {
             func start(_ g: Int) -> Int { min(bounds(g).lo / 8 * 8, (limit - span) / 8 * 8) }
             guard span <= Self.maxSpan, span <= limit, (0..<words).allSatisfy({ start($0) + span >= bounds($0).hi })
             else { return nil }
+            // Per output of a word, the span samples it may read in any word.
+            var reads = [(lo: Int, hi: Int)](repeating: (span, 0), count: 4)
+            for g in 0..<words {
+                for i in 0..<4 where 4 * g + i < p.outputWidth {
+                    let o = Int(h.first[4 * g + i]) - start(g)
+                    reads[i] = (min(reads[i].lo, o), max(reads[i].hi, o + h.taps))
+                }
+            }
             while tables.count % 4 != 0 { tables.append(0) }
             let hTable = tables.count / 4
             for g in 0..<words {
@@ -136,7 +144,8 @@ struct PlaneResampling: Sendable {
                              UInt32(p.output.stride / 4), UInt32(words), UInt32(rows), UInt32(hTable),
                              UInt32(tuning.rowsPerGroup), Float(scale).bitPattern, Float(bias).bitPattern,
                              Float(255).bitPattern],
-                horizontalConstants: [UInt32(span), dither ? 1 : 0],
+                horizontalConstants: [UInt32(span), dither ? 1 : 0]
+                    + reads.flatMap { [UInt32(min($0.lo, $0.hi)), UInt32($0.hi)] },
                 horizontalDispatch: ((words + Self.workgroupWidth - 1) / Self.workgroupWidth,
                                      (rows + tuning.rowsPerGroup - 1) / tuning.rowsPerGroup)))
             intermediate += midStride * 2 * pairs  // an odd last pair writes a spare row

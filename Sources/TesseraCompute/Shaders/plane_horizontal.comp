@@ -17,6 +17,16 @@ layout(set = 0, binding = 5) uniform usamplerBuffer spans;         // RGBA32UI
 
 layout(constant_id = 0) const uint SPAN = 8u;       // a multiple of 8, at most MAX_SPAN
 layout(constant_id = 1) const bool DITHER = false;
+// Output i of a word reads only span samples [LOi, HIi) in any word of the plane (its taps, wherever its
+// window falls in the span): the rest of its weights are zero, so those products are left out.
+layout(constant_id = 2) const uint LO0 = 0u;
+layout(constant_id = 3) const uint HI0 = 40u;
+layout(constant_id = 4) const uint LO1 = 0u;
+layout(constant_id = 5) const uint HI1 = 40u;
+layout(constant_id = 6) const uint LO2 = 0u;
+layout(constant_id = 7) const uint HI2 = 40u;
+layout(constant_id = 8) const uint LO3 = 0u;
+layout(constant_id = 9) const uint HI3 = 40u;
 const uint MAX_SPAN = 40u;
 
 layout(push_constant) uniform Plane {
@@ -66,9 +76,14 @@ void main() {
             if (8u * j < SPAN) {
                 uvec4 q = texelFetch(intermediate, int(row + j));
                 vec4 lo = vec4(ivec4(q & 0xFFFFu)), hi = vec4(ivec4(q >> 16u));
-                sum += weight[8u * j] * lo.x + weight[8u * j + 1u] * hi.x + weight[8u * j + 2u] * lo.y
-                    + weight[8u * j + 3u] * hi.y + weight[8u * j + 4u] * lo.z + weight[8u * j + 5u] * hi.z
-                    + weight[8u * j + 6u] * lo.w + weight[8u * j + 7u] * hi.w;
+                float v[8] = float[8](lo.x, hi.x, lo.y, hi.y, lo.z, hi.z, lo.w, hi.w);
+                [[unroll]] for (uint e = 0u; e < 8u; e++) {
+                    uint n = 8u * j + e;
+                    if (n >= LO0 && n < HI0) sum.x += weight[n].x * v[e];
+                    if (n >= LO1 && n < HI1) sum.y += weight[n].y * v[e];
+                    if (n >= LO2 && n < HI2) sum.z += weight[n].z * v[e];
+                    if (n >= LO3 && n < HI3) sum.w += weight[n].w * v[e];
+                }
             }
         }
         uint x = 4u * word;
