@@ -97,36 +97,38 @@ struct PlaneResampling: Sendable {
                 }
             }
 
-            // Horizontal: four outputs per word read one span that starts at a multiple of 8 samples and
-            // stays inside what pass 1 wrote (beyond the plane: resampled padding, finite and weighted 0).
+            // Horizontal: the eight outputs of an invocation read one span that starts at a multiple of 8
+            // samples and stays inside what pass 1 wrote (beyond the plane: resampled padding, finite and
+            // weighted 0).
             let limit = 8 * midStride
             let words = (p.outputWidth + 3) / 4
+            let groups = (p.outputWidth + 7) / 8
             func bounds(_ g: Int) -> (lo: Int, hi: Int) {
-                let ks = (4 * g)..<min(4 * g + 4, p.outputWidth)
+                let ks = (8 * g)..<min(8 * g + 8, p.outputWidth)
                 return (ks.map { Int(h.first[$0]) }.min() ?? 0, ks.map { Int(h.first[$0]) + h.taps }.max() ?? 0)
             }
-            var span = (0..<words).map { g in bounds(g).hi - bounds(g).lo / 8 * 8 }.max() ?? 8
+            var span = (0..<groups).map { g in bounds(g).hi - bounds(g).lo / 8 * 8 }.max() ?? 8
             span = (span + 7) / 8 * 8
             func start(_ g: Int) -> Int { min(bounds(g).lo / 8 * 8, (limit - span) / 8 * 8) }
-            guard span <= Self.maxSpan, span <= limit, (0..<words).allSatisfy({ start($0) + span >= bounds($0).hi })
+            guard span <= Self.maxSpan, span <= limit, (0..<groups).allSatisfy({ start($0) + span >= bounds($0).hi })
             else { return nil }
-            // Per output of a word, the span samples it may read in any word.
-            var reads = [(lo: Int, hi: Int)](repeating: (span, 0), count: 4)
-            for g in 0..<words {
-                for i in 0..<4 where 4 * g + i < p.outputWidth {
-                    let o = Int(h.first[4 * g + i]) - start(g)
+            // Per output of an invocation, the span samples it may read in any invocation.
+            var reads = [(lo: Int, hi: Int)](repeating: (span, 0), count: 8)
+            for g in 0..<groups {
+                for i in 0..<8 where 8 * g + i < p.outputWidth {
+                    let o = Int(h.first[8 * g + i]) - start(g)
                     reads[i] = (min(reads[i].lo, o), max(reads[i].hi, o + h.taps))
                 }
             }
             while tables.count % 4 != 0 { tables.append(0) }
             let hTable = tables.count / 4
-            for g in 0..<words {
+            for g in 0..<groups {
                 let s = start(g)
                 tables += [UInt32(s / 8), 0, 0, 0]
-                var columns = [Float](repeating: 0, count: 4 * span)
-                for i in 0..<4 where 4 * g + i < p.outputWidth {
-                    let k = 4 * g + i
-                    for t in 0..<h.taps { columns[4 * (Int(h.first[k]) + t - s) + i] += h.weights[k * h.taps + t] }
+                var columns = [Float](repeating: 0, count: 8 * span)  // per span sample, outputs 0…7
+                for i in 0..<8 where 8 * g + i < p.outputWidth {
+                    let k = 8 * g + i
+                    for t in 0..<h.taps { columns[8 * (Int(h.first[k]) + t - s) + i] += h.weights[k * h.taps + t] }
                 }
                 tables += columns.map(\.bitPattern)
             }
@@ -146,7 +148,7 @@ struct PlaneResampling: Sendable {
                              Float(255).bitPattern],
                 horizontalConstants: [UInt32(span), dither ? 1 : 0]
                     + reads.flatMap { [UInt32(min($0.lo, $0.hi)), UInt32($0.hi)] },
-                horizontalDispatch: ((words + Self.workgroupWidth - 1) / Self.workgroupWidth,
+                horizontalDispatch: ((groups + Self.workgroupWidth - 1) / Self.workgroupWidth,
                                      (rows + tuning.rowsPerGroup - 1) / tuning.rowsPerGroup)))
             intermediate += midStride * 2 * pairs  // an odd last pair writes a spare row
         }
