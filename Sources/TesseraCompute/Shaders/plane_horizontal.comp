@@ -108,12 +108,12 @@ void main() {
                 }
             }
         }
-        uint x = 8u * pair;
         uint out_ = pc.dstOffset + y * pc.dstStride + 2u * pair;
         [[unroll]] for (uint h = 0u; h < 2u; h++) {
+            // The first output's x is a multiple of 8 and the matrix reads x's low 3 bits: constants here.
+            uint x = 4u * h;
             vec4 threshold = DITHER
-                ? vec4(bayer(x + 4u * h, y), bayer(x + 4u * h + 1u, y), bayer(x + 4u * h + 2u, y),
-                       bayer(x + 4u * h + 3u, y))
+                ? vec4(bayer(x, y), bayer(x + 1u, y), bayer(x + 2u, y), bayer(x + 3u, y))
                 : vec4(0.5);
             vec4 s = sum[h];
             uint word = code(s.x, threshold.x) | (code(s.y, threshold.y) << 8u) | (code(s.z, threshold.z) << 16u)
