@@ -8,14 +8,7 @@ import Testing
 /// pictures (both are also held to the double-precision reference).
 @Suite(.enabled(if: VulkanAvailability.isAvailable, VulkanAvailability.reason))
 struct PlaneKernelTests {
-    struct Job: CustomTestStringConvertible, Sendable {
-        var input: PixelFormat, width: Int, height: Int
-        var spec: ProcessingSpec
-        var testDescription: String {
-            "\(input) \(width)x\(height) → \(spec.outputFormat) \(spec.outputWidth)x\(spec.outputHeight) "
-                + "\(spec.filter)\(spec.outputRange.map { " \($0)" } ?? "")"
-        }
-    }
+    typealias Job = CPUProcessorTests.Job
 
     static func job(_ input: PixelFormat, _ width: Int, _ height: Int, _ output: PixelFormat, _ outWidth: Int,
                     _ outHeight: Int, _ filter: ScalingFilter = .bicubic, range: ColorRange? = nil) -> Job {

@@ -5,7 +5,9 @@ import TesseraAV
 import TesseraCore
 
 /// The Vulkan compute `FrameProcessor`: colour conversion fused with separable resampling, rotation,
-/// flips, opacity and background, in two dispatches per frame.
+/// flips, opacity and background, in two passes per frame. Planar YUV to planar 8-bit YUV with no turn,
+/// compositing or channel mixing (the common transcode) takes a per-plane fast path (`PlaneResampling`,
+/// `plane_vertical`/`plane_horizontal`); everything else the generic kernels.
 ///
 /// ```
 ///  Frame ─memcpy─▶ slot.source (mapped) ─pass 1─▶ slot.intermediate ─pass 2─▶ slot.output (mapped) ─memcpy─▶ Frame
