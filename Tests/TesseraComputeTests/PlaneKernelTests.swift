@@ -1,3 +1,4 @@
+import CFFmpeg
 import Foundation
 import TesseraAV
 @testable import TesseraCompute
@@ -73,6 +74,30 @@ struct PlaneKernelTests {
         let processor = try VulkanProcessor(spec: job.spec)
         _ = try run(processor, picture)
         #expect(!processor.usesPlaneKernels)
+    }
+
+    @Test("frames read in place and frames copied (rows not 16-byte aligned) alternate with the same pictures")
+    func inPlaceAndCopied() throws {
+        let picture = TestPicture.pattern(.yuv420p, width: 322, height: 182)
+        let aligned = try picture.makeFrame()
+        let packed = try Frame()  // rows back to back: 322 and 161 bytes
+        packed.pointer.pointee.width = 322
+        packed.pointer.pointee.height = 182
+        packed.pointer.pointee.format = aligned.pointer.pointee.format
+        #expect(av_frame_get_buffer(packed.pointer, 1) == 0)
+        #expect(av_frame_copy(packed.pointer, aligned.pointer) == 0)
+        #expect(av_frame_copy_props(packed.pointer, aligned.pointer) == 0)
+
+        let spec = ProcessingSpec(outputWidth: 200, outputHeight: 100, outputFormat: .yuv420p)
+        let processor = try VulkanProcessor(spec: spec, framesInFlight: 3)  // slots 0 and 1 switch ways
+        let pictures = try [aligned, packed, aligned, packed, aligned].map { frame in
+            TestPicture(frame: try processor.process(frame))
+        }
+        #expect(processor.usesPlaneKernels)
+        #expect(processor.framesReadInPlace == (processor.deviceIsCPU ? 3 : 0))
+        for p in pictures.dropFirst() { #expect(differences(p.channels, pictures[0].channels) == 0) }
+        let psnr = Reference.psnr(pictures[0], Reference.process(picture, spec))
+        #expect(psnr.allSatisfy { $0 >= 50 }, "PSNR \(formatted(psnr)) dB")
     }
 
     @Test("the fast path with staging buffers gives the same pictures")

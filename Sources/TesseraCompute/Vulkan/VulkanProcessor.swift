@@ -40,6 +40,8 @@ public final class VulkanProcessor: FrameProcessor {
     var planeTuning: PlaneResampling.Tuning?
     /// Whether the current setup runs the fast path.
     var usesPlaneKernels: Bool { setup?.plan.planeResampling != nil }
+    /// Frames the kernels read where they were, with no copy (tests check both ways are taken).
+    private(set) var framesReadInPlace = 0
 
     /// - Parameters:
     ///   - framesInFlight: slots of buffers; 2–3 keep the device busy while the CPU copies.
@@ -103,11 +105,20 @@ public final class VulkanProcessor: FrameProcessor {
         let index = nextSlot
         nextSlot = (nextSlot + 1) % framesInFlight
         let slot = setup.slots[index]
-        guard let base = slot.source.mapped else { throw MediaError(.ffmpeg, "Vulkan: upload buffer is not mapped") }
-        for (p, plane) in setup.plan.sourcePlanes.enumerated() {
-            guard let data = input.plane(p) else { throw MediaError(.invalidArgument, "frame has no plane \(p)") }
-            copyPlane(from: data, sourceStride: input.linesize(p), to: base + plane.offset,
-                      destinationStride: plane.stride, rowBytes: plane.rowBytes, rows: plane.rows)
+        // On a CPU device the kernels can read the frame where it is; else (or when its planes are not laid
+        // out for that) it is copied into the slot.
+        if !usesStaging, setup.readInPlace(input, slot: index) {
+            framesReadInPlace += 1
+        } else {
+            try setup.readOwnSource(slot: index)
+            guard let base = slot.source.mapped else {
+                throw MediaError(.ffmpeg, "Vulkan: upload buffer is not mapped")
+            }
+            for (p, plane) in setup.plan.sourcePlanes.enumerated() {
+                guard let data = input.plane(p) else { throw MediaError(.invalidArgument, "frame has no plane \(p)") }
+                copyPlane(from: data, sourceStride: input.linesize(p), to: base + plane.offset,
+                          destinationStride: plane.stride, rowBytes: plane.rowBytes, rows: plane.rows)
+            }
         }
         var fence: VkFence? = slot.fence
         try vk(vkResetFences(device.device, 1, &fence), "reset a fence")
@@ -179,8 +190,17 @@ private struct Slot {
     let output: VulkanBuffer
     let outputDevice: VulkanBuffer?
     let views: [VulkanTexelView]
+    let set: VkDescriptorSet?
     let commandBuffer: VkCommandBuffer
     let fence: VkFence
+}
+
+/// A frame's own memory, read in place by a slot (`Setup.readInPlace`): the buffer over it and where its
+/// planes start (offset from the buffer's start, stride), in bytes.
+private struct InPlaceSource {
+    let buffer: VulkanBuffer
+    let view: VulkanTexelView
+    let planes: [(offset: Int, stride: Int)]
 }
 
 /// Everything made for one input geometry: the plan, parameters, pools and slots.
@@ -198,6 +218,9 @@ private final class Setup {
     private var pipelines: (vertical: VkPipeline?, horizontal: [VkPipeline?]) = (nil, [])
     /// The fast path's pipelines, per plane (empty on the generic path).
     private var planePipelines: [(vertical: VkPipeline, horizontal: VkPipeline)] = []
+    /// Per slot, the frame memory its commands read in place (kept until the slot is next used), or nil
+    /// when they read the slot's own source buffer.
+    private var inPlace: [InPlaceSource?] = []
     private var intermediateBytes: Int { Self.intermediateBytes(plan) }
     private static func intermediateBytes(_ plan: ProcessingPlan) -> Int {
         4 * (plan.planeResampling?.intermediateWords ?? plan.intermediateWords)
@@ -224,7 +247,7 @@ private final class Setup {
         pool = try FramePool(width: plan.outputWidth, height: plan.outputHeight, format: plan.output.format,
                              planes: plan.outputPlanes, bytes: plan.outputBytes)
 
-        let commandPool = try device.makeCommandPool()
+        let commandPool = try device.makeCommandPool(resettableBuffers: true)
         self.commandPool = commandPool
         let descriptorPool: VkDescriptorPool
         do throws(MediaError) {
@@ -277,6 +300,7 @@ private final class Setup {
         }
         device.savePipelineCache()
         for _ in 0..<count { slots.append(try makeSlot(staging: staging)) }
+        inPlace = Array(repeating: nil, count: count)
     }
 
     deinit {
@@ -374,19 +398,34 @@ private final class Setup {
         ])
 
         let cb = try allocateCommandBuffer()
+        // Signalled so the first reset-and-submit of each slot looks like every later one.
+        let fence = try makeFence(signalled: true)
+        let slot = Slot(source: source, sourceDevice: sourceDevice, intermediate: intermediate, output: output,
+                        outputDevice: outputDevice, views: [sourceTexels, intermediateTexels], set: set,
+                        commandBuffer: cb, fence: fence)
+        try record(slot, sourcePlanes: nil)
+        return slot
+    }
+
+    /// Records a slot's commands; `sourcePlanes` (fast path only) where the planes are when the slot reads
+    /// a frame in place.
+    private func record(_ slot: Slot, sourcePlanes: [(offset: Int, stride: Int)]?) throws(MediaError) {
+        let cb = slot.commandBuffer
+        var set = slot.set
         var begin = VkCommandBufferBeginInfo()
         begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO
         try vk(vkBeginCommandBuffer(cb, &begin), "begin a command buffer")
         let compute = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT.rawValue
         let transfer = VK_PIPELINE_STAGE_TRANSFER_BIT.rawValue
-        if let sourceDevice {
+        let (source, output) = (slot.source, slot.output)
+        if let sourceDevice = slot.sourceDevice {
             var region = VkBufferCopy(srcOffset: 0, dstOffset: 0, size: VkDeviceSize(plan.sourceBytes))
             vkCmdCopyBuffer(cb, source.buffer, sourceDevice.buffer, 1, &region)
             barrier(cb, from: transfer, VK_ACCESS_TRANSFER_WRITE_BIT.rawValue, to: compute,
                     VK_ACCESS_SHADER_READ_BIT.rawValue)
         }
         if let fastPlan = plan.planeResampling {
-            recordPlanes(cb, set: set, fastPlan)
+            recordPlanes(cb, set: set, fastPlan, sourcePlanes: sourcePlanes)
         } else {
             vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, device.verticalPass.pipelineLayout, 0, 1, &set,
                                     0, nil)
@@ -401,7 +440,7 @@ private final class Setup {
                 vkCmdDispatch(cb, UInt32(d2.x), UInt32(d2.y), 1)
             }
         }
-        if let outputDevice {
+        if let outputDevice = slot.outputDevice {
             barrier(cb, from: compute, VK_ACCESS_SHADER_WRITE_BIT.rawValue, to: transfer,
                     VK_ACCESS_TRANSFER_READ_BIT.rawValue)
             var region = VkBufferCopy(srcOffset: 0, dstOffset: 0, size: VkDeviceSize(plan.outputBytes))
@@ -413,17 +452,54 @@ private final class Setup {
                     VK_ACCESS_HOST_READ_BIT.rawValue)
         }
         try vk(vkEndCommandBuffer(cb), "record the resampling commands")
-        // Signalled so the first reset-and-submit of each slot looks like every later one.
-        let fence = try makeFence(signalled: true)
-        return Slot(source: source, sourceDevice: sourceDevice, intermediate: intermediate, output: output,
-                    outputDevice: outputDevice, views: [sourceTexels, intermediateTexels], commandBuffer: cb,
-                    fence: fence)
+    }
+
+    /// Points slot `index` at `frame`'s own memory when the device can read it in place and its planes
+    /// allow (16-byte aligned, positive strides, one allocation); false otherwise.
+    func readInPlace(_ frame: Frame, slot index: Int) -> Bool {
+        guard let alignment = device.hostImportAlignment, plan.planeResampling != nil else { return false }
+        var addresses: [(address: UInt, stride: Int)] = []
+        var low = UInt.max, high: UInt = 0
+        for (p, plane) in plan.sourcePlanes.enumerated() {
+            guard let data = frame.plane(p) else { return false }
+            let address = UInt(bitPattern: data), stride = frame.linesize(p)
+            guard stride >= plane.rowBytes, stride % 16 == 0, address % 16 == 0 else { return false }
+            // The kernels read whole 16-byte texels of each row.
+            low = min(low, address)
+            high = max(high, address + UInt(stride * (plane.rows - 1) + (plane.rowBytes + 15) / 16 * 16))
+            addresses.append((address, stride))
+        }
+        let a = UInt(alignment)
+        let start = low / a * a, end = (high + a - 1) / a * a
+        guard end - start <= UInt(2 * plan.sourceBytes) + 2 * a, let pointer = UnsafeMutableRawPointer(bitPattern: start),
+              let buffer = try? VulkanBuffer(device: device, importing: pointer, size: Int(end - start)),
+              let view = try? VulkanTexelView(buffer, wide: true)
+        else { return false }
+        let source = InPlaceSource(buffer: buffer, view: view,
+                                   planes: addresses.map { (Int($0.address - start), $0.stride) })
+        writeDescriptors(device.device, set: slots[index].set, [.texels(view)])
+        guard (try? record(slots[index], sourcePlanes: source.planes)) != nil else {
+            inPlace[index] = nil
+            return false
+        }
+        inPlace[index] = source
+        return true
+    }
+
+    /// Points slot `index` back at its own source buffer, if it was reading a frame in place.
+    func readOwnSource(slot index: Int) throws(MediaError) {
+        guard inPlace[index] != nil else { return }
+        let slot = slots[index]
+        writeDescriptors(device.device, set: slot.set, [.texels(slot.views[0])])
+        try record(slot, sourcePlanes: nil)
+        inPlace[index] = nil
     }
 }
 
 extension Setup {
     /// The fast path's commands: every plane's vertical pass, then every plane's horizontal pass.
-    fileprivate func recordPlanes(_ cb: VkCommandBuffer, set: VkDescriptorSet?, _ fastPlan: PlaneResampling) {
+    fileprivate func recordPlanes(_ cb: VkCommandBuffer, set: VkDescriptorSet?, _ fastPlan: PlaneResampling,
+                                  sourcePlanes: [(offset: Int, stride: Int)]?) {
         func push(_ kernel: ComputeKernel, _ words: [UInt32]) {
             var padded = words + [UInt32](repeating: 0, count: PlaneResampling.pushConstantBytes / 4 - words.count)
             vkCmdPushConstants(cb, kernel.pipelineLayout, VK_SHADER_STAGE_COMPUTE_BIT.rawValue, 0,
@@ -435,7 +511,12 @@ extension Setup {
                                 nil)
         for (p, plane) in fastPlan.planes.enumerated() {
             vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, planePipelines[p].vertical)
-            push(device.planeVertical, plane.vertical)
+            var vertical = plane.vertical
+            if let sourcePlanes {  // in 16-byte texels, as the shader reads them
+                vertical[0] = UInt32(sourcePlanes[p].offset / 16)
+                vertical[1] = UInt32(sourcePlanes[p].stride / 16)
+            }
+            push(device.planeVertical, vertical)
             vkCmdDispatch(cb, 1, UInt32(plane.verticalPairs), 1)
         }
         barrier(cb, from: compute, VK_ACCESS_SHADER_WRITE_BIT.rawValue, to: compute, VK_ACCESS_SHADER_READ_BIT.rawValue)
