@@ -53,14 +53,18 @@ struct ProcessingPlan: Sendable {
     /// grid the channels it reads (bit c = channel c).
     let swap: Bool
     let gridChannels: [UInt32]
+    /// The per-plane fast path, when this job qualifies (see `PlaneResampling`).
+    let planeResampling: PlaneResampling?
 
     static let workgroupWidth = 64
     static let planeAlignment = 256
     /// The shaders declare `uvec4 params[128]`.
     static let paramWords = 512
 
+    /// - Parameter planeKernels: the per-plane fast path's tuning, offered when the job qualifies; nil for
+    ///   the generic kernels only.
     /// - Throws: `MediaError.unsupported` for a format the kernels cannot read or write.
-    init(input: Input, spec: ProcessingSpec) throws(MediaError) {
+    init(input: Input, spec: ProcessingSpec, planeKernels: PlaneResampling.Tuning? = .gpu) throws(MediaError) {
         guard let source = PictureLayout(input.format) else {
             throw MediaError(.unsupported, "the compute kernels cannot read pixel format \(input.format)")
         }
@@ -151,6 +155,8 @@ struct ProcessingPlan: Sendable {
         var tableWords: [UInt32] = []  // vertical and horizontal filter tables
         var intermediate = 0  // uints
         var maxRowWords = 1, maxJobRows = 1, maxWords = 1, maxGridRows = 1
+        // Per channel, the weights of the grid that writes it (for the fast path).
+        var channelWeights: [(vertical: ResamplingWeights, horizontal: ResamplingWeights)?] = [nil, nil, nil, nil]
 
         for grid in grids {
             let m = transform.rows
@@ -185,6 +191,7 @@ struct ProcessingPlan: Sendable {
             let vCount = orientation.swap ? grid.width : grid.height
             // One vertical job per source plane this grid reads.
             var jobOfPlane: [Int: (offset: Int, stride: Int)] = [:]
+            var verticalOfPlane: [Int: ResamplingWeights] = [:]
             for c in 0..<4 where needed[c] {
                 let ch = source.channels[c]
                 let plane = source.planeSize(ch.plane, width: input.width, height: input.height)
@@ -205,6 +212,7 @@ struct ProcessingPlan: Sendable {
                     tableWords += weights.words
                     jobs.append(job)
                     jobOfPlane[ch.plane] = (intermediate, stride)
+                    verticalOfPlane[ch.plane] = weights
                     intermediate += stride * vCount
                     maxRowWords = max(maxRowWords, rowWords)
                     maxJobRows = max(maxJobRows, vCount)
@@ -222,11 +230,22 @@ struct ProcessingPlan: Sendable {
                 g[o + 5] = UInt32(plane.width)
                 g[o + 6] = UInt32(tableWords.count); g[o + 7] = UInt32(weights.taps)
                 tableWords += weights.words
+                if grid.rows.contains(c), let vertical = verticalOfPlane[ch.plane] {
+                    channelWeights[c] = (vertical, weights)
+                }
             }
             gridWords.append(g)
             channelMasks.append((0..<4).reduce(0) { needed[$1] ? $0 | (1 << UInt32($1)) : $0 })
         }
         tables = tableWords.isEmpty ? [0] : tableWords
+        if let tuning = planeKernels {
+            planeResampling = Self.planeResampling(
+                source: source, output: output, transform: transform, orientation: orientation, spec: spec,
+                input: input, sourcePlanes: sourcePlanes, outputPlanes: outputPlanes, weights: channelWeights,
+                tuning: tuning)
+        } else {
+            planeResampling = nil
+        }
         swap = orientation.swap
         gridChannels = channelMasks
 
@@ -244,6 +263,37 @@ struct ProcessingPlan: Sendable {
         let wg = Self.workgroupWidth
         verticalDispatch = ((maxRowWords + wg - 1) / wg, maxJobRows, jobs.count)
         horizontalDispatch = ((maxWords + wg - 1) / wg, maxGridRows, grids.count)
+    }
+
+    /// The fast path's plan when every output plane is one source plane resampled and mapped by a scale
+    /// and offset: planar YUV to planar 8-bit YUV, no turn, flip or compositing, no channel mixing.
+    private static func planeResampling(
+        source: PictureLayout, output: PictureLayout, transform: ColorTransform, orientation: Orientation,
+        spec: ProcessingSpec, input: Input, sourcePlanes: [PlaneSlot], outputPlanes: [PlaneSlot],
+        weights: [(vertical: ResamplingWeights, horizontal: ResamplingWeights)?], tuning: PlaneResampling.Tuning
+    ) -> PlaneResampling? {
+        func planar(_ layout: PictureLayout) -> Bool {
+            !layout.isRGB && !layout.hasAlpha && layout.planeCount == 3 && layout.channels.indices.allSatisfy { c in
+                let ch = layout.channels[c]
+                return ch.plane == c && ch.byteOffset == 0 && ch.pixelStride == ch.bytesPerSample && ch.shift == 0
+            }
+        }
+        let m = transform.rows
+        guard planar(source), planar(output), output.bitDepth == 8, orientation.isIdentity, spec.opacity >= 1,
+              (0..<3).allSatisfy({ r in (0..<3).allSatisfy { c in c == r || abs(m[r][c]) <= 1e-12 } })
+        else { return nil }
+        var planes: [PlaneResampling.PlaneInput] = []
+        for p in 0..<3 {
+            guard let w = weights[p] else { return nil }
+            let sourceSize = source.planeSize(p, width: input.width, height: input.height)
+            let outputSize = output.planeSize(p, width: spec.outputWidth, height: spec.outputHeight)
+            planes.append(PlaneResampling.PlaneInput(
+                source: sourcePlanes[p], bytesPerSample: source.channels[p].bytesPerSample, bitDepth: source.bitDepth,
+                width: sourceSize.width, height: sourceSize.height,
+                vertical: w.vertical, horizontal: w.horizontal, output: outputPlanes[p], outputWidth: outputSize.width,
+                outputHeight: outputSize.height, scale: m[p][p], bias: m[p][3]))
+        }
+        return PlaneResampling(planes, dither: spec.dither && output.bitDepth < source.bitDepth, tuning: tuning)
     }
 
     /// Source chroma siting: horizontally co-sited with luma or centred; vertical offset in luma rows of the

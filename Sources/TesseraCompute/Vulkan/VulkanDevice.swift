@@ -19,6 +19,10 @@ final class VulkanDevice: @unchecked Sendable {
     let limits: VkPhysicalDeviceLimits
     let memory: VkPhysicalDeviceMemoryProperties
     let pipelineCache: VkPipelineCache?
+    /// On a CPU device with VK_EXT_external_memory_host: the alignment host memory must have to be read
+    /// in place (source frames then need no copy). Nil elsewhere: on a GPU a copy is the faster way in.
+    let hostImportAlignment: Int?
+    private let hostPointerProperties: PFN_vkGetMemoryHostPointerPropertiesEXT?
     /// vkQueueSubmit needs the queue externally synchronised; processors on different threads share it.
     private let queueLock = NSLock()
     /// The two resampling passes share one descriptor layout: 0 source (texel view), 1 intermediate
@@ -26,6 +30,9 @@ final class VulkanDevice: @unchecked Sendable {
     /// 5 horizontal filter tables (texel view).
     let verticalPass: ComputeKernel
     let horizontalPass: ComputeKernel
+    /// The per-plane fast path (`PlaneResampling`): one set layout for both, push constants per plane.
+    let planeVertical: ComputeKernel
+    let planeHorizontal: ComputeKernel
     let blend: ComputeKernel
 
     /// A human-readable type: "discrete GPU", "CPU", …
@@ -92,6 +99,14 @@ final class VulkanDevice: @unchecked Sendable {
             vkGetPhysicalDeviceMemoryProperties(chosen.device, &memory)
             self.memory = memory
 
+            let importExtension = "VK_EXT_external_memory_host"
+            let importsHost = chosen.properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU
+                && Self.extensions(of: chosen.device).contains(importExtension)
+            hostImportAlignment = importsHost ? Self.hostPointerAlignment(chosen.device) : nil
+            let extensionName = strdup(importExtension)
+            defer { free(extensionName) }
+            var extensionNames: [UnsafePointer<CChar>?] = importsHost ? [UnsafePointer(extensionName)] : []
+
             var priority: Float = 1
             var device: VkDevice?
             try withUnsafePointer(to: &priority) { (p) throws(MediaError) in
@@ -105,11 +120,20 @@ final class VulkanDevice: @unchecked Sendable {
                     info.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO
                     info.queueCreateInfoCount = 1
                     info.pQueueCreateInfos = q
-                    try vk(vkCreateDevice(chosen.device, &info, nil, &device), "create a device on \(chosen.name)")
+                    let result = extensionNames.withUnsafeMutableBufferPointer { names in
+                        info.enabledExtensionCount = UInt32(names.count)
+                        info.ppEnabledExtensionNames = names.isEmpty ? nil : UnsafePointer(names.baseAddress)
+                        return vkCreateDevice(chosen.device, &info, nil, &device)
+                    }
+                    try vk(result, "create a device on \(chosen.name)")
                 }
             }
             guard let device else { throw MediaError(.ffmpeg, "Vulkan: no device") }
             self.device = device
+            hostPointerProperties = importsHost
+                ? unsafeBitCast(vkGetDeviceProcAddr(device, "vkGetMemoryHostPointerPropertiesEXT"),
+                                to: PFN_vkGetMemoryHostPointerPropertiesEXT?.self)
+                : nil
         } catch {
             vkDestroyInstance(instance, nil)
             throw error
@@ -136,6 +160,13 @@ final class VulkanDevice: @unchecked Sendable {
                                            code: ShaderCode.horizontalPass, cache: cache))
             built.append(try ComputeKernel(device: device, bindings: [storage, storage, storage],
                                            pushConstantBytes: 20, code: ShaderCode.blend, cache: cache))
+            let planes = [texels, storage, texels, storage, texels, texels]
+            built.append(try ComputeKernel(device: device, bindings: planes,
+                                           pushConstantBytes: PlaneResampling.pushConstantBytes,
+                                           code: ShaderCode.planeVertical, cache: cache))
+            built.append(try ComputeKernel(device: device, bindings: planes,
+                                           pushConstantBytes: PlaneResampling.pushConstantBytes,
+                                           code: ShaderCode.planeHorizontal, cache: cache))
         } catch {
             for kernel in built { kernel.destroy() }
             vkDestroyPipelineCache(device, cache, nil)
@@ -146,13 +177,15 @@ final class VulkanDevice: @unchecked Sendable {
         verticalPass = built[0]
         horizontalPass = built[1]
         blend = built[2]
+        planeVertical = built[3]
+        planeHorizontal = built[4]
         _ = try? blend.pipeline()
         Self.savePipelineCache(device, cache, to: cacheURL)
     }
 
     deinit {
         vkDeviceWaitIdle(device)
-        for kernel in [verticalPass, horizontalPass, blend] { kernel.destroy() }
+        for kernel in [verticalPass, horizontalPass, blend, planeVertical, planeHorizontal] { kernel.destroy() }
         vkDestroyPipelineCache(device, pipelineCache, nil)
         vkDestroyDevice(device, nil)
         vkDestroyInstance(instance, nil)
@@ -182,6 +215,38 @@ final class VulkanDevice: @unchecked Sendable {
             ?? families.indices.first { families[$0].queueFlags & compute != 0 }
         guard let family else { return nil }
         return Candidate(device: device, properties: properties, queueFamily: UInt32(family), name: name, index: 0)
+    }
+
+    private static func extensions(of device: VkPhysicalDevice) -> Set<String> {
+        var count: UInt32 = 0
+        guard vkEnumerateDeviceExtensionProperties(device, nil, &count, nil) == VK_SUCCESS else { return [] }
+        var properties = [VkExtensionProperties](repeating: .init(), count: Int(count))
+        guard vkEnumerateDeviceExtensionProperties(device, nil, &count, &properties) == VK_SUCCESS else { return [] }
+        return Set(properties.map { p in
+            withUnsafeBytes(of: p.extensionName) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        })
+    }
+
+    private static func hostPointerAlignment(_ device: VkPhysicalDevice) -> Int {
+        var host = VkPhysicalDeviceExternalMemoryHostPropertiesEXT()
+        host.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT
+        var properties = VkPhysicalDeviceProperties2()
+        properties.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2
+        withUnsafeMutablePointer(to: &host) { h in
+            properties.pNext = UnsafeMutableRawPointer(h)
+            vkGetPhysicalDeviceProperties2(device, &properties)
+        }
+        return max(Int(host.minImportedHostPointerAlignment), 1)
+    }
+
+    /// The memory types that can hold host memory at `pointer` (VK_EXT_external_memory_host); 0 when none.
+    func hostPointerMemoryTypes(_ pointer: UnsafeMutableRawPointer) -> UInt32 {
+        guard let hostPointerProperties else { return 0 }
+        var properties = VkMemoryHostPointerPropertiesEXT()
+        properties.sType = VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT
+        let result = hostPointerProperties(device, VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT, pointer,
+                                           &properties)
+        return result == VK_SUCCESS ? properties.memoryTypeBits : 0
     }
 
     private static func rank(_ type: VkPhysicalDeviceType) -> Int {
@@ -263,7 +328,7 @@ final class VulkanDevice: @unchecked Sendable {
 
     /// Writes the pipeline cache back when new pipelines were built (specialisations are made on demand).
     func savePipelineCache() {
-        let built = verticalPass.builtCount + horizontalPass.builtCount + blend.builtCount
+        let built = [verticalPass, horizontalPass, blend, planeVertical, planeHorizontal].reduce(0) { $0 + $1.builtCount }
         queueLock.lock()
         let changed = built != savedPipelineCount
         savedPipelineCount = built

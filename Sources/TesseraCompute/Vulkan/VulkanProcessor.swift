@@ -5,7 +5,9 @@ import TesseraAV
 import TesseraCore
 
 /// The Vulkan compute `FrameProcessor`: colour conversion fused with separable resampling, rotation,
-/// flips, opacity and background, in two dispatches per frame.
+/// flips, opacity and background, in two passes per frame. Planar YUV to planar 8-bit YUV with no turn,
+/// compositing or channel mixing (the common transcode) takes a per-plane fast path (`PlaneResampling`,
+/// `plane_vertical`/`plane_horizontal`); everything else the generic kernels.
 ///
 /// ```
 ///  Frame ─memcpy─▶ slot.source (mapped) ─pass 1─▶ slot.intermediate ─pass 2─▶ slot.output (mapped) ─memcpy─▶ Frame
@@ -33,6 +35,13 @@ public final class VulkanProcessor: PipelinedFrameProcessor {
     /// Submitted slots, oldest first, with the input frame whose properties the output copies.
     private var inFlight: [(slot: Int, input: Frame)] = []
     private var nextSlot = 0
+    /// How jobs that qualify run the per-plane fast path (`PlaneResampling`), or nil for the generic kernels
+    /// only. Tests change it to compare the two, and to run the GPU tuning on any device.
+    var planeTuning: PlaneResampling.Tuning?
+    /// Whether the current setup runs the fast path.
+    var usesPlaneKernels: Bool { setup?.plan.planeResampling != nil }
+    /// Frames the kernels read where they were, with no copy (tests check both ways are taken).
+    private(set) var framesReadInPlace = 0
 
     /// - Parameters:
     ///   - framesInFlight: slots of buffers; 2–3 keep the device busy while the CPU copies.
@@ -48,6 +57,7 @@ public final class VulkanProcessor: PipelinedFrameProcessor {
         self.framesInFlight = max(1, framesInFlight)
         device = try VulkanDevice.shared()
         usesStaging = forceStaging || device.prefersStaging
+        planeTuning = device.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU ? .cpu : .gpu
     }
 
     deinit {
@@ -87,18 +97,28 @@ public final class VulkanProcessor: PipelinedFrameProcessor {
         if setup?.plan.input != key {
             while !inFlight.isEmpty { _ = try receive() }
             setup = nil
-            setup = try Setup(device: device, plan: ProcessingPlan(input: key, spec: spec), slots: framesInFlight,
-                              staging: usesStaging)
+            setup = try Setup(device: device,
+                              plan: ProcessingPlan(input: key, spec: spec, planeKernels: planeTuning),
+                              slots: framesInFlight, staging: usesStaging)
         }
         guard let setup else { return }
         let index = nextSlot
         nextSlot = (nextSlot + 1) % framesInFlight
         let slot = setup.slots[index]
-        guard let base = slot.source.mapped else { throw MediaError(.ffmpeg, "Vulkan: upload buffer is not mapped") }
-        for (p, plane) in setup.plan.sourcePlanes.enumerated() {
-            guard let data = input.plane(p) else { throw MediaError(.invalidArgument, "frame has no plane \(p)") }
-            copyPlane(from: data, sourceStride: input.linesize(p), to: base + plane.offset,
-                      destinationStride: plane.stride, rowBytes: plane.rowBytes, rows: plane.rows)
+        // On a CPU device the kernels can read the frame where it is; else (or when its planes are not laid
+        // out for that) it is copied into the slot.
+        if !usesStaging, setup.readInPlace(input, slot: index) {
+            framesReadInPlace += 1
+        } else {
+            try setup.readOwnSource(slot: index)
+            guard let base = slot.source.mapped else {
+                throw MediaError(.ffmpeg, "Vulkan: upload buffer is not mapped")
+            }
+            for (p, plane) in setup.plan.sourcePlanes.enumerated() {
+                guard let data = input.plane(p) else { throw MediaError(.invalidArgument, "frame has no plane \(p)") }
+                copyPlane(from: data, sourceStride: input.linesize(p), to: base + plane.offset,
+                          destinationStride: plane.stride, rowBytes: plane.rowBytes, rows: plane.rows)
+            }
         }
         var fence: VkFence? = slot.fence
         try vk(vkResetFences(device.device, 1, &fence), "reset a fence")
@@ -170,8 +190,17 @@ private struct Slot {
     let output: VulkanBuffer
     let outputDevice: VulkanBuffer?
     let views: [VulkanTexelView]
+    let set: VkDescriptorSet?
     let commandBuffer: VkCommandBuffer
     let fence: VkFence
+}
+
+/// A frame's own memory, read in place by a slot (`Setup.readInPlace`): the buffer over it and where its
+/// planes start (offset from the buffer's start, stride), in bytes.
+private struct InPlaceSource {
+    let buffer: VulkanBuffer
+    let view: VulkanTexelView
+    let planes: [(offset: Int, stride: Int)]
 }
 
 /// Everything made for one input geometry: the plan, parameters, pools and slots.
@@ -180,23 +209,37 @@ private final class Setup {
     let plan: ProcessingPlan
     let params: VulkanBuffer
     let tables: VulkanTexelView
+    /// The same tables in 16-byte texels (the fast path's horizontal spans).
+    let wideTables: VulkanTexelView
     let commandPool: VkCommandPool
     let descriptorPool: VkDescriptorPool
     var slots: [Slot] = []
     let pool: FramePool
     private var pipelines: (vertical: VkPipeline?, horizontal: [VkPipeline?]) = (nil, [])
+    /// The fast path's pipelines, per plane (empty on the generic path).
+    private var planePipelines: [(vertical: VkPipeline, horizontal: VkPipeline)] = []
+    /// Per slot, the frame memory its commands read in place (kept until the slot is next used), or nil
+    /// when they read the slot's own source buffer.
+    private var inPlace: [InPlaceSource?] = []
+    private var intermediateBytes: Int { Self.intermediateBytes(plan) }
+    private static func intermediateBytes(_ plan: ProcessingPlan) -> Int {
+        4 * (plan.planeResampling?.intermediateWords ?? plan.intermediateWords)
+    }
 
     init(device: VulkanDevice, plan: ProcessingPlan, slots count: Int, staging: Bool) throws(MediaError) {
         self.device = device
         self.plan = plan
         let d = device.device
         let groups = device.limits.maxComputeWorkGroupCount
-        let dispatches = [plan.verticalDispatch, plan.horizontalDispatch]
+        let dispatches: [(x: Int, y: Int, z: Int)] = [plan.verticalDispatch, plan.horizontalDispatch]
+            + (plan.planeResampling?.planes ?? []).flatMap { p in
+                [(1, p.verticalPairs, 1), (p.horizontalDispatch.x, p.horizontalDispatch.y, 1)]
+            }
         guard dispatches.allSatisfy({ $0.x <= Int(groups.0) && $0.y <= Int(groups.1) && $0.z <= Int(groups.2) }) else {
             throw MediaError(.unsupported, "Vulkan: \(device.name) cannot dispatch enough workgroups for this picture size")
         }
         let limit = Int(device.limits.maxStorageBufferRange)
-        let largest = max(plan.sourceBytes, plan.outputBytes, plan.intermediateWords * 4)
+        let largest = max(plan.sourceBytes, plan.outputBytes, Self.intermediateBytes(plan))
         guard largest <= limit else {
             throw MediaError(.unsupported, "Vulkan: \(device.name) allows storage buffers up to \(limit) bytes; "
                 + "this job needs \(largest)")
@@ -204,14 +247,14 @@ private final class Setup {
         pool = try FramePool(width: plan.outputWidth, height: plan.outputHeight, format: plan.output.format,
                              planes: plan.outputPlanes, bytes: plan.outputBytes)
 
-        let commandPool = try device.makeCommandPool()
+        let commandPool = try device.makeCommandPool(resettableBuffers: true)
         self.commandPool = commandPool
         let descriptorPool: VkDescriptorPool
         do throws(MediaError) {
             descriptorPool = try device.makeDescriptorPool(sizes: [
                 VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, descriptorCount: UInt32(2 * count)),
                 VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, descriptorCount: UInt32(count)),
-                VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, descriptorCount: UInt32(3 * count)),
+                VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, descriptorCount: UInt32(4 * count)),
             ], maxSets: count)
         } catch {
             vkDestroyCommandPool(d, commandPool, nil)
@@ -226,9 +269,11 @@ private final class Setup {
         plan.params.withUnsafeBytes { raw in
             if let from = raw.baseAddress { hostParams.mapped?.copyMemory(from: from, byteCount: raw.count) }
         }
-        let tableBytes = plan.tables.count * 4
+        // Whole 16-byte texels, for the wide view.
+        let tableWords = plan.planeResampling?.tables ?? plan.tables
+        let tableBytes = (tableWords.count * 4 + 15) / 16 * 16
         let hostTables = try VulkanBuffer(device: device, size: tableBytes, use: .upload)
-        plan.tables.withUnsafeBytes { raw in
+        tableWords.withUnsafeBytes { raw in
             if let from = raw.baseAddress { hostTables.mapped?.copyMemory(from: from, byteCount: raw.count) }
         }
         if staging {
@@ -237,9 +282,11 @@ private final class Setup {
             let deviceTables = try VulkanBuffer(device: device, size: tableBytes, use: .deviceOnly)
             try Self.oneShotCopy(device, commandPool, from: hostTables, to: deviceTables, bytes: tableBytes)
             tables = try VulkanTexelView(deviceTables)
+            wideTables = try VulkanTexelView(deviceTables, wide: true)
         } else {
             params = hostParams
             tables = try VulkanTexelView(hostTables)
+            wideTables = try VulkanTexelView(hostTables, wide: true)
         }
 
         // Horizontal pipelines specialised per output grid: its index, the turn and the channels it reads.
@@ -247,8 +294,13 @@ private final class Setup {
                      try plan.gridChannels.indices.map { (g) throws(MediaError) in
                          try device.horizontalPass.pipeline([UInt32(g), plan.swap ? 1 : 0, plan.gridChannels[g]])
                      })
+        planePipelines = try (plan.planeResampling?.planes ?? []).map { (p) throws(MediaError) in
+            (try device.planeVertical.pipeline(p.verticalConstants),
+             try device.planeHorizontal.pipeline(p.horizontalConstants))
+        }
         device.savePipelineCache()
         for _ in 0..<count { slots.append(try makeSlot(staging: staging)) }
+        inPlace = Array(repeating: nil, count: count)
     }
 
     deinit {
@@ -314,14 +366,18 @@ private final class Setup {
     private func makeSlot(staging: Bool) throws(MediaError) -> Slot {
         let source = try VulkanBuffer(device: device, size: plan.sourceBytes, use: .upload)
         let sourceDevice = staging ? try VulkanBuffer(device: device, size: plan.sourceBytes, use: .deviceOnly) : nil
-        let intermediate = try VulkanBuffer(device: device, size: plan.intermediateWords * 4, use: .deviceOnly)
+        let intermediate = try VulkanBuffer(device: device, size: intermediateBytes, use: .deviceOnly)
         let output = try VulkanBuffer(device: device, size: plan.outputBytes, use: .download)
         let outputDevice = staging ? try VulkanBuffer(device: device, size: plan.outputBytes, use: .deviceOnly) : nil
 
-        // Descriptor set: 0 source texels, 1 intermediate, 2 params, 3 output, 4 intermediate texels, 5 tables.
-        let sourceTexels = try VulkanTexelView(sourceDevice ?? source)
-        let intermediateTexels = try VulkanTexelView(intermediate)
-        var layout: VkDescriptorSetLayout? = device.verticalPass.setLayout
+        // Descriptor set: 0 source texels, 1 intermediate, 2 params, 3 output, 4 intermediate texels, 5 tables;
+        // on the fast path: 0 source, 1 intermediate, 2 intermediate texels, 3 output, 4 tables, 5 tables,
+        // with 16-byte texels but in 4.
+        let fast = plan.planeResampling != nil
+        let sourceTexels = try VulkanTexelView(sourceDevice ?? source, wide: fast)
+        let intermediateTexels = try VulkanTexelView(intermediate, wide: fast)
+        let kernel = fast ? device.planeVertical : device.verticalPass
+        var layout: VkDescriptorSetLayout? = kernel.setLayout
         var allocInfo = VkDescriptorSetAllocateInfo()
         allocInfo.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO
         allocInfo.descriptorPool = descriptorPool
@@ -332,37 +388,59 @@ private final class Setup {
             return vkAllocateDescriptorSets(device.device, &allocInfo, &set)
         }
         try vk(r, "allocate a descriptor set")
-        writeDescriptors(device.device, set: set, [
-            .texels(sourceTexels), .buffer(intermediate, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER),
-            .buffer(params, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER),
-            .buffer(outputDevice ?? output, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER), .texels(intermediateTexels),
-            .texels(tables),
+        let storage = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
+        writeDescriptors(device.device, set: set, fast ? [
+            .texels(sourceTexels), .buffer(intermediate, storage), .texels(intermediateTexels),
+            .buffer(outputDevice ?? output, storage), .texels(tables), .texels(wideTables),
+        ] : [
+            .texels(sourceTexels), .buffer(intermediate, storage), .buffer(params, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER),
+            .buffer(outputDevice ?? output, storage), .texels(intermediateTexels), .texels(tables),
         ])
 
         let cb = try allocateCommandBuffer()
+        // Signalled so the first reset-and-submit of each slot looks like every later one.
+        let fence = try makeFence(signalled: true)
+        let slot = Slot(source: source, sourceDevice: sourceDevice, intermediate: intermediate, output: output,
+                        outputDevice: outputDevice, views: [sourceTexels, intermediateTexels], set: set,
+                        commandBuffer: cb, fence: fence)
+        try record(slot, sourcePlanes: nil)
+        return slot
+    }
+
+    /// Records a slot's commands; `sourcePlanes` (fast path only) where the planes are when the slot reads
+    /// a frame in place.
+    private func record(_ slot: Slot, sourcePlanes: [(offset: Int, stride: Int)]?) throws(MediaError) {
+        let cb = slot.commandBuffer
+        var set = slot.set
         var begin = VkCommandBufferBeginInfo()
         begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO
         try vk(vkBeginCommandBuffer(cb, &begin), "begin a command buffer")
         let compute = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT.rawValue
         let transfer = VK_PIPELINE_STAGE_TRANSFER_BIT.rawValue
-        if let sourceDevice {
+        let (source, output) = (slot.source, slot.output)
+        if let sourceDevice = slot.sourceDevice {
             var region = VkBufferCopy(srcOffset: 0, dstOffset: 0, size: VkDeviceSize(plan.sourceBytes))
             vkCmdCopyBuffer(cb, source.buffer, sourceDevice.buffer, 1, &region)
             barrier(cb, from: transfer, VK_ACCESS_TRANSFER_WRITE_BIT.rawValue, to: compute,
                     VK_ACCESS_SHADER_READ_BIT.rawValue)
         }
-        vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, device.verticalPass.pipelineLayout, 0, 1, &set, 0,
-                                nil)
-        vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipelines.vertical)
-        let d1 = plan.verticalDispatch
-        vkCmdDispatch(cb, UInt32(d1.x), UInt32(d1.y), UInt32(d1.z))
-        barrier(cb, from: compute, VK_ACCESS_SHADER_WRITE_BIT.rawValue, to: compute, VK_ACCESS_SHADER_READ_BIT.rawValue)
-        let d2 = plan.horizontalDispatch
-        for pipeline in pipelines.horizontal {
-            vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline)
-            vkCmdDispatch(cb, UInt32(d2.x), UInt32(d2.y), 1)
+        if let fastPlan = plan.planeResampling {
+            recordPlanes(cb, set: set, fastPlan, sourcePlanes: sourcePlanes)
+        } else {
+            vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, device.verticalPass.pipelineLayout, 0, 1, &set,
+                                    0, nil)
+            vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipelines.vertical)
+            let d1 = plan.verticalDispatch
+            vkCmdDispatch(cb, UInt32(d1.x), UInt32(d1.y), UInt32(d1.z))
+            barrier(cb, from: compute, VK_ACCESS_SHADER_WRITE_BIT.rawValue, to: compute,
+                    VK_ACCESS_SHADER_READ_BIT.rawValue)
+            let d2 = plan.horizontalDispatch
+            for pipeline in pipelines.horizontal {
+                vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline)
+                vkCmdDispatch(cb, UInt32(d2.x), UInt32(d2.y), 1)
+            }
         }
-        if let outputDevice {
+        if let outputDevice = slot.outputDevice {
             barrier(cb, from: compute, VK_ACCESS_SHADER_WRITE_BIT.rawValue, to: transfer,
                     VK_ACCESS_TRANSFER_READ_BIT.rawValue)
             var region = VkBufferCopy(srcOffset: 0, dstOffset: 0, size: VkDeviceSize(plan.outputBytes))
@@ -374,11 +452,81 @@ private final class Setup {
                     VK_ACCESS_HOST_READ_BIT.rawValue)
         }
         try vk(vkEndCommandBuffer(cb), "record the resampling commands")
-        // Signalled so the first reset-and-submit of each slot looks like every later one.
-        let fence = try makeFence(signalled: true)
-        return Slot(source: source, sourceDevice: sourceDevice, intermediate: intermediate, output: output,
-                    outputDevice: outputDevice, views: [sourceTexels, intermediateTexels], commandBuffer: cb,
-                    fence: fence)
+    }
+
+    /// Points slot `index` at `frame`'s own memory when the device can read it in place and its planes
+    /// allow (16-byte aligned, positive strides, one allocation); false otherwise.
+    func readInPlace(_ frame: Frame, slot index: Int) -> Bool {
+        guard let alignment = device.hostImportAlignment, plan.planeResampling != nil else { return false }
+        var addresses: [(address: UInt, stride: Int)] = []
+        var low = UInt.max, high: UInt = 0
+        for (p, plane) in plan.sourcePlanes.enumerated() {
+            guard let data = frame.plane(p) else { return false }
+            let address = UInt(bitPattern: data), stride = frame.linesize(p)
+            guard stride >= plane.rowBytes, stride % 16 == 0, address % 16 == 0 else { return false }
+            // The kernels read whole 16-byte texels of each row.
+            low = min(low, address)
+            high = max(high, address + UInt(stride * (plane.rows - 1) + (plane.rowBytes + 15) / 16 * 16))
+            addresses.append((address, stride))
+        }
+        let a = UInt(alignment)
+        let start = low / a * a, end = (high + a - 1) / a * a
+        guard end - start <= UInt(2 * plan.sourceBytes) + 2 * a, let pointer = UnsafeMutableRawPointer(bitPattern: start),
+              let buffer = try? VulkanBuffer(device: device, importing: pointer, size: Int(end - start)),
+              let view = try? VulkanTexelView(buffer, wide: true)
+        else { return false }
+        let source = InPlaceSource(buffer: buffer, view: view,
+                                   planes: addresses.map { (Int($0.address - start), $0.stride) })
+        writeDescriptors(device.device, set: slots[index].set, [.texels(view)])
+        guard (try? record(slots[index], sourcePlanes: source.planes)) != nil else {
+            inPlace[index] = nil
+            return false
+        }
+        inPlace[index] = source
+        return true
+    }
+
+    /// Points slot `index` back at its own source buffer, if it was reading a frame in place.
+    func readOwnSource(slot index: Int) throws(MediaError) {
+        guard inPlace[index] != nil else { return }
+        let slot = slots[index]
+        writeDescriptors(device.device, set: slot.set, [.texels(slot.views[0])])
+        try record(slot, sourcePlanes: nil)
+        inPlace[index] = nil
+    }
+}
+
+extension Setup {
+    /// The fast path's commands: every plane's vertical pass, then every plane's horizontal pass.
+    fileprivate func recordPlanes(_ cb: VkCommandBuffer, set: VkDescriptorSet?, _ fastPlan: PlaneResampling,
+                                  sourcePlanes: [(offset: Int, stride: Int)]?) {
+        func push(_ kernel: ComputeKernel, _ words: [UInt32]) {
+            var padded = words + [UInt32](repeating: 0, count: PlaneResampling.pushConstantBytes / 4 - words.count)
+            vkCmdPushConstants(cb, kernel.pipelineLayout, VK_SHADER_STAGE_COMPUTE_BIT.rawValue, 0,
+                               UInt32(PlaneResampling.pushConstantBytes), &padded)
+        }
+        var set = set
+        let compute = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT.rawValue
+        vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, device.planeVertical.pipelineLayout, 0, 1, &set, 0,
+                                nil)
+        for (p, plane) in fastPlan.planes.enumerated() {
+            vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, planePipelines[p].vertical)
+            var vertical = plane.vertical
+            if let sourcePlanes {  // in 16-byte texels, as the shader reads them
+                vertical[0] = UInt32(sourcePlanes[p].offset / 16)
+                vertical[1] = UInt32(sourcePlanes[p].stride / 16)
+            }
+            push(device.planeVertical, vertical)
+            vkCmdDispatch(cb, 1, UInt32(plane.verticalPairs), 1)
+        }
+        barrier(cb, from: compute, VK_ACCESS_SHADER_WRITE_BIT.rawValue, to: compute, VK_ACCESS_SHADER_READ_BIT.rawValue)
+        vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, device.planeHorizontal.pipelineLayout, 0, 1, &set,
+                                0, nil)
+        for (p, plane) in fastPlan.planes.enumerated() {
+            vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, planePipelines[p].horizontal)
+            push(device.planeHorizontal, plane.horizontal)
+            vkCmdDispatch(cb, UInt32(plane.horizontalDispatch.x), UInt32(plane.horizontalDispatch.y), 1)
+        }
     }
 }
 

@@ -1,0 +1,159 @@
+/// The fast path of the Vulkan kernels, for the common transcode: planar YUV in, planar 8-bit YUV out,
+/// no rotation, flip or compositing, and a colour map that never mixes channels (same matrix, any
+/// range or depth). Each output plane then depends on one source plane only, so the kernels run per
+/// plane with everything about the plane fixed at pipeline or dispatch time.
+///
+/// ```
+///  source plane ──plane_vertical (16 bytes per step)──▶ 16-bit fixed-point rows ──plane_horizontal──▶ output plane
+/// ```
+///
+/// `ProcessingPlan` offers one when the job qualifies; everything else runs the generic kernels.
+struct PlaneResampling: Sendable {
+    /// One plane's two dispatches: their push constants, specialisation constants and sizes.
+    struct Plane: Sendable {
+        /// `plane_vertical`'s push constants (see the shader) and its (taps, bytes per sample, lanes, union,
+        /// skip); it runs a workgroup per pair of output rows.
+        var vertical: [UInt32]
+        var verticalConstants: [UInt32]
+        var verticalPairs: Int
+        /// `plane_horizontal`'s push constants and its (span, dither).
+        var horizontal: [UInt32]
+        var horizontalConstants: [UInt32]
+        var horizontalDispatch: (x: Int, y: Int)
+    }
+
+    /// How the kernels split the work. A CPU device (lavapipe) runs a workgroup's lanes 8 at a time on
+    /// one core and pays per lane for every weight it fetches: few lanes per row in pass 1 and many rows
+    /// per workgroup in pass 2 let each invocation reuse its weights. A GPU wants many small workgroups.
+    struct Tuning: Sendable {
+        var verticalLanes: Int
+        var rowsPerGroup: Int
+        static let gpu = Tuning(verticalLanes: 64, rowsPerGroup: 4)
+        static let cpu = Tuning(verticalLanes: 8, rowsPerGroup: 32)
+    }
+
+    static let maxTaps = 16
+    static let maxUnion = 20
+    static let maxSpan = 40
+    /// An intermediate sample is `fixedZero` + value × 2^(15 − source bits): half the range of room for
+    /// overshoot either way (the shader's ZERO).
+    static let fixedZero = 16384.0
+    static let workgroupWidth = 64
+    static let pushConstantBytes = 44
+
+    let planes: [Plane]
+    /// Both kernels' tables: vertical rows as 32-bit words, horizontal spans in 16-byte texels.
+    let tables: [UInt32]
+    /// Fixed-point rows of every plane, in 32-bit words.
+    let intermediateWords: Int
+
+    /// Per plane p (0 Y, 1 Cb, 2 Cr): what the generic plan worked out for it.
+    struct PlaneInput {
+        var source: ProcessingPlan.PlaneSlot
+        var bytesPerSample: Int
+        var bitDepth: Int
+        var width: Int
+        var height: Int
+        var vertical: ResamplingWeights
+        var horizontal: ResamplingWeights
+        var output: ProcessingPlan.PlaneSlot
+        var outputWidth: Int
+        var outputHeight: Int
+        /// code = scale * value + bias.
+        var scale: Double
+        var bias: Double
+    }
+
+    /// Nil when some plane needs more taps or a wider span than the kernels hold, or is too narrow.
+    init?(_ inputs: [PlaneInput], dither: Bool, tuning: Tuning) {
+        var tables: [UInt32] = []
+        var planes: [Plane] = []
+        var intermediate = 0  // uvec4s
+        for p in inputs {
+            let v = p.vertical, h = p.horizontal
+            guard v.taps <= Self.maxTaps, v.first.count == p.outputHeight, h.first.count == p.outputWidth,
+                  p.source.stride % 16 == 0, p.source.offset % 16 == 0, p.output.stride % 4 == 0
+            else { return nil }
+            let rowTexels = (p.source.rowBytes + 15) / 16
+            let midStride = p.bytesPerSample == 1 ? 2 * rowTexels : rowTexels  // uvec4s: 8 halves each
+            let fixedScale = Double(1 << (15 - p.bitDepth))
+            func weight(_ b: Int, _ t: Int) -> UInt32 { Float(Double(v.weights[b * v.taps + t]) * fixedScale).bitPattern }
+
+            // Vertical: output rows in pairs; the second row's window starts `d` rows after the first's.
+            let pairs = (p.outputHeight + 1) / 2
+            let offsets = (0..<pairs).compactMap { m in
+                2 * m + 1 < p.outputHeight ? Int(v.first[2 * m + 1] - v.first[2 * m]) : nil
+            }
+            let skip = offsets.min() ?? 0, union = v.taps + (offsets.max() ?? 0)
+            guard skip >= 0, union <= Self.maxUnion else { return nil }
+            let vTable = tables.count
+            for m in 0..<pairs {
+                let b0 = 2 * m, b1 = 2 * m + 1
+                tables.append(UInt32(bitPattern: v.first[b0]))
+                tables += (0..<v.taps).map { weight(b0, $0) }
+                let d = b1 < p.outputHeight ? Int(v.first[b1] - v.first[b0]) : 0
+                tables += (skip..<union).map { u in
+                    b1 < p.outputHeight && u - d >= 0 && u - d < v.taps ? weight(b1, u - d) : 0
+                }
+            }
+
+            // Horizontal: the eight outputs of an invocation read one span that starts at a multiple of 8
+            // samples and stays inside what pass 1 wrote (beyond the plane: resampled padding, finite and
+            // weighted 0).
+            let limit = 8 * midStride
+            let words = (p.outputWidth + 3) / 4
+            let groups = (p.outputWidth + 7) / 8
+            func bounds(_ g: Int) -> (lo: Int, hi: Int) {
+                let ks = (8 * g)..<min(8 * g + 8, p.outputWidth)
+                return (ks.map { Int(h.first[$0]) }.min() ?? 0, ks.map { Int(h.first[$0]) + h.taps }.max() ?? 0)
+            }
+            var span = (0..<groups).map { g in bounds(g).hi - bounds(g).lo / 8 * 8 }.max() ?? 8
+            span = (span + 7) / 8 * 8
+            func start(_ g: Int) -> Int { min(bounds(g).lo / 8 * 8, (limit - span) / 8 * 8) }
+            guard span <= Self.maxSpan, span <= limit, (0..<groups).allSatisfy({ start($0) + span >= bounds($0).hi })
+            else { return nil }
+            // Per output of an invocation, the span samples it may read in any invocation.
+            var reads = [(lo: Int, hi: Int)](repeating: (span, 0), count: 8)
+            for g in 0..<groups {
+                for i in 0..<8 where 8 * g + i < p.outputWidth {
+                    let o = Int(h.first[8 * g + i]) - start(g)
+                    reads[i] = (min(reads[i].lo, o), max(reads[i].hi, o + h.taps))
+                }
+            }
+            while tables.count % 4 != 0 { tables.append(0) }
+            let hTable = tables.count / 4
+            for g in 0..<groups {
+                let s = start(g)
+                tables += [UInt32(s / 8), 0, 0, 0]
+                var columns = [Float](repeating: 0, count: 8 * span)  // per span sample, outputs 0…7
+                for i in 0..<8 where 8 * g + i < p.outputWidth {
+                    let k = 8 * g + i
+                    for t in 0..<h.taps { columns[8 * (Int(h.first[k]) + t - s) + i] += h.weights[k * h.taps + t] }
+                }
+                tables += columns.map(\.bitPattern)
+            }
+
+            let rows = p.outputHeight
+            // The weights of an output sum to 1, so the sum over a span is fixedScale × value + fixedZero.
+            let scale = p.scale / fixedScale, bias = p.bias - scale * Self.fixedZero
+            planes.append(Plane(
+                vertical: [UInt32(p.source.offset / 16), UInt32(p.source.stride / 16), UInt32(rowTexels),
+                           UInt32(p.height - 1), UInt32(intermediate), UInt32(midStride), UInt32(vTable)],
+                verticalConstants: [UInt32(v.taps), UInt32(p.bytesPerSample), UInt32(tuning.verticalLanes),
+                                    UInt32(union), UInt32(skip)],
+                verticalPairs: pairs,
+                horizontal: [UInt32(intermediate), UInt32(midStride), UInt32(p.output.offset / 4),
+                             UInt32(p.output.stride / 4), UInt32(words), UInt32(rows), UInt32(hTable),
+                             UInt32(tuning.rowsPerGroup), Float(scale).bitPattern, Float(bias).bitPattern,
+                             Float(255).bitPattern],
+                horizontalConstants: [UInt32(span), dither ? 1 : 0]
+                    + reads.flatMap { [UInt32(min($0.lo, $0.hi)), UInt32($0.hi)] },
+                horizontalDispatch: ((groups + Self.workgroupWidth - 1) / Self.workgroupWidth,
+                                     (rows + tuning.rowsPerGroup - 1) / tuning.rowsPerGroup)))
+            intermediate += midStride * 2 * pairs  // an odd last pair writes a spare row
+        }
+        self.planes = planes
+        self.tables = tables
+        intermediateWords = max(4 * intermediate, 4)
+    }
+}
