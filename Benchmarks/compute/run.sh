@@ -12,8 +12,8 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 work="${WORK:-${TMPDIR:-/tmp}/tessera-compute-bench}"
-n1080="${1:-120}"
-n4k="${2:-24}"
+n1080="${1:-240}"
+n4k="${2:-96}"
 mkdir -p "$work"
 
 (cd "$root" && swift build -c release --product tessera-compute-bench >&2)
