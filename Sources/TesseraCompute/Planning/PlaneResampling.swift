@@ -11,11 +11,12 @@
 struct PlaneResampling: Sendable {
     /// One plane's two dispatches: their push constants, specialisation constants and sizes.
     struct Plane: Sendable {
-        /// `plane_vertical`'s push constants (see the shader) and its (taps, bytes per sample, lanes, union,
-        /// skip); it runs a workgroup per pair of output rows.
+        /// `plane_vertical`'s push constants (see the shader) and its specialisation constants (taps, bytes per
+        /// sample, lanes, union, row 1's window start, rows per group, row 1's window end, rows 2 and 3's
+        /// windows); it runs a workgroup per group of output rows.
         var vertical: [UInt32]
         var verticalConstants: [UInt32]
-        var verticalPairs: Int
+        var verticalGroups: Int
         /// `plane_horizontal`'s push constants and its (span, dither).
         var horizontal: [UInt32]
         var horizontalConstants: [UInt32]
@@ -25,15 +26,20 @@ struct PlaneResampling: Sendable {
     /// How the kernels split the work. A CPU device (lavapipe) runs a workgroup's lanes 8 at a time on
     /// one core and pays per lane for every weight it fetches: few lanes per row in pass 1 and many rows
     /// per workgroup in pass 2 let each invocation reuse its weights. A GPU wants many small workgroups.
+    /// `verticalRows`: output rows per pass-1 invocation from 16-bit sources (8-bit ones always take 2,
+    /// as four rows of their sixteen samples per step outgrow a CPU's vector registers). Each source texel
+    /// fetched serves every row whose taps cover it: on lavapipe a fetch costs more than the arithmetic.
     struct Tuning: Sendable {
         var verticalLanes: Int
         var rowsPerGroup: Int
-        static let gpu = Tuning(verticalLanes: 64, rowsPerGroup: 4)
-        static let cpu = Tuning(verticalLanes: 8, rowsPerGroup: 32)
+        var verticalRows: Int
+        static let gpu = Tuning(verticalLanes: 64, rowsPerGroup: 4, verticalRows: 2)
+        static let cpu = Tuning(verticalLanes: 8, rowsPerGroup: 32, verticalRows: 4)
     }
 
     static let maxTaps = 16
     static let maxUnion = 20
+    static let maxVerticalRows = 4
     static let maxSpan = 40
     /// An intermediate sample is `fixedZero` + value × 2^(15 − source bits): half the range of room for
     /// overshoot either way (the shader's ZERO).
@@ -79,23 +85,41 @@ struct PlaneResampling: Sendable {
             let fixedScale = Double(1 << (15 - p.bitDepth))
             func weight(_ b: Int, _ t: Int) -> UInt32 { Float(Double(v.weights[b * v.taps + t]) * fixedScale).bitPattern }
 
-            // Vertical: output rows in pairs; the second row's window starts `d` rows after the first's.
-            let pairs = (p.outputHeight + 1) / 2
-            let offsets = (0..<pairs).compactMap { m in
-                2 * m + 1 < p.outputHeight ? Int(v.first[2 * m + 1] - v.first[2 * m]) : nil
+            // Vertical: output rows in groups of `rowCount`; row r's window starts `d` rows after row 0's,
+            // and over all groups falls in [lo r, hi r) of the group's union of source rows.
+            func windows(_ rowCount: Int) -> [(lo: Int, hi: Int)]? {
+                let groups = (p.outputHeight + rowCount - 1) / rowCount
+                var w = [(lo: 0, hi: v.taps)]
+                for r in 1..<rowCount {
+                    let offsets = (0..<groups).compactMap { m in
+                        rowCount * m + r < p.outputHeight ? Int(v.first[rowCount * m + r] - v.first[rowCount * m]) : nil
+                    }
+                    let lo = offsets.min() ?? 0, hi = v.taps + (offsets.max() ?? 0)
+                    guard lo >= 0, hi <= Self.maxUnion else { return nil }
+                    w.append((lo, hi))
+                }
+                return w
             }
-            let skip = offsets.min() ?? 0, union = v.taps + (offsets.max() ?? 0)
-            guard skip >= 0, union <= Self.maxUnion else { return nil }
+            let wanted = p.bytesPerSample == 2 ? min(max(tuning.verticalRows, 2), Self.maxVerticalRows) : 2
+            guard let (rowCount, window) = stride(from: wanted, through: 2, by: -1).lazy
+                .compactMap({ n in windows(n).map { (n, $0) } }).first
+            else { return nil }
+            let union = window.map(\.hi).max() ?? v.taps
+            let verticalGroups = (p.outputHeight + rowCount - 1) / rowCount
             let vTable = tables.count
-            for m in 0..<pairs {
-                let b0 = 2 * m, b1 = 2 * m + 1
+            for m in 0..<verticalGroups {
+                let b0 = rowCount * m
                 tables.append(UInt32(bitPattern: v.first[b0]))
-                tables += (0..<v.taps).map { weight(b0, $0) }
-                let d = b1 < p.outputHeight ? Int(v.first[b1] - v.first[b0]) : 0
-                tables += (skip..<union).map { u in
-                    b1 < p.outputHeight && u - d >= 0 && u - d < v.taps ? weight(b1, u - d) : 0
+                for (r, (lo, hi)) in window.enumerated() {
+                    let b = b0 + r
+                    let d = b < p.outputHeight ? Int(v.first[b] - v.first[b0]) : 0
+                    tables += (lo..<hi).map { u in
+                        b < p.outputHeight && u - d >= 0 && u - d < v.taps ? weight(b, u - d) : 0
+                    }
                 }
             }
+            let unused = (lo: 0, hi: 0)
+            let w1 = window[1], w2 = rowCount > 2 ? window[2] : unused, w3 = rowCount > 3 ? window[3] : unused
 
             // Horizontal: the eight outputs of an invocation read one span that starts at a multiple of 8
             // samples and stays inside what pass 1 wrote (beyond the plane: resampled padding, finite and
@@ -140,8 +164,9 @@ struct PlaneResampling: Sendable {
                 vertical: [UInt32(p.source.offset / 16), UInt32(p.source.stride / 16), UInt32(rowTexels),
                            UInt32(p.height - 1), UInt32(intermediate), UInt32(midStride), UInt32(vTable)],
                 verticalConstants: [UInt32(v.taps), UInt32(p.bytesPerSample), UInt32(tuning.verticalLanes),
-                                    UInt32(union), UInt32(skip)],
-                verticalPairs: pairs,
+                                    UInt32(union), UInt32(w1.lo), UInt32(rowCount), UInt32(w1.hi),
+                                    UInt32(w2.lo), UInt32(w2.hi), UInt32(w3.lo), UInt32(w3.hi)],
+                verticalGroups: verticalGroups,
                 horizontal: [UInt32(intermediate), UInt32(midStride), UInt32(p.output.offset / 4),
                              UInt32(p.output.stride / 4), UInt32(words), UInt32(rows), UInt32(hTable),
                              UInt32(tuning.rowsPerGroup), Float(scale).bitPattern, Float(bias).bitPattern,
@@ -150,7 +175,7 @@ struct PlaneResampling: Sendable {
                     + reads.flatMap { [UInt32(min($0.lo, $0.hi)), UInt32($0.hi)] },
                 horizontalDispatch: ((groups + Self.workgroupWidth - 1) / Self.workgroupWidth,
                                      (rows + tuning.rowsPerGroup - 1) / tuning.rowsPerGroup)))
-            intermediate += midStride * 2 * pairs  // an odd last pair writes a spare row
+            intermediate += midStride * rowCount * verticalGroups  // a short last group writes spare rows
         }
         self.planes = planes
         self.tables = tables

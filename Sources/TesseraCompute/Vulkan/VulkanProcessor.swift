@@ -233,7 +233,7 @@ private final class Setup {
         let groups = device.limits.maxComputeWorkGroupCount
         let dispatches: [(x: Int, y: Int, z: Int)] = [plan.verticalDispatch, plan.horizontalDispatch]
             + (plan.planeResampling?.planes ?? []).flatMap { p in
-                [(1, p.verticalPairs, 1), (p.horizontalDispatch.x, p.horizontalDispatch.y, 1)]
+                [(1, p.verticalGroups, 1), (p.horizontalDispatch.x, p.horizontalDispatch.y, 1)]
             }
         guard dispatches.allSatisfy({ $0.x <= Int(groups.0) && $0.y <= Int(groups.1) && $0.z <= Int(groups.2) }) else {
             throw MediaError(.unsupported, "Vulkan: \(device.name) cannot dispatch enough workgroups for this picture size")
@@ -517,7 +517,7 @@ extension Setup {
                 vertical[1] = UInt32(sourcePlanes[p].stride / 16)
             }
             push(device.planeVertical, vertical)
-            vkCmdDispatch(cb, 1, UInt32(plane.verticalPairs), 1)
+            vkCmdDispatch(cb, 1, UInt32(plane.verticalGroups), 1)
         }
         barrier(cb, from: compute, VK_ACCESS_SHADER_WRITE_BIT.rawValue, to: compute, VK_ACCESS_SHADER_READ_BIT.rawValue)
         vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, device.planeHorizontal.pipelineLayout, 0, 1, &set,
