@@ -12,7 +12,7 @@ struct PlaneResampling: Sendable {
     /// One plane's two dispatches: their push constants, specialisation constants and sizes.
     struct Plane: Sendable {
         /// `plane_vertical`'s push constants (see the shader) and its specialisation constants (taps, bytes per
-        /// sample, lanes, union, row 1's window start, rows per group, row 1's window end, rows 2 and 3's
+        /// sample, lanes, union, row 1's window start, rows per group, row 1's window end, rows 2 to 5's
         /// windows); it runs a workgroup per group of output rows.
         var vertical: [UInt32]
         var verticalConstants: [UInt32]
@@ -34,12 +34,12 @@ struct PlaneResampling: Sendable {
         var rowsPerGroup: Int
         var verticalRows: Int
         static let gpu = Tuning(verticalLanes: 64, rowsPerGroup: 4, verticalRows: 2)
-        static let cpu = Tuning(verticalLanes: 8, rowsPerGroup: 32, verticalRows: 4)
+        static let cpu = Tuning(verticalLanes: 8, rowsPerGroup: 32, verticalRows: 6)
     }
 
     static let maxTaps = 16
     static let maxUnion = 20
-    static let maxVerticalRows = 4
+    static let maxVerticalRows = 6
     static let maxSpan = 40
     /// An intermediate sample is `fixedZero` + value × 2^(15 − source bits): half the range of room for
     /// overshoot either way (the shader's ZERO).
@@ -118,8 +118,7 @@ struct PlaneResampling: Sendable {
                     }
                 }
             }
-            let unused = (lo: 0, hi: 0)
-            let w1 = window[1], w2 = rowCount > 2 ? window[2] : unused, w3 = rowCount > 3 ? window[3] : unused
+            let padded = window + Array(repeating: (lo: 0, hi: 0), count: Self.maxVerticalRows - rowCount)
 
             // Horizontal: the eight outputs of an invocation read one span that starts at a multiple of 8
             // samples and stays inside what pass 1 wrote (beyond the plane: resampled padding, finite and
@@ -164,8 +163,8 @@ struct PlaneResampling: Sendable {
                 vertical: [UInt32(p.source.offset / 16), UInt32(p.source.stride / 16), UInt32(rowTexels),
                            UInt32(p.height - 1), UInt32(intermediate), UInt32(midStride), UInt32(vTable)],
                 verticalConstants: [UInt32(v.taps), UInt32(p.bytesPerSample), UInt32(tuning.verticalLanes),
-                                    UInt32(union), UInt32(w1.lo), UInt32(rowCount), UInt32(w1.hi),
-                                    UInt32(w2.lo), UInt32(w2.hi), UInt32(w3.lo), UInt32(w3.hi)],
+                                    UInt32(union), UInt32(padded[1].lo), UInt32(rowCount), UInt32(padded[1].hi)]
+                    + padded[2...].flatMap { [UInt32($0.lo), UInt32($0.hi)] },
                 verticalGroups: verticalGroups,
                 horizontal: [UInt32(intermediate), UInt32(midStride), UInt32(p.output.offset / 4),
                              UInt32(p.output.stride / 4), UInt32(words), UInt32(rows), UInt32(hTable),

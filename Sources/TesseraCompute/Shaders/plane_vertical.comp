@@ -1,5 +1,5 @@
 // Fast path, pass 1 of 2: resamples one planar source plane along y into 16-bit fixed-point rows, ROWS
-// (2 to 4) output rows at a time from the union of their source rows, 16 bytes of source (sixteen 8-bit or
+// (2 to 6) output rows at a time from the union of their source rows, 16 bytes of source (sixteen 8-bit or
 // eight 16-bit samples) per invocation step. Neighbouring rows share most of their taps, so each
 // fetched and unpacked texel serves several: fewer fetches, the costliest part on lavapipe. Used when every output
 // plane comes from the same source plane with no mixing (see PlaneResampling).
@@ -30,12 +30,16 @@ layout(constant_id = 7) const uint LO2 = 0u;
 layout(constant_id = 8) const uint HI2 = 0u;
 layout(constant_id = 9) const uint LO3 = 0u;
 layout(constant_id = 10) const uint HI3 = 0u;
+layout(constant_id = 11) const uint LO4 = 0u;
+layout(constant_id = 12) const uint HI4 = 0u;
+layout(constant_id = 13) const uint LO5 = 0u;
+layout(constant_id = 14) const uint HI5 = 0u;
 const uint MAX_TAPS = 16u;
 const uint MAX_UNION = 20u;
-const uint MAX_ROWS = 4u;
+const uint MAX_ROWS = 6u;
 
-uint lo(uint r) { return r == 0u ? 0u : r == 1u ? LO1 : r == 2u ? LO2 : LO3; }
-uint hi(uint r) { return r == 0u ? TAPS : r == 1u ? HI1 : r == 2u ? HI2 : HI3; }
+uint lo(uint r) { return r == 0u ? 0u : r == 1u ? LO1 : r == 2u ? LO2 : r == 3u ? LO3 : r == 4u ? LO4 : LO5; }
+uint hi(uint r) { return r == 0u ? TAPS : r == 1u ? HI1 : r == 2u ? HI2 : r == 3u ? HI3 : r == 4u ? HI4 : HI5; }
 // Whether row r reads union row u (both constant once the loops below unroll).
 bool reads(uint r, uint u) { return r < ROWS && u >= lo(r) && u < hi(r); }
 
