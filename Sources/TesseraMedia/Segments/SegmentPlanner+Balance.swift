@@ -27,18 +27,16 @@ extension SegmentPlanner {
         guard parallel > 1, segments >= parallel else { return cuts }
         let tailStart = bounds[segments - parallel]
 
-        // When each slot becomes free for the last round, dispatching in order to the first free slot.
-        var free = Array(repeating: 0.0, count: parallel)
-        for i in 0..<(segments - parallel) {
-            let slot = free.indices.min { free[$0] < free[$1] }!
-            free[slot] += Double(bounds[i + 1] - bounds[i])
-        }
-        free.sort()
         // Frames decoded only to reach `frame` from the keyframe before it.
         func lead(_ frame: Int) -> Double {
             let key = (0...frame).last { isKeyframe[$0] } ?? 0
             return Double(frame - key) * decodeOnlyCost
         }
+        // What each segment between `bounds` costs: its frames plus its lead-in decoding.
+        func costs(_ bounds: [Int]) -> [Double] { zip(bounds, bounds.dropFirst()).map { Double($1 - $0) + lead($0) } }
+        // When each slot becomes free for the last round.
+        let free = slotsFree(after: costs(Array(bounds.prefix(segments - parallel + 1))),
+                             slots: parallel).sorted()
         // Slots that would get less than a minimum piece stay idle; the others share the tail.
         var slots = parallel
         var finish = 0.0
@@ -70,21 +68,20 @@ extension SegmentPlanner {
                 position = end
             }
         }
-        let kept = Array(cuts.prefix(segments - parallel))
-        let balanced = kept + pieces.map { framePTS[$0] }
         // Keep the re-cut only when it helps: snapping and minimum pieces can undo a small gain.
-        let costs = { (bounds: [Int]) in zip(bounds, bounds.dropFirst()).map { Double($1 - $0) + lead($0) } }
-        let newBounds = [0] + kept.map { cut in framePTS.firstIndex { $0 >= cut } ?? count } + pieces + [count]
-        return makespan(costs(newBounds), slots: parallel) < makespan(costs(bounds), slots: parallel) ? balanced : cuts
+        let newBounds = Array(bounds.prefix(segments - parallel + 1)) + pieces + [count]
+        let before = slotsFree(after: costs(bounds), slots: parallel).max()!
+        let after = slotsFree(after: costs(newBounds), slots: parallel).max()!
+        return after < before ? Array(cuts.prefix(segments - parallel)) + pieces.map { framePTS[$0] } : cuts
     }
 
-    /// When the last slot finishes, segments going in order to the first free slot.
-    static func makespan(_ costs: [Double], slots: Int) -> Double {
+    /// When each slot is free again after the segments of `costs` went, in order, to the first free slot.
+    static func slotsFree(after costs: [Double], slots: Int) -> [Double] {
         var free = Array(repeating: 0.0, count: max(1, slots))
         for cost in costs {
             let slot = free.indices.min { free[$0] < free[$1] }!
             free[slot] += cost
         }
-        return free.max() ?? 0
+        return free
     }
 }
