@@ -92,6 +92,7 @@ final class SegmentExecutorThread: @unchecked Sendable {
     }
 
     private func loop() {
+        let decoders = SegmentDecoders()
         while true {
             let next: Held? = condition.withLock {
                 while queue.isEmpty && !stopped { condition.wait() }
@@ -101,7 +102,7 @@ final class SegmentExecutorThread: @unchecked Sendable {
                 return held
             }
             guard let held = next else { return }
-            run(held)
+            run(held, decoders: decoders)
             condition.withLock {
                 running = nil
                 cancelled.remove(held.key)
@@ -109,7 +110,7 @@ final class SegmentExecutorThread: @unchecked Sendable {
         }
     }
 
-    private func run(_ held: Held) {
+    private func run(_ held: Held, decoders: SegmentDecoders) {
         let key = held.key
         var lastProgress = 0.0
         let started = Date()
@@ -119,7 +120,8 @@ final class SegmentExecutorThread: @unchecked Sendable {
                 throw MediaError(.invalidArgument, "malformed task: \(error)")
             }
             let selector = selectors.selector(for: work.backend)
-            let output = try SegmentRunner.run(work, threads: threads, makeProcessor: selector.factory, progress: { p in
+            let output = try SegmentRunner.run(work, threads: threads, decoders: decoders,
+                                               makeProcessor: selector.factory, progress: { p in
                 let now = Date().timeIntervalSince1970
                 guard now - lastProgress >= 0.5 || p.framesDone == p.framesTotal else { return }
                 lastProgress = now

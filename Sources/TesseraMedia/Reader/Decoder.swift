@@ -40,12 +40,19 @@ final class Decoder: @unchecked Sendable {
             ctx.pointee.thread_count = Int32(threads)
             ctx.pointee.thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE
             ctx.pointee.err_recognition |= AV_EF_EXPLODE
-            if checkOnly { ctx.pointee.skip_loop_filter = AVDISCARD_ALL }
+            if checkOnly {
+                ctx.pointee.skip_loop_filter = AVDISCARD_ALL
+                // A check reports damage; concealing it would only cost time.
+                ctx.pointee.error_concealment = 0
+            }
             try ff(avcodec_open2(ctx, codec, nil), "open \(codecName) decoder")
         } catch {
             throw error.about(path)
         }
     }
+
+    /// Forgets every packet and frame in flight (as after a seek), ready for a new keyframe.
+    func flush() { avcodec_flush_buffers(context) }
 
     deinit {
         var p: UnsafeMutablePointer<AVCodecContext>? = context

@@ -44,11 +44,12 @@ final class LocalSegmentExecutor: SegmentExecutor, @unchecked Sendable {
         tasks = BoundedQueue(capacity: max(1, parallel))
         for n in 0..<max(1, parallel) {
             let thread = Thread { [tasks, board] in
+                let decoders = SegmentDecoders()
                 while let work = tasks.pop() {
                     do throws(MediaError) {
                         board.post(work.spec.index, .success(
-                            try SegmentRunner.run(work, threads: threadsPerSegment, makeProcessor: makeProcessor,
-                                                  isCancelled: { board.isCancelled })))
+                            try SegmentRunner.run(work, threads: threadsPerSegment, decoders: decoders,
+                                                  makeProcessor: makeProcessor, isCancelled: { board.isCancelled })))
                     } catch {
                         board.post(work.spec.index, .failure(error))
                     }

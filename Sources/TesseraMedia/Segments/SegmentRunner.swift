@@ -14,12 +14,13 @@ public enum SegmentRunner {
 
     /// - Parameters:
     ///   - threads: codec threads (decoder and encoder each).
+    ///   - decoders: decoders kept from this thread's previous segment, reused when they fit.
     ///   - progress: called every few frames with the frames encoded so far.
     ///   - isCancelled: polled between packets; when it turns true the run throws `.cancelled`.
     /// - Throws: `.corrupt` for damaged source data, `.unsupported` for codecs or formats that cannot be
     ///   decoded or encoded, `.cancelled`, `.ffmpeg` for other library failures.
-    public static func run(_ work: SegmentWork, threads: Int, makeProcessor: @escaping MakeProcessor,
-                           progress: @escaping (SegmentProgress) -> Void = { _ in },
+    public static func run(_ work: SegmentWork, threads: Int, decoders: SegmentDecoders = SegmentDecoders(),
+                           makeProcessor: @escaping MakeProcessor, progress: @escaping (SegmentProgress) -> Void = { _ in },
                            isCancelled: () -> Bool = { false }) throws(MediaError) -> SegmentOutput {
         let started = Date()
         let spec = work.spec
@@ -28,7 +29,9 @@ public enum SegmentRunner {
         let frameRate = AVRational(num: Int32(work.frameRate.numerator), den: Int32(work.frameRate.denominator))
         let encoding = try VideoEncoding(work.settings, parameters: source.pointer.pointee, timeBase: timeBase,
                                          frameRate: frameRate, rotation: work.rotation)
-        let decoder = try Decoder(parameters: source.pointer, timeBase: timeBase, path: work.sourceName, threads: threads)
+        let sourceKey = SegmentDecoders.Key(configuration: work.source, timeBase: work.timeBase, threads: threads,
+                                            checkOnly: false)
+        let decoder = try decoders.take(sourceKey, parameters: source, path: work.sourceName)
         let encoder = try Encoder(video: work.settings, input: encoding.encoderInput, globalHeader: true, threads: threads)
         let range = spec.presentationRange
         var gate = VideoGate(range: TickRange(start: range.lowerBound, end: range.upperBound, offset: 0))
@@ -96,7 +99,9 @@ public enum SegmentRunner {
         }
         let parameters = try CodecParameters(encoder: encoder.context)
         if isCancelled() { throw MediaError(.cancelled, path: work.sourceName, "segment \(spec.index) cancelled") }
-        try checkDecodes(out, parameters: parameters, timeBase: timeBase, encodedPTS: encodedPTS, segment: spec.index)
+        decoders.keep(decoder, for: sourceKey)
+        try checkDecodes(out, parameters: parameters, timeBase: work.timeBase, encodedPTS: encodedPTS,
+                         segment: spec.index, decoders: decoders)
         progress(SegmentProgress(segment: spec.index, framesDone: frames, framesTotal: spec.frameCount))
         return SegmentOutput(index: spec.index, parameters: parameters.configuration,
                              packets: out, frames: frames, seconds: Date().timeIntervalSince(started),
@@ -106,10 +111,11 @@ public enum SegmentRunner {
     /// Decodes the segment's own output (loop filter skipped: timing and decodability, not pixels) and
     /// checks it yields exactly the frames encoded. Every segment is checked where it was made, so the
     /// stitched file's video needs no second decode (see `OutputVerifier.videoDecodedBySegments`).
-    static func checkDecodes(_ packets: [EncodedPacket], parameters: CodecParameters, timeBase: AVRational,
-                             encodedPTS: [Int64], segment: Int) throws(MediaError) {
-        let decoder = try Decoder(parameters: parameters.pointer, timeBase: timeBase, path: "segment \(segment) output",
-                                  threads: 1, checkOnly: true)
+    static func checkDecodes(_ packets: [EncodedPacket], parameters: CodecParameters, timeBase: Fraction,
+                             encodedPTS: [Int64], segment: Int, decoders: SegmentDecoders) throws(MediaError) {
+        let key = SegmentDecoders.Key(configuration: parameters.configuration, timeBase: timeBase, threads: 1,
+                                      checkOnly: true)
+        let decoder = try decoders.take(key, parameters: parameters, path: "segment \(segment) output")
         var decoded: [Int64] = []
         do throws(MediaError) {
             for p in packets {
@@ -129,5 +135,6 @@ public enum SegmentRunner {
             throw MediaError(.verificationFailed, "segment \(segment)'s encoded output decodes to \(decoded.count) frames, "
                              + "\(encodedPTS.count) were encoded (or their times differ)")
         }
+        decoders.keep(decoder, for: key)
     }
 }

@@ -1,0 +1,53 @@
+import CFFmpeg
+import TesseraAV
+import TesseraCore
+
+/// The decoders one segment thread keeps from one segment to the next.
+///
+/// Every segment of a job decodes the same source stream and checks output encoded with the same
+/// settings, so when the next segment's stream is described the same way its decoder is flushed
+/// (`avcodec_flush_buffers`, as a seek does) and reused instead of opened afresh: its frame pools and
+/// tables are not allocated, and page-faulted in, again for every segment. A decoder is kept only
+/// after a segment succeeded with it; one that saw an error or a cancellation is closed.
+///
+/// Not thread-safe: one per segment thread.
+public final class SegmentDecoders {
+    /// What a decoder was opened for: reusable only for exactly the same.
+    struct Key: Hashable {
+        let configuration: CodecConfiguration
+        let timeBase: Fraction
+        let threads: Int
+        let checkOnly: Bool
+    }
+
+    private var source: (key: Key, decoder: Decoder)?
+    private var check: (key: Key, decoder: Decoder)?
+    /// Decoders opened and reused so far (for tests and logs).
+    public private(set) var opened = 0
+    public private(set) var reused = 0
+
+    public init() {}
+
+    /// A decoder for `configuration`: the kept one, flushed, when it matches, else a new one.
+    /// The caller hands it back with `keep` once the segment succeeded.
+    func take(_ key: Key, parameters: CodecParameters, path: String) throws(MediaError) -> Decoder {
+        let kept = key.checkOnly ? check : source
+        // Out of the slot while in use: a segment that fails never hands it back.
+        if key.checkOnly { check = nil } else { source = nil }
+        if let kept, kept.key == key {
+            kept.decoder.flush()
+            reused += 1
+            return kept.decoder
+        }
+        let timeBase = AVRational(num: Int32(key.timeBase.numerator), den: Int32(key.timeBase.denominator))
+        let decoder = try Decoder(parameters: parameters.pointer, timeBase: timeBase, path: path,
+                                  threads: key.threads, checkOnly: key.checkOnly)
+        opened += 1
+        return decoder
+    }
+
+    /// Keeps `decoder` for the next segment with the same key (replacing the one kept before).
+    func keep(_ decoder: Decoder, for key: Key) {
+        if key.checkOnly { check = (key, decoder) } else { source = (key, decoder) }
+    }
+}
