@@ -15,21 +15,21 @@ import TesseraTestSupport
     final class InlineExecutor: SegmentExecutor, @unchecked Sendable {
         let board = OutputBoard()
         let shared: SegmentDecoders?
+        let makeProcessor: SegmentRunner.MakeProcessor
         private(set) var segments = 0
 
-        init(shared: SegmentDecoders?) { self.shared = shared }
+        init(shared: SegmentDecoders?, makeProcessor: @escaping SegmentRunner.MakeProcessor = { (spec, _) throws(MediaError) in
+            try SwscaleProcessor(spec: spec, threads: 1)
+        }) {
+            self.shared = shared
+            self.makeProcessor = makeProcessor
+        }
 
         func schedule(_ work: SegmentWork) -> Bool {
             segments += 1
-            do throws(MediaError) {
-                let output = try SegmentRunner.run(work, threads: 1, decoders: shared ?? SegmentDecoders(),
-                                                   makeProcessor: { (spec, _) throws(MediaError) in
-                                                       try SwscaleProcessor(spec: spec, threads: 1)
-                                                   })
-                board.post(work.spec.index, .success(output))
-            } catch {
-                board.post(work.spec.index, .failure(error))
-            }
+            board.post(work.spec.index, Result { () throws(MediaError) in
+                try SegmentRunner.run(work, threads: 1, decoders: shared ?? SegmentDecoders(), makeProcessor: makeProcessor)
+            })
             return true
         }
         func isFinished(_ index: Int) -> Bool { false }
@@ -82,10 +82,12 @@ import TesseraTestSupport
         let dir = try TestMedia.makeDirectory("reuse-fail")
         defer { TestMedia.cleanup(dir) }
         let src = dir.appendingPathComponent("src.mp4")
-        // Larger than the preset, so every segment needs its (failing) processor.
+        // Larger than the preset, so every segment needs its processor, which fails after the first frame decoded.
         try TestMedia.make(src, seconds: 2, width: 1280, height: 720, audio: nil, extra: ["-g", "15"])
         let decoders = SegmentDecoders()
-        let failing = FailingExecutor(decoders: decoders)
+        let failing = InlineExecutor(shared: decoders) { (_, _) throws(MediaError) in
+            throw MediaError(.unsupported, "no processor in this test")
+        }
         let session = ExportSession(sourcePath: src.path, outputPath: dir.appendingPathComponent("o.mp4").path,
                                     preset: .preset640x480)
         session.segmentDuration = 0.5
@@ -96,31 +98,5 @@ import TesseraTestSupport
         #expect(failing.segments >= 1)
         #expect(decoders.reused == 0)
         #expect(decoders.opened == failing.segments)
-    }
-
-    /// Runs each segment inline with a processor that always fails (after the first frame decoded).
-    final class FailingExecutor: SegmentExecutor, @unchecked Sendable {
-        let board = OutputBoard()
-        let decoders: SegmentDecoders
-        private(set) var segments = 0
-        init(decoders: SegmentDecoders) { self.decoders = decoders }
-        func schedule(_ work: SegmentWork) -> Bool {
-            segments += 1
-            do throws(MediaError) {
-                _ = try SegmentRunner.run(work, threads: 1, decoders: decoders,
-                                          makeProcessor: { (_, _) throws(MediaError) in
-                                              throw MediaError(.unsupported, "no processor in this test")
-                                          })
-                Issue.record("segment \(work.spec.index) succeeded without a processor")
-                board.post(work.spec.index, .failure(MediaError(.invalidArgument, "unexpected success")))
-            } catch {
-                board.post(work.spec.index, .failure(error))
-            }
-            return true
-        }
-        func isFinished(_ index: Int) -> Bool { false }
-        func output(_ index: Int) throws(MediaError) -> SegmentOutput { try board.take(index) }
-        func cancel(_ error: MediaError) { board.cancel(error) }
-        func finish() {}
     }
 }
