@@ -81,9 +81,14 @@ public enum SegmentRunner {
             }
         }
         var more = true
+        // A segment cut inside a GOP decodes from the keyframe before it; of those lead-in frames, the
+        // ones no other frame refers to need not be decoded at all. (Not in the first segment, which
+        // may show the frame on screen at its start.)
+        let leadInEnd = spec.index > 0 ? range.lowerBound : Int64.min
         for encoded in work.packets where more {
             if isCancelled() { throw MediaError(.cancelled, path: work.sourceName, "segment \(spec.index) cancelled") }
             let packet = try encoded.makePacket()
+            decoder.context.pointee.skip_frame = encoded.pts < leadInEnd ? AVDISCARD_NONREF : AVDISCARD_DEFAULT
             more = try decoder.decode(packet) { (f) throws(MediaError) in try gate.accept(f, emit) }
         }
         if more { _ = try decoder.decode(nil) { (f) throws(MediaError) in try gate.accept(f, emit) } }
