@@ -34,6 +34,8 @@ done
 s=$(printf "%s\n" "${seg[@]}" | median); o=$(printf "%s\n" "${one[@]}" | median)
 printf "%-40s %10s %10s %8s  %s\n" "wall seconds (median)" "segmented" "one pass" "ratio" "target"
 printf "%-40s %10s %10s %8s  %s\n" "" "$s" "$o" "$(ratio "$s" "$o")" "<= 1.00"
+echo "segmented/one pass, run by run: $(paste -d' ' <(printf "%s\n" "${seg[@]}") <(printf "%s\n" "${one[@]}") \
+    | awk '{printf "%s%.3f", (NR > 1 ? ", " : ""), $1 / $2}')"
 
 echo
 echo "== stitching the same segment files: tessera stitch vs ffmpeg -f concat -c copy =="
