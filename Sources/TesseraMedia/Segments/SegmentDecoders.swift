@@ -22,9 +22,9 @@ public final class SegmentDecoders {
 
     private var source: (key: Key, decoder: Decoder)?
     private var check: (key: Key, decoder: Decoder)?
-    /// Decoders opened and reused so far (for tests and logs).
-    public private(set) var opened = 0
-    public private(set) var reused = 0
+    /// Decoders opened and reused so far (tests check reuse happens, and only after success).
+    private(set) var opened = 0
+    private(set) var reused = 0
 
     public init() {}
 

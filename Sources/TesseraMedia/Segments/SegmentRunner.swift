@@ -105,10 +105,11 @@ public enum SegmentRunner {
         let parameters = try CodecParameters(encoder: encoder.context)
         if isCancelled() { throw MediaError(.cancelled, path: work.sourceName, "segment \(spec.index) cancelled") }
         decoders.keep(decoder, for: sourceKey)
-        try checkDecodes(out, parameters: parameters, timeBase: work.timeBase, encodedPTS: encodedPTS,
-                         segment: spec.index, decoders: decoders)
+        let configuration = parameters.configuration
+        try checkDecodes(out, parameters: parameters, configuration: configuration, timeBase: work.timeBase,
+                         encodedPTS: encodedPTS, segment: spec.index, decoders: decoders)
         progress(SegmentProgress(segment: spec.index, framesDone: frames, framesTotal: spec.frameCount))
-        return SegmentOutput(index: spec.index, parameters: parameters.configuration,
+        return SegmentOutput(index: spec.index, parameters: configuration,
                              packets: out, frames: frames, seconds: Date().timeIntervalSince(started),
                              processor: processor?.backendName ?? "none")
     }
@@ -116,10 +117,10 @@ public enum SegmentRunner {
     /// Decodes the segment's own output (loop filter skipped: timing and decodability, not pixels) and
     /// checks it yields exactly the frames encoded. Every segment is checked where it was made, so the
     /// stitched file's video needs no second decode (see `OutputVerifier.videoDecodedBySegments`).
-    static func checkDecodes(_ packets: [EncodedPacket], parameters: CodecParameters, timeBase: Fraction,
-                             encodedPTS: [Int64], segment: Int, decoders: SegmentDecoders) throws(MediaError) {
-        let key = SegmentDecoders.Key(configuration: parameters.configuration, timeBase: timeBase, threads: 1,
-                                      checkOnly: true)
+    static func checkDecodes(_ packets: [EncodedPacket], parameters: CodecParameters, configuration: CodecConfiguration,
+                             timeBase: Fraction, encodedPTS: [Int64], segment: Int,
+                             decoders: SegmentDecoders) throws(MediaError) {
+        let key = SegmentDecoders.Key(configuration: configuration, timeBase: timeBase, threads: 1, checkOnly: true)
         let decoder = try decoders.take(key, parameters: parameters, path: "segment \(segment) output")
         var decoded: [Int64] = []
         do throws(MediaError) {
