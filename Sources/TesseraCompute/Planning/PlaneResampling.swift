@@ -78,7 +78,9 @@ struct PlaneResampling: Sendable {
         for p in inputs {
             let v = p.vertical, h = p.horizontal
             guard v.taps <= Self.maxTaps, v.first.count == p.outputHeight, h.first.count == p.outputWidth,
-                  p.source.stride % 16 == 0, p.source.offset % 16 == 0, p.output.stride % 4 == 0
+                  p.source.stride % 16 == 0, p.source.offset % 16 == 0,
+                  // Pass 2 writes whole 64-bit words, the last one of a row into the row's padding.
+                  p.output.stride % 8 == 0, p.output.offset % 8 == 0, p.output.stride >= (p.outputWidth + 7) / 8 * 8
             else { return nil }
             let rowTexels = (p.source.rowBytes + 15) / 16
             let midStride = p.bytesPerSample == 1 ? 2 * rowTexels : rowTexels  // uvec4s: 8 halves each

@@ -1,6 +1,8 @@
 // Fast path, pass 2 of 2: resamples pass 1's fixed-point rows along x into one 8-bit output plane, maps each
 // value with one scale and offset (range and depth: no channel mixing on this path), dithers and
-// writes two 32-bit words (eight samples) per invocation and row.
+// writes one 64-bit word (eight samples) per invocation and row: lavapipe stores lane by lane, a branch and a
+// store per word, so the fewer, wider words the better. The last word of a row may reach into the row's
+// padding (the plan's output strides leave room).
 //
 // An invocation keeps its eight outputs' weights in registers and walks several rows, so the weights
 // are fetched once. The eight outputs read one span of SPAN source samples starting at a multiple of 8
@@ -9,9 +11,10 @@
 // memory traffic.
 #version 450
 #extension GL_EXT_control_flow_attributes : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;
 
-layout(std430, set = 0, binding = 3) writeonly buffer Destination { uint dst[]; };
+layout(std430, set = 0, binding = 3) writeonly buffer Destination { uint64_t dst[]; };
 layout(set = 0, binding = 2) uniform usamplerBuffer intermediate;  // RGBA32UI: eight samples per texel
 layout(set = 0, binding = 5) uniform usamplerBuffer spans;         // RGBA32UI
 
@@ -108,7 +111,7 @@ void main() {
                 }
             }
         }
-        uint out_ = pc.dstOffset + y * pc.dstStride + 2u * pair;
+        uint word[2];
         [[unroll]] for (uint h = 0u; h < 2u; h++) {
             // The first output's x is a multiple of 8 and the matrix reads x's low 3 bits: constants here.
             uint x = 4u * h;
@@ -116,9 +119,9 @@ void main() {
                 ? vec4(bayer(x, y), bayer(x + 1u, y), bayer(x + 2u, y), bayer(x + 3u, y))
                 : vec4(0.5);
             vec4 s = sum[h];
-            uint word = code(s.x, threshold.x) | (code(s.y, threshold.y) << 8u) | (code(s.z, threshold.z) << 16u)
+            word[h] = code(s.x, threshold.x) | (code(s.y, threshold.y) << 8u) | (code(s.z, threshold.z) << 16u)
                 | (code(s.w, threshold.w) << 24u);
-            if (2u * pair + h < pc.words) dst[out_ + h] = word;
         }
+        dst[(pc.dstOffset + y * pc.dstStride) / 2u + pair] = packUint2x32(uvec2(word[0], word[1]));
     }
 }

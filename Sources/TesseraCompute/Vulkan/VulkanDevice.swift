@@ -22,6 +22,9 @@ final class VulkanDevice: @unchecked Sendable {
     /// On a CPU device with VK_EXT_external_memory_host: the alignment host memory must have to be read
     /// in place (source frames then need no copy). Nil elsewhere: on a GPU a copy is the faster way in.
     let hostImportAlignment: Int?
+    /// Whether shaders may use 64-bit integers (enabled when the device has them). The per-plane kernels
+    /// store 64 bits at a time, so they need them; without, jobs take the generic kernels.
+    let hasInt64: Bool
     private let hostPointerProperties: PFN_vkGetMemoryHostPointerPropertiesEXT?
     /// vkQueueSubmit needs the queue externally synchronised; processors on different threads share it.
     private let queueLock = NSLock()
@@ -31,8 +34,8 @@ final class VulkanDevice: @unchecked Sendable {
     let verticalPass: ComputeKernel
     let horizontalPass: ComputeKernel
     /// The per-plane fast path (`PlaneResampling`): one set layout for both, push constants per plane.
-    let planeVertical: ComputeKernel
-    let planeHorizontal: ComputeKernel
+    /// Nil on a device without 64-bit integers (see `hasInt64`).
+    let planeKernels: (vertical: ComputeKernel, horizontal: ComputeKernel)?
     let blend: ComputeKernel
 
     /// A human-readable type: "discrete GPU", "CPU", …
@@ -107,6 +110,11 @@ final class VulkanDevice: @unchecked Sendable {
             defer { free(extensionName) }
             var extensionNames: [UnsafePointer<CChar>?] = importsHost ? [UnsafePointer(extensionName)] : []
 
+            var available = VkPhysicalDeviceFeatures()
+            vkGetPhysicalDeviceFeatures(chosen.device, &available)
+            let supports64 = available.shaderInt64 == VkBool32(VK_TRUE)
+            hasInt64 = supports64
+
             var priority: Float = 1
             var device: VkDevice?
             try withUnsafePointer(to: &priority) { (p) throws(MediaError) in
@@ -120,10 +128,15 @@ final class VulkanDevice: @unchecked Sendable {
                     info.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO
                     info.queueCreateInfoCount = 1
                     info.pQueueCreateInfos = q
+                    var features = VkPhysicalDeviceFeatures()
+                    features.shaderInt64 = VkBool32(supports64 ? VK_TRUE : VK_FALSE)
                     let result = extensionNames.withUnsafeMutableBufferPointer { names in
                         info.enabledExtensionCount = UInt32(names.count)
                         info.ppEnabledExtensionNames = names.isEmpty ? nil : UnsafePointer(names.baseAddress)
-                        return vkCreateDevice(chosen.device, &info, nil, &device)
+                        return withUnsafePointer(to: &features) { f in
+                            info.pEnabledFeatures = f
+                            return vkCreateDevice(chosen.device, &info, nil, &device)
+                        }
                     }
                     try vk(result, "create a device on \(chosen.name)")
                 }
@@ -161,12 +174,11 @@ final class VulkanDevice: @unchecked Sendable {
             built.append(try ComputeKernel(device: device, bindings: [storage, storage, storage],
                                            pushConstantBytes: 20, code: ShaderCode.blend, cache: cache))
             let planes = [texels, storage, texels, storage, texels, texels]
-            built.append(try ComputeKernel(device: device, bindings: planes,
-                                           pushConstantBytes: PlaneResampling.pushConstantBytes,
-                                           code: ShaderCode.planeVertical, cache: cache))
-            built.append(try ComputeKernel(device: device, bindings: planes,
-                                           pushConstantBytes: PlaneResampling.pushConstantBytes,
-                                           code: ShaderCode.planeHorizontal, cache: cache))
+            for code in hasInt64 ? [ShaderCode.planeVertical, ShaderCode.planeHorizontal] : [] {
+                built.append(try ComputeKernel(device: device, bindings: planes,
+                                               pushConstantBytes: PlaneResampling.pushConstantBytes, code: code,
+                                               cache: cache))
+            }
         } catch {
             for kernel in built { kernel.destroy() }
             vkDestroyPipelineCache(device, cache, nil)
@@ -177,15 +189,14 @@ final class VulkanDevice: @unchecked Sendable {
         verticalPass = built[0]
         horizontalPass = built[1]
         blend = built[2]
-        planeVertical = built[3]
-        planeHorizontal = built[4]
+        planeKernels = hasInt64 ? (built[3], built[4]) : nil
         _ = try? blend.pipeline()
         Self.savePipelineCache(device, cache, to: cacheURL)
     }
 
     deinit {
         vkDeviceWaitIdle(device)
-        for kernel in [verticalPass, horizontalPass, blend, planeVertical, planeHorizontal] { kernel.destroy() }
+        for kernel in kernels { kernel.destroy() }
         vkDestroyPipelineCache(device, pipelineCache, nil)
         vkDestroyDevice(device, nil)
         vkDestroyInstance(instance, nil)
@@ -326,9 +337,13 @@ final class VulkanDevice: @unchecked Sendable {
 
     private var savedPipelineCount = 0
 
+    private var kernels: [ComputeKernel] {
+        [verticalPass, horizontalPass, blend] + (planeKernels.map { [$0.vertical, $0.horizontal] } ?? [])
+    }
+
     /// Writes the pipeline cache back when new pipelines were built (specialisations are made on demand).
     func savePipelineCache() {
-        let built = [verticalPass, horizontalPass, blend, planeVertical, planeHorizontal].reduce(0) { $0 + $1.builtCount }
+        let built = kernels.reduce(0) { $0 + $1.builtCount }
         queueLock.lock()
         let changed = built != savedPipelineCount
         savedPipelineCount = built

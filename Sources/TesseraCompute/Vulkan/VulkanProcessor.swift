@@ -57,7 +57,7 @@ public final class VulkanProcessor: PipelinedFrameProcessor {
         self.framesInFlight = max(1, framesInFlight)
         device = try VulkanDevice.shared()
         usesStaging = forceStaging || device.prefersStaging
-        planeTuning = device.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU ? .cpu : .gpu
+        planeTuning = !device.hasInt64 ? nil : device.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU ? .cpu : .gpu
     }
 
     deinit {
@@ -295,8 +295,10 @@ private final class Setup {
                          try device.horizontalPass.pipeline([UInt32(g), plan.swap ? 1 : 0, plan.gridChannels[g]])
                      })
         planePipelines = try (plan.planeResampling?.planes ?? []).map { (p) throws(MediaError) in
-            (try device.planeVertical.pipeline(p.verticalConstants),
-             try device.planeHorizontal.pipeline(p.horizontalConstants))
+            guard let kernels = device.planeKernels else {
+                throw MediaError(.unsupported, "Vulkan: \(device.name) has no 64-bit integers for the per-plane kernels")
+            }
+            return (try kernels.vertical.pipeline(p.verticalConstants), try kernels.horizontal.pipeline(p.horizontalConstants))
         }
         device.savePipelineCache()
         for _ in 0..<count { slots.append(try makeSlot(staging: staging)) }
@@ -376,7 +378,7 @@ private final class Setup {
         let fast = plan.planeResampling != nil
         let sourceTexels = try VulkanTexelView(sourceDevice ?? source, wide: fast)
         let intermediateTexels = try VulkanTexelView(intermediate, wide: fast)
-        let kernel = fast ? device.planeVertical : device.verticalPass
+        let kernel = fast ? device.planeKernels?.vertical ?? device.verticalPass : device.verticalPass
         var layout: VkDescriptorSetLayout? = kernel.setLayout
         var allocInfo = VkDescriptorSetAllocateInfo()
         allocInfo.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO
@@ -505,10 +507,11 @@ extension Setup {
             vkCmdPushConstants(cb, kernel.pipelineLayout, VK_SHADER_STAGE_COMPUTE_BIT.rawValue, 0,
                                UInt32(PlaneResampling.pushConstantBytes), &padded)
         }
+        // Setup made `planePipelines` from the plane kernels, so they exist whenever there is a fast plan.
+        guard let kernels = device.planeKernels else { return }
         var set = set
         let compute = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT.rawValue
-        vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, device.planeVertical.pipelineLayout, 0, 1, &set, 0,
-                                nil)
+        vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, kernels.vertical.pipelineLayout, 0, 1, &set, 0, nil)
         for (p, plane) in fastPlan.planes.enumerated() {
             vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, planePipelines[p].vertical)
             var vertical = plane.vertical
@@ -516,15 +519,15 @@ extension Setup {
                 vertical[0] = UInt32(sourcePlanes[p].offset / 16)
                 vertical[1] = UInt32(sourcePlanes[p].stride / 16)
             }
-            push(device.planeVertical, vertical)
+            push(kernels.vertical, vertical)
             vkCmdDispatch(cb, 1, UInt32(plane.verticalGroups), 1)
         }
         barrier(cb, from: compute, VK_ACCESS_SHADER_WRITE_BIT.rawValue, to: compute, VK_ACCESS_SHADER_READ_BIT.rawValue)
-        vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, device.planeHorizontal.pipelineLayout, 0, 1, &set,
-                                0, nil)
+        vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, kernels.horizontal.pipelineLayout, 0, 1, &set, 0,
+                                nil)
         for (p, plane) in fastPlan.planes.enumerated() {
             vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, planePipelines[p].horizontal)
-            push(device.planeHorizontal, plane.horizontal)
+            push(kernels.horizontal, plane.horizontal)
             vkCmdDispatch(cb, UInt32(plane.horizontalDispatch.x), UInt32(plane.horizontalDispatch.y), 1)
         }
     }
