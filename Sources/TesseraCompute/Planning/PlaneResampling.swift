@@ -7,7 +7,8 @@
 ///  source plane ──plane_vertical (16 bytes per step)──▶ 16-bit fixed-point rows ──plane_horizontal──▶ output plane
 /// ```
 ///
-/// `ProcessingPlan` offers one when the job qualifies; everything else runs the generic kernels.
+/// `ProcessingPlan` offers one when the job qualifies; everything else runs the generic kernels. The kernels
+/// store 64-bit words, so they run only on devices with `shaderInt64` (`VulkanDevice.hasInt64`).
 struct PlaneResampling: Sendable {
     /// One plane's two dispatches: their push constants, specialisation constants and sizes.
     struct Plane: Sendable {
