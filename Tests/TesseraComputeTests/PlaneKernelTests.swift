@@ -111,3 +111,35 @@ struct PlaneKernelTests {
         #expect(differences(directPicture.channels, staged.channels) == 0)
     }
 }
+
+/// The fast path's layout rules, which need no device: pass 2 writes whole 64-bit words, the last of a row
+/// into the row's padding, so an output plane qualifies only with 8-byte-aligned offset and stride and room
+/// for that word.
+struct PlaneResamplingLayoutTests {
+    func plan(outputWidth: Int, offset: Int, stride: Int) -> PlaneResampling? {
+        let (width, height, outHeight) = (64, 16, 8)
+        func weights(_ count: Int, _ sourceCount: Int) -> ResamplingWeights {
+            let step = Double(sourceCount) / Double(count)
+            return ResamplingWeights(filter: .bicubic, count: count, sourceCount: sourceCount, step: step) { k in
+                (Double(k) + 0.5) * step - 0.5
+            }
+        }
+        let input = PlaneResampling.PlaneInput(
+            source: ProcessingPlan.PlaneSlot(offset: 0, stride: width, rowBytes: width, rows: height),
+            bytesPerSample: 1, bitDepth: 8, width: width, height: height,
+            vertical: weights(outHeight, height), horizontal: weights(outputWidth, width),
+            output: ProcessingPlan.PlaneSlot(offset: offset, stride: stride, rowBytes: outputWidth, rows: outHeight),
+            outputWidth: outputWidth, outputHeight: outHeight, scale: 1, bias: 0)
+        return PlaneResampling([input], dither: false, tuning: .cpu)
+    }
+
+    @Test("an output plane qualifies only with 8-byte alignment and room for a row's last 64-bit word")
+    func outputLayout() {
+        #expect(plan(outputWidth: 32, offset: 0, stride: 32) != nil)
+        #expect(plan(outputWidth: 30, offset: 0, stride: 32) != nil)  // the last word's 2 spare bytes are padding
+        #expect(plan(outputWidth: 30, offset: 256, stride: 64) != nil)
+        #expect(plan(outputWidth: 30, offset: 0, stride: 36) == nil)  // 4-byte aligned only
+        #expect(plan(outputWidth: 28, offset: 0, stride: 28) == nil)  // the last word's 4 spare bytes: no room
+        #expect(plan(outputWidth: 32, offset: 4, stride: 32) == nil)  // plane not 8-byte aligned
+    }
+}
