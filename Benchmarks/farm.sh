@@ -48,8 +48,9 @@ for m in "wall seconds:1:<= 1.00 (run/ff)" "CPU seconds:2:" "peak RSS KiB:3:"; d
     printf "%-26s %10s %10s %10s %9s %9s  %s\n" "$label" "$r" "$f" "$o" "$(ratio "$r" "$f")" "$(ratio "$o" "$f")" "$target"
 done
 # Runs alternate, so each run's ratio compares neighbours in time: on a shared machine it shows the noise.
-echo "run/ff wall, run by run: $(paste -d' ' "$OUT/farm-run.txt" "$OUT/farm-ffmpeg.txt" \
-    | awk '{printf "%s%.3f", (NR > 1 ? ", " : ""), $1 / $4}'); load average now $(cut -d' ' -f1-3 /proc/loadavg)"
+pairs="$(paste -d' ' "$OUT/farm-run.txt" "$OUT/farm-ffmpeg.txt" | awk '{printf "%.3f\n", $1 / $4}')"
+echo "run/ff wall, run by run (each pair back to back): $(echo "$pairs" | paste -sd' ' | sed 's/ /, /g');" \
+    "median $(echo "$pairs" | median); load average now $(cut -d' ' -f1-3 /proc/loadavg)"
 "$BIN" verify "$OUT/farm-run.mp4" --against "$SRC" >/dev/null && echo "(tessera run output verified against the source)"
 
 echo
