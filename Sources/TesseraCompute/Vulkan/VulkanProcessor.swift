@@ -216,7 +216,8 @@ private final class Setup {
     var slots: [Slot] = []
     let pool: FramePool
     private var pipelines: (vertical: VkPipeline?, horizontal: [VkPipeline?]) = (nil, [])
-    /// The fast path's pipelines, per plane (empty on the generic path).
+    /// The fast path's kernels, and its pipelines per plane (nil and empty on the generic path).
+    private let planeKernels: (vertical: ComputeKernel, horizontal: ComputeKernel)?
     private var planePipelines: [(vertical: VkPipeline, horizontal: VkPipeline)] = []
     /// Per slot, the frame memory its commands read in place (kept until the slot is next used), or nil
     /// when they read the slot's own source buffer.
@@ -229,6 +230,10 @@ private final class Setup {
     init(device: VulkanDevice, plan: ProcessingPlan, slots count: Int, staging: Bool) throws(MediaError) {
         self.device = device
         self.plan = plan
+        planeKernels = plan.planeResampling == nil ? nil : device.planeKernels
+        if plan.planeResampling != nil, planeKernels == nil {
+            throw MediaError(.unsupported, "Vulkan: \(device.name) has no 64-bit integers for the per-plane kernels")
+        }
         let d = device.device
         let groups = device.limits.maxComputeWorkGroupCount
         let dispatches: [(x: Int, y: Int, z: Int)] = [plan.verticalDispatch, plan.horizontalDispatch]
@@ -294,11 +299,11 @@ private final class Setup {
                      try plan.gridChannels.indices.map { (g) throws(MediaError) in
                          try device.horizontalPass.pipeline([UInt32(g), plan.swap ? 1 : 0, plan.gridChannels[g]])
                      })
-        planePipelines = try (plan.planeResampling?.planes ?? []).map { (p) throws(MediaError) in
-            guard let kernels = device.planeKernels else {
-                throw MediaError(.unsupported, "Vulkan: \(device.name) has no 64-bit integers for the per-plane kernels")
+        if let planeKernels, let planes = plan.planeResampling?.planes {
+            planePipelines = try planes.map { (p) throws(MediaError) in
+                (try planeKernels.vertical.pipeline(p.verticalConstants),
+                 try planeKernels.horizontal.pipeline(p.horizontalConstants))
             }
-            return (try kernels.vertical.pipeline(p.verticalConstants), try kernels.horizontal.pipeline(p.horizontalConstants))
         }
         device.savePipelineCache()
         for _ in 0..<count { slots.append(try makeSlot(staging: staging)) }
@@ -378,7 +383,7 @@ private final class Setup {
         let fast = plan.planeResampling != nil
         let sourceTexels = try VulkanTexelView(sourceDevice ?? source, wide: fast)
         let intermediateTexels = try VulkanTexelView(intermediate, wide: fast)
-        let kernel = fast ? device.planeKernels?.vertical ?? device.verticalPass : device.verticalPass
+        let kernel = planeKernels?.vertical ?? device.verticalPass
         var layout: VkDescriptorSetLayout? = kernel.setLayout
         var allocInfo = VkDescriptorSetAllocateInfo()
         allocInfo.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO
@@ -426,8 +431,8 @@ private final class Setup {
             barrier(cb, from: transfer, VK_ACCESS_TRANSFER_WRITE_BIT.rawValue, to: compute,
                     VK_ACCESS_SHADER_READ_BIT.rawValue)
         }
-        if let fastPlan = plan.planeResampling {
-            recordPlanes(cb, set: set, fastPlan, sourcePlanes: sourcePlanes)
+        if let fastPlan = plan.planeResampling, let planeKernels {  // init refuses a fast plan without kernels
+            recordPlanes(cb, set: set, fastPlan, kernels: planeKernels, sourcePlanes: sourcePlanes)
         } else {
             vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, device.verticalPass.pipelineLayout, 0, 1, &set,
                                     0, nil)
@@ -501,14 +506,13 @@ private final class Setup {
 extension Setup {
     /// The fast path's commands: every plane's vertical pass, then every plane's horizontal pass.
     fileprivate func recordPlanes(_ cb: VkCommandBuffer, set: VkDescriptorSet?, _ fastPlan: PlaneResampling,
+                                  kernels: (vertical: ComputeKernel, horizontal: ComputeKernel),
                                   sourcePlanes: [(offset: Int, stride: Int)]?) {
         func push(_ kernel: ComputeKernel, _ words: [UInt32]) {
             var padded = words + [UInt32](repeating: 0, count: PlaneResampling.pushConstantBytes / 4 - words.count)
             vkCmdPushConstants(cb, kernel.pipelineLayout, VK_SHADER_STAGE_COMPUTE_BIT.rawValue, 0,
                                UInt32(PlaneResampling.pushConstantBytes), &padded)
         }
-        // Setup made `planePipelines` from the plane kernels, so they exist whenever there is a fast plan.
-        guard let kernels = device.planeKernels else { return }
         var set = set
         let compute = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT.rawValue
         vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, kernels.vertical.pipelineLayout, 0, 1, &set, 0, nil)
