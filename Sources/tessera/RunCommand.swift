@@ -25,6 +25,7 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Colour/scale backend: auto, vulkan or cpu.") var backend: String = "auto"
     @Option(help: "Seconds per segment.") var segmentDuration: Double = 4
     @Option(help: "Local workers (default: one per core).") var workers: Int = ProcessInfo.processInfo.activeProcessorCount
+    @Option(help: VerificationLevel.help) var verification = VerificationLevel.decode
     @Flag(help: "Replace OUT if it exists.") var overwrite = false
     @Flag(help: "Print a JSON report on stdout when done.") var json = false
     @Flag(name: .shortAndLong, help: "No progress output.") var quiet = false
@@ -91,7 +92,7 @@ struct RunCommand: ParsableCommand {
         let request = JobRequest(source: sourceURL.path, output: outputURL.lastPathComponent, preset: base?.rawValue,
                                  settings: settings, timeRange: timeRange.flatMap(TimeRange.init(string:)),
                                  segmentDuration: segmentDuration, backend: backend, parallelism: workers,
-                                 overwrite: overwrite)
+                                 overwrite: overwrite, verification: verification)
         let submitted: JobStatus
         do { submitted = try blockingAwait { try await coordinator.submit(request) } } catch let error as FarmError {
             FileHandle.standardError.write(Data("tessera: \(error.message)\n".utf8))

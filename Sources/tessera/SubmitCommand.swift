@@ -33,6 +33,7 @@ struct SubmitCommand: ParsableCommand {
                                discussion: "Default: the workers connected when the job is submitted."))
     var parallelism: Int?
     @Option(help: "Higher runs first; equal priorities share the workers.") var priority = 0
+    @Option(help: VerificationLevel.help) var verification = VerificationLevel.decode
     @Flag(help: "Replace OUT on the coordinator if it exists.") var overwrite = false
     @Flag(help: "Send SRC from this machine to the coordinator first (for a coordinator that cannot read it).")
     var upload = false
@@ -80,6 +81,7 @@ struct SubmitCommand: ParsableCommand {
             output: output, preset: base?.rawValue,
             settings: settings == (base?.settings ?? OutputSettings.standard) ? nil : settings,
             timeRange: timeRange.flatMap(TimeRange.init(string:)), segmentDuration: segmentDuration,
-            backend: backend?.rawValue, parallelism: parallelism, priority: priority, overwrite: overwrite)
+            backend: backend?.rawValue, parallelism: parallelism, priority: priority, overwrite: overwrite,
+            verification: verification)
     }
 }

@@ -85,3 +85,11 @@ struct TranscodeCommand: ParsableCommand {
 }
 
 extension ProcessingBackend: ExpressibleByArgument {}
+
+extension VerificationLevel: ExpressibleByArgument {
+    static let help = ArgumentHelp(
+        "How the stitched video is proven: decode or timing.",
+        discussion: "decode (default): every segment is decoded where it was encoded, so the file is known to "
+            + "decode end to end. timing: packets and timestamps only, the video is not decoded (about 6 % less "
+            + "CPU on the H.264 1080p → 720p benchmark).")
+}

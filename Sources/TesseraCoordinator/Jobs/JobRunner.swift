@@ -30,6 +30,7 @@ final class JobRunner: @unchecked Sendable {
         session.overwrite = request.overwrite
         session.backend = request.backend.flatMap(ProcessingBackend.init(rawValue:)) ?? .auto
         session.segmentDuration = request.segmentDuration ?? farm.defaultSegmentDuration
+        session.verificationLevel = request.verification ?? .decode
         session.parallel = request.parallelism ?? 1
     }
 

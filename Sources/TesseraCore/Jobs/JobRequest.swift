@@ -30,11 +30,13 @@ public struct JobRequest: Sendable, Hashable, Codable {
     public var priority: Int
     /// Replace an existing file at the output path.
     public var overwrite: Bool
+    /// How the finished video is proven; nil is `.decode`.
+    public var verification: VerificationLevel?
 
     public init(source: String? = nil, uploadID: String? = nil, output: String? = nil, fileType: FileType? = nil,
                 preset: String? = nil, settings: OutputSettings? = nil, timeRange: TimeRange? = nil,
                 segmentDuration: Double? = nil, backend: String? = nil, parallelism: Int? = nil, priority: Int = 0,
-                overwrite: Bool = false) {
+                overwrite: Bool = false, verification: VerificationLevel? = nil) {
         self.source = source
         self.uploadID = uploadID
         self.output = output
@@ -47,11 +49,12 @@ public struct JobRequest: Sendable, Hashable, Codable {
         self.parallelism = parallelism
         self.priority = priority
         self.overwrite = overwrite
+        self.verification = verification
     }
 
     private enum CodingKeys: String, CodingKey {
         case source, uploadID, output, fileType, preset, settings, timeRange, segmentDuration, backend, parallelism, priority
-        case overwrite
+        case overwrite, verification
     }
 
     /// Every field is optional on the wire: `priority` defaults to 0 and `overwrite` to false.
@@ -68,7 +71,8 @@ public struct JobRequest: Sendable, Hashable, Codable {
                   backend: try c.decodeIfPresent(String.self, forKey: .backend),
                   parallelism: try c.decodeIfPresent(Int.self, forKey: .parallelism),
                   priority: try c.decodeIfPresent(Int.self, forKey: .priority) ?? 0,
-                  overwrite: try c.decodeIfPresent(Bool.self, forKey: .overwrite) ?? false)
+                  overwrite: try c.decodeIfPresent(Bool.self, forKey: .overwrite) ?? false,
+                  verification: try c.decodeIfPresent(VerificationLevel.self, forKey: .verification))
     }
 }
 

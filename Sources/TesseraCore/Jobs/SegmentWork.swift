@@ -86,10 +86,12 @@ public struct SegmentWork: Sendable, Hashable {
     public var sourceName: String
     /// "auto", "cpu" or "vulkan".
     public var backend: String
+    /// Decode the encoded segment before returning it (`VerificationLevel.decode`).
+    public var checkDecodes: Bool
 
     public init(spec: SegmentSpec, source: CodecConfiguration, timeBase: Fraction, frameRate: Fraction,
                 rotation: Rotation, packets: [EncodedPacket], settings: VideoSettings, endTick: Int64?,
-                sourceName: String, backend: String) {
+                sourceName: String, backend: String, checkDecodes: Bool = true) {
         self.spec = spec
         self.source = source
         self.timeBase = timeBase
@@ -100,6 +102,7 @@ public struct SegmentWork: Sendable, Hashable {
         self.endTick = endTick
         self.sourceName = sourceName
         self.backend = backend
+        self.checkDecodes = checkDecodes
     }
 
     /// Bytes of compressed source data.

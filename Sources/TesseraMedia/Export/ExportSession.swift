@@ -43,6 +43,9 @@ public final class ExportSession: @unchecked Sendable {
     public var phaseHandler: (@Sendable (ExportPhase) -> Void)?
     /// Verify a one-pass transcode's output before it is put in place (segmented exports always are).
     public var verifyOutput = false
+    /// How a segmented export proves its video: `.decode` has every segment decoded where it was
+    /// encoded; `.timing` checks packets and timestamps only (see `VerificationLevel`).
+    public var verificationLevel = VerificationLevel.decode
     /// Called a few times a second from the thread running `export()`.
     public var progressHandler: (@Sendable (ExportProgress) -> Void)?
 
@@ -154,7 +157,8 @@ public final class ExportSession: @unchecked Sendable {
         }
         let segmented = SegmentedExport(reader: reader, configuration: .init(
             settings: settings, fileType: fileType, segmentSeconds: seconds, parallel: parallel,
-            makeProcessor: selectorBox.get()!.factory, backend: backend, makeExecutor: makeSegmentExecutor,
+            makeProcessor: selectorBox.get()!.factory, backend: backend, verification: verificationLevel,
+            makeExecutor: makeSegmentExecutor,
             phase: phaseHandler ?? { _ in }))
         let handler = progressHandler
         let writer = try segmented.run(makeWriter: makeWriter, progress: { handler?($0) }, total: total,
@@ -169,7 +173,8 @@ public final class ExportSession: @unchecked Sendable {
         phaseHandler?(.stitching)
         try writer.finishWriting { [phaseHandler] (temporary) throws(MediaError) in
             phaseHandler?(.verifying)
-            verification = try verify(temporary, expected: segmented.expectedTimes, decodedBySegments: true)
+            verification = try verify(temporary, expected: segmented.expectedTimes,
+                                      videoDecoding: verificationLevel.decodesSegments ? .bySegments : .skipped)
         }
         var report = finishReport(segmented.report, fileType: fileType, range: range, started: started)
         report.verification = verification
@@ -177,14 +182,15 @@ public final class ExportSession: @unchecked Sendable {
     }
 
     /// Checks the finished temporary file against the expected frame times; throws when it fails.
-    private func verify(_ temporary: String, expected: [MediaTime], decodedBySegments: Bool = false)
+    private func verify(_ temporary: String, expected: [MediaTime],
+                        videoDecoding: OutputVerifier.VideoDecoding = .verifier)
         throws(MediaError) -> VerificationReport {
         var verifier = OutputVerifier(path: temporary)
         verifier.expectation = .presentationTimes(expected)
         verifier.expectedStart = expected.first ?? .zero
         verifier.expectationSource = sourcePath
         verifier.expectedAudioEndGap = OutputVerifier.audioEndGap(of: sourcePath, range: timeRange)
-        verifier.videoDecodedBySegments = decodedBySegments
+        verifier.videoDecoding = videoDecoding
         let report = try verifier.verify()
         guard report.passed else {
             throw MediaError(.verificationFailed, path: outputPath,

@@ -106,8 +106,10 @@ public enum SegmentRunner {
         if isCancelled() { throw MediaError(.cancelled, path: work.sourceName, "segment \(spec.index) cancelled") }
         decoders.keep(decoder, for: sourceKey)
         let configuration = parameters.configuration
-        try checkDecodes(out, parameters: parameters, configuration: configuration, timeBase: work.timeBase,
-                         encodedPTS: encodedPTS, segment: spec.index, decoders: decoders)
+        if work.checkDecodes {
+            try checkDecodes(out, parameters: parameters, configuration: configuration, timeBase: work.timeBase,
+                             encodedPTS: encodedPTS, segment: spec.index, decoders: decoders)
+        }
         progress(SegmentProgress(segment: spec.index, framesDone: frames, framesTotal: spec.frameCount))
         return SegmentOutput(index: spec.index, parameters: configuration,
                              packets: out, frames: frames, seconds: Date().timeIntervalSince(started),
@@ -116,7 +118,8 @@ public enum SegmentRunner {
 
     /// Decodes the segment's own output (loop filter skipped: timing and decodability, not pixels) and
     /// checks it yields exactly the frames encoded. Every segment is checked where it was made, so the
-    /// stitched file's video needs no second decode (see `OutputVerifier.videoDecodedBySegments`).
+    /// stitched file's video needs no second decode (see `OutputVerifier.VideoDecoding.bySegments`).
+    /// Skipped when the job asked for `VerificationLevel.timing` (`SegmentWork.checkDecodes`).
     static func checkDecodes(_ packets: [EncodedPacket], parameters: CodecParameters, configuration: CodecConfiguration,
                              timeBase: Fraction, encodedPTS: [Int64], segment: Int,
                              decoders: SegmentDecoders) throws(MediaError) {

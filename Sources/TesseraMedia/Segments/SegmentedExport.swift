@@ -22,6 +22,7 @@ final class SegmentedExport: @unchecked Sendable {
         var parallel: Int
         var makeProcessor: SegmentRunner.MakeProcessor
         var backend: ProcessingBackend
+        var verification: VerificationLevel
         /// nil runs the segments on `parallel` local threads.
         var makeExecutor: (@Sendable ([SegmentSpec]) throws(MediaError) -> any SegmentExecutor)?
         var phase: @Sendable (ExportPhase) -> Void
@@ -76,7 +77,7 @@ final class SegmentedExport: @unchecked Sendable {
             timeBase: Fraction(Int(tb.num), Int(tb.den)),
             frameRate: Fraction(Int(source.frameRate.num), Int(source.frameRate.den)), rotation: rotation,
             packets: [], settings: vs, endTick: nil, sourceName: reader.path,
-            backend: config.backend.rawValue)
+            backend: config.backend.rawValue, checkDecodes: config.verification.decodesSegments)
         let executor: any SegmentExecutor = try config.makeExecutor?(plan)
             ?? LocalSegmentExecutor(parallel: config.parallel, threadsPerSegment: threadsPerSegment,
                                     makeProcessor: config.makeProcessor)

@@ -9,12 +9,12 @@ extension OutputVerifier {
     /// decoding are reported; the expectation checks run only with an expectation, the audio checks only
     /// with an audio track.
     static func checks(_ scan: MediaTimingScan, expectation: Expectation?, expectedStart: MediaTime = .zero,
-                       expectedAudioEndGap: MediaTime = .zero) -> [Check] {
+                       expectedAudioEndGap: MediaTime = .zero, videoDecoding: VideoDecoding = .verifier) -> [Check] {
         guard scan.videoStream != nil else {
-            return [Check(.videoTrack, passed: false, "the file has no video track"), decodable(scan)]
+            return [Check(.videoTrack, passed: false, "the file has no video track"), decodable(scan, videoDecoding)]
         }
         var checks = [Check(.videoTrack, passed: true, "\(scan.videoCodec) in \(scan.formatName)"),
-                      firstPacketKeyframe(scan), dtsIncreasing(scan), ptsNotBeforeDTS(scan), decodable(scan),
+                      firstPacketKeyframe(scan), dtsIncreasing(scan), ptsNotBeforeDTS(scan), decodable(scan, videoDecoding),
                       presentationOrder(scan), firstFrameAtStart(scan, expectedStart: expectedStart)]
         if let expectation {
             if let offsets = expectation.offsets() { checks.append(presentationTimes(scan, offsets)) }
@@ -68,13 +68,18 @@ extension OutputVerifier {
         return Check(.ptsNotBeforeDTS, passed: true, "every packet decoded no later than shown")
     }
 
-    static func decodable(_ scan: MediaTimingScan) -> Check {
+    /// Passed says what was decoded: with `.skipped` the video was not, and the detail says so.
+    static func decodable(_ scan: MediaTimingScan, _ videoDecoding: VideoDecoding = .verifier) -> Check {
         if let failure = scan.failure {
             return Check(.decodable, passed: false, failure.message, packet: failure.packet, time: failure.time)
         }
         let audio = scan.audio.map { ", \($0.samples) \($0.codec) samples" } ?? ""
-        let video = scan.decodedVideo ? "\(scan.frames.count) \(scan.videoCodec) frames"
-            : "\(scan.frames.count) \(scan.videoCodec) frames (each segment decoded by its encoder)"
+        let frames = "\(scan.frames.count) \(scan.videoCodec) frames"
+        let video = switch videoDecoding {
+        case .verifier: frames
+        case .bySegments: frames + " (each segment decoded by its encoder)"
+        case .skipped: frames + " not decoded (verification level: timing; packets checked only)"
+        }
         return Check(.decodable, passed: true, video + audio)
     }
 

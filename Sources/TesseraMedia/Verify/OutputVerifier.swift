@@ -30,10 +30,20 @@ public struct OutputVerifier: Sendable {
     /// How much later the source's audio ends than its video over the exported range (negative:
     /// earlier); the output's audio must end that far from its video, give or take one audio frame.
     public var expectedAudioEndGap: MediaTime = .zero
-    /// The video is stitched from segments whose encoders each decoded their own output (`SegmentRunner`
-    /// does, and every farm worker must): the video is then checked from its packets, not decoded again,
-    /// which keeps a serial decode of the whole film off the end of every segmented job.
-    public var videoDecodedBySegments = false
+    /// Who decodes the video to prove it decodable end to end.
+    public var videoDecoding = VideoDecoding.verifier
+
+    public enum VideoDecoding: Sendable {
+        /// This verifier decodes every frame.
+        case verifier
+        /// The video is stitched from segments whose encoders each decoded their own output
+        /// (`SegmentRunner` does, and every farm worker must unless told otherwise): the video is checked
+        /// from its packets, not decoded again, which keeps a serial decode of the whole film off the end
+        /// of every segmented job.
+        case bySegments
+        /// Nobody: the job asked for `VerificationLevel.timing`. The video is checked from its packets.
+        case skipped
+    }
 
     public init(path: String) {
         self.path = path
@@ -70,9 +80,9 @@ public struct OutputVerifier: Sendable {
     ///   `.emptyFile`, `.notMedia`, `.corrupt` (unreadable container, or an index reaching past the end
     ///   of the file) or `.ffmpeg`, as `InputFile` classifies them.
     public func verify() throws(MediaError) -> VerificationReport {
-        let scan = MediaTimingScan(try InputFile(path: path), decodeVideo: !videoDecodedBySegments)
+        let scan = MediaTimingScan(try InputFile(path: path), decodeVideo: videoDecoding == .verifier)
         let checks = Self.checks(scan, expectation: expectation, expectedStart: expectedStart,
-                                 expectedAudioEndGap: expectedAudioEndGap)
+                                 expectedAudioEndGap: expectedAudioEndGap, videoDecoding: videoDecoding)
         let video = scan.videoStream != nil && !scan.frames.isEmpty ? scan.videoSpan : nil
         return VerificationReport(
             path: path, against: expectationSource, checks: checks, frameCount: scan.frames.count,

@@ -20,6 +20,7 @@ extension Tessera_V1_SegmentTask {
         if let endTick = work.endTick { self.endTick = endTick }
         sourceName = work.sourceName
         backend = work.backend
+        skipDecodeCheck = !work.checkDecodes
         try WireValue.checkOutgoing { () throws(WireError) in try validateTask() }
     }
 
@@ -62,6 +63,7 @@ extension SegmentWork {
             timeBase: Fraction(unchecked: wire.timeBase), frameRate: Fraction(unchecked: wire.frameRate),
             rotation: Rotation(degrees: Int(wire.rotationDegrees), mirrored: wire.rotationMirrored),
             packets: packets, settings: try VideoSettings(wire: wire.settings, field: "task.settings"),
-            endTick: wire.hasEndTick ? wire.endTick : nil, sourceName: wire.sourceName, backend: wire.backend)
+            endTick: wire.hasEndTick ? wire.endTick : nil, sourceName: wire.sourceName, backend: wire.backend,
+            checkDecodes: !wire.skipDecodeCheck)
     }
 }

@@ -1013,6 +1013,13 @@ public nonisolated struct Tessera_V1_SegmentTask: @unchecked Sendable {
     set {_uniqueStorage()._backend = newValue}
   }
 
+  /// The job asked for timing verification only (PROTOCOL.md §8): send the result without decoding it.
+  /// Absent (false) is the rule: decode the segment before sending it.
+  public var skipDecodeCheck: Bool {
+    get {_storage._skipDecodeCheck}
+    set {_uniqueStorage()._skipDecodeCheck = newValue}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -2422,7 +2429,7 @@ nonisolated extension Tessera_V1_VideoSettings: SwiftProtobuf.Message, SwiftProt
 
 nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".SegmentTask"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}spec\0\u{1}source\0\u{3}time_base\0\u{3}frame_rate\0\u{3}rotation_degrees\0\u{1}packets\0\u{1}settings\0\u{3}end_tick\0\u{3}source_name\0\u{1}backend\0\u{3}rotation_mirrored\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}spec\0\u{1}source\0\u{3}time_base\0\u{3}frame_rate\0\u{3}rotation_degrees\0\u{1}packets\0\u{1}settings\0\u{3}end_tick\0\u{3}source_name\0\u{1}backend\0\u{3}rotation_mirrored\0\u{3}skip_decode_check\0")
 
   fileprivate class _StorageClass {
     var _spec: Tessera_V1_SegmentSpec? = nil
@@ -2436,6 +2443,7 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
     var _endTick: Int64? = nil
     var _sourceName: String = String()
     var _backend: String = String()
+    var _skipDecodeCheck: Bool = false
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -2457,6 +2465,7 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
       _endTick = source._endTick
       _sourceName = source._sourceName
       _backend = source._backend
+      _skipDecodeCheck = source._skipDecodeCheck
     }
   }
 
@@ -2486,6 +2495,7 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
         case 9: try { try decoder.decodeSingularStringField(value: &_storage._sourceName) }()
         case 10: try { try decoder.decodeSingularStringField(value: &_storage._backend) }()
         case 11: try { try decoder.decodeSingularBoolField(value: &_storage._rotationMirrored) }()
+        case 12: try { try decoder.decodeSingularBoolField(value: &_storage._skipDecodeCheck) }()
         default: break
         }
       }
@@ -2531,6 +2541,9 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
       if _storage._rotationMirrored != false {
         try visitor.visitSingularBoolField(value: _storage._rotationMirrored, fieldNumber: 11)
       }
+      if _storage._skipDecodeCheck != false {
+        try visitor.visitSingularBoolField(value: _storage._skipDecodeCheck, fieldNumber: 12)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -2551,6 +2564,7 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
         if _storage._endTick != rhs_storage._endTick {return false}
         if _storage._sourceName != rhs_storage._sourceName {return false}
         if _storage._backend != rhs_storage._backend {return false}
+        if _storage._skipDecodeCheck != rhs_storage._skipDecodeCheck {return false}
         return true
       }
       if !storagesAreEqual {return false}

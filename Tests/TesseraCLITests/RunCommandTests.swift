@@ -1,0 +1,67 @@
+import Foundation
+import TesseraTestSupport
+import Testing
+
+/// `tessera run`, the README's main job: a coordinator and local workers in one process, run as the
+/// built binary.
+@Suite(.serialized) struct RunCommandTests {
+    let dir: URL
+    init() throws { dir = try TestMedia.makeDirectory("runcli") }
+
+    func tessera(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        try TestMedia.runCapturing(TestMedia.tesseraBinary.path, arguments)
+    }
+
+    func report(_ text: String) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+    }
+
+    static func decodableDetail(_ report: [String: Any]) -> String? {
+        let checks = (report["verification"] as? [String: Any])?["checks"] as? [[String: Any]]
+        return checks?.first { $0["name"] as? String == "decodable" }?["detail"] as? String
+    }
+
+    @Test func bothVerificationLevelsWriteTheSameVerifiedFile() throws {
+        defer { TestMedia.cleanup(dir) }
+        let src = dir.appendingPathComponent("src.mp4")
+        try TestMedia.make(src, seconds: 4, extra: ["-g", "30", "-bf", "2"])
+        var outputs: [Data] = []
+        for level in ["decode", "timing"] {
+            let out = dir.appendingPathComponent("out-\(level).mp4")
+            let r = try tessera(["run", src.path, "-o", out.path, "--preset", "640x480", "--workers", "2",
+                                 "--segment-duration", "1", "--backend", "cpu", "--verification", level, "--json", "--quiet"])
+            #expect(r.status == 0, "\(level): \(r.stderr)")
+            let json = try report(r.stdout)
+            #expect(json["segments"] as? Int ?? 0 >= 4, "\(level): \(json["segments"] ?? "none")")
+            let verification = try #require(json["verification"] as? [String: Any])
+            #expect(verification["passed"] as? Bool == true)
+            #expect(verification["frameCount"] as? Int == 120)
+            let detail = Self.decodableDetail(json) ?? ""
+            #expect(detail.contains(level == "decode" ? "each segment decoded by its encoder" : "not decoded"),
+                    "\(level): \(detail)")
+            // Independent checks: ffprobe counts the frames, ffmpeg decodes every one against the source.
+            let video = TestMedia.stream(try TestMedia.probe(out, countFrames: true), "video")
+            #expect(video?["nb_read_frames"] as? String == "120")
+            #expect(try TestMedia.psnr(out, against: src, width: 320, height: 240) > 30)
+            outputs.append(try Data(contentsOf: out))
+        }
+        // The level changes what is checked, never what is written.
+        #expect(outputs[0] == outputs[1])
+    }
+
+    @Test func aMissingSourceExits66AndWritesNothing() throws {
+        defer { TestMedia.cleanup(dir) }
+        let out = dir.appendingPathComponent("out.mp4")
+        let r = try tessera(["run", dir.appendingPathComponent("nope.mp4").path, "-o", out.path, "--quiet"])
+        #expect(r.status == 66, "\(r.stderr)")
+        #expect(r.stderr.contains("nope.mp4"))
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+    }
+
+    @Test func anUnknownVerificationLevelIsABadArgument() throws {
+        defer { TestMedia.cleanup(dir) }
+        let r = try tessera(["run", "x.mp4", "-o", dir.appendingPathComponent("o.mp4").path, "--verification", "pixels"])
+        #expect(r.status == 64)
+        #expect(r.stderr.contains("verification"))
+    }
+}
