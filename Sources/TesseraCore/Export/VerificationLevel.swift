@@ -7,8 +7,8 @@
 /// - `decode` (the default): every segment's video is decoded by the worker that encoded it, before
 ///   the result is sent (PROTOCOL.md §8), so the stitched file is known to decode end to end. On a
 ///   CPU-bound machine this costs about a tenth of the encode (an H.264 720p decode per frame).
-/// - `timing`: the video is not decoded anywhere, only its packets are read; what ffmpeg's CLI checks
-///   after a transcode, which is nothing more. For trusted encoders where that CPU matters.
+/// - `timing`: the video is not decoded anywhere; only its packets are read. (ffmpeg's CLI checks
+///   nothing after a transcode.) For trusted encoders, where that CPU matters more.
 public enum VerificationLevel: String, Sendable, Hashable, Codable, CaseIterable {
     case decode
     case timing

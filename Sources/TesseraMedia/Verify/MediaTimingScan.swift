@@ -63,13 +63,9 @@ struct MediaTimingScan {
     var audio: Audio?
     var failure: Failure?
 
-    /// Reads `input` to the end (or the first unreadable packet), decoding video and, when asked, audio.
-    /// Whether video frames were decoded here; false when the segments' encoders decoded them (the
-    /// frames are then the packets in presentation order).
-    var decodedVideo = true
-
+    /// Reads `input` to the end (or the first unreadable packet), decoding audio when asked and video
+    /// when asked; without video decoding the frames are the packets in presentation order.
     init(_ input: InputFile, decodeAudio: Bool = true, decodeVideo: Bool = true) {
-        decodedVideo = decodeVideo
         path = input.path
         formatName = input.formatName
         hasFreeRunningTimestamps = input.context.pointee.iformat.map { $0.pointee.flags & AVFMT_TS_DISCONT != 0 }
