@@ -5,7 +5,8 @@
 //   tessera (CLI) → TesseraCoordinator / TesseraWorker / TesseraClient
 //                 → TesseraMedia → TesseraCompute → TesseraAV → TesseraCore
 //                 → TesseraWire (protobuf + ZeroMQ) ─────────────→ TesseraCore
-//   C modules: CFFmpeg (AV, Compute, Media), CVulkan (Compute), CZeroMQ (Wire).
+//   C modules: CFFmpeg (AV, Compute, Media), CVulkan (Compute), CZeroMQ (Wire), CTesseraKernels (Compute:
+//   our SIMD loops).
 // TesseraCore imports no C module.
 import PackageDescription
 
@@ -41,7 +42,9 @@ let package = Package(
         // Swift owners of libav* objects (frames, packets, the error helper), shared by Compute and Media.
         .target(name: "TesseraAV", dependencies: ["TesseraCore", "CFFmpeg"]),
         // GLSL sources stay beside the kernels; their SPIR-V is compiled into Vulkan/ShaderCode.swift.
-        .target(name: "TesseraCompute", dependencies: ["TesseraCore", "TesseraAV", "CFFmpeg", "CVulkan"],
+        // Tessera's own SIMD loops for the CPU path (AVX2 behind a run-time check, portable C otherwise).
+        .target(name: "CTesseraKernels"),
+        .target(name: "TesseraCompute", dependencies: ["TesseraCore", "TesseraAV", "CFFmpeg", "CVulkan", "CTesseraKernels"],
                 exclude: ["Shaders"]),
         .target(name: "TesseraMedia", dependencies: ["TesseraCore", "TesseraAV", "TesseraCompute", "CFFmpeg"]),
         // Frames/s of TesseraCompute's processors, driven by Benchmarks/compute/run.sh beside ffmpeg's filters.

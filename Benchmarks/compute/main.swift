@@ -109,8 +109,11 @@ func main() {
         case "cpu-frames":
             // One frame per core in flight, each converted whole on its own lane.
             measurePipelined(label, count: count, frames, try? FrameParallelProcessor(spec: spec))
-        case "cpu", "cpu1":
-            let p = try? SwscaleProcessor(spec: spec, threads: backend == "cpu1" ? 1 : 0)
+        case "cpu", "cpu1", "swscale1":
+            // cpu/cpu1: the CPU path as jobs run it (Tessera's PlaneScaler where the job qualifies);
+            // swscale1: libswscale alone on one thread, the anchor.
+            let p = try? SwscaleProcessor(spec: spec, threads: backend == "cpu" ? 0 : 1,
+                                          allowsPlaneScaler: backend != "swscale1")
             measure(label, count: count) { n in
                 guard let p else { throw MediaError(.unsupported, "no CPU processor") }
                 for i in 0..<n { _ = try p.process(frames[i % frames.count]) }

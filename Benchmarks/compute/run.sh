@@ -5,7 +5,9 @@
 #     tessera vulkan (frames in flight) and vulkan (one at a time) on the chosen Vulkan device,
 #     ffmpeg scale_vulkan and libplacebo on the same device (hwupload/hwdownload included),
 #     tessera cpu (a frame per core in flight, each through libswscale + Tessera's turning), the same
-#     with libswscale's slice threads instead, and libswscale with one thread.
+#     with libswscale's slice threads instead, the CPU path on one thread, and libswscale alone with one
+#     thread (the anchor). Where a job qualifies (8-bit planar YUV only resized) the CPU path runs
+#     Tessera's own SIMD PlaneScaler, not libswscale.
 #
 # Every figure starts and ends with frames in system memory. Prints a Markdown table: the median of
 # ROUNDS interleaved rounds (env, default 3) and every round's figure, so noise from other work on the
@@ -59,14 +61,16 @@ ratios() { paste -d' ' <(echo "$1" | tr ' ' '\n' | grep -v '^$') <(echo "$2" | t
 # far slower, once. Prints each figure's median and, for the two targets, every round's ratio.
 run_case() {
     local title="$1" frames="$2" rawname="$3[@]"; shift 3
-    local raw=("${!rawname}") args=() vk="" vks="" cpuf="" cpu="" cpu1="" sv=""
+    local raw=("${!rawname}") args=() vk="" vks="" cpuf="" cpu="" cpu1="" sw1="" sv=""
     while [ "$1" != "--" ]; do args+=("$1"); shift; done
     shift
     local svfilter="$1" plfilter="$2" svframes="$3"
     for _ in $(seq "$ROUNDS"); do
-        r="$("$bench" "${args[@]}" "$frames" vk:vulkan vks:vulkan-sync cpuf:cpu-frames cpu:cpu cpu1:cpu1)"
+        r="$("$bench" "${args[@]}" "$frames" vk:vulkan vks:vulkan-sync cpuf:cpu-frames cpu:cpu cpu1:cpu1 \
+            sw1:swscale1)"
         vk+=" $(tessera_fps "$r" vk)"; vks+=" $(tessera_fps "$r" vks)"; cpuf+=" $(tessera_fps "$r" cpuf)"
         cpu+=" $(tessera_fps "$r" cpu)"; cpu1+=" $(tessera_fps "$r" cpu1)"
+        sw1+=" $(tessera_fps "$r" sw1)"
         sv+=" $(ffmpeg_fps "$svframes" "${raw[@]}" "$svfilter")"
     done
     local pl; pl="$(ffmpeg_fps "$frames" "${raw[@]}" "$plfilter")"
@@ -80,11 +84,13 @@ run_case() {
     row "ffmpeg libplacebo (catmull_rom, to yuv420p; one round)" "$pl" ""
     row "tessera cpu ($(nproc) frames in flight, one per core)" "$(echo "$cpuf" | median)" "$cpuf"
     row "tessera cpu as libswscale slice threads ($(nproc))" "$(echo "$cpu" | median)" "$cpu"
-    row "libswscale, 1 thread" "$(echo "$cpu1" | median)" "$cpu1"
-    local rv rc
-    rv="$(ratios "$vk" "$sv")"; rc="$(ratios "$cpuf" "$cpu1")"
+    row "tessera cpu, 1 thread (PlaneScaler when the job qualifies)" "$(echo "$cpu1" | median)" "$cpu1"
+    row "libswscale, 1 thread" "$(echo "$sw1" | median)" "$sw1"
+    local rv rc r1
+    rv="$(ratios "$vk" "$sv")"; rc="$(ratios "$cpuf" "$sw1")"; r1="$(ratios "$cpu1" "$sw1")"
     row "**vulkan ÷ scale_vulkan** (target ≥ 3 on lavapipe)" "$(echo "$rv" | median)" "$rv"
     row "**cpu ÷ libswscale 1 thread** (target ≥ 1.5)" "$(echo "$rc" | median)" "$rc"
+    row "cpu 1 thread ÷ libswscale 1 thread" "$(echo "$r1" | median)" "$r1"
 }
 
 echo "Device: ${device:-none}; $(nproc) CPU cores; $ROUNDS rounds; load average $(cut -d" " -f1-3 /proc/loadavg) at start;" \

@@ -55,6 +55,9 @@ struct ProcessingPlan: Sendable {
     let gridChannels: [UInt32]
     /// The per-plane fast path, when this job qualifies (see `PlaneResampling`).
     let planeResampling: PlaneResampling?
+    /// What the per-plane fast paths (`PlaneResampling` on a device, `PlaneScaler` on the CPU) read, when
+    /// the job is planar YUV to planar 8-bit YUV with no turn, flip, compositing or channel mixing.
+    let planeInputs: [PlaneResampling.PlaneInput]?
 
     static let workgroupWidth = 64
     static let planeAlignment = 256
@@ -238,11 +241,12 @@ struct ProcessingPlan: Sendable {
             channelMasks.append((0..<4).reduce(0) { needed[$1] ? $0 | (1 << UInt32($1)) : $0 })
         }
         tables = tableWords.isEmpty ? [0] : tableWords
-        if let tuning = planeKernels {
-            planeResampling = Self.planeResampling(
-                source: source, output: output, transform: transform, orientation: orientation, spec: spec,
-                input: input, sourcePlanes: sourcePlanes, outputPlanes: outputPlanes, weights: channelWeights,
-                tuning: tuning)
+        planeInputs = Self.planeInputs(
+            source: source, output: output, transform: transform, orientation: orientation, spec: spec,
+            input: input, sourcePlanes: sourcePlanes, outputPlanes: outputPlanes, weights: channelWeights)
+        if let tuning = planeKernels, let planeInputs {
+            planeResampling = PlaneResampling(planeInputs, dither: spec.dither && output.bitDepth < source.bitDepth,
+                                              tuning: tuning)
         } else {
             planeResampling = nil
         }
@@ -265,13 +269,13 @@ struct ProcessingPlan: Sendable {
         horizontalDispatch = ((maxWords + wg - 1) / wg, maxGridRows, grids.count)
     }
 
-    /// The fast path's plan when every output plane is one source plane resampled and mapped by a scale
+    /// The fast paths' planes when every output plane is one source plane resampled and mapped by a scale
     /// and offset: planar YUV to planar 8-bit YUV, no turn, flip or compositing, no channel mixing.
-    private static func planeResampling(
+    private static func planeInputs(
         source: PictureLayout, output: PictureLayout, transform: ColorTransform, orientation: Orientation,
         spec: ProcessingSpec, input: Input, sourcePlanes: [PlaneSlot], outputPlanes: [PlaneSlot],
-        weights: [(vertical: ResamplingWeights, horizontal: ResamplingWeights)?], tuning: PlaneResampling.Tuning
-    ) -> PlaneResampling? {
+        weights: [(vertical: ResamplingWeights, horizontal: ResamplingWeights)?]
+    ) -> [PlaneResampling.PlaneInput]? {
         func planar(_ layout: PictureLayout) -> Bool {
             !layout.isRGB && !layout.hasAlpha && layout.planeCount == 3 && layout.channels.indices.allSatisfy { c in
                 let ch = layout.channels[c]
@@ -293,7 +297,7 @@ struct ProcessingPlan: Sendable {
                 vertical: w.vertical, horizontal: w.horizontal, output: outputPlanes[p], outputWidth: outputSize.width,
                 outputHeight: outputSize.height, scale: m[p][p], bias: m[p][3]))
         }
-        return PlaneResampling(planes, dither: spec.dither && output.bitDepth < source.bitDepth, tuning: tuning)
+        return planes
     }
 
     /// Source chroma siting: horizontally co-sited with luma or centred; vertical offset in luma rows of the

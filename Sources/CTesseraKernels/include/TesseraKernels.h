@@ -1,0 +1,29 @@
+// Tessera's own SIMD kernels for the CPU path, called from TesseraCompute (CPU/PlaneScaler.swift).
+// Plain C with AVX2 intrinsics behind a run-time CPU check: Swift's SIMD types compile integer
+// widening (UInt8 → Int16/Int32 lanes) to unspecialised generic calls, several times slower than
+// libswscale, so the inner loops live here.
+#ifndef TESSERA_KERNELS_H
+#define TESSERA_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// Resamples one 8-bit plane with separable filters: the vertical pass first (one source-width row of
+/// 16-bit fixed point per output row, in `row`), then the horizontal pass into `dst`.
+///
+/// - Weights are Q14 (each output's taps sum to 16384). `vFirst[y]` is the first source row of output
+///   row y and `vWeights[y * vTaps + t]` its weights; every row read lies inside the plane.
+/// - `hTaps` is a multiple of 8; `hFirst[k] + hTaps` may reach past the source width by up to
+///   `hTaps - 1` samples, whose weights are 0.
+/// - `row` holds `srcWidth + hTaps` 16-bit samples.
+/// - `simd` 0 forces the portable loops (tests compare both).
+void tessera_scale_plane_u8(const uint8_t *src, ptrdiff_t srcStride, int srcWidth,
+                            uint8_t *dst, ptrdiff_t dstStride, int dstWidth, int dstHeight,
+                            const int32_t *vFirst, const int16_t *vWeights, int vTaps,
+                            const int32_t *hFirst, const int16_t *hWeights, int hTaps,
+                            int16_t *row, int simd);
+
+/// 1 when `tessera_scale_plane_u8` runs its AVX2 loops on this CPU.
+int tessera_kernels_have_avx2(void);
+
+#endif
