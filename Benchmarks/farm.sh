@@ -76,5 +76,5 @@ echo "== 4. scheduling simulation: a two-hour film on N workers (measured per-se
 # As built: each worker decodes its own segment to check it, and the coordinator stitches each segment
 # as soon as it and every one before it are in (its final check reads packets and decodes the audio).
 python3 Benchmarks/farm-sim/farmsim.py Benchmarks/farm-sim/sample-input.json --verify workers --stitch incremental
-echo "(before this session's change, the coordinator decoded the whole output at the end:)"
+echo "(for comparison, the design before workers checked their own segments: the coordinator decoded the whole output at the end:)"
 python3 Benchmarks/farm-sim/farmsim.py Benchmarks/farm-sim/sample-input.json --verify coordinator --stitch end | grep -E "^ +(1|16|64) "
