@@ -8,7 +8,8 @@ public enum ProcessingBackend: String, CaseIterable, Sendable, Codable {
     case auto
     /// The Vulkan compute kernels (`VulkanProcessor`).
     case vulkan
-    /// libswscale with slice threads plus Tessera's SIMD turning and compositing (`SwscaleProcessor`).
+    /// `SwscaleProcessor`: Tessera's SIMD `PlaneScaler` for 8-bit planar YUV that is only resized, else
+    /// libswscale with slice threads plus Tessera's SIMD turning and compositing.
     case cpu
 }
 
