@@ -41,7 +41,7 @@ import TesseraTestSupport
     static let sources: [(name: String, file: String, video: [String], settings: OutputSettings)] = [
         ("H.264 B-pyramid", "bpyr.mp4",
          ["-c:v", "libx264", "-preset", "fast", "-bf", "3", "-b-pyramid", "normal", "-g", "15", "-pix_fmt", "yuv420p"],
-         ExportPreset.preset640x480.settings),
+         X264Reproducibility.settings),
         ("HEVC 10-bit open GOP", "open.mkv",
          ["-c:v", "libx265", "-preset", "ultrafast", "-pix_fmt", "yuv420p10le",
           "-x265-params", "keyint=15:min-keyint=15:open-gop=1:bframes=4:log-level=error"],

@@ -13,7 +13,7 @@ import TesseraTestSupport
     static func export(_ src: URL, to out: URL, level: VerificationLevel) throws -> (ExportReport, SegmentDecoders) {
         let decoders = SegmentDecoders()
         let executor = DecoderReuseTests.InlineExecutor(shared: decoders)
-        let session = ExportSession(sourcePath: src.path, outputPath: out.path, preset: .preset640x480)
+        let session = ExportSession(sourcePath: src.path, outputPath: out.path, settings: X264Reproducibility.settings)
         session.segmentDuration = 0.5
         session.parallel = 1
         session.backend = .cpu
