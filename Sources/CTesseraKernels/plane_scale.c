@@ -1,4 +1,5 @@
 #include "TesseraKernels.h"
+#include <stdatomic.h>
 
 // Fixed point: weights Q14; the vertical pass keeps rows as Q6 (value × 64, room for filter
 // overshoot either way in 16 bits); the horizontal pass sums Q6 × Q14 = Q20 and rounds to 8 bits.
@@ -114,9 +115,11 @@ void tessera_scale_plane_u8(const uint8_t *src, ptrdiff_t srcStride, int srcWidt
                             const int32_t *hFirst, const int16_t *hWeights, int hTaps,
                             int16_t *row, int simd) {
 #if defined(__x86_64__)
-    static int avx2 = -1;
-    if (avx2 < 0) avx2 = tessera_kernels_have_avx2();
-    simd = simd && avx2;
+    // Segment threads call this at once: an atomic cache (relaxed; every thread computes the same value).
+    static _Atomic int avx2 = -1;
+    int have = atomic_load_explicit(&avx2, memory_order_relaxed);
+    if (have < 0) atomic_store_explicit(&avx2, have = tessera_kernels_have_avx2(), memory_order_relaxed);
+    simd = simd && have;
 #else
     simd = 0;
 #endif
