@@ -129,7 +129,7 @@ Task.detached {
     do {
         var status = try await coordinator.submit(JobRequest(source: source.path, output: "echo.mp4",
                                                              settings: OutputSettings(video: VideoSettings(codec: .h264), audio: nil),
-                                                             segmentDuration: 0.01, backend: "cpu", overwrite: true))
+                                                             segmentDuration: 0.01, backend: .cpu, overwrite: true))
         while !status.state.isTerminal {
             try await Task.sleep(for: .milliseconds(50))
             status = try await coordinator.job(status.id)

@@ -5,10 +5,13 @@ import TesseraMedia
 /// What people and scripts can ask of the coordinator (the HTTP API and `tessera run` call these).
 extension Coordinator: FarmService {
     public func submit(_ request: JobRequest) async throws(FarmError) -> JobStatus {
+        do throws(JobRequestError) { try request.validate() } catch {
+            throw FarmError(.invalidRequest, error.description)
+        }
         let source: String
         if let upload = request.uploadID {
             guard upload.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }) else {
-                throw FarmError(.invalidRequest, "malformed upload id \(upload)")
+                throw FarmError(.invalidRequest, "uploadID: malformed upload id \(JobRequestError.quoted(upload))")
             }
             guard let name = try? FileManager.default.contentsOfDirectory(atPath: uploads.path)
                 .first(where: { $0.hasPrefix(upload + "-") || $0 == upload })
@@ -17,23 +20,29 @@ extension Coordinator: FarmService {
         } else if let path = request.source {
             source = try policy.source(path)
         } else {
-            throw FarmError(.invalidRequest, "a job needs a source path or an upload id")
-        }
-        if let preset = request.preset, request.settings == nil, ExportPreset(name: preset) == nil {
-            throw FarmError(.invalidRequest, "unknown preset \(preset)")
+            throw FarmError(.invalidRequest, "source: a job needs a source path or an uploadID")
         }
         let settings = JobRunner.settings(for: request)
         let type = settings.fileType ?? request.output.flatMap(FileType.inferred(fromPath:)) ?? .mp4
-        guard settings.video != nil, !settings.passthrough else {
-            throw FarmError(.invalidRequest, "farm jobs transcode video; use `tessera transcode` for passthrough or audio-only")
+        guard let video = settings.video, !settings.passthrough else {
+            throw FarmError(.invalidRequest, "settings: farm jobs transcode video; use `tessera transcode` for passthrough or audio-only")
+        }
+        guard type.canHold(video.codec) else {
+            throw FarmError(.invalidRequest, "fileType: \(type.rawValue) cannot hold \(video.codec.rawValue) video")
+        }
+        if let audio = settings.audio, !type.canHold(audio.codec) {
+            throw FarmError(.invalidRequest, "fileType: \(type.rawValue) cannot hold \(audio.codec.rawValue) audio")
+        }
+        // The encoders open with these settings, or the job is refused now rather than after its work.
+        do {
+            try await Self.offPool { try EncoderCheck.check(settings, fileType: type) }
+        } catch {
+            throw FarmError(.invalidRequest, "settings: \(error)")
         }
         let output = try policy.output(request.output, name: UUID().uuidString.prefix(8).lowercased(),
                                        fileExtension: type.rawValue)
         if !request.overwrite, FileManager.default.fileExists(atPath: output) {
             throw FarmError(.conflict, "\(output) exists; submit with overwrite to replace it")
-        }
-        if let parallelism = request.parallelism, !(1...4096).contains(parallelism) {
-            throw FarmError(.invalidRequest, "parallelism must be 1…4096, not \(parallelism)")
         }
         var stored = request
         stored.source = source

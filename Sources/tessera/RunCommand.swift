@@ -22,7 +22,7 @@ struct RunCommand: ParsableCommand {
     @Option(help: "An export preset (see `tessera presets`).") var preset: String?
     @Option(help: "Only this part of the source, e.g. 1s-4s.") var timeRange: String?
     @OptionGroup var codec: CodecOptions
-    @Option(help: "Colour/scale backend: auto, vulkan or cpu.") var backend: String = "auto"
+    @Option(help: "Colour/scale backend: auto, vulkan or cpu.") var backend: ProcessingBackend = .auto
     @Option(help: "Seconds per segment.") var segmentDuration: Double = 4
     @Option(help: "Local workers (default: one per core).") var workers: Int = ProcessInfo.processInfo.activeProcessorCount
     @Option(help: VerificationLevel.help) var verification = VerificationLevel.decode
@@ -35,7 +35,6 @@ struct RunCommand: ParsableCommand {
         try codec.validate()
         guard segmentDuration > 0 else { throw ValidationError("--segment-duration must be positive") }
         guard (1...64).contains(workers) else { throw ValidationError("--workers must be 1…64") }
-        guard ["auto", "cpu", "vulkan"].contains(backend) else { throw ValidationError("--backend is auto, cpu or vulkan") }
     }
 
     func run() throws {
@@ -70,7 +69,7 @@ struct RunCommand: ParsableCommand {
         let threads = max(1, ProcessInfo.processInfo.activeProcessorCount / workers)
         let pool = (0..<workers).map { n -> Worker in
             var wc = Worker.Configuration(coordinator: endpoint, id: "local-\(n + 1)")
-            wc.backend = backend
+            wc.backend = backend.rawValue
             wc.threads = threads
             return Worker(configuration: wc)
         }

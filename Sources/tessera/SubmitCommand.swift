@@ -81,7 +81,7 @@ struct SubmitCommand: ParsableCommand {
             output: output, preset: base?.rawValue,
             settings: settings == (base?.settings ?? OutputSettings.standard) ? nil : settings,
             timeRange: timeRange.flatMap(TimeRange.init(string:)), segmentDuration: segmentDuration,
-            backend: backend?.rawValue, parallelism: parallelism, priority: priority, overwrite: overwrite,
+            backend: backend, parallelism: parallelism, priority: priority, overwrite: overwrite,
             verification: verification)
     }
 }

@@ -15,7 +15,7 @@ import Testing
             fileType: .matroska, optimizeForNetworkUse: true),
         timeRange: TimeRange(start: MediaTime(value: 1001, timescale: 30000),
                              duration: MediaTime(value: 90, timescale: 30)),
-        segmentDuration: 2.5, backend: "cpu", parallelism: 3, priority: 7, overwrite: true, verification: .timing)
+        segmentDuration: 2.5, backend: .cpu, parallelism: 3, priority: 7, overwrite: true, verification: .timing)
 
     @Test func submitListGetCancelRoundTrip() async throws {
         let server = try await TestServer.start()

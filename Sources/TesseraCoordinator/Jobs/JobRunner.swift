@@ -28,7 +28,7 @@ final class JobRunner: @unchecked Sendable {
         session.presetName = request.settings == nil ? request.preset.flatMap(ExportPreset.init(name:))?.rawValue : nil
         session.timeRange = request.timeRange
         session.overwrite = request.overwrite
-        session.backend = request.backend.flatMap(ProcessingBackend.init(rawValue:)) ?? .auto
+        session.backend = request.backend ?? .auto
         session.segmentDuration = request.segmentDuration ?? farm.defaultSegmentDuration
         session.verificationLevel = request.verification ?? .decode
         session.parallel = request.parallelism ?? 1
@@ -81,6 +81,9 @@ final class JobRunner: @unchecked Sendable {
         let log = farm.logger
         defer { farm.board.close(job: jobID) }
         do {
+            // A job stored before today's bounds (or by a coordinator that checked less) fails here
+            // with the field named, instead of reaching a conversion that would trap on every restart.
+            try record.request.validate()
             if record.state != .planning { _ = try farm.store.transition(jobID, to: .planning) }
             let (id, store, board, farm) = (jobID, farm.store, farm.board, farm)
             let priority = record.priority, created = record.createdAt

@@ -33,7 +33,15 @@ struct PathPolicy: Sendable {
         guard Self.isInside(parent, root) else {
             throw FarmError(.forbidden, "\(relative) is outside the coordinator's output root")
         }
-        return URL(fileURLWithPath: parent).appendingPathComponent(joined.lastPathComponent).path
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: parent, isDirectory: &isFolder), isFolder.boolValue else {
+            throw FarmError(.invalidRequest, "output: the folder of \(relative) does not exist under the output root")
+        }
+        let path = URL(fileURLWithPath: parent).appendingPathComponent(joined.lastPathComponent).path
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
+            throw FarmError(.invalidRequest, "output: \(relative) is a folder; give a file name")
+        }
+        return path
     }
 
     static func resolve(_ path: String) -> String {

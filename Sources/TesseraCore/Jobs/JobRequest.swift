@@ -20,8 +20,8 @@ public struct JobRequest: Sendable, Hashable, Codable {
     public var timeRange: TimeRange?
     /// Seconds per segment (default 4).
     public var segmentDuration: Double?
-    /// "auto", "cpu" or "vulkan": the frame processor the workers use.
-    public var backend: String?
+    /// The frame processor the workers use; nil is `.auto`.
+    public var backend: ProcessingBackend?
     /// Higher runs first; equal priorities share workers fairly.
     /// Segments expected to run at once. The last round of segments is re-cut so they all finish
     /// together; the coordinator fills in its connected workers when a request leaves it out, and keeps
@@ -35,7 +35,7 @@ public struct JobRequest: Sendable, Hashable, Codable {
 
     public init(source: String? = nil, uploadID: String? = nil, output: String? = nil, fileType: FileType? = nil,
                 preset: String? = nil, settings: OutputSettings? = nil, timeRange: TimeRange? = nil,
-                segmentDuration: Double? = nil, backend: String? = nil, parallelism: Int? = nil, priority: Int = 0,
+                segmentDuration: Double? = nil, backend: ProcessingBackend? = nil, parallelism: Int? = nil, priority: Int = 0,
                 overwrite: Bool = false, verification: VerificationLevel? = nil) {
         self.source = source
         self.uploadID = uploadID
@@ -68,7 +68,7 @@ public struct JobRequest: Sendable, Hashable, Codable {
                   settings: try c.decodeIfPresent(OutputSettings.self, forKey: .settings),
                   timeRange: try c.decodeIfPresent(TimeRange.self, forKey: .timeRange),
                   segmentDuration: try c.decodeIfPresent(Double.self, forKey: .segmentDuration),
-                  backend: try c.decodeIfPresent(String.self, forKey: .backend),
+                  backend: try c.decodeIfPresent(ProcessingBackend.self, forKey: .backend),
                   parallelism: try c.decodeIfPresent(Int.self, forKey: .parallelism),
                   priority: try c.decodeIfPresent(Int.self, forKey: .priority) ?? 0,
                   overwrite: try c.decodeIfPresent(Bool.self, forKey: .overwrite) ?? false,

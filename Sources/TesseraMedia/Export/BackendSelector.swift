@@ -1,6 +1,7 @@
 import Foundation
 import TesseraAV
 import TesseraCompute
+import TesseraCore
 
 /// Makes a job's (or a worker's) FrameProcessors. The backend is chosen once (`auto` calibrates on the
 /// first frame that needs processing, or recalls what it measured before); every later processor, such as one per segment, reuses that choice.

@@ -30,7 +30,7 @@ public struct SegmentPlan: Sendable, Codable {
         let range = reader.ticks(for: stream)
         let index = try VideoPacketIndex.build(reader.input, trackID: id)
         let tb = stream.pointee.time_base
-        let target = max(1, Int64(segmentDuration * Double(tb.den) / Double(tb.num)))
+        let target = try SegmentPlanner.targetTicks(seconds: segmentDuration, timeBase: tb)
         let plan = SegmentPlanner.plan(index, start: range.start, end: range.end, targetTicks: target,
                                        parallel: parallel)
         guard !plan.segments.isEmpty else { throw MediaError(.invalidArgument, path: path, "the range holds no frame") }

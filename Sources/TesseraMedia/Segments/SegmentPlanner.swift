@@ -1,3 +1,5 @@
+import CFFmpeg
+import TesseraAV
 import TesseraCore
 
 /// Cuts a video track's output frames into segments about `targetTicks` long, at source keyframes.
@@ -17,6 +19,19 @@ enum SegmentPlanner {
         var segments: [SegmentSpec]
         /// Every output frame's presentation time in output ticks: what the stitched file must hold.
         var outputTimes: [Int64]
+    }
+
+    /// `seconds` in ticks of `timeBase`, at least one tick. A length that does not fit (a huge or
+    /// non-finite value from a request, a degenerate time base from a file) is refused, never trapped on.
+    /// - Throws: `.invalidArgument`.
+    static func targetTicks(seconds: Double, timeBase tb: AVRational) throws(MediaError) -> Int64 {
+        guard seconds.isFinite, seconds > 0, tb.num > 0, tb.den > 0,
+              let ticks = Int64(exactly: (seconds * Double(tb.den) / Double(tb.num)).rounded(.down)),
+              ticks < Int64.max / 4
+        else {
+            throw MediaError(.invalidArgument, "segment duration \(seconds) s does not fit time base \(tb.num)/\(tb.den)")
+        }
+        return max(1, ticks)
     }
 
     /// - Parameter parallel: segments expected to run at once. With more than one, the last round of

@@ -64,7 +64,7 @@ final class SegmentedExport: @unchecked Sendable {
         let range = reader.ticks(for: stream)
         let tb = source.timeBase
         let index = try VideoPacketIndex.build(try InputFile(path: reader.path), trackID: videoID)
-        let target = max(1, Int64(config.segmentSeconds * Double(tb.den) / Double(tb.num)))
+        let target = try SegmentPlanner.targetTicks(seconds: config.segmentSeconds, timeBase: tb)
         let planned = SegmentPlanner.plan(index, start: range.start, end: range.end, targetTicks: target,
                                           parallel: config.parallel)
         let plan = planned.segments

@@ -31,8 +31,8 @@ final class Encoder: @unchecked Sendable {
         name = settings.codec.encoderName
         context = try Self.allocate(codec, name)
         let c = context
-        c.pointee.width = Int32(input.width)
-        c.pointee.height = Int32(input.height)
+        c.pointee.width = try Self.int32(input.width, "width", name)
+        c.pointee.height = try Self.int32(input.height, "height", name)
         c.pointee.pix_fmt = input.pixelFormat
         c.pointee.time_base = input.timeBase
         c.pointee.framerate = input.frameRate
@@ -44,10 +44,11 @@ final class Encoder: @unchecked Sendable {
         c.pointee.chroma_sample_location = input.chromaLocation
         let fps = input.frameRate.num > 0 && input.frameRate.den > 0
             ? Double(input.frameRate.num) / Double(input.frameRate.den) : 30
-        c.pointee.gop_size = Int32(settings.gopLength ?? max(1, Int((fps * 2).rounded())))
-        c.pointee.thread_count = Int32(threads)
+        c.pointee.gop_size = try Self.int32(settings.gopLength ?? max(1, Int((min(fps, 1000) * 2).rounded())),
+                                            "gopLength", name)
+        c.pointee.thread_count = try Self.int32(threads, "threads", name)
         if globalHeader { c.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
-        if let level = settings.level { c.pointee.level = Int32(level) }
+        if let level = settings.level { c.pointee.level = try Self.int32(level, "level", name) }
 
         let speed = settings.speed ?? settings.codec.defaultSpeed
         switch settings.codec {
@@ -79,8 +80,8 @@ final class Encoder: @unchecked Sendable {
         context = try Self.allocate(codec, name)
         let c = context
         c.pointee.sample_fmt = codec.pointee.sample_fmts?.pointee ?? AV_SAMPLE_FMT_FLTP
-        c.pointee.sample_rate = Int32(settings.codec == .opus ? 48_000 : sampleRate)
-        av_channel_layout_default(&c.pointee.ch_layout, Int32(channels))
+        c.pointee.sample_rate = try Self.int32(settings.codec == .opus ? 48_000 : sampleRate, "sampleRate", name)
+        av_channel_layout_default(&c.pointee.ch_layout, try Self.int32(channels, "channelCount", name))
         c.pointee.bit_rate = Int64(settings.bitRate)
         c.pointee.time_base = AVRational(num: 1, den: c.pointee.sample_rate)
         if globalHeader { c.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
@@ -112,6 +113,14 @@ final class Encoder: @unchecked Sendable {
             try ff(got, "receive packet from \(name)")
             try body(packet)
         }
+    }
+
+    /// Settings come from requests and the wire: a value out of the C field's range is refused, never trapped on.
+    private static func int32(_ value: Int, _ field: String, _ name: String) throws(MediaError) -> Int32 {
+        guard let narrow = Int32(exactly: value), narrow >= 0 else {
+            throw MediaError(.invalidArgument, "\(name) cannot take \(field) \(value)")
+        }
+        return narrow
     }
 
     private func set(_ key: String, _ value: String) throws(MediaError) {

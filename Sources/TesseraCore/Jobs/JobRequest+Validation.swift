@@ -1,0 +1,228 @@
+/// A job request field outside its stated bounds: the field's JSON path and what is wrong with it.
+public struct JobRequestError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The JSON path of the field, e.g. `settings.video.gopLength`.
+    public var field: String
+    public var message: String
+
+    public init(field: String, _ message: String) {
+        self.field = field
+        self.message = message
+    }
+
+    public var description: String { "\(field): \(message)" }
+
+    public static func range<T>(_ r: ClosedRange<T>) -> String { "\(r.lowerBound)…\(r.upperBound)" }
+
+    /// A value from a request, shortened and quoted for an error message.
+    public static func quoted(_ text: String) -> String {
+        let limit = JobRequestLimits.textBytes
+        let short = text.count > limit ? String(text.prefix(limit)) + "…" : text
+        let escaped = short.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7f
+            ? "\\u{\(String($0.value, radix: 16))}" : String($0) }
+        return "'" + escaped.joined() + "'"
+    }
+}
+
+/// The bounds a job request is checked against at submission (and again when a stored job resumes),
+/// so no value from a request reaches a narrowing conversion or an encoder that would refuse it
+/// minutes later. Protocols/openapi.yaml states the same bounds.
+public enum JobRequestLimits {
+    public static let segmentDuration: ClosedRange<Double> = 0.001...3600
+    public static let parallelism: ClosedRange<Int> = 1...4096
+    public static let priority: ClosedRange<Int> = -1000...1000
+    public static let pictureSide: ClosedRange<Int> = 16...16384
+    public static let gopLength: ClosedRange<Int> = 1...10_000
+    public static let videoBitRate: ClosedRange<Int> = 10_000...1_000_000_000
+    public static let audioBitRate: ClosedRange<Int> = 6_000...1_024_000
+    public static let channelCount: ClosedRange<Int> = 1...8
+    /// The sample rates AAC can be encoded at (Opus output is always 48 kHz).
+    public static let sampleRates: [Int] = [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000, 64000,
+                                            88200, 96000]
+    /// Longest output path segment, in UTF-8 bytes (a Linux file name holds 255; the temporary name
+    /// written beside the output adds a suffix).
+    public static let outputNameBytes = 200
+    public static let outputPathBytes = 1024
+    public static let textBytes = 64
+
+    /// The constant rate factors each encoder takes.
+    public static func crf(_ codec: VideoCodec) -> ClosedRange<Int> {
+        switch codec {
+        case .h264, .hevc: 0...51
+        case .av1, .vp9: 0...63
+        }
+    }
+
+    /// The speed presets each encoder takes, in its own vocabulary.
+    public static func speeds(_ codec: VideoCodec) -> [String] {
+        switch codec {
+        case .h264, .hevc:
+            ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
+        case .av1: (0...13).map(String.init)
+        case .vp9: (0...8).map(String.init) + ["good", "realtime", "best"]
+        }
+    }
+
+    /// The profiles each encoder takes; nil where Tessera passes none.
+    public static func profiles(_ codec: VideoCodec) -> [String]? {
+        switch codec {
+        case .h264: ["baseline", "main", "high", "high10", "high422", "high444"]
+        case .hevc: ["main", "main10", "main12", "mainstillpicture", "main422-10", "main444-8", "main444-10"]
+        case .av1, .vp9: nil
+        }
+    }
+
+    /// Levels ×10 as the standards define them; nil where the encoder takes no level.
+    public static func levels(_ codec: VideoCodec) -> [Int]? {
+        switch codec {
+        case .h264: [9, 10, 11, 12, 13, 20, 21, 22, 30, 31, 32, 40, 41, 42, 50, 51, 52, 60, 61, 62]
+        case .hevc: [10, 20, 21, 30, 31, 40, 41, 50, 51, 52, 60, 61, 62]
+        case .av1, .vp9: nil
+        }
+    }
+}
+
+extension JobRequest {
+    /// Checks every field that can be checked without the source file or an encoder.
+    ///
+    /// - Throws: `JobRequestError` naming the first field outside `JobRequestLimits`.
+    public func validate() throws(JobRequestError) {
+        if source != nil, uploadID != nil {
+            throw JobRequestError(field: "source", "give a source or an uploadID, not both")
+        }
+        if let s = source, s.utf8.count > JobRequestLimits.outputPathBytes {
+            throw JobRequestError(field: "source", "is longer than \(JobRequestLimits.outputPathBytes) bytes")
+        }
+        if let id = uploadID, id.utf8.count > JobRequestLimits.textBytes {
+            throw JobRequestError(field: "uploadID", "is longer than \(JobRequestLimits.textBytes) bytes")
+        }
+        if let output { try Self.validate(output: output) }
+        if let preset, settings == nil, ExportPreset(name: preset) == nil {
+            throw JobRequestError(field: "preset", "unknown preset \(JobRequestError.quoted(preset)); `tessera presets` lists them")
+        }
+        if let seconds = segmentDuration, !JobRequestLimits.segmentDuration.contains(seconds) {
+            throw JobRequestError(field: "segmentDuration",
+                                  "must be \(JobRequestError.range(JobRequestLimits.segmentDuration)) seconds, not \(seconds)")
+        }
+        if let n = parallelism, !JobRequestLimits.parallelism.contains(n) {
+            throw JobRequestError(field: "parallelism", "must be \(JobRequestError.range(JobRequestLimits.parallelism)), not \(n)")
+        }
+        if !JobRequestLimits.priority.contains(priority) {
+            throw JobRequestError(field: "priority", "must be \(JobRequestError.range(JobRequestLimits.priority)), not \(priority)")
+        }
+        if let range = timeRange {
+            guard range.start.isNumeric, range.duration.isNumeric, range.start >= .zero, range.duration > .zero else {
+                throw JobRequestError(field: "timeRange", "needs a numeric start ≥ 0 and a positive duration")
+            }
+        }
+        if let settings { try settings.validate(field: "settings") }
+    }
+
+    /// A relative output path: no empty, `.` or `..` component, a file name (not a folder), bounded.
+    static func validate(output: String) throws(JobRequestError) {
+        guard !output.isEmpty else { return }
+        guard output.utf8.count <= JobRequestLimits.outputPathBytes else {
+            throw JobRequestError(field: "output", "is longer than \(JobRequestLimits.outputPathBytes) bytes")
+        }
+        guard !output.hasSuffix("/") else {
+            throw JobRequestError(field: "output", "\(JobRequestError.quoted(output)) names a folder; give a file name")
+        }
+        guard !output.utf8.contains(0) else { throw JobRequestError(field: "output", "contains a NUL byte") }
+        let parts = output.split(separator: "/", omittingEmptySubsequences: true)
+        for part in parts {
+            if part == "." || part == ".." {
+                throw JobRequestError(field: "output", "\(JobRequestError.quoted(output)) has a '\(part)' component")
+            }
+            if part.utf8.count > JobRequestLimits.outputNameBytes {
+                throw JobRequestError(field: "output",
+                                      "a path component is longer than \(JobRequestLimits.outputNameBytes) bytes")
+            }
+        }
+    }
+}
+
+extension OutputSettings {
+    /// - Throws: `JobRequestError` naming the first field (under `field`) outside `JobRequestLimits`.
+    public func validate(field: String) throws(JobRequestError) {
+        if let fileType {
+            if let video, !fileType.canHold(video.codec) {
+                throw JobRequestError(field: "\(field).fileType",
+                                      "\(fileType.rawValue) cannot hold \(video.codec.rawValue) video")
+            }
+            if let audio, !fileType.canHold(audio.codec) {
+                throw JobRequestError(field: "\(field).fileType",
+                                      "\(fileType.rawValue) cannot hold \(audio.codec.rawValue) audio")
+            }
+        }
+        if let video { try video.validate(field: "\(field).video") }
+        if let audio { try audio.validate(field: "\(field).audio") }
+    }
+}
+
+extension VideoSettings {
+    /// - Throws: `JobRequestError` naming the first field (under `field`) outside `JobRequestLimits`.
+    public func validate(field: String) throws(JobRequestError) {
+        typealias L = JobRequestLimits
+        for (name, value) in [("maxWidth", maxWidth), ("maxHeight", maxHeight)] {
+            if let value, !L.pictureSide.contains(value) {
+                throw JobRequestError(field: "\(field).\(name)", "must be \(JobRequestError.range(L.pictureSide)), not \(value)")
+            }
+        }
+        if (maxWidth == nil) != (maxHeight == nil) {
+            throw JobRequestError(field: "\(field).\(maxWidth == nil ? "maxWidth" : "maxHeight")",
+                                  "give maxWidth and maxHeight together")
+        }
+        switch rateControl {
+        case .crf(let q) where !L.crf(codec).contains(q):
+            throw JobRequestError(field: "\(field).rateControl.crf",
+                                  "\(codec.encoderName) takes crf \(JobRequestError.range(L.crf(codec))), not \(q)")
+        case .bitRate(let b) where !L.videoBitRate.contains(b):
+            throw JobRequestError(field: "\(field).rateControl.bitRate",
+                                  "must be \(JobRequestError.range(L.videoBitRate)) bits per second, not \(b)")
+        default:
+            break
+        }
+        if let speed, !L.speeds(codec).contains(speed) {
+            throw JobRequestError(field: "\(field).speed", "\(codec.encoderName) has no speed \(JobRequestError.quoted(speed)); "
+                                  + "it takes \(L.speeds(codec).joined(separator: ", "))")
+        }
+        if let gopLength, !L.gopLength.contains(gopLength) {
+            throw JobRequestError(field: "\(field).gopLength", "must be \(JobRequestError.range(L.gopLength)), not \(gopLength)")
+        }
+        if let profile {
+            guard let known = L.profiles(codec) else {
+                throw JobRequestError(field: "\(field).profile", "\(codec.encoderName) takes no profile here")
+            }
+            guard known.contains(profile) else {
+                throw JobRequestError(field: "\(field).profile", "\(codec.encoderName) has no profile "
+                                      + "\(JobRequestError.quoted(profile)); it takes \(known.joined(separator: ", "))")
+            }
+        }
+        if let level {
+            guard let known = L.levels(codec) else {
+                throw JobRequestError(field: "\(field).level", "\(codec.encoderName) takes no level")
+            }
+            guard known.contains(level) else {
+                throw JobRequestError(field: "\(field).level", "\(level) is not a \(codec.rawValue) level ×10; "
+                                      + "it takes \(known.map(String.init).joined(separator: ", "))")
+            }
+        }
+    }
+}
+
+extension AudioSettings {
+    /// - Throws: `JobRequestError` naming the first field (under `field`) outside `JobRequestLimits`.
+    public func validate(field: String) throws(JobRequestError) {
+        typealias L = JobRequestLimits
+        if !L.audioBitRate.contains(bitRate) {
+            throw JobRequestError(field: "\(field).bitRate",
+                                  "must be \(JobRequestError.range(L.audioBitRate)) bits per second, not \(bitRate)")
+        }
+        if let rate = sampleRate, !L.sampleRates.contains(rate) {
+            throw JobRequestError(field: "\(field).sampleRate", "must be one of "
+                                  + "\(L.sampleRates.map(String.init).joined(separator: ", ")) Hz, not \(rate)")
+        }
+        if let n = channelCount, !L.channelCount.contains(n) {
+            throw JobRequestError(field: "\(field).channelCount", "must be \(JobRequestError.range(L.channelCount)), not \(n)")
+        }
+    }
+}

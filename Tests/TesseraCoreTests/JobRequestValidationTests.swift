@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+import TesseraCore
+
+/// Every field of a job request is checked against stated bounds before any work, and a refusal names
+/// the field. Values that trapped a coordinator or worker (Double → Int64, Int → Int32) are among them.
+@Suite struct JobRequestValidationTests {
+    static func video(_ change: (inout VideoSettings) -> Void) -> JobRequest {
+        var v = VideoSettings(codec: .h264, maxWidth: 1280, maxHeight: 720, rateControl: .crf(23), speed: "veryfast",
+                              gopLength: 60, profile: "high", level: 41)
+        change(&v)
+        return JobRequest(source: "/m/a.mp4", settings: OutputSettings(video: v, audio: AudioSettings(codec: .aac)))
+    }
+
+    static func audio(_ change: (inout AudioSettings) -> Void) -> JobRequest {
+        var a = AudioSettings(codec: .aac, bitRate: 128_000, sampleRate: 48_000, channelCount: 2)
+        change(&a)
+        return JobRequest(source: "/m/a.mp4", settings: OutputSettings(video: VideoSettings(codec: .h264), audio: a))
+    }
+
+    static let refused: [(JobRequest, String)] = [
+        (JobRequest(source: "/m/a.mp4", segmentDuration: 1e308), "segmentDuration"),
+        (JobRequest(source: "/m/a.mp4", segmentDuration: .infinity), "segmentDuration"),
+        (JobRequest(source: "/m/a.mp4", segmentDuration: .nan), "segmentDuration"),
+        (JobRequest(source: "/m/a.mp4", segmentDuration: 0), "segmentDuration"),
+        (JobRequest(source: "/m/a.mp4", segmentDuration: -4), "segmentDuration"),
+        (JobRequest(source: "/m/a.mp4", parallelism: 0), "parallelism"),
+        (JobRequest(source: "/m/a.mp4", priority: Int.max), "priority"),
+        (JobRequest(source: "/m/a.mp4", uploadID: "u1"), "source"),
+        (JobRequest(source: "/m/a.mp4", preset: "gpu-magic"), "preset"),
+        (JobRequest(source: "/m/a.mp4", output: "."), "output"),
+        (JobRequest(source: "/m/a.mp4", output: "sub/.."), "output"),
+        (JobRequest(source: "/m/a.mp4", output: "a/../../b.mp4"), "output"),
+        (JobRequest(source: "/m/a.mp4", output: "shows/"), "output"),
+        (JobRequest(source: "/m/a.mp4", output: String(repeating: "n", count: 300) + ".mp4"), "output"),
+        (JobRequest(source: "/m/a.mp4", timeRange: TimeRange(start: MediaTime(value: -1, timescale: 1),
+                                                                duration: MediaTime(value: 1, timescale: 1))),
+         "timeRange"),
+        (video { $0.gopLength = 1 << 31 }, "settings.video.gopLength"),
+        (video { $0.gopLength = (1 << 32) - 1 }, "settings.video.gopLength"),
+        (video { $0.gopLength = 0 }, "settings.video.gopLength"),
+        (video { $0.level = 1 << 31 }, "settings.video.level"),
+        (video { $0.level = (1 << 32) - 1 }, "settings.video.level"),
+        (video { $0.level = 43 }, "settings.video.level"),
+        (video { $0.rateControl = .crf(1000) }, "settings.video.rateControl.crf"),
+        (video { $0.rateControl = .crf(-1) }, "settings.video.rateControl.crf"),
+        (video { $0.rateControl = .bitRate(1) }, "settings.video.rateControl.bitRate"),
+        (video { $0.speed = "ludicrous" }, "settings.video.speed"),
+        (video { $0.profile = "extreme" }, "settings.video.profile"),
+        (video { $0.maxWidth = 1 << 40 }, "settings.video.maxWidth"),
+        (video { $0.maxHeight = nil }, "settings.video.maxHeight"),
+        (video { $0.codec = .vp9; $0.speed = "4"; $0.profile = nil }, "settings.video.level"),
+        (audio { $0.sampleRate = 1 }, "settings.audio.sampleRate"),
+        (audio { $0.channelCount = 100 }, "settings.audio.channelCount"),
+        (audio { $0.bitRate = 0 }, "settings.audio.bitRate"),
+        (JobRequest(source: "/m/a.mp4", settings: OutputSettings(video: VideoSettings(codec: .h264), audio: nil,
+                                                                 fileType: .m4a)), "settings.fileType"),
+    ]
+
+    @Test(arguments: refused)
+    func refusesNamingTheField(request: JobRequest, field: String) {
+        #expect {
+            try request.validate()
+        } throws: { error in
+            (error as? JobRequestError)?.field == field
+        }
+    }
+
+    @Test(arguments: [
+        JobRequest(source: "/m/a.mp4"),
+        JobRequest(uploadID: "u-1", output: "shows/s01/ep1.mkv", preset: "1280x720", segmentDuration: 0.5,
+                   parallelism: 8, priority: -5),
+        video { _ in },
+        video { $0.codec = .hevc; $0.profile = "main10"; $0.level = 51; $0.speed = "fast" },
+        video { $0.codec = .av1; $0.profile = nil; $0.level = nil; $0.speed = "8"; $0.rateControl = .crf(63) },
+        audio { $0.sampleRate = 44_100; $0.channelCount = 6 },
+    ])
+    func acceptsWhatIsInBounds(request: JobRequest) throws {
+        try request.validate()
+    }
+
+    /// The refusal's message quotes a hostile value bounded and with control characters escaped.
+    @Test func messagesQuoteValuesSafely() {
+        let preset = String(repeating: "x", count: 10_000) + "\nFAKE LOG LINE"
+        #expect {
+            try JobRequest(source: "/m/a.mp4", preset: preset).validate()
+        } throws: { error in
+            let text = "\(error)"
+            return text.count < 300 && !text.contains("\n")
+        }
+        #expect(JobRequestError.quoted("a\nb") == "'a\\u{a}b'")
+    }
+
+    /// `backend` is a closed set: "gpu" is a decoding error naming the field, not a silent default.
+    @Test func backendIsAClosedSet() throws {
+        let good = try JSONDecoder().decode(JobRequest.self, from: Data(#"{"source":"/a","backend":"vulkan"}"#.utf8))
+        #expect(good.backend == .vulkan)
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode(JobRequest.self, from: Data(#"{"source":"/a","backend":"gpu"}"#.utf8))
+        }
+    }
+}

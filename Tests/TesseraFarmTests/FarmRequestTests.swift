@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+import TesseraTestSupport
+
+/// Job requests against a real coordinator: every out-of-bounds field is refused with 400 naming it
+/// before any work, and a stored job that can no longer be planned fails without taking the
+/// coordinator down.
+@Suite("Farm requests", .serialized)
+struct FarmRequestTests {
+    /// POSTs raw JSON to the coordinator (python3's urllib: the body is exactly what a hostile client sends).
+    static func post(_ farm: FarmFixture, _ path: String, _ body: String) throws -> (status: Int, body: String) {
+        let script = """
+            import sys, urllib.request, urllib.error
+            req = urllib.request.Request(sys.argv[1], data=sys.argv[2].encode(), method="POST",
+                headers={"Content-Type": "application/json", "Authorization": "Bearer " + sys.argv[3]})
+            try:
+                r = urllib.request.urlopen(req, timeout=30); print(r.status); print(r.read().decode())
+            except urllib.error.HTTPError as e:
+                print(e.code); print(e.read().decode())
+            """
+        let r = try TestMedia.runCapturing("/usr/bin/python3", ["-c", script, farm.httpURL + path, body, farm.token])
+        let lines = r.stdout.split(separator: "\n", maxSplits: 1).map(String.init)
+        guard let status = lines.first.flatMap({ Int($0) }) else {
+            throw farm.failure("no HTTP answer: \(r.stdout) \(r.stderr)")
+        }
+        return (status, lines.count > 1 ? lines[1] : "")
+    }
+
+    static func settings(video: String = "", audio: String = "") -> String {
+        #"{"video":{"codec":"h264","rateControl":{"crf":{"_0":23}}\#(video)},"audio":{"codec":"aac","bitRate":128000\#(audio)},"passthrough":false,"optimizeForNetworkUse":false}"#
+    }
+
+    @Test("out-of-bounds request fields get 400 naming the field; nothing is queued")
+    func boundsAreCheckedAtSubmission() throws {
+        let farm = try FarmFixture()
+        let src = farm.media.appendingPathComponent("a.mp4")
+        try TestMedia.make(src, seconds: 1)
+        try farm.startCoordinator()
+        let s = #""source":"\#(src.path)""#
+        let cases: [(String, String)] = [
+            (#"{\#(s),"segmentDuration":1e308}"#, "segmentDuration"),
+            (#"{\#(s),"settings":\#(Self.settings(video: #","gopLength":2147483648"#))}"#, "gopLength"),
+            (#"{\#(s),"settings":\#(Self.settings(video: #","level":4294967295"#))}"#, "level"),
+            (#"{\#(s),"settings":\#(Self.settings(video: #","speed":"ludicrous""#))}"#, "speed"),
+            (#"{\#(s),"settings":\#(Self.settings(video: #","profile":"extreme""#))}"#, "profile"),
+            (#"{\#(s),"settings":{"video":{"codec":"h264","rateControl":{"crf":{"_0":1000}}},"passthrough":false,"optimizeForNetworkUse":false}}"#,
+             "crf"),
+            (#"{\#(s),"settings":\#(Self.settings(audio: #","sampleRate":1"#))}"#, "sampleRate"),
+            (#"{\#(s),"settings":\#(Self.settings(audio: #","channelCount":100"#))}"#, "channelCount"),
+            (#"{\#(s),"backend":"gpu"}"#, "backend"),
+            (#"{\#(s),"output":"."}"#, "output"),
+            (#"{\#(s),"output":"sub/.."}"#, "output"),
+            (#"{\#(s),"output":"missing/x.mp4"}"#, "output"),
+            (#"{\#(s),"output":"\#(String(repeating: "n", count: 300)).mp4"}"#, "output"),
+            (#"{\#(s),"output":"x.m4a","fileType":"m4a"}"#, "fileType"),
+        ]
+        for (body, field) in cases {
+            let answer = try Self.post(farm, "/v1/jobs", body)
+            #expect(answer.status == 400, "\(field): \(answer.status) \(answer.body)")
+            #expect(answer.body.contains(field), "\(field): \(answer.body)")
+        }
+        let jobs = try farm.client(["status", "--json"])
+        #expect(jobs.status == 0 && !jobs.stdout.contains("\"j-"), "a refused request was queued: \(jobs.stdout)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: farm.outputs.path).isEmpty)
+        #expect(farm.coordinator?.isRunning == true)
+    }
+
+    @Test("a stored job whose request no longer validates fails on resume; the coordinator keeps serving")
+    func badStoredJobFailsOnResume() throws {
+        let farm = try FarmFixture()
+        let src = farm.media.appendingPathComponent("a.mp4")
+        try TestMedia.make(src, seconds: 2)
+        try farm.startCoordinator()
+        let id = try farm.submit(src, output: "stored.mp4")  // no worker yet: it waits
+        farm.signal("coordinator", SIGKILL)
+        _ = farm.waitExit("coordinator", timeout: 10)
+        // What an older coordinator that checked less could have stored.
+        let db = farm.data.appendingPathComponent("tessera.sqlite").path
+        let sql = "UPDATE jobs SET request = json_set(request, '$.segmentDuration', 1e308) WHERE id = '\(id)';"
+        let r = try TestMedia.runCapturing("/usr/bin/sqlite3", [db, sql])
+        #expect(r.status == 0, "\(r.stderr)")
+        try farm.startCoordinator()
+        let status = try farm.wait(id, timeout: 60)
+        #expect(status["state"] as? String == "failed")
+        #expect((status["error"] as? String)?.contains("segmentDuration") == true, "\(status)")
+        #expect(farm.coordinator?.isRunning == true, "\(farm.log("coordinator").suffix(2000))")
+        // And the farm still works.
+        try farm.startWorker("w1")
+        let good = try farm.submit(src, output: "good.mp4", ["--segment-duration", "1"])
+        #expect(try farm.wait(good)["state"] as? String == "completed")
+        #expect(!FileManager.default.fileExists(atPath: farm.outputs.appendingPathComponent("stored.mp4").path))
+    }
+}
