@@ -27,7 +27,8 @@ final class PassthroughPlan: ExportPlan, @unchecked Sendable {
             let stream = reader.input.streams[id]
             let output = try reader.addOutput(trackID: id, decode: false)
             let input = try writer.addPassthroughInput(parameters: stream.pointee.codecpar,
-                                                       timeBase: stream.pointee.time_base, sideDataFrom: stream)
+                                                       timeBase: stream.pointee.time_base,
+                                                       frameRate: stream.pointee.avg_frame_rate, sideDataFrom: stream)
             legs.append(Leg(output: output, input: input, source: StreamDescription(stream: stream)))
         }
         guard !legs.isEmpty else {

@@ -33,7 +33,8 @@ public enum SegmentFileStitcher {
         var stitchers: [SegmentStitcher] = []
         for stream in chosen {
             inputs.append(try writer.addPassthroughInput(parameters: stream.pointee.codecpar,
-                                                         timeBase: stream.pointee.time_base, sideDataFrom: stream))
+                                                         timeBase: stream.pointee.time_base,
+                                                         frameRate: stream.pointee.avg_frame_rate, sideDataFrom: stream))
             stitchers.append(SegmentStitcher(reference: try CodecParameters(copying: stream.pointee.codecpar).configuration,
                                              timeBase: stream.pointee.time_base, path: output))
         }

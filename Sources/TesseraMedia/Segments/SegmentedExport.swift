@@ -95,7 +95,8 @@ final class SegmentedExport: @unchecked Sendable {
         do throws(MediaError) { first = try executor.output(0) } catch { throw stop(error, stages) }
         let writer = try makeWriter()
         let reference = try CodecParameters(first.parameters)
-        let input = try writer.addPassthroughInput(parameters: reference.pointer, timeBase: tb, sideDataFrom: stream)
+        let input = try writer.addPassthroughInput(parameters: reference.pointer, timeBase: tb,
+                                                   frameRate: source.frameRate, sideDataFrom: stream)
         videoInput = input
         var audioSettings = config.settings
         audioSettings.video = nil

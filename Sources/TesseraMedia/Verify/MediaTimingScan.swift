@@ -18,6 +18,9 @@ struct MediaTimingScan {
     struct VideoPacket {
         var pts: Int64
         var dts: Int64
+        /// As demuxed (MP4: from the sample table through the parser, which reads the codec's timing);
+        /// 0 where the file says nothing.
+        var duration: Int64
         var isKeyframe: Bool
     }
 
@@ -57,6 +60,8 @@ struct MediaTimingScan {
     var videoTimeBase = AVRational(num: 1, den: 1)
     /// The video stream's average frame rate, for the duration of a lone frame.
     var videoFrameRate = AVRational(num: 0, den: 1)
+    /// The rate the container declares (`r_frame_rate`), which players and remuxers read.
+    var videoDeclaredRate = AVRational(num: 0, den: 1)
     var videoCodec = ""
     var packets: [VideoPacket] = []
     var frames: [VideoFrame] = []
@@ -77,6 +82,7 @@ struct MediaTimingScan {
             let stream = streams[index]
             videoTimeBase = stream.pointee.time_base
             videoFrameRate = stream.pointee.avg_frame_rate
+            videoDeclaredRate = stream.pointee.r_frame_rate
             videoCodec = String(cString: avcodec_get_name(stream.pointee.codecpar.pointee.codec_id))
             if decodeVideo { videoDecoder = open(stream) }
         }
@@ -109,7 +115,8 @@ struct MediaTimingScan {
             defer { av_packet_unref(packet.pointer) }
             packetsRead += 1
             if packet.streamIndex == videoStream {
-                packets.append(VideoPacket(pts: packet.pts, dts: packet.dts, isKeyframe: packet.isKeyframe))
+                packets.append(VideoPacket(pts: packet.pts, dts: packet.dts, duration: packet.pointer.pointee.duration,
+                                           isKeyframe: packet.isKeyframe))
                 if decodeVideo {
                     videoDecoder = decodeVideoPacket(packet, with: videoDecoder)
                 } else {

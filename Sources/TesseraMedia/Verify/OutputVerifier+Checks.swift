@@ -15,6 +15,7 @@ extension OutputVerifier {
         }
         var checks = [Check(.videoTrack, passed: true, "\(scan.videoCodec) in \(scan.formatName)"),
                       firstPacketKeyframe(scan), dtsIncreasing(scan), ptsNotBeforeDTS(scan), decodable(scan, videoDecoding),
+                      packetDurations(scan), frameRate(scan),
                       presentationOrder(scan), firstFrameAtStart(scan, expectedStart: expectedStart)]
         if let expectation {
             if let offsets = expectation.offsets() { checks.append(presentationTimes(scan, offsets)) }
@@ -66,6 +67,61 @@ extension OutputVerifier {
                              + "(\(secondsText(scan.videoTime(packet.dts))))", packet: index, time: time)
         }
         return Check(.ptsNotBeforeDTS, passed: true, "every packet decoded no later than shown")
+    }
+
+    /// Every packet has a positive duration. For constant-rate video (every presentation step within one
+    /// tick of the first) each duration is that step, to one tick (Matroska rounds to milliseconds). For
+    /// variable-rate video only their presence is checked: MP4 stores durations in decode order, so with
+    /// reordered frames they are not the presentation steps.
+    static func packetDurations(_ scan: MediaTimingScan) -> Check {
+        let none = tessera_AV_NOPTS_VALUE()
+        let order = scan.packets.indices.filter { scan.packets[$0].pts != none }
+            .sorted { scan.packets[$0].pts < scan.packets[$1].pts }
+        if let index = order.first(where: { scan.packets[$0].duration <= 0 }) {
+            let time = scan.videoTime(scan.packets[index].pts)
+            return Check(.packetDurations, passed: false, "packet \(index) at \(secondsText(time)) has no duration",
+                         packet: index, time: time)
+        }
+        let steps = zip(order.dropFirst(), order).map { scan.packets[$0].pts &- scan.packets[$1].pts }
+        guard let first = steps.first, steps.allSatisfy({ abs($0 &- first) <= 1 }) else {
+            return Check(.packetDurations, passed: true, "\(order.count) packets, each with a duration (variable rate)")
+        }
+        for (rank, index) in order.dropLast().enumerated() {
+            let packet = scan.packets[index]
+            if abs(steps[rank] &- packet.duration) > 1 {
+                let time = scan.videoTime(packet.pts)
+                return Check(.packetDurations, passed: false,
+                             "packet \(index) at \(secondsText(time)) lasts \(packet.duration) ticks but the next frame "
+                                 + "comes \(steps[rank]) ticks later", packet: index, time: time)
+            }
+        }
+        return Check(.packetDurations, passed: true, "\(order.count) packets, each lasting until the next")
+    }
+
+    /// Constant-rate video (every presentation step within one tick of the first) must declare that rate:
+    /// one frame at the declared rate lasts the observed step, to one tick. Variable-rate video passes.
+    static func frameRate(_ scan: MediaTimingScan) -> Check {
+        let none = tessera_AV_NOPTS_VALUE()
+        let times = scan.packets.map(\.pts).filter { $0 != none }.sorted()
+        guard times.count > 2 else { return Check(.frameRate, passed: true, "too few frames to observe a rate") }
+        let steps = zip(times.dropFirst(), times).map { $0 &- $1 }
+        let first = steps[0]
+        guard steps.allSatisfy({ abs($0 &- first) <= 1 }) else {
+            return Check(.frameRate, passed: true, "variable frame rate: nothing to declare")
+        }
+        // The mean step, exactly: (last − first) / (count − 1) ticks.
+        let span = Double(times.last! &- times.first!) / Double(steps.count)
+        let tb = scan.videoTimeBase, rate = scan.videoDeclaredRate
+        let observed = Double(tb.den) / (Double(tb.num) * span)
+        guard rate.num > 0, rate.den > 0 else {
+            return Check(.frameRate, passed: false, String(format: "no frame rate declared; the frames run at %.3f/s",
+                                                           observed))
+        }
+        // One frame at the declared rate, in ticks, against the observed step.
+        let declaredStep = Double(rate.den) * Double(tb.den) / (Double(rate.num) * Double(tb.num))
+        let text = String(format: "declared %d/%d (%.3f/s), observed %.3f/s", rate.num, rate.den,
+                          Double(rate.num) / Double(rate.den), observed)
+        return Check(.frameRate, passed: abs(declaredStep - span) <= 1, text)
     }
 
     /// Passed says what was decoded: with `.skipped` the video was not, and the detail says so.

@@ -15,6 +15,11 @@ extension VerificationReport {
             case ptsNotBeforeDTS = "pts-not-before-dts"
             /// Every packet reads and every video and audio packet decodes, to the end of the file.
             case decodable
+            /// Every video packet carries a duration, equal to the step to the next presentation time
+            /// (within one tick of container rounding), so tools that remux or play by duration see it.
+            case packetDurations = "packet-durations"
+            /// For constant-rate video, the container's declared frame rate is the rate the timestamps show.
+            case frameRate = "frame-rate"
             /// Decoded frames come out with strictly increasing presentation times (no duplicate, none
             /// missing or going back).
             case presentationOrder = "presentation-order"

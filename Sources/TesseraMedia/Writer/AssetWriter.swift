@@ -47,10 +47,31 @@ public final class AssetWriter: @unchecked Sendable {
             if isDirectory.boolValue { throw MediaError(.outputLocation, path: outputPath, "is a directory") }
             if !overwrite { throw MediaError(.outputExists, path: outputPath, "already exists (use --overwrite)") }
         }
-        temporaryPath = directory + "/." + url.lastPathComponent + ".partial-" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
+        temporaryPath = directory + "/" + Self.temporaryPrefix(of: url) + String(UInt32.random(in: 0...UInt32.max), radix: 16)
         var ctx: UnsafeMutablePointer<AVFormatContext>? = nil
         try ff(avformat_alloc_output_context2(&ctx, nil, fileType.muxerName, temporaryPath), "create \(fileType) muxer")
         context = ctx
+    }
+
+    /// The temporary file's name up to its random suffix: `.NAME.partial-`.
+    static func temporaryPrefix(of output: URL) -> String { "." + output.lastPathComponent + ".partial-" }
+
+    /// Removes the temporary files a writer for `outputPath` left behind when its process was killed
+    /// (kill -9 or power loss skip `discard()`); call it before that output is written again. Returns
+    /// how many were removed.
+    @discardableResult
+    public static func removeLeftovers(of outputPath: String) -> Int {
+        let url = URL(fileURLWithPath: outputPath)
+        let directory = url.deletingLastPathComponent()
+        let prefix = temporaryPrefix(of: url)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        var removed = 0
+        for name in names where name.hasPrefix(prefix) {
+            let suffix = name.dropFirst(prefix.count)
+            guard !suffix.isEmpty, suffix.allSatisfy(\.isHexDigit) else { continue }
+            if (try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))) != nil { removed += 1 }
+        }
+        return removed
     }
 
     deinit {

@@ -52,9 +52,15 @@ final class Encoder: @unchecked Sendable {
 
         let speed = settings.speed ?? settings.codec.defaultSpeed
         switch settings.codec {
-        case .h264, .hevc:
+        case .h264:
             try set("preset", speed)
-            if settings.codec == .hevc { try set("x265-params", "log-level=error") }
+            // x264 takes VFR input by default and then writes the time base (1/15360 for a 30 fps MP4
+            // track) as the VUI timing, so parsers read 15360 fps and packet durations come out N/A.
+            // With force-cfr its VUI says the frame rate; timestamps still pass through unchanged.
+            if input.frameRate.num > 0 && input.frameRate.den > 0 { try set("x264-params", "force-cfr=1") }
+        case .hevc:
+            try set("preset", speed)
+            try set("x265-params", "log-level=error")
         case .av1:
             try set("preset", speed)
         case .vp9:
