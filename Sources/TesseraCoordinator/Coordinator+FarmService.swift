@@ -8,6 +8,10 @@ extension Coordinator: FarmService {
         do throws(JobRequestError) { try request.validate() } catch {
             throw FarmError(.invalidRequest, error.description)
         }
+        // A stored job keeps both (the upload id and the path it resolved to); a new request names one.
+        guard request.source == nil || request.uploadID == nil else {
+            throw FarmError(.invalidRequest, "source: give a source or an uploadID, not both")
+        }
         let source: String
         if let upload = request.uploadID {
             guard upload.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }) else {
@@ -80,8 +84,11 @@ extension Coordinator: FarmService {
             runner.stop(.cancel)
             _ = try? await Self.offPool { runner.wait() }
         } else {
-            let store = farm.store
-            _ = try? await Self.offPool { try store.transition(id, to: .cancelled) }
+            let store = farm.store, spool = farm.spool
+            _ = try? await Self.offPool {
+                _ = try store.transition(id, to: .cancelled)
+                try? spool.remove(jobID: id)
+            }
         }
         return try await job(id)
     }

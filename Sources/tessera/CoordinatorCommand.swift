@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import TesseraCoordinator
+import TesseraWire
 
 /// `tessera coordinator`: the farm's coordinator — job store, dispatcher, HTTP API.
 struct CoordinatorCommand: ParsableCommand {
@@ -55,9 +56,19 @@ struct CoordinatorCommand: ParsableCommand {
     func run() throws {
         LoggingSetup.bootstrap()
         let logger = Logger(label: "tessera.coordinator")
+        for (path, what) in [(tokenFile, "token file"), (curveSecret, "CURVE secret key")] {
+            guard let path else { continue }
+            do throws(WireError) {
+                if let warning = try SecretFilePermissions.check(path, what: what) { logger.warning("\(warning)") }
+            } catch {
+                throw ValidationError(error.message)
+            }
+        }
         let token = try tokenFile.map {
             try String(contentsOfFile: $0, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         }
+        // An empty token would start a coordinator that refuses every request.
+        if let tokenFile, token?.isEmpty != false { throw ValidationError("--token-file \(tokenFile) is empty") }
         if token == nil { logger.warning("no --token-file: the HTTP API is open to anyone who can reach \(http)") }
         func url(_ path: String) -> URL { URL(fileURLWithPath: path).standardizedFileURL }
         var config = CoordinatorConfiguration(listen: listen, dataDirectory: url(data), mediaRoots: mediaRoot.map(url),

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TesseraClient
+import TesseraWire
 
 /// Where the coordinator is and how to authenticate, shared by the commands that talk to one.
 struct CoordinatorOptions: ParsableArguments {
@@ -27,6 +28,13 @@ struct CoordinatorOptions: ParsableArguments {
 
     func resolvedToken() throws -> String? {
         if let tokenFile {
+            do throws(WireError) {
+                if let warning = try SecretFilePermissions.check(tokenFile, what: "token file") {
+                    FileHandle.standardError.write(Data("tessera: warning: \(warning)\n".utf8))
+                }
+            } catch {
+                throw ValidationError(error.message)
+            }
             guard let text = try? String(contentsOfFile: tokenFile, encoding: .utf8) else {
                 throw ValidationError("cannot read --token-file \(tokenFile)")
             }

@@ -39,6 +39,13 @@ struct WorkerCommand: ParsableCommand {
         config.slots = slots
         config.threads = threads
         if let curveKey, let coordinatorKey {
+            do throws(WireError) {
+                if let warning = try SecretFilePermissions.check(curveKey, what: "CURVE secret key") {
+                    Logger(label: "tessera.worker").warning("\(warning)")
+                }
+            } catch {
+                throw ValidationError(error.message)
+            }
             config.keyPair = try CurveKeyPair.load(secretFile: curveKey)
             config.coordinatorPublicKey = try CurveKeyPair.loadPublicKeys(coordinatorKey).first
         }

@@ -80,7 +80,7 @@ import TesseraWire
         var av1 = Self.work(0)
         av1.settings = VideoSettings(codec: .av1)
         _ = board.add(job: "a", av1)
-        let h264Only = board.next(worker: "w", now: 0, accepts: { $0.settings.codec == .h264 }) { _, _ in 1 }
+        let h264Only = board.next(worker: "w", now: 0, accepts: { $1.settings.codec == .h264 }) { _, _ in 1 }
         #expect(h264Only == nil, "an H.264-only worker is not given AV1 work")
         #expect(board.hasReadyWork, "the work stays queued for another worker")
         let any = board.next(worker: "w2", now: 0) { _, _ in 1 }

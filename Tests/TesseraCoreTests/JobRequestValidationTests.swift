@@ -26,7 +26,6 @@ import TesseraCore
         (JobRequest(source: "/m/a.mp4", segmentDuration: -4), "segmentDuration"),
         (JobRequest(source: "/m/a.mp4", parallelism: 0), "parallelism"),
         (JobRequest(source: "/m/a.mp4", priority: Int.max), "priority"),
-        (JobRequest(source: "/m/a.mp4", uploadID: "u1"), "source"),
         (JobRequest(source: "/m/a.mp4", preset: "gpu-magic"), "preset"),
         (JobRequest(source: "/m/a.mp4", output: "."), "output"),
         (JobRequest(source: "/m/a.mp4", output: "sub/.."), "output"),
@@ -89,6 +88,9 @@ import TesseraCore
             return text.count < 300 && !text.contains("\n")
         }
         #expect(JobRequestError.quoted("a\nb") == "'a\\u{a}b'")
+        #expect("abcdef".logSafe(limit: 3) == "abc…(6 bytes)")
+        #expect("a\u{1b}[2Jb\u{2028}".logSafe() == "a\\u{1b}[2Jb\\u{2028}")
+        #expect(String(repeating: "é", count: 1_000_000).logSafe(limit: 2) == "éé…(2000000 bytes)")
     }
 
     /// `backend` is a closed set: "gpu" is a decoding error naming the field, not a silent default.

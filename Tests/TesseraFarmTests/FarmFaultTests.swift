@@ -78,6 +78,8 @@ struct FarmFaultTests {
         #expect(try farm.eventually(60) { Self.segments(farm.log("coordinator"), job: id, word: "spooled").count >= 3 })
         farm.signal("coordinator", SIGKILL)
         _ = farm.waitExit("coordinator", timeout: 10)
+        // kill -9 skips the writer's clean-up: its temporary file is still beside the output.
+        let leftBehind = try FileManager.default.contentsOfDirectory(atPath: farm.outputs.path)
         let spooledBefore = Set(Self.segments(farm.log("coordinator"), job: id, word: "spooled"))
         let status0 = Self.segments(farm.log("coordinator"), job: id, word: "spooled").count
         #expect(status0 < 14, "the job was still running when the coordinator died")
@@ -91,6 +93,9 @@ struct FarmFaultTests {
             #expect(encoded.filter { $0 == segment }.count == 1, "segment \(segment) re-encoded after the restart")
         }
         #expect(farm.log("coordinator").contains("already spooled"))
+        // Nothing but the output is left in the output root, whatever the killed run had written.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: farm.outputs.path) == ["out.mp4"],
+                "left in the output root (before the restart: \(leftBehind))")
     }
 
     @Test("a worker whose CURVE key is not on the allow-list is refused; an allowed one works")

@@ -9,7 +9,11 @@ extension Dispatcher {
         do throws(WireError) {
             envelope = try WireCodec.decode(data, maxBytes: configuration.maxMessageBytes)
         } catch {
-            logger.warning("dropped a message from \(Self.describe(routingID)): \(error)")
+            warnOnce(routingID, "bad-message", "dropped a message from \(Self.describe(routingID)): \(error)")
+            // PROTOCOL.md §3: a version this side does not speak is answered, not ignored.
+            if error.kind == .unsupportedVersion {
+                reject(routingID, .unsupportedVersion, "this coordinator speaks protocol version \(WireCodec.version) only")
+            }
             return
         }
         let now = Date().timeIntervalSince1970
@@ -17,13 +21,15 @@ extension Dispatcher {
             welcome(routingID, hello, now: now)
             return
         }
-        // A result is valid content whoever sends it (e.g. a worker finishing after its session was
-        // dropped): keep it if the segment is still wanted.
-        if case .result(let result)? = envelope.body { accept(result, envelope: data, from: routingID, now: now) }
+        // Results and failures are taken from a session only, and only for attempts leased to it
+        // (`accept`, `failed`): a peer without a session learns to say Hello; a worker that finished
+        // while it had no session re-sends its result after the new Welcome (§8).
         guard sessions[routingID] != nil else {
+            warnOnce(routingID, "no-session", "refused a message from \(Self.describe(routingID)): no session")
             reject(routingID, .unknownWorker, "no session: send Hello")
             return
         }
+        if case .result(let result)? = envelope.body { accept(result, envelope: data, from: routingID, now: now) }
         sessions[routingID]!.lastSeen = now
         switch envelope.body {
         case .ready(let ready)?:
@@ -31,7 +37,9 @@ extension Dispatcher {
             s.credit = min(s.slots - s.holding.count, s.credit + Int(ready.credit))
             if !ready.backendChoices.isEmpty {
                 s.backendChoices = ready.backendChoices
-                for c in ready.backendChoices { logger.info("worker \(s.id): backend \(c.requested) → \(c.chosen): \(c.reason)") }
+                for c in ready.backendChoices {
+                logger.info("worker \(s.id): backend \(c.requested.logSafe()) → \(c.chosen.logSafe()): \(c.reason.logSafe(limit: 200))")
+            }
             }
             sessions[routingID] = s
         case .progress(let p)?:
@@ -42,12 +50,12 @@ extension Dispatcher {
             failed(f, from: routingID)
             farm.board.touch(worker: sessions[routingID]?.id ?? "", now: now)
         case .goodbye(let g)?:
-            logger.info("worker \(sessions[routingID]!.id) left: \(g.reason)")
-            drop(routingID, why: "left")
+            logger.info("worker \(sessions[routingID]!.id) left: \(g.reason.logSafe(limit: 200))")
+            drop(routingID, why: "left", counts: false)
         case .heartbeat?, .result?:
             break
         default:
-            logger.warning("dropped an unexpected message from worker \(sessions[routingID]!.id)")
+            warnOnce(routingID, "unexpected", "dropped an unexpected message from worker \(sessions[routingID]!.id)")
         }
     }
 
@@ -56,20 +64,65 @@ extension Dispatcher {
             reject(routingID, .unsupportedVersion, "this coordinator speaks protocol version \(WireCodec.version) only")
             return
         }
-        guard !hello.workerID.isEmpty else {
-            reject(routingID, .badMessage, "Hello needs a worker_id")
+        guard Self.isValidWorkerID(hello.workerID) else {
+            warnOnce(routingID, "bad-id", "refused a Hello from \(Self.describe(routingID)): worker id \(hello.workerID.logSafe())")
+            reject(routingID, .badMessage, "Hello needs a worker_id of 1…\(Self.maxWorkerIDBytes) letters, digits, '.', '_' or '-'")
             return
         }
         // A worker reconnecting (new socket or same id) starts afresh: what it held goes back to the queue.
         for (rid, s) in sessions where rid == routingID || s.id == hello.workerID { drop(rid, why: "reconnected") }
         let slots = max(1, min(Int(hello.capabilities.slots == 0 ? 2 : hello.capabilities.slots), 8))
-        sessions[routingID] = WorkerSession(routingID: routingID, id: hello.workerID, capabilities: hello.capabilities,
+        var capabilities = hello.capabilities
+        Self.bound(&capabilities)
+        sessions[routingID] = WorkerSession(routingID: routingID, id: hello.workerID, capabilities: capabilities,
                                             slots: slots, lastSeen: now, lastSent: 0,
-                                            backendChoices: hello.capabilities.backendChoices)
+                                            backendChoices: capabilities.backendChoices)
         send(.welcome(heartbeatIntervalMilliseconds: UInt32(configuration.heartbeatInterval * 1000),
                       liveness: UInt32(configuration.liveness), maxMessageBytes: UInt64(configuration.maxMessageBytes)),
              to: routingID)
-        logger.info("worker \(hello.workerID) joined (\(hello.capabilities.hostname), \(hello.capabilities.cores) cores, backends \(hello.capabilities.backends.joined(separator: ",")))")
+        logger.info("worker \(hello.workerID) joined (\(capabilities.hostname), \(capabilities.cores) cores, backends \(capabilities.backends.joined(separator: ",")))")
+    }
+
+    static let maxWorkerIDBytes = 64
+
+    /// Worker ids go into logs, the API and the store: short, and from a plain alphabet.
+    static func isValidWorkerID(_ id: String) -> Bool {
+        !id.isEmpty && id.utf8.count <= maxWorkerIDBytes
+            && id.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)
+                || $0 == "." || $0 == "_" || $0 == "-") }
+    }
+
+    /// Capabilities are shown to people (`/v1/workers`, logs): every string bounded and escaped, every
+    /// list bounded, so a 100 MB hostname stays a short line.
+    static func bound(_ c: inout Tessera_V1_Capabilities) {
+        // A codec list names every decoder of an FFmpeg build (about 250): room for that, not for a flood.
+        func list(_ values: [String]) -> [String] { values.prefix(1024).map { $0.logSafe(limit: 64) } }
+        c.hostname = c.hostname.logSafe(limit: 255)
+        c.backends = list(c.backends)
+        c.videoEncoders = list(c.videoEncoders)
+        c.videoDecoders = list(c.videoDecoders)
+        c.backendChoices = Array(c.backendChoices.prefix(8)).map { choice in
+            var choice = choice
+            choice.requested = choice.requested.logSafe()
+            choice.chosen = choice.chosen.logSafe()
+            choice.reason = choice.reason.logSafe(limit: 200)
+            return choice
+        }
+    }
+
+    /// Logs `message` unless this peer had a warning of this kind within the last minute.
+    func warnOnce(_ routingID: Data, _ kind: String, _ message: @autoclosure () -> String) {
+        guard let unreported = refusals.shouldLog(kind + ":" + Self.describe(routingID)) else { return }
+        logger.warning("\(message())\(unreported > 0 ? " (\(unreported) more like it not logged)" : "")")
+    }
+
+    /// Whether the peer behind `routingID` holds (or held) this exact attempt: leased to its worker id in
+    /// this run, or, for leases older than this run, the store's current lease of the segment.
+    func isHolder(_ key: TaskKey, _ routingID: Data) -> Bool {
+        guard let id = sessions[routingID]?.id else { return false }
+        if let holder = leaseHolders[key] { return holder == id }
+        guard let current = try? farm.store.currentLease(jobID: key.job, segment: key.segment) else { return false }
+        return current.worker == id && current.attempt == key.attempt
     }
 
     private func reject(_ routingID: Data, _ code: Tessera_V1_ErrorCode, _ message: String) {
@@ -81,6 +134,13 @@ extension Dispatcher {
     /// here: the packets are read once, by the job's stitcher, from the spool.
     private func accept(_ result: Tessera_V1_TaskResult, envelope data: Data, from routingID: Data, now: Double) {
         let key = TaskKey(result.ref)
+        guard isHolder(key, routingID) else {
+            // Acknowledged so an honest worker confused about its lease can forget it; never spooled.
+            warnOnce(routingID, "not-holder", "refused result \(key) from worker \(sessions[routingID]?.id ?? "?"): "
+                     + "that attempt was not leased to it")
+            send(.ack(key.ref), to: routingID)
+            return
+        }
         sessions[routingID]?.holding.remove(key)
         if farm.board.wants(job: key.job, segment: key.segment) {
             do {
@@ -100,14 +160,17 @@ extension Dispatcher {
                         withdraw(job: key.job, segment: key.segment, attempt: superseded.attempt,
                                  worker: superseded.worker, reason: "superseded")
                     }
-                    if let id = sessions[routingID]?.id { farm.board.touch(worker: id, now: now) }
+                    if let id = sessions[routingID]?.id {
+                        farm.board.touch(worker: id, now: now)
+                        failureStreaks[id] = nil
+                    }
                     sessions[routingID]?.segmentsDone += 1
                 case .duplicate, .unknown:
                     break
                 }
             } catch {
                 logger.error("result \(key) could not be kept: \(error)")
-                requeueOrFail(key, error: "result unusable: \(error)", counts: true)
+                requeueOrFail(key, error: "result unusable: \(error)", counts: true, worker: sessions[routingID]?.id)
             }
         }
         send(.ack(key.ref), to: routingID)
@@ -115,15 +178,33 @@ extension Dispatcher {
 
     private func failed(_ f: Tessera_V1_TaskFailed, from routingID: Data) {
         let key = TaskKey(f.ref)
-        sessions[routingID]?.holding.remove(key)
         let worker = sessions[routingID]?.id ?? "?"
+        // Only the session holding this exact lease can give it up: attempt numbers are small and
+        // predictable, and a blind failure from anyone else would fail another worker's segment.
+        guard sessions[routingID]?.holding.remove(key) != nil else {
+            warnOnce(routingID, "not-holder", "ignored a failure of \(key) from worker \(worker): it does not hold it")
+            return
+        }
+        let message = f.message.logSafe(limit: 500)
         let counts = f.code != .returned && f.code != .cancelled
-        if counts { logger.warning("segment \(key) failed on worker \(worker): \(f.message)") }
-        requeueOrFail(key, error: "on worker \(worker): \(f.message)", counts: counts)
+        if counts { logger.warning("segment \(key) failed on worker \(worker): \(message)") }
+        requeueOrFail(key, error: "on worker \(worker): \(message)", counts: counts, worker: worker)
     }
 
-    /// Gives the segment another attempt, or fails its job when it has failed too often.
-    func requeueOrFail(_ key: TaskKey, error: String, counts: Bool) {
+    /// Gives the segment another attempt, or fails its job when it has failed too often. A counted
+    /// failure is remembered against `worker`: the retry goes elsewhere when it can, and a worker that
+    /// fails `quarantineAfter` attempts in a row is given no new work for `quarantineSeconds`.
+    func requeueOrFail(_ key: TaskKey, error: String, counts: Bool, worker: String? = nil) {
+        if counts, let worker {
+            failedOn[SegmentID(job: key.job, segment: key.segment), default: []].insert(worker)
+            let streak = (failureStreaks[worker] ?? 0) + 1
+            failureStreaks[worker] = streak
+            if streak >= Self.quarantineAfter {
+                quarantinedUntil[worker] = Date().timeIntervalSince1970 + Self.quarantineSeconds
+                failureStreaks[worker] = nil
+                logger.warning("worker \(worker) failed \(streak) segments in a row: no new work for it for \(Int(Self.quarantineSeconds)) s")
+            }
+        }
         let outcome: FailOutcome
         do {
             outcome = try farm.store.failAttempt(jobID: key.job, segment: key.segment, attempt: key.attempt,
@@ -142,11 +223,13 @@ extension Dispatcher {
         }
     }
 
-    /// Forgets a worker; everything it held goes back to the queue without counting as a failure.
-    func drop(_ routingID: Data, why: String) {
+    /// Forgets a worker; everything it held goes back to the queue. A worker that went silent or came
+    /// back with a new session while holding a segment counts as a failed attempt (a segment that kills
+    /// every worker it reaches must not loop forever); one that left with Goodbye does not.
+    func drop(_ routingID: Data, why: String, counts: Bool = true) {
         guard let s = sessions.removeValue(forKey: routingID) else { return }
         for key in s.holding {
-            requeueOrFail(key, error: "worker \(s.id) \(why)", counts: false)
+            requeueOrFail(key, error: "worker \(s.id) \(why)", counts: counts, worker: s.id)
         }
         if !s.holding.isEmpty { logger.warning("worker \(s.id) \(why); re-leasing \(s.holding.map(\.description).sorted())") }
     }
@@ -154,6 +237,9 @@ extension Dispatcher {
     /// Heartbeats out, dead workers out, stalled segments re-leased.
     func housekeeping(now: Double) {
         let interval = configuration.heartbeatInterval
+        leaseHolders = leaseHolders.filter { farm.board.wants(job: $0.key.job, segment: $0.key.segment) }
+        failedOn = failedOn.filter { farm.board.wants(job: $0.key.job, segment: $0.key.segment) }
+        quarantinedUntil = quarantinedUntil.filter { $0.value > now }
         for (rid, s) in sessions {
             if now - s.lastSeen > interval * Double(configuration.liveness) {
                 logger.warning("worker \(s.id) silent for \(String(format: "%.1f", now - s.lastSeen)) s: dead")
@@ -169,7 +255,8 @@ extension Dispatcher {
                 sessions[rid]?.holding.remove(key)
                 send(.cancel(key.ref, reason: "stalled"), to: rid)
             }
-            requeueOrFail(key, error: "stalled on worker \(stalled.flight.worker)", counts: true)
+            requeueOrFail(key, error: "stalled on worker \(stalled.flight.worker)", counts: true,
+                          worker: stalled.flight.worker)
         }
     }
 
@@ -177,9 +264,11 @@ extension Dispatcher {
     func dispatch(now: Double) {
         guard farm.board.hasReadyWork else { return }
         for rid in sessions.keys.sorted(by: { sessions[$0]!.holding.count < sessions[$1]!.holding.count }) {
-            while let s = sessions[rid], s.credit > 0, !s.draining {
+            while let s = sessions[rid], s.credit > 0, !s.draining, (quarantinedUntil[s.id] ?? 0) <= now {
                 let deadline = now + configuration.stallTimeout
-                guard let next = farm.board.next(worker: s.id, now: now, accepts: { Self.canRun($0, s.capabilities) },
+                guard let next = farm.board.next(worker: s.id, now: now, accepts: { job, work in
+                    Self.canRun(work, s.capabilities) && !self.shouldAvoid(job: job, work: work, worker: s.id, now: now)
+                },
                                                  attempt: { job, segment in
                     try? self.farm.store.lease(jobID: job, segment: segment, worker: s.id, deadline: deadline).attempt
                 }) else { break }  // nothing this worker can do; the next worker may
@@ -192,8 +281,21 @@ extension Dispatcher {
                 }
                 sessions[rid]!.credit -= 1
                 sessions[rid]!.holding.insert(key)
+                leaseHolders[key] = s.id
                 send(.assign(key.ref, task: task, leaseDeadlineUnixMilliseconds: Int64(deadline * 1000)), to: rid)
             }
+        }
+    }
+
+    /// Whether `worker` should leave this segment to another: it failed there before, and another live,
+    /// not quarantined worker that has not failed it can run it. With no such worker it may try again.
+    func shouldAvoid(job: String, work: SegmentWork, worker: String, now: Double) -> Bool {
+        guard let failed = failedOn[SegmentID(job: job, segment: work.spec.index)], failed.contains(worker) else {
+            return false
+        }
+        return sessions.values.contains { other in
+            !failed.contains(other.id) && !other.draining && (quarantinedUntil[other.id] ?? 0) <= now
+                && Self.canRun(work, other.capabilities)
         }
     }
 

@@ -32,6 +32,25 @@ final class Dispatcher: @unchecked Sendable {
     var router: ZMQSocket!
     var sessions: [Data: WorkerSession] = [:]
     var lastHousekeeping = 0.0
+    /// Every lease issued since this coordinator started, with the worker id it went to: a result or a
+    /// failure is taken only from the worker the attempt was leased to (after a restart, the store's
+    /// record of the current lease says). Entries go when their job leaves the board.
+    var leaseHolders: [TaskKey: String] = [:]
+    /// One warning per peer and kind a minute about messages that were refused or dropped.
+    var refusals = RefusalLog()
+    /// The workers each segment failed on in this run: a retry goes to another worker when one can take it.
+    var failedOn: [SegmentID: Set<String>] = [:]
+    /// Counted failures in a row, per worker id; a success resets it.
+    var failureStreaks: [String: Int] = [:]
+    /// Workers that failed `quarantineAfter` attempts in a row get no new work until then (Unix seconds).
+    var quarantinedUntil: [String: Double] = [:]
+    static let quarantineAfter = 3
+    static let quarantineSeconds = 300.0
+
+    struct SegmentID: Hashable {
+        var job: String
+        var segment: Int
+    }
 
     init(configuration: CoordinatorConfiguration, context: ZMQContext, farm: FarmContext) {
         self.configuration = configuration
@@ -113,7 +132,12 @@ final class Dispatcher: @unchecked Sendable {
                 lastHousekeeping = now
                 housekeeping(now: now)
                 // For `tessera workers`: refreshed each tick, not on every message.
-                snapshot.set(sessions.values.map(\.status).sorted { $0.id < $1.id })
+                let now = Date().timeIntervalSince1970
+                snapshot.set(sessions.values.map { session in
+                    var status = session.status
+                    if (quarantinedUntil[session.id] ?? 0) > now { status.state = "quarantined" }
+                    return status
+                }.sorted { $0.id < $1.id })
             }
             dispatch(now: now)
         }

@@ -114,7 +114,7 @@ final class TaskBoard: @unchecked Sendable {
     /// The next segment to lease, by the fairness rule, among the work `worker` can do (`accepts`: its
     /// codecs and backends); moves it to in-flight for `worker`. `attempt` is asked for once the segment
     /// is chosen (the store numbers attempts).
-    func next(worker: String, now: Double, accepts: (SegmentWork) -> Bool = { _ in true },
+    func next(worker: String, now: Double, accepts: (String, SegmentWork) -> Bool = { _, _ in true },
               attempt: (String, Int) -> Int?) -> (job: String, work: SegmentWork, attempt: Int)? {
         condition.withLock {
             let candidates = jobs.values.filter { !$0.ready.isEmpty && $0.failure == nil }
@@ -125,7 +125,7 @@ final class TaskBoard: @unchecked Sendable {
                     return a.id < b.id
                 }
             for w in candidates {
-                guard let index = w.ready.keys.min(), let ready = w.ready[index], accepts(ready) else { continue }
+                guard let index = w.ready.keys.min(), let ready = w.ready[index], accepts(w.id, ready) else { continue }
                 w.ready[index] = nil
                 let work = ready
                 guard let n = attempt(w.id, index) else { continue }

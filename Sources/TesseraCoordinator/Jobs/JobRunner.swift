@@ -84,6 +84,9 @@ final class JobRunner: @unchecked Sendable {
             // A job stored before today's bounds (or by a coordinator that checked less) fails here
             // with the field named, instead of reaching a conversion that would trap on every restart.
             try record.request.validate()
+            // A coordinator killed while it wrote this job's output left its temporary file beside it.
+            let leftovers = AssetWriter.removeLeftovers(of: record.output)
+            if leftovers > 0 { log.info("job \(jobID): removed \(leftovers) unfinished output file(s) of an earlier run") }
             if record.state != .planning { _ = try farm.store.transition(jobID, to: .planning) }
             let (id, store, board, farm) = (jobID, farm.store, farm.board, farm)
             let priority = record.priority, created = record.createdAt
@@ -123,6 +126,7 @@ final class JobRunner: @unchecked Sendable {
                 log.info("job \(jobID) paused for shutdown; it resumes when the coordinator restarts")
             case .cancel?:
                 _ = try? farm.store.transition(jobID, to: .cancelled)
+                try? farm.spool.remove(jobID: jobID)
                 log.info("job \(jobID) cancelled")
             case nil:
                 _ = try? farm.store.transition(jobID, to: .failed, error: "\(error)")

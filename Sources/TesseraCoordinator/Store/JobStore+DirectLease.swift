@@ -20,3 +20,16 @@ extension JobStore {
         }
     }
 }
+
+extension JobStore {
+    /// The worker and attempt of a segment's latest lease (nil worker when it was never leased).
+    /// - Throws: `StoreError.notFound` for an unknown segment.
+    public func currentLease(jobID: String, segment: Int) throws(StoreError) -> (worker: String?, attempt: Int) {
+        try read("read the lease of segment \(segment) of \(jobID)") { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT worker, attempt FROM segments WHERE jobID = ? AND idx = ?",
+                                             arguments: [jobID, segment])
+            else { throw StoreError.notFound("\(jobID) segment \(segment)") }
+            return (row["worker"], row["attempt"])
+        }
+    }
+}

@@ -14,13 +14,7 @@ public struct JobRequestError: Error, Sendable, Hashable, CustomStringConvertibl
     public static func range<T>(_ r: ClosedRange<T>) -> String { "\(r.lowerBound)…\(r.upperBound)" }
 
     /// A value from a request, shortened and quoted for an error message.
-    public static func quoted(_ text: String) -> String {
-        let limit = JobRequestLimits.textBytes
-        let short = text.count > limit ? String(text.prefix(limit)) + "…" : text
-        let escaped = short.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7f
-            ? "\\u{\(String($0.value, radix: 16))}" : String($0) }
-        return "'" + escaped.joined() + "'"
-    }
+    public static func quoted(_ text: String) -> String { "'" + text.logSafe(limit: JobRequestLimits.textBytes) + "'" }
 }
 
 /// The bounds a job request is checked against at submission (and again when a stored job resumes),
@@ -86,9 +80,6 @@ extension JobRequest {
     ///
     /// - Throws: `JobRequestError` naming the first field outside `JobRequestLimits`.
     public func validate() throws(JobRequestError) {
-        if source != nil, uploadID != nil {
-            throw JobRequestError(field: "source", "give a source or an uploadID, not both")
-        }
         if let s = source, s.utf8.count > JobRequestLimits.outputPathBytes {
             throw JobRequestError(field: "source", "is longer than \(JobRequestLimits.outputPathBytes) bytes")
         }

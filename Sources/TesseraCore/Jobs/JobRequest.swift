@@ -159,7 +159,7 @@ public struct WorkerStatus: Sendable, Hashable, Codable {
     public var memoryBytes: UInt64
     public var backends: [String]
     public var encoders: [String]
-    /// "idle", "busy" or "draining".
+    /// "idle", "busy", "draining" or "quarantined" (failed segments in a row; given no new work for a while).
     public var state: String
     /// Tasks held, as "JOB/segment#attempt".
     public var tasks: [String]

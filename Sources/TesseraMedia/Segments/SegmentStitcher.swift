@@ -53,8 +53,13 @@ final class SegmentStitcher {
                              "segment \(segment) packet \(number): DTS \(p.dts) after \(lastDTS), PTS \(p.pts)"
                                 + " — timestamps out of order at the boundary")
         }
+        let (packetEnd, overflow) = p.pts.addingReportingOverflow(max(0, p.duration))
+        guard !overflow else {
+            throw MediaError(.invalidArgument, path: path, "segment \(segment) packet \(number): PTS \(p.pts) + "
+                             + "duration \(p.duration) is past the end of time")
+        }
         lastDTS = p.dts
-        end = max(end, p.pts + p.duration)
+        end = max(end, packetEnd)
         try input.append(packet)
     }
 }

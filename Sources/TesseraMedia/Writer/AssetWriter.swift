@@ -123,8 +123,11 @@ public final class AssetWriter: @unchecked Sendable {
     }
 
     /// Adds a track whose compressed packets are copied unchanged.
+    /// - Parameter frameRate: video's frame rate, declared on the stream (Matroska then writes a default
+    ///   duration, and readers see the rate); nil or 0/1 declares none.
     /// - Throws: `.unsupported` when the container cannot hold the codec.
     func addPassthroughInput(parameters: UnsafePointer<AVCodecParameters>, timeBase: AVRational,
+                             frameRate: AVRational? = nil,
                              sideDataFrom source: UnsafeMutablePointer<AVStream>?) throws(MediaError)
         -> AssetWriterInput
     {
@@ -136,6 +139,7 @@ public final class AssetWriter: @unchecked Sendable {
         try ff(avcodec_parameters_copy(stream.pointee.codecpar, parameters), "copy \(codecName) parameters")
         stream.pointee.codecpar.pointee.codec_tag = 0
         stream.pointee.time_base = timeBase
+        if let rate = frameRate, rate.num > 0, rate.den > 0 { stream.pointee.avg_frame_rate = rate }
         if let source {
             for i in 0..<Int(source.pointee.nb_side_data) {
                 let sd = source.pointee.side_data[i]

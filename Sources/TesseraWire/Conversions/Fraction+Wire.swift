@@ -15,10 +15,14 @@ extension Tessera_V1_Rational {
         case nonNegative
     }
 
-    /// - Throws: `.malformed` naming `field` for a denominator ≤ 0 or a numerator the rule forbids.
+    /// - Throws: `.malformed` naming `field` for a denominator ≤ 0, a numerator the rule forbids, or a
+    ///   term past 32 bits (every Rational on the wire becomes an `AVRational` of two Int32s).
     func validate(_ field: String, _ rule: Rule) throws(WireError) {
         guard den > 0 else {
             throw WireValue.malformed(field, "is \(num)/\(den): zero or negative denominator")
+        }
+        guard Int32(exactly: num) != nil, Int32(exactly: den) != nil else {
+            throw WireValue.malformed(field, "is \(num)/\(den): a term does not fit 32 bits")
         }
         switch rule {
         case .positive where num <= 0: throw WireValue.malformed(field, "is \(num)/\(den): must be positive")

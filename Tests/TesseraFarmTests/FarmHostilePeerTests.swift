@@ -1,0 +1,190 @@
+import Foundation
+import Testing
+import TesseraTestSupport
+import TesseraWire
+
+/// A real ZeroMQ peer speaking the protocol against a real coordinator and worker: injected results,
+/// blind failures, an unknown version, forged ids and oversized strings, and a flood. Each time the
+/// honest job completes and verifies against its source, and the coordinator's memory stays bounded.
+@Suite("Farm hostile peers", .serialized)
+struct FarmHostilePeerTests {
+    static func send(_ socket: ZMQSocket, _ envelope: Tessera_V1_Envelope) throws {
+        _ = try socket.send([WireCodec.encode(envelope)])
+    }
+
+    static func ref(_ job: String, _ segment: UInt32, _ attempt: UInt32) -> Tessera_V1_TaskRef {
+        var r = Tessera_V1_TaskRef()
+        r.jobID = job
+        r.segment = segment
+        r.attempt = attempt
+        return r
+    }
+
+    /// Resident memory of a process in kB (/proc).
+    static func rss(_ pid: Int32) -> Int {
+        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+    }
+
+    /// Every message until `timeout` passes with none.
+    static func drain(_ socket: ZMQSocket, timeout: Int32 = 1000) throws -> [Tessera_V1_Envelope] {
+        var out: [Tessera_V1_Envelope] = []
+        while let frames = try socket.receive(timeoutMilliseconds: timeout) {
+            if let last = frames.last, let e = try? WireCodec.decode(last) { out.append(e) }
+        }
+        return out
+    }
+
+    @Test("injected results and blind failures from other peers change nothing; the job completes and verifies")
+    func injectedResultsAndBlindFailures() throws {
+        let farm = try FarmFixture()
+        let src = farm.media.appendingPathComponent("a.mp4")
+        try TestMedia.make(src, seconds: 6, width: 640, height: 360)
+        try farm.startCoordinator()
+        try farm.startWorker("honest")
+        let id = try farm.submit(src, output: "out.mp4", ["--segment-duration", "1"])
+        let context = ZMQContext()
+        // A peer that never says Hello, and one with a session of its own (an allow-listed worker).
+        let stranger = try ZMQSocket(context, .dealer)
+        try stranger.connect(farm.endpoint)
+        let member = try ZMQSocket(context, .dealer)
+        try member.connect(farm.endpoint)
+        var caps = Tessera_V1_Capabilities()
+        caps.hostname = "rogue"
+        caps.slots = 1
+        caps.videoEncoders = ["nothing-it-can-run"]  // never leased anything
+        try Self.send(member, .hello(workerID: "rogue", capabilities: caps))
+        var output = Tessera_V1_SegmentOutput()
+        output.frames = 1
+        output.packets = [Tessera_V1_Packet()]
+        for segment in UInt32(0)..<8 {
+            for attempt in UInt32(1)...3 {
+                let ref = Self.ref(id, segment, attempt)
+                for socket in [stranger, member] {
+                    try Self.send(socket, .result(ref, output: output))
+                    try Self.send(socket, .failed(ref, code: .encoder, message: "blind failure"))
+                }
+            }
+        }
+        let strangerAnswers = try Self.drain(stranger)
+        #expect(strangerAnswers.contains { $0.reject.code == .unknownWorker }, "the stranger is told to say Hello")
+        #expect(!strangerAnswers.contains { if case .ack? = $0.body { return true } else { return false } })
+        let status = try farm.wait(id)
+        #expect(status["state"] as? String == "completed", "\(status)")
+        let out = farm.outputs.appendingPathComponent("out.mp4")
+        let verify = try TestMedia.runCapturing(TestMedia.tesseraBinary.path, ["verify", out.path, "--against", src.path])
+        #expect(verify.status == 0, "\(verify.stdout)")
+        let log = farm.log("coordinator")
+        #expect(!log.contains("blind failure"), "a blind failure was counted")
+        #expect(!log.contains("could not be kept"), "an injected result reached the spool's checks")
+        #expect(log.contains("refused result"))
+        stranger.close()
+        member.close()
+    }
+
+    @Test("unknown versions are answered, forged ids and huge strings refused or bounded, floods cost little")
+    func versionsIdsStringsAndFloods() throws {
+        let farm = try FarmFixture()
+        let src = farm.media.appendingPathComponent("a.mp4")
+        try TestMedia.make(src, seconds: 3)
+        try farm.startCoordinator()
+        let pid = try #require(farm.coordinator?.processIdentifier)
+        let context = ZMQContext()
+        let peer = try ZMQSocket(context, .dealer)
+        try peer.connect(farm.endpoint)
+        // Version 2 (PROTOCOL.md §3): Reject{UNSUPPORTED_VERSION}, not silence.
+        var v2 = Tessera_V1_Envelope.ready(credit: 1)
+        v2.version = 2
+        _ = try peer.send([try v2.serializedData()])
+        #expect(try Self.drain(peer).contains { $0.reject.code == .unsupportedVersion })
+        // A worker id with a newline (a forged log line) and a 4 MB one are refused.
+        var caps = Tessera_V1_Capabilities()
+        caps.slots = 1
+        for bad in ["w\nFAKE coordinator: job j-1 completed", String(repeating: "x", count: 4 << 20)] {
+            try Self.send(peer, .hello(workerID: bad, capabilities: caps))
+            #expect(try Self.drain(peer, timeout: 5000).contains { $0.reject.code == .badMessage })
+        }
+        // A valid id with a 4 MB hostname is admitted with the hostname bounded.
+        caps.hostname = String(repeating: "h", count: 4 << 20) + "\nFAKE"
+        caps.videoEncoders = ["nothing-it-can-run"]
+        try Self.send(peer, .hello(workerID: "big-host", capabilities: caps))
+        _ = try Self.drain(peer)
+        let workers = try farm.client(["workers", "--json"])
+        #expect(workers.status == 0, "\(workers.stderr)")
+        #expect(workers.stdout.utf8.count < 16_384, "/v1/workers is \(workers.stdout.utf8.count) bytes")
+        // A flood of messages without a session: memory stays bounded, warnings are rate-limited.
+        let before = Self.rss(pid)
+        let flooder = try ZMQSocket(context, .dealer)
+        try flooder.connect(farm.endpoint)
+        let junk = try WireCodec.encode(.ready(credit: 1))
+        for _ in 0..<20_000 { _ = try flooder.send([junk]) }
+        _ = try Self.drain(flooder, timeout: 2000)
+        let grown = Self.rss(pid) - before
+        #expect(grown < 64 * 1024, "coordinator grew by \(grown) kB")
+        let log = farm.log("coordinator")
+        #expect(!log.split(separator: "\n").contains { $0.hasPrefix("FAKE") }, "a forged log line")
+        #expect(log.split(separator: "\n").allSatisfy { $0.utf8.count < 4096 }, "an unbounded log line")
+        #expect(log.split(separator: "\n").count { $0.contains("no session") } < 10, "one warning per message")
+        // The honest job still completes.
+        try farm.startWorker("w1")
+        let id = try farm.submit(src, output: "out.mp4", ["--segment-duration", "1"])
+        #expect(try farm.wait(id)["state"] as? String == "completed")
+        peer.close()
+        flooder.close()
+    }
+    @Test("a worker that fails every task is avoided on retries and quarantined; the job completes on the healthy one")
+    func failingWorkerIsQuarantined() throws {
+        let farm = try FarmFixture()
+        let src = farm.media.appendingPathComponent("a.mp4")
+        try TestMedia.make(src, seconds: 8, width: 640, height: 360, extra: ["-g", "30"])
+        try farm.startCoordinator()
+        try farm.startWorker("healthy")
+        let context = ZMQContext()
+        let broken = try ZMQSocket(context, .dealer)
+        try broken.connect(farm.endpoint)
+        var caps = Tessera_V1_Capabilities()
+        caps.hostname = "broken"
+        caps.slots = 2
+        caps.backends = ["cpu"]
+        try Self.send(broken, .hello(workerID: "broken", capabilities: caps))
+        try Self.send(broken, .ready(credit: 2))
+        let id = try farm.submit(src, output: "out.mp4", ["--segment-duration", "1"])
+        var failures = 0
+        var sawQuarantine = false
+        let deadline = Date().addingTimeInterval(240)
+        var lastCheck = Date.distantPast
+        var state = "running"
+        while Date() < deadline {
+            if let frames = try broken.receive(timeoutMilliseconds: 100), let e = try? WireCodec.decode(frames.last!) {
+                switch e.body {
+                case .assign(let a)?:
+                    failures += 1
+                    try Self.send(broken, .failed(a.ref, code: .encoder, message: "this worker fails everything"))
+                    try Self.send(broken, .ready(credit: 1))
+                case .heartbeat?:
+                    try Self.send(broken, .heartbeat())
+                default:
+                    break
+                }
+            }
+            if Date().timeIntervalSince(lastCheck) > 1 {
+                lastCheck = Date()
+                try Self.send(broken, .heartbeat())
+                if !sawQuarantine {
+                    sawQuarantine = try farm.client(["workers", "--json"]).stdout.contains("quarantined")
+                }
+                state = try farm.job(id)["state"] as? String ?? "?"
+                if ["completed", "failed", "cancelled"].contains(state) { break }
+            }
+        }
+        #expect(state == "completed", "\(farm.log("coordinator").suffix(3000))")
+        #expect(failures >= 1, "the broken worker was never given work")
+        // Quarantined after 3 failures in a row; one more task may already have been sent to fill its second slot.
+        #expect(failures <= 4, "the broken worker took \(failures) attempts")
+        #expect(sawQuarantine || failures < 3)
+        #expect(try TestMedia.runCapturing(TestMedia.tesseraBinary.path, ["verify", farm.outputs.appendingPathComponent("out.mp4").path,
+                                                                          "--against", src.path]).status == 0)
+        broken.close()
+    }
+}
