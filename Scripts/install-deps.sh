@@ -31,6 +31,16 @@ if [ "$("$tools/bin/kubernetes-validate" --version 2>/dev/null)" != "$K8S_VALIDA
     $sudo "$tools/bin/pip" install -q "kubernetes-validate==$K8S_VALIDATE_VERSION"
     $sudo ln -sf "$tools/bin/kubernetes-validate" /usr/local/bin/kubernetes-validate
 fi
+# API conformance tests: schemathesis (PyPI) against Protocols/openapi.yaml, in the same environment.
+SCHEMATHESIS_VERSION=4.32.5
+if [ "$("$tools/bin/schemathesis" --version 2>/dev/null)" != "schemathesis, version $SCHEMATHESIS_VERSION" ] \
+   || [ ! -e /usr/local/bin/schemathesis ]; then
+    sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    echo "installing: schemathesis $SCHEMATHESIS_VERSION into $tools"
+    [ -x "$tools/bin/pip" ] || $sudo /usr/bin/python3 -m venv "$tools"
+    $sudo "$tools/bin/pip" install -q "schemathesis==$SCHEMATHESIS_VERSION"
+    $sudo ln -sf "$tools/bin/schemathesis" /usr/local/bin/schemathesis
+fi
 if ! command -v swift >/dev/null && [ ! -x /opt/swift/usr/bin/swift ]; then
     echo "Swift 6.1+ is required (expected at /opt/swift/usr/bin or on PATH)" >&2
     exit 1

@@ -43,6 +43,19 @@ extension Coordinator: FarmService {
         } catch {
             throw FarmError(.invalidRequest, "settings: \(error)")
         }
+        // The source is media with a video track, and the time range starts inside it (a probe of the
+        // container's header, not a scan).
+        let asset: Asset
+        do {
+            asset = try await Self.offPool { try Asset.load(source, scanPackets: false) }
+        } catch {
+            throw FarmError(.invalidRequest, "source: \(error)")
+        }
+        guard asset.firstVideoTrack != nil else { throw FarmError(.invalidRequest, "source: \(source) has no video track") }
+        if let range = request.timeRange, asset.duration.isNumeric, range.start >= asset.duration {
+            throw FarmError(.invalidRequest, String(format: "timeRange: starts at %.3f s, after the source ends (%.3f s)",
+                                                    range.start.seconds, asset.duration.seconds))
+        }
         let output = try policy.output(request.output, name: UUID().uuidString.prefix(8).lowercased(),
                                        fileExtension: type.rawValue)
         if !request.overwrite, FileManager.default.fileExists(atPath: output) {

@@ -125,7 +125,8 @@ final class SegmentExecutorThread: @unchecked Sendable {
                 let now = Date().timeIntervalSince1970
                 guard now - lastProgress >= 0.5 || p.framesDone == p.framesTotal else { return }
                 lastProgress = now
-                self.post(.progress(key.ref, framesDone: UInt32(p.framesDone), framesTotal: UInt32(p.framesTotal),
+                self.post(.progress(key.ref, framesDone: UInt32(clamping: p.framesDone),
+                                    framesTotal: UInt32(clamping: p.framesTotal),
                                     framesPerSecond: Double(p.framesDone) / max(0.001, Date().timeIntervalSince(started))))
             }, isCancelled: { [self] in condition.withLock { cancelled.contains(key) || stopped } })
             let wire: Tessera_V1_SegmentOutput

@@ -119,7 +119,13 @@ struct WorkerConnection {
             }
         case .reject(let r)?:
             if r.code == .unknownWorker {
-                sendHello()
+                // The coordinator restarted or declared this worker dead: one new Hello, then nothing but
+                // waiting for the Welcome. Every message still in flight is rejected too; answering each
+                // with a Hello made the coordinator see a join (and re-lease) per message.
+                if welcomed {
+                    welcomed = false
+                    sendHello()
+                }
                 return nil
             }
             log.error("coordinator refused this worker: \(r.message)")

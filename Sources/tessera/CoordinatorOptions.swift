@@ -29,6 +29,9 @@ struct CoordinatorOptions: ParsableArguments {
     func resolvedToken() throws -> String? {
         if let tokenFile {
             do throws(WireError) {
+                guard FileManager.default.fileExists(atPath: tokenFile) else {
+                    throw WireError(.keys, "cannot read --token-file \(tokenFile): no such file")
+                }
                 if let warning = try SecretFilePermissions.check(tokenFile, what: "token file") {
                     FileHandle.standardError.write(Data("tessera: warning: \(warning)\n".utf8))
                 }

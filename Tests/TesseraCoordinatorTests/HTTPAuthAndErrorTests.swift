@@ -68,11 +68,23 @@ import Testing
 
     @Test func unknownRoutesAre404JSON() async throws {
         let server = try await TestServer.start(token: "t")
-        for (method, path) in [("GET", "/v2/jobs"), ("GET", "/"), ("DELETE", "/v1/jobs"), ("GET", "/v1/nothing")] {
+        for (method, path) in [("GET", "/v2/jobs"), ("GET", "/"), ("GET", "/v1/nothing"), ("POST", "/v1/jobs/a/b/c")] {
             let answer = try await server.raw(method, path, headers: ["Authorization": "Bearer t"])
             #expect(answer.status == 404, "\(method) \(path)")
             #expect(try answer.body.errorAnswer().error == "notFound", "\(method) \(path)")
         }
+        await server.stop()
+    }
+
+    /// A known path asked with a method it does not answer: 405 with Allow, as openapi.yaml says.
+    @Test(arguments: [("DELETE", "/v1/jobs", "GET, POST"), ("TRACE", "/v1/workers", "GET"), ("PUT", "/v1/jobs/j-1", "GET"),
+                      ("GET", "/v1/jobs/j-1/cancel", "POST"), ("PATCH", "/healthz", "GET"), ("GET", "/v1/uploads", "POST")])
+    func undeclaredMethodsAre405WithAllow(method: String, path: String, allow: String) async throws {
+        let server = try await TestServer.start(token: "t")
+        let answer = try await server.raw(method, path, headers: ["Authorization": "Bearer t"])
+        #expect(answer.status == 405, "\(method) \(path)")
+        #expect(answer.headers["allow"] == allow)
+        #expect(try answer.body.errorAnswer().error == "methodNotAllowed")
         await server.stop()
     }
 

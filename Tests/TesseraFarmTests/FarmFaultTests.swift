@@ -83,15 +83,24 @@ struct FarmFaultTests {
         let spooledBefore = Set(Self.segments(farm.log("coordinator"), job: id, word: "spooled"))
         let status0 = Self.segments(farm.log("coordinator"), job: id, word: "spooled").count
         #expect(status0 < 14, "the job was still running when the coordinator died")
+        // A short outage: what the workers finish now is offered again to the restarted coordinator.
+        Thread.sleep(forTimeInterval: 3)
+        let finishedInOutage = Set(Self.segments(farm.workerLogs, job: id, word: " done: ")).subtracting(spooledBefore)
+        let joinsBefore = farm.log("coordinator").components(separatedBy: " joined (").count
         try farm.startCoordinator()
         let status = try farm.wait(id)
         #expect(status["state"] as? String == "completed", "\(status)\n\(farm.log("coordinator").suffix(2000))")
         #expect(try Self.verify(farm.outputs.appendingPathComponent("out.mp4"), against: src))
-        // Every segment spooled before the kill was encoded exactly once.
+        // Every segment spooled before the kill, or finished by a worker during the outage, was encoded
+        // exactly once.
         let encoded = Self.segments(farm.workerLogs, job: id, word: " done: ")
-        for segment in spooledBefore {
+        for segment in spooledBefore.union(finishedInOutage) {
             #expect(encoded.filter { $0 == segment }.count == 1, "segment \(segment) re-encoded after the restart")
         }
+        // Each worker joined the restarted coordinator once (or twice, had its first Hello crossed the
+        // restart), not once per message the restarted coordinator rejected.
+        let joinsAfter = farm.log("coordinator").components(separatedBy: " joined (").count - joinsBefore
+        #expect(joinsAfter <= 4, "\(joinsAfter) joins of 2 workers after the restart")
         #expect(farm.log("coordinator").contains("already spooled"))
         // Nothing but the output is left in the output root, whatever the killed run had written.
         #expect(try FileManager.default.contentsOfDirectory(atPath: farm.outputs.path) == ["out.mp4"],

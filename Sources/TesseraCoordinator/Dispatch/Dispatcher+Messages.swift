@@ -116,13 +116,11 @@ extension Dispatcher {
         logger.warning("\(message())\(unreported > 0 ? " (\(unreported) more like it not logged)" : "")")
     }
 
-    /// Whether the peer behind `routingID` holds (or held) this exact attempt: leased to its worker id in
-    /// this run, or, for leases older than this run, the store's current lease of the segment.
+    /// Whether the peer behind `routingID` holds (or held) this exact attempt: the store records who each
+    /// attempt was leased to, so an earlier attempt's holder is recognised after a restart too.
     func isHolder(_ key: TaskKey, _ routingID: Data) -> Bool {
         guard let id = sessions[routingID]?.id else { return false }
-        if let holder = leaseHolders[key] { return holder == id }
-        guard let current = try? farm.store.currentLease(jobID: key.job, segment: key.segment) else { return false }
-        return current.worker == id && current.attempt == key.attempt
+        return (try? farm.store.holder(jobID: key.job, segment: key.segment, attempt: key.attempt)) == id
     }
 
     private func reject(_ routingID: Data, _ code: Tessera_V1_ErrorCode, _ message: String) {
@@ -142,7 +140,11 @@ extension Dispatcher {
             return
         }
         sessions[routingID]?.holding.remove(key)
-        if farm.board.wants(job: key.job, segment: key.segment) {
+        // A job not on the board yet is being planned again after a restart: what its workers finished
+        // during the outage is kept in the store (which knows whether the job still wants it), and the
+        // board picks it up with the other spooled segments when it opens (PROTOCOL.md §8).
+        let onBoard = farm.board.knows(job: key.job)
+        if !onBoard || farm.board.wants(job: key.job, segment: key.segment) {
             do {
                 let output = result.output
                 _ = try CodecConfiguration(wire: output.parameters, field: "result.output.parameters")
@@ -155,8 +157,9 @@ extension Dispatcher {
                                                 processor: output.processor) {
                 case .accepted:
                     logger.info("segment \(key) spooled (\(output.frames) frames)")
-                    if let superseded = farm.board.complete(job: key.job, segment: key.segment, attempt: key.attempt,
-                                                            spool: file, frames: Int(output.frames)) {
+                    if onBoard, let superseded = farm.board.complete(job: key.job, segment: key.segment,
+                                                                     attempt: key.attempt, spool: file,
+                                                                     frames: Int(output.frames)) {
                         withdraw(job: key.job, segment: key.segment, attempt: superseded.attempt,
                                  worker: superseded.worker, reason: "superseded")
                     }
@@ -166,7 +169,7 @@ extension Dispatcher {
                     }
                     sessions[routingID]?.segmentsDone += 1
                 case .duplicate, .unknown:
-                    break
+                    try? FileManager.default.removeItem(at: file)
                 }
             } catch {
                 logger.error("result \(key) could not be kept: \(error)")
@@ -237,7 +240,6 @@ extension Dispatcher {
     /// Heartbeats out, dead workers out, stalled segments re-leased.
     func housekeeping(now: Double) {
         let interval = configuration.heartbeatInterval
-        leaseHolders = leaseHolders.filter { farm.board.wants(job: $0.key.job, segment: $0.key.segment) }
         failedOn = failedOn.filter { farm.board.wants(job: $0.key.job, segment: $0.key.segment) }
         quarantinedUntil = quarantinedUntil.filter { $0.value > now }
         for (rid, s) in sessions {
@@ -281,7 +283,6 @@ extension Dispatcher {
                 }
                 sessions[rid]!.credit -= 1
                 sessions[rid]!.holding.insert(key)
-                leaseHolders[key] = s.id
                 send(.assign(key.ref, task: task, leaseDeadlineUnixMilliseconds: Int64(deadline * 1000)), to: rid)
             }
         }

@@ -32,10 +32,6 @@ final class Dispatcher: @unchecked Sendable {
     var router: ZMQSocket!
     var sessions: [Data: WorkerSession] = [:]
     var lastHousekeeping = 0.0
-    /// Every lease issued since this coordinator started, with the worker id it went to: a result or a
-    /// failure is taken only from the worker the attempt was leased to (after a restart, the store's
-    /// record of the current lease says). Entries go when their job leaves the board.
-    var leaseHolders: [TaskKey: String] = [:]
     /// One warning per peer and kind a minute about messages that were refused or dropped.
     var refusals = RefusalLog()
     /// The workers each segment failed on in this run: a retry goes to another worker when one can take it.

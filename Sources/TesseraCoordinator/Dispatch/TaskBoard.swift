@@ -190,6 +190,9 @@ final class TaskBoard: @unchecked Sendable {
         }
     }
 
+    /// Whether the job is open on the board (planned and not yet closed).
+    func knows(job: String) -> Bool { condition.withLock { jobs[job] != nil } }
+
     /// Whether (job, segment) is still wanted: the job is open and the segment not finished.
     func wants(job: String, segment: Int) -> Bool {
         condition.withLock { jobs[job].map { $0.failure == nil && $0.finished[segment] == nil } ?? false }

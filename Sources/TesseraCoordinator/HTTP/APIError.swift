@@ -42,6 +42,13 @@ struct ErrorBodyMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as APIError {
             return try Self.answer(error.status, error.kind, error.message)
         } catch let error as HTTPError {
+            if error.status == .notFound, let allowed = RouteMethods.allowed(path: request.uri.path),
+               !allowed.contains(request.method.rawValue) {
+                var answer = try Self.answer(.methodNotAllowed, "methodNotAllowed",
+                                             "\(request.uri.path) answers \(allowed.joined(separator: ", ")), not \(request.method)")
+                answer.headers[.allow] = allowed.joined(separator: ", ")
+                return answer
+            }
             let message = error.body ?? (error.status == .notFound
                 ? "no route \(request.method) \(request.uri.path)" : error.status.reasonPhrase)
             return try Self.answer(error.status, Self.kind(of: error.status), message)

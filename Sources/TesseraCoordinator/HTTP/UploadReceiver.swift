@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import TesseraCore
 
 /// `POST /v1/uploads?filename=NAME`: streams the raw body to a temporary file in the service's
 /// staging folder (chunk by chunk, never whole in memory), then hands it to `adoptUpload`.
@@ -29,6 +30,8 @@ struct UploadReceiver: Sendable {
             // Where the file system allows, NIO writes to an unnamed file and links it at `temporary`
             // only once complete, so even a crash mid-upload leaves nothing behind.
             try await FileIO().writeFile(contents: body, path: temporary.path, context: context)
+            let size = (try? FileManager.default.attributesOfItem(atPath: temporary.path)[.size] as? Int) ?? 0
+            guard size > 0 else { throw FarmError(.invalidRequest, "the upload is empty: send the file as the body") }
             let id = try await service.adoptUpload(temporary, filename: filename)
             return try JSONBody.response(Answer(uploadID: id), status: .created)
         } catch {
@@ -53,8 +56,10 @@ struct UploadReceiver: Sendable {
         guard let name = raw, !name.isEmpty else {
             throw APIError.invalidRequest("name the file: POST /v1/uploads?filename=NAME")
         }
-        guard !name.contains("/"), !name.contains("\0"), name != ".", name != "..", name.utf8.count <= 255 else {
-            throw APIError.invalidRequest("'\(name)' is not a plain file name (no '/', at most 255 bytes)")
+        guard !name.contains("/"), !name.contains("\0"), name != ".", name != "..",
+              name.utf8.count <= JobRequestLimits.outputNameBytes else {
+            throw APIError.invalidRequest("\(JobRequestError.quoted(name)) is not a plain file name (no '/', at most "
+                                          + "\(JobRequestLimits.outputNameBytes) bytes)")
         }
         return name
     }

@@ -16,20 +16,20 @@ extension JobStore {
             guard db.changesCount > 0 else { throw StoreError.notFound("\(jobID) segment \(segment) (pending)") }
             let attempt = try Int.fetchOne(
                 db, sql: "SELECT attempt FROM segments WHERE jobID = ? AND idx = ?", arguments: [jobID, segment]) ?? 0
+            try db.execute(sql: "INSERT OR REPLACE INTO attempts (jobID, idx, attempt, worker) VALUES (?, ?, ?, ?)",
+                           arguments: [jobID, segment, attempt, worker])
             return Lease(jobID: jobID, segment: segment, attempt: attempt, worker: worker, deadline: deadline)
         }
     }
 }
 
 extension JobStore {
-    /// The worker and attempt of a segment's latest lease (nil worker when it was never leased).
-    /// - Throws: `StoreError.notFound` for an unknown segment.
-    public func currentLease(jobID: String, segment: Int) throws(StoreError) -> (worker: String?, attempt: Int) {
-        try read("read the lease of segment \(segment) of \(jobID)") { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT worker, attempt FROM segments WHERE jobID = ? AND idx = ?",
-                                             arguments: [jobID, segment])
-            else { throw StoreError.notFound("\(jobID) segment \(segment)") }
-            return (row["worker"], row["attempt"])
+    /// The worker `attempt` of a segment was leased to; nil when it never was.
+    /// - Throws: `StoreError.database`.
+    public func holder(jobID: String, segment: Int, attempt: Int) throws(StoreError) -> String? {
+        try read("read who holds \(jobID)/\(segment)#\(attempt)") { db in
+            try String.fetchOne(db, sql: "SELECT worker FROM attempts WHERE jobID = ? AND idx = ? AND attempt = ?",
+                                arguments: [jobID, segment, attempt])
         }
     }
 }

@@ -4,6 +4,7 @@ import GRDB
 ///
 /// ```
 /// jobs ──< segments      (jobID, idx) primary key; segments go with their job
+///      └──< attempts      (jobID, idx, attempt) → the worker it was leased to
 /// ```
 enum StoreSchema {
     static var migrator: DatabaseMigrator {
@@ -45,6 +46,17 @@ enum StoreSchema {
             }
             // leaseNext, expiredLeases and the counters look segments up by state.
             try db.create(indexOn: "segments", columns: ["state", "jobID"])
+        }
+        migrator.registerMigration("v2: who each attempt was leased to") { db in
+            // A result or failure is taken only from the worker its attempt was leased to, also after a
+            // restart, when an earlier attempt's holder re-sends what it finished during the outage.
+            try db.create(table: "attempts") { t in
+                t.column("jobID", .text).notNull().references("jobs", onDelete: .cascade)
+                t.column("idx", .integer).notNull()
+                t.column("attempt", .integer).notNull()
+                t.column("worker", .text).notNull()
+                t.primaryKey(["jobID", "idx", "attempt"])
+            }
         }
         return migrator
     }

@@ -37,6 +37,8 @@ public enum JobRequestLimits {
     public static let outputNameBytes = 200
     public static let outputPathBytes = 1024
     public static let textBytes = 64
+    /// The longest start or duration of a time range: 115 days, far past any media, far inside Int64 ticks.
+    public static let timeRangeSeconds: Int64 = 10_000_000
 
     /// The constant rate factors each encoder takes.
     public static func crf(_ codec: VideoCodec) -> ClosedRange<Int> {
@@ -103,6 +105,11 @@ extension JobRequest {
         if let range = timeRange {
             guard range.start.isNumeric, range.duration.isNumeric, range.start >= .zero, range.duration > .zero else {
                 throw JobRequestError(field: "timeRange", "needs a numeric start ≥ 0 and a positive duration")
+            }
+            let longest = MediaTime(value: JobRequestLimits.timeRangeSeconds, timescale: 1)
+            guard range.start <= longest, range.duration <= longest else {
+                throw JobRequestError(field: "timeRange", "start and duration must be at most "
+                                      + "\(JobRequestLimits.timeRangeSeconds) s")
             }
         }
         if let settings { try settings.validate(field: "settings") }

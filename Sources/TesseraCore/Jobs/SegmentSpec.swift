@@ -41,9 +41,14 @@ public struct TimeMapPiece: Sendable, Hashable, Codable {
         self.rate = rate
     }
 
-    /// The output tick of a source tick (exact for rate 1; rounds toward zero otherwise).
+    /// The output tick of a source tick (exact for rate 1; rounds toward zero otherwise). Computed in
+    /// 128 bits and clamped to Int64: the terms come from the wire, and an absurd map must give absurd
+    /// (then refused) times, not a trap.
     public func output(_ source: Int64) -> Int64 {
-        outputStart + (source - sourceStart) * Int64(rate.numerator) / Int64(rate.denominator)
+        guard rate.denominator != 0 else { return outputStart }
+        let value = Int128(outputStart)
+            + (Int128(source) - Int128(sourceStart)) * Int128(rate.numerator) / Int128(rate.denominator)
+        return Int64(clamping: value)
     }
 }
 

@@ -29,6 +29,7 @@ extension AssetTrack {
             language: language, isDefault: st.disposition & AV_DISPOSITION_DEFAULT != 0, metadata: metadata,
             video: type == .video ? Self.videoDescription(stream, scan: scan) : nil,
             audio: type == .audio ? Self.audioDescription(parameters) : nil)
+        if let end = scan?.endPTS { presentationEnd = Asset.time(end, in: timeBase) }
     }
 
     static func videoDescription(_ stream: UnsafeMutablePointer<AVStream>, scan: Asset.PacketScan?)

@@ -24,6 +24,11 @@ public struct AssetTrack: Sendable, Codable {
     public let video: VideoFormatDescription?
     /// Nil unless `mediaType == .audio`.
     public let audio: AudioFormatDescription?
+    /// Where the track's last frame (or audio packet) ends: the latest presentation time plus its
+    /// duration, as the packet scan read it. It can differ from `timeRange.end`, which an edit list or
+    /// stream header states (a clip cut with `-c copy` may declare an end before its last frame's).
+    /// Nil without a packet scan.
+    public var presentationEnd: MediaTime?
 
     public init(trackID: Int, mediaType: MediaType, codec: String, timeBase: Fraction, timeRange: TimeRange,
                 frameCount: Int?, bitRate: Int?, language: String?, isDefault: Bool, metadata: [String: String],

@@ -59,13 +59,17 @@ public struct OutputVerifier: Sendable {
     }
 
     /// How much later a source's audio ends than its video within `range` (zero when either is missing
-    /// or the range ends before both): what a faithful output of it shows too.
+    /// or the range ends before both): what a faithful output of it shows too. Both ends are where the
+    /// last frame and the last audio packet end (a packet scan, no decoding), measured as the output's
+    /// are: a stream's declared duration (an edit list cut with `-c copy`) can end before its last frame.
     public static func audioEndGap(of sourcePath: String, range: TimeRange? = nil) -> MediaTime {
-        guard let asset = try? Asset.load(sourcePath, scanPackets: false),
+        guard let asset = try? Asset.load(sourcePath, scanPackets: true),
               let video = asset.tracks.first(where: { $0.mediaType == .video }),
-              let audio = asset.tracks.first(where: { $0.mediaType == .audio }),
-              video.timeRange.end.isNumeric, audio.timeRange.end.isNumeric else { return .zero }
-        var videoEnd = video.timeRange.end - asset.startTime, audioEnd = audio.timeRange.end - asset.startTime
+              let audio = asset.tracks.first(where: { $0.mediaType == .audio }) else { return .zero }
+        let videoTrackEnd = video.presentationEnd ?? video.timeRange.end
+        let audioTrackEnd = audio.presentationEnd ?? audio.timeRange.end
+        guard videoTrackEnd.isNumeric, audioTrackEnd.isNumeric else { return .zero }
+        var videoEnd = videoTrackEnd - asset.startTime, audioEnd = audioTrackEnd - asset.startTime
         if let range, range.end.isNumeric {
             videoEnd = min(videoEnd, range.end)
             audioEnd = min(audioEnd, range.end)
