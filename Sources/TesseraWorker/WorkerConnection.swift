@@ -128,6 +128,11 @@ struct WorkerConnection {
                 }
                 return nil
             }
+            if r.code == .workerIDInUse {
+                log.error("coordinator refused this worker's id: \(r.message); saying Hello again in \(backoff) s")
+                reconnectAfterBackoff()
+                return nil
+            }
             log.error("coordinator refused this worker: \(r.message)")
             return .rejected(r.message)
         case .assign(let a)?:

@@ -187,4 +187,50 @@ struct FarmHostilePeerTests {
                                                                           "--against", src.path]).status == 0)
         broken.close()
     }
+    @Test("a live worker's id cannot be taken: refused while it lives, and under CURVE by any other key")
+    func workerIDsCannotBeTakenOver() throws {
+        // Without CURVE: a second peer with a live worker's id is told the id is in use; the live
+        // session keeps its segment and the job completes.
+        do {
+            let farm = try FarmFixture()
+            let src = farm.media.appendingPathComponent("a.mp4")
+            try TestMedia.make(src, seconds: 4, width: 640, height: 360, extra: ["-g", "30"])
+            try farm.startCoordinator()
+            try farm.startWorker("w1")
+            let id = try farm.submit(src, output: "out.mp4", ["--segment-duration", "1"])
+            #expect(try farm.eventually(30) { try farm.client(["workers", "--json"]).stdout.contains("\"busy\"") })
+            let context = ZMQContext()
+            let thief = try ZMQSocket(context, .dealer)
+            try thief.connect(farm.endpoint)
+            var caps = Tessera_V1_Capabilities()
+            caps.slots = 1
+            try Self.send(thief, .hello(workerID: "w1", capabilities: caps))
+            #expect(try Self.drain(thief).contains { $0.reject.code == .workerIDInUse })
+            #expect(try farm.wait(id)["state"] as? String == "completed")
+            #expect(!farm.log("coordinator").contains("worker w1 reconnected"), "the live session was dropped")
+            thief.close()
+        }
+        // With CURVE: an allowed key saying Hello with another allowed worker's id is refused.
+        let farm = try FarmFixture(curve: true)
+        try farm.makeWorkerKey("w1", allowed: true)
+        try farm.makeWorkerKey("other", allowed: true)
+        let src = farm.media.appendingPathComponent("a.mp4")
+        try TestMedia.make(src, seconds: 2)
+        try farm.startCoordinator()
+        try farm.startWorker("w1")
+        #expect(try farm.eventually(20) { farm.log("coordinator").contains("worker w1 joined") })
+        let context = ZMQContext()
+        let other = try ZMQSocket(context, .dealer)
+        let keys = try CurveKeyPair.load(secretFile: farm.keys.appendingPathComponent("other.key").path)
+        let server = try #require(try CurveKeyPair.loadPublicKeys(farm.keys.appendingPathComponent("coordinator.pub").path).first)
+        try other.makeCurveClient(serverPublicKey: server, keyPair: keys)
+        try other.connect(farm.endpoint)
+        var caps = Tessera_V1_Capabilities()
+        caps.slots = 1
+        try Self.send(other, .hello(workerID: "w1", capabilities: caps))
+        #expect(try Self.drain(other, timeout: 3000).contains { $0.reject.code == .unauthorized })
+        let id = try farm.submit(src, output: "out.mp4", ["--segment-duration", "1"])
+        #expect(try farm.wait(id)["state"] as? String == "completed")
+        other.close()
+    }
 }

@@ -4,7 +4,8 @@ import TesseraWire
 
 /// The dispatcher's protocol rules: what each message does, and the periodic checks.
 extension Dispatcher {
-    func handle(from routingID: Data, _ data: Data) {
+    /// - Parameter key: the sender's CURVE public key, when CURVE is on.
+    func handle(from routingID: Data, _ data: Data, key: String? = nil) {
         let envelope: Tessera_V1_Envelope
         do throws(WireError) {
             envelope = try WireCodec.decode(data, maxBytes: configuration.maxMessageBytes)
@@ -18,7 +19,7 @@ extension Dispatcher {
         }
         let now = Date().timeIntervalSince1970
         if case .hello(let hello)? = envelope.body {
-            welcome(routingID, hello, now: now)
+            welcome(routingID, hello, key: key, now: now)
             return
         }
         // Results and failures are taken from a session only, and only for attempts leased to it
@@ -59,7 +60,7 @@ extension Dispatcher {
         }
     }
 
-    private func welcome(_ routingID: Data, _ hello: Tessera_V1_Hello, now: Double) {
+    private func welcome(_ routingID: Data, _ hello: Tessera_V1_Hello, key: String?, now: Double) {
         guard hello.versions.contains(WireCodec.version) else {
             reject(routingID, .unsupportedVersion, "this coordinator speaks protocol version \(WireCodec.version) only")
             return
@@ -67,6 +68,26 @@ extension Dispatcher {
         guard Self.isValidWorkerID(hello.workerID) else {
             warnOnce(routingID, "bad-id", "refused a Hello from \(Self.describe(routingID)): worker id \(hello.workerID.logSafe())")
             reject(routingID, .badMessage, "Hello needs a worker_id of 1…\(Self.maxWorkerIDBytes) letters, digits, '.', '_' or '-'")
+            return
+        }
+        // With CURVE an id belongs to the key it first came with: another key cannot take it over.
+        if let key {
+            if let owner = idKeys[hello.workerID], owner != key {
+                warnOnce(routingID, "id-key", "refused worker id \(hello.workerID) from CURVE key \(key): it belongs to \(owner)")
+                reject(routingID, .unauthorized, "worker id \(hello.workerID) belongs to another CURVE key")
+                return
+            }
+            idKeys[hello.workerID] = key
+        }
+        // A live session keeps its id: another peer saying Hello with it (a second worker configured with
+        // the same id, or someone taking over a session) waits until that session ends. The same worker
+        // reconnecting (its own key under CURVE, or a session gone quiet) starts afresh instead.
+        let quiet = configuration.heartbeatInterval * 2
+        if key == nil, let live = sessions.first(where: { $0.key != routingID && $0.value.id == hello.workerID
+                                                      && now - $0.value.lastSeen < quiet }) {
+            warnOnce(routingID, "id-in-use", "refused a Hello for worker id \(hello.workerID) from \(Self.describe(routingID)): "
+                     + "live session \(Self.describe(live.key)) holds it")
+            reject(routingID, .workerIDInUse, "worker id \(hello.workerID) is held by a live session; try again later")
             return
         }
         // A worker reconnecting (new socket or same id) starts afresh: what it held goes back to the queue.

@@ -32,6 +32,10 @@ final class Dispatcher: @unchecked Sendable {
     var router: ZMQSocket!
     var sessions: [Data: WorkerSession] = [:]
     var lastHousekeeping = 0.0
+    /// Whether workers connect with CURVE (then each message carries its sender's public key).
+    var curve: Bool { configuration.curveSecretFile != nil }
+    /// With CURVE, the key each worker id first said Hello with: that id is refused to any other key.
+    var idKeys: [String: String] = [:]
     /// One warning per peer and kind a minute about messages that were refused or dropped.
     var refusals = RefusalLog()
     /// The workers each segment failed on in this run: a retry goes to another worker when one can take it.
@@ -142,17 +146,18 @@ final class Dispatcher: @unchecked Sendable {
     /// Reads every message waiting on the ROUTER socket without blocking.
     private func drainRouter() {
         while true {
-            let frames: [Data]?
-            do { frames = try router.receive(timeoutMilliseconds: 0) } catch {
+            let received: (frames: [Data], property: String?)?
+            // With CURVE, "User-Id" is the public key the ZAP handler accepted for the connection.
+            do { received = try router.receive(timeoutMilliseconds: 0, property: curve ? "User-Id" : nil) } catch {
                 logger.warning("receive failed: \(error)")
                 return
             }
-            guard let frames else { return }
+            guard let (frames, key) = received else { return }
             guard frames.count == 2 else {
                 logger.warning("dropped a message of \(frames.count) frames (expected routing id + envelope)")
                 continue
             }
-            handle(from: frames[0], frames[1])
+            handle(from: frames[0], frames[1], key: key.flatMap { $0.isEmpty ? nil : $0 })
         }
     }
 

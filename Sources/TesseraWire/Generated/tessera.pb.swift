@@ -86,6 +86,9 @@ public nonisolated enum Tessera_V1_ErrorCode: SwiftProtobuf.Enum, Swift.CaseIter
   /// Reject: no session for this peer (e.g. coordinator restarted); send Hello again
   case unknownWorker // = 4
 
+  /// Reject: a live session holds this worker id; wait and say Hello again
+  case workerIDInUse // = 5
+
   /// the segment's packets failed to decode
   case corruptSource // = 10
 
@@ -116,6 +119,7 @@ public nonisolated enum Tessera_V1_ErrorCode: SwiftProtobuf.Enum, Swift.CaseIter
     case 2: self = .badMessage
     case 3: self = .unauthorized
     case 4: self = .unknownWorker
+    case 5: self = .workerIDInUse
     case 10: self = .corruptSource
     case 11: self = .unsupported
     case 12: self = .encoder
@@ -133,6 +137,7 @@ public nonisolated enum Tessera_V1_ErrorCode: SwiftProtobuf.Enum, Swift.CaseIter
     case .badMessage: return 2
     case .unauthorized: return 3
     case .unknownWorker: return 4
+    case .workerIDInUse: return 5
     case .corruptSource: return 10
     case .unsupported: return 11
     case .encoder: return 12
@@ -150,6 +155,7 @@ public nonisolated enum Tessera_V1_ErrorCode: SwiftProtobuf.Enum, Swift.CaseIter
     .badMessage,
     .unauthorized,
     .unknownWorker,
+    .workerIDInUse,
     .corruptSource,
     .unsupported,
     .encoder,
@@ -1070,7 +1076,7 @@ nonisolated extension Tessera_V1_ProtocolVersion: SwiftProtobuf._ProtoNameProvid
 }
 
 nonisolated extension Tessera_V1_ErrorCode: SwiftProtobuf._ProtoNameProviding {
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0ERROR_CODE_UNSPECIFIED\0\u{1}ERROR_CODE_UNSUPPORTED_VERSION\0\u{1}ERROR_CODE_BAD_MESSAGE\0\u{1}ERROR_CODE_UNAUTHORIZED\0\u{1}ERROR_CODE_UNKNOWN_WORKER\0\u{2}\u{6}ERROR_CODE_CORRUPT_SOURCE\0\u{1}ERROR_CODE_UNSUPPORTED\0\u{1}ERROR_CODE_ENCODER\0\u{1}ERROR_CODE_CANCELLED\0\u{1}ERROR_CODE_INTERNAL\0\u{1}ERROR_CODE_RETURNED\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0ERROR_CODE_UNSPECIFIED\0\u{1}ERROR_CODE_UNSUPPORTED_VERSION\0\u{1}ERROR_CODE_BAD_MESSAGE\0\u{1}ERROR_CODE_UNAUTHORIZED\0\u{1}ERROR_CODE_UNKNOWN_WORKER\0\u{1}ERROR_CODE_WORKER_ID_IN_USE\0\u{2}\u{5}ERROR_CODE_CORRUPT_SOURCE\0\u{1}ERROR_CODE_UNSUPPORTED\0\u{1}ERROR_CODE_ENCODER\0\u{1}ERROR_CODE_CANCELLED\0\u{1}ERROR_CODE_INTERNAL\0\u{1}ERROR_CODE_RETURNED\0")
 }
 
 nonisolated extension Tessera_V1_Envelope: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {

@@ -45,6 +45,14 @@ extension ZMQSocket {
     /// - Returns: the frames, or nil when the time ran out (or a signal interrupted the wait).
     /// - Throws: `.closed` when the socket is closed or the context shut down; other `.zmq(errno:)`.
     public func receive(timeoutMilliseconds: Int32? = nil) throws(WireError) -> [Data]? {
+        try receive(timeoutMilliseconds: timeoutMilliseconds, property: nil)?.frames
+    }
+
+    /// `receive`, also reading a metadata property of the connection the message came on (libzmq's
+    /// `zmq_msg_gets`), e.g. "User-Id": the CURVE public key the ZAP handler accepted.
+    public func receive(timeoutMilliseconds: Int32? = nil, property: String?) throws(WireError)
+        -> (frames: [Data], property: String?)?
+    {
         let socket = try open()
         var flags: Int32 = 0
         if let timeoutMilliseconds {
@@ -53,17 +61,23 @@ extension ZMQSocket {
             flags = ZMQ_DONTWAIT
         }
         var frames: [Data] = []
+        var value: String?
         while true {
-            guard let (frame, more) = try receiveFrame(socket, flags: frames.isEmpty ? flags : 0) else {
+            // A ROUTER makes the routing-id frame itself: the connection's metadata is on the frames after it.
+            guard let (frame, more) = try receiveFrame(socket, flags: frames.isEmpty ? flags : 0,
+                                                       property: property, value: &value)
+            else {
                 return nil
             }
             frames.append(frame)
-            if !more { return frames }
+            if !more { return (frames, value) }
         }
     }
 
-    /// One frame and whether more follow; nil when nothing is there with ZMQ_DONTWAIT.
-    private func receiveFrame(_ socket: UnsafeMutableRawPointer, flags: Int32) throws(WireError) -> (Data, Bool)? {
+    /// One frame and whether more follow; nil when nothing is there with ZMQ_DONTWAIT. Reads `property`
+    /// of the frame into `value` when asked.
+    private func receiveFrame(_ socket: UnsafeMutableRawPointer, flags: Int32, property: String? = nil,
+                              value: inout String?) throws(WireError) -> (Data, Bool)? {
         let message = UnsafeMutablePointer<zmq_msg_t>.allocate(capacity: 1)
         zmq_msg_init(message)
         while zmq_msg_recv(message, socket, flags) < 0 {
@@ -75,6 +89,7 @@ extension ZMQSocket {
             throw WireError.zmqFailure("receive on a \(type) socket")
         }
         let more = zmq_msg_more(message) != 0
+        if let property, let text = zmq_msg_gets(message, property) { value = String(cString: text) }
         let size = zmq_msg_size(message)
         guard size >= Self.zeroCopyThreshold else {
             let data = Data(bytes: zmq_msg_data(message), count: size)
