@@ -113,7 +113,12 @@ struct RunCommand: ParsableCommand {
         reporter.finish()
         switch status.state {
         case .completed:
-            if json, let report = coordinator.report(of: status.id) {
+            let report = coordinator.report(of: status.id)
+            let fields = report.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            for line in fields?["notCarried"] as? [String] ?? [] {
+                FileHandle.standardError.write(Data("tessera: warning: \(line)\n".utf8))
+            }
+            if json, let report {
                 print(report)
             } else if !quiet {
                 print(String(format: "wrote %@, %d frames in %d segments, %.1f fps, %.2fs", outputURL.path,

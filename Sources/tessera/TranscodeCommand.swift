@@ -68,6 +68,7 @@ struct TranscodeCommand: ParsableCommand {
             throw ExitCode(ExitStatus(error).rawValue)
         }
         reporter.finish()
+        for line in report.notCarried { FileHandle.standardError.write(Data("tessera: warning: \(line)\n".utf8)) }
         if json {
             print(try ReportJSON.encode(report))
         } else if !quiet {

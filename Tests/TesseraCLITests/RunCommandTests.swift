@@ -66,3 +66,40 @@ import Testing
         #expect(r.stderr.contains("verification"))
     }
 }
+
+/// A source with two audio tracks, a subtitle track and chapters: what the output does not carry is
+/// named in a warning and in the report, for `transcode` and for `run` (it was dropped without a word).
+@Suite(.serialized) struct NotCarriedTests {
+    static func makeSource(_ dir: URL) throws -> URL {
+        let srt = dir.appendingPathComponent("sub.srt"), chapters = dir.appendingPathComponent("chapters.txt")
+        try "1\n00:00:00,500 --> 00:00:01,500\nhello\n".write(to: srt, atomically: true, encoding: .utf8)
+        try ";FFMETADATA1\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=0\nEND=1000\ntitle=One\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=1000\nEND=2000\ntitle=Two\n"
+            .write(to: chapters, atomically: true, encoding: .utf8)
+        let src = dir.appendingPathComponent("multi.mkv")
+        _ = try TestMedia.run("ffmpeg", ["-hide_banner", "-loglevel", "error", "-y",
+            "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:duration=2",
+            "-f", "lavfi", "-i", "sine=frequency=440:duration=2", "-f", "lavfi", "-i", "sine=frequency=660:duration=2",
+            "-i", srt.path, "-i", chapters.path, "-map", "0:v", "-map", "1:a", "-map", "2:a", "-map", "3:s",
+            "-map_metadata", "4", "-map_chapters", "4",
+            "-c:v", "libx264", "-preset", "ultrafast", "-g", "30", "-c:a", "aac", "-c:s", "srt",
+            "-metadata:s:a:0", "language=eng", "-metadata:s:a:1", "language=fre", "-metadata:s:a:1", "title=Français",
+            "-metadata:s:s:0", "language=eng", src.path])
+        return src
+    }
+
+    @Test(arguments: [["transcode"], ["run", "--workers", "1", "--segment-duration", "1"]])
+    func whatIsNotCarriedIsNamed(command: [String]) throws {
+        let dir = try TestMedia.makeDirectory("not-carried")
+        defer { TestMedia.cleanup(dir) }
+        let src = try Self.makeSource(dir)
+        let out = dir.appendingPathComponent("out.mp4")
+        let r = try TestMedia.runCapturing(TestMedia.tesseraBinary.path,
+                                           [command[0], src.path, "-o", out.path, "--json", "--quiet"] + command.dropFirst())
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("warning: track 2: audio (aac, fre, \"Français\") is not carried"), "\(r.stderr)")
+        #expect(r.stderr.contains("warning: track 3: subtitle (subrip"), "\(r.stderr)")
+        #expect(r.stderr.contains("2 chapters not carried"), "\(r.stderr)")
+        let json = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
+        #expect((json?["notCarried"] as? [String])?.count == 3, "\(r.stdout)")
+    }
+}

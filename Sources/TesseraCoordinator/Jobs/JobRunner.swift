@@ -88,6 +88,14 @@ final class JobRunner: @unchecked Sendable {
             let leftovers = AssetWriter.removeLeftovers(of: record.output)
             if leftovers > 0 { log.info("job \(jobID): removed \(leftovers) unfinished output file(s) of an earlier run") }
             if record.state != .planning { _ = try farm.store.transition(jobID, to: .planning) }
+            // What the source itself says about its ends is known now, not after the work: its own
+            // audio/video end gap is what the verifier will hold the output to.
+            let gap = OutputVerifier.audioEndGap(of: record.source, range: record.request.timeRange)
+            session.sourceAudioEndGap = gap
+            if gap != .zero {
+                let text = String(format: "%.3f s %@", abs(gap.seconds), gap > .zero ? "after" : "before")
+                log.info("job \(jobID): the source's audio ends \(text) its video; the output will keep that gap")
+            }
             let (id, store, board, farm) = (jobID, farm.store, farm.board, farm)
             let priority = record.priority, created = record.createdAt
             session.makeSegmentExecutor = { plan throws(MediaError) in
@@ -116,6 +124,7 @@ final class JobRunner: @unchecked Sendable {
                 }
             }
             let report = try session.export()
+            for line in report.notCarried { log.warning("job \(jobID): \(line)") }
             if let json = try? JSONEncoder().encode(report) { try farm.store.setReport(jobID: jobID, json: String(decoding: json, as: UTF8.self)) }
             _ = try farm.store.transition(jobID, to: .completed)
             try? farm.spool.remove(jobID: jobID)

@@ -36,6 +36,9 @@ public struct ExportReport: Sendable, Codable {
     public var duration: MediaTime
     public var video: Video?
     public var audio: Audio?
+    /// What the source holds that the output does not (other audio tracks, subtitles, attachments,
+    /// chapters), one line each; every line is also a warning.
+    public var notCarried: [String] = []
     public var bytes: Int
     public var wallSeconds: Double
     /// Video frames encoded per second of wall time.

@@ -50,6 +50,12 @@ public final class ExportSession: @unchecked Sendable {
     public var progressHandler: (@Sendable (ExportProgress) -> Void)?
 
     private let cancelLock = NSLock()
+    /// How much later the source's audio ends than its video in the exported range, when the caller
+    /// measured it before the work (`OutputVerifier.audioEndGap`) to report it then; nil measures it at
+    /// verification.
+    public var sourceAudioEndGap: MediaTime?
+    /// `notCarried` of the export running, for its report.
+    private var notCarriedLines: [String] = []
     private var cancelled = false
     private var activeFailure: PipelineFailure?
 
@@ -91,6 +97,7 @@ public final class ExportSession: @unchecked Sendable {
         let assetDuration = reader.duration
         let range = try resolveRange(assetDuration: assetDuration)
         reader.timeRange = range
+        notCarriedLines = Self.notCarried(reader, settings: settings)
         let failure = reader.failure
         cancelLock.lock()
         activeFailure = failure
@@ -189,7 +196,7 @@ public final class ExportSession: @unchecked Sendable {
         verifier.expectation = .presentationTimes(expected)
         verifier.expectedStart = expected.first ?? .zero
         verifier.expectationSource = sourcePath
-        verifier.expectedAudioEndGap = OutputVerifier.audioEndGap(of: sourcePath, range: timeRange)
+        verifier.expectedAudioEndGap = sourceAudioEndGap ?? OutputVerifier.audioEndGap(of: sourcePath, range: timeRange)
         verifier.videoDecoding = videoDecoding
         let report = try verifier.verify()
         guard report.passed else {
@@ -222,6 +229,7 @@ public final class ExportSession: @unchecked Sendable {
         report.bytes = bytes ?? 0
         report.wallSeconds = wall
         report.video?.processorChoice = backendChoice?.description
+        report.notCarried = notCarriedLines
         report.framesPerSecond = wall > 0 ? Double(report.video?.frames ?? 0) / wall : 0
         return report
     }
