@@ -193,8 +193,12 @@ extension Dispatcher {
                     try? FileManager.default.removeItem(at: file)
                 }
             } catch {
-                logger.error("result \(key) could not be kept: \(error)")
-                requeueOrFail(key, error: "result unusable: \(error)", counts: true, worker: sessions[routingID]?.id)
+                if isDataFolderFull(error) {
+                    dataFolderFull(job: key.job, error)
+                } else {
+                    logger.error("result \(key) could not be kept: \(error)")
+                    requeueOrFail(key, error: "result unusable: \(error)", counts: true, worker: sessions[routingID]?.id)
+                }
             }
         }
         send(.ack(key.ref), to: routingID)
@@ -234,7 +238,14 @@ extension Dispatcher {
             outcome = try farm.store.failAttempt(jobID: key.job, segment: key.segment, attempt: key.attempt,
                                                  error: error, counts: counts, maxFailures: configuration.maxAttempts)
         } catch {
-            logger.error("job store: \(error)")
+            if isDataFolderFull(error) {
+                dataFolderFull(job: key.job, error)
+            } else {
+                // Off the board as well, so the stall check does not retry this every tick.
+                farm.stopJob(key.job, "the job store failed recording an attempt of segment \(key.segment): \(error)",
+                             reason: "job failed")
+                logger.error("job \(key.job): job store: \(error)")
+            }
             return
         }
         switch outcome {
@@ -245,6 +256,16 @@ extension Dispatcher {
         case .stale:
             break
         }
+    }
+
+    /// The data folder (spool or SQLite) is full: the job cannot keep what its workers finish, so it fails
+    /// now with that cause (no worker is blamed, no attempt counted), once, instead of retrying the
+    /// write every tick. Other jobs fail the same way as their results arrive; new jobs run again once
+    /// space is freed.
+    func dataFolderFull(job: String, _ error: any Error) {
+        let message = dataFolderFullMessage(error)
+        if farm.board.knows(job: job) { logger.error("job \(job) failed: \(message)") }
+        farm.stopJob(job, message, reason: "data folder full")
     }
 
     /// Forgets a worker; everything it held goes back to the queue. A worker that went silent or came
@@ -289,12 +310,32 @@ extension Dispatcher {
         for rid in sessions.keys.sorted(by: { sessions[$0]!.holding.count < sessions[$1]!.holding.count }) {
             while let s = sessions[rid], s.credit > 0, !s.draining, (quarantinedUntil[s.id] ?? 0) <= now {
                 let deadline = now + configuration.stallTimeout
-                guard let next = farm.board.next(worker: s.id, now: now, accepts: { job, work in
+                var leaseFailure: (job: String, error: any Error)?
+                let leased = farm.board.next(worker: s.id, now: now, accepts: { job, work in
                     Self.canRun(work, s.capabilities) && !self.shouldAvoid(job: job, work: work, worker: s.id, now: now)
                 },
                                                  attempt: { job, segment in
-                    try? self.farm.store.lease(jobID: job, segment: segment, worker: s.id, deadline: deadline).attempt
-                }) else { break }  // nothing this worker can do; the next worker may
+                    do {
+                        return try self.farm.store.lease(jobID: job, segment: segment, worker: s.id, deadline: deadline).attempt
+                    } catch {
+                        leaseFailure = (job, error)
+                        return nil
+                    }
+                })
+                // A lease the store could not record (its segment is off the board now) fails its job with
+                // the cause, once; a segment the store no longer has pending was simply taken elsewhere.
+                if let (job, error) = leaseFailure {
+                    if isDataFolderFull(error) {
+                        dataFolderFull(job: job, error)
+                    } else if case .notFound? = error as? StoreError {
+                    } else {
+                        farm.stopJob(job, "the job store could not record a lease: \(error)", reason: "job failed")
+                    }
+                }
+                guard let next = leased else {
+                    if leaseFailure != nil { continue }
+                    break  // nothing this worker can do; the next worker may
+                }
                 let key = TaskKey(job: next.job, segment: next.work.spec.index, attempt: next.attempt)
                 let task: Tessera_V1_SegmentTask
                 do { task = try Tessera_V1_SegmentTask(next.work) } catch {

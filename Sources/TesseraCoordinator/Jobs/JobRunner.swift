@@ -112,7 +112,7 @@ final class JobRunner: @unchecked Sendable {
                     _ = try store.transition(id, to: .running)
                     if !finished.isEmpty { log.info("job \(id): \(finished.count) of \(plan.count) segments already spooled") }
                 } catch {
-                    throw MediaError(.ffmpeg, "job store: \(error)")
+                    throw MediaError(.ffmpeg, isDataFolderFull(error) ? dataFolderFullMessage(error) : "\(error)")
                 }
                 return RemoteSegmentExecutor(job: id, farm: farm)
             }
@@ -138,11 +138,41 @@ final class JobRunner: @unchecked Sendable {
                 try? farm.spool.remove(jobID: jobID)
                 log.info("job \(jobID) cancelled")
             case nil:
-                _ = try? farm.store.transition(jobID, to: .failed, error: "\(error)")
-                try? farm.spool.remove(jobID: jobID)
                 log.error("job \(jobID) failed: \(error)")
+                try? farm.spool.remove(jobID: jobID)
+                recordFailure("\(error)")
             }
         }
+    }
+}
+
+extension JobRunner {
+    /// Marks the job failed in the store. A store that cannot write (its disk is full) is tried again
+    /// every few seconds until it can, so the job does not stay "running" once space is back; a
+    /// coordinator shutting down stops trying (the job then fails again when it resumes).
+    fileprivate func recordFailure(_ message: String) {
+        var warned = false
+        while true {
+            do {
+                _ = try farm.store.transition(jobID, to: .failed, error: message)
+                return
+            } catch {
+                if case .illegalTransition = error { return }
+                if !warned { farm.logger.error("job \(jobID): cannot record the failure yet: \(error); retrying") }
+                warned = true
+                if stopRequested(within: 5) { return }
+            }
+        }
+    }
+
+    /// Waits up to `seconds`; true as soon as the job is asked to stop.
+    private func stopRequested(within seconds: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if stopReason.get() != nil { return true }
+            Thread.sleep(forTimeInterval: 0.25)
+        }
+        return stopReason.get() != nil
     }
 }
 
