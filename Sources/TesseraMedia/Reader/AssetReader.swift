@@ -97,12 +97,23 @@ public final class AssetReader: @unchecked Sendable {
     func ticks(for stream: UnsafeMutablePointer<AVStream>) -> TickRange {
         let tb = stream.pointee.time_base
         let offset = av_rescale_q(input.startTime, tessera_AV_TIME_BASE_Q(), tb)
-        guard let range = timeRange else { return TickRange(start: offset, end: Int64.max, offset: offset) }
+        // MP4/QuickTime audio ends where its track says (the edit list trims the encoder's padding off
+        // the last AAC frame, which the decoder still outputs whole): the output's audio then ends exactly
+        // where the source's does, not up to a frame later. Other containers' durations can be estimates
+        // (MPEG-TS) or carry the trim in the packets (Matroska's DiscardPadding), so they are not used.
+        let st = stream.pointee, none = tessera_AV_NOPTS_VALUE()
+        var declaredEnd = Int64.max
+        if input.formatName.hasPrefix("mov,"), st.codecpar.pointee.codec_type == AVMEDIA_TYPE_AUDIO,
+           st.start_time != none, st.duration != none,
+           st.duration > 0, case let (end, overflow) = st.start_time.addingReportingOverflow(st.duration), !overflow {
+            declaredEnd = end
+        }
+        guard let range = timeRange else { return TickRange(start: offset, end: declaredEnd, offset: offset) }
         // A frame at tick t is inside [start, end) when t·tb ≥ start, i.e. t ≥ ⌈start / tb⌉.
         let start = TickMath.ceilTicks(range.start, tb) + offset
         let end = range.duration.flags.contains(.positiveInfinity)
             ? Int64.max : TickMath.ceilTicks(range.start, plus: range.duration, tb) + offset
-        return TickRange(start: start, end: end, offset: offset)
+        return TickRange(start: start, end: min(end, declaredEnd), offset: offset)
     }
 }
 
