@@ -76,6 +76,18 @@ import Testing
         await server.stop()
     }
 
+    /// A JSON body past the 1 MiB limit is 413 with the JSON error body (it was a 500).
+    @Test func anOversizedJSONBodyIs413() async throws {
+        let server = try await TestServer.start(token: "t")
+        let body = Data(#"{"source":""#.utf8) + Data(repeating: UInt8(ascii: "a"), count: 2 << 20) + Data(#""}"#.utf8)
+        let answer = try await server.raw("POST", "/v1/jobs", body: body,
+                                          headers: ["Authorization": "Bearer t", "Content-Type": "application/json"])
+        #expect(answer.status == 413)
+        #expect(try answer.body.errorAnswer().error == "payloadTooLarge")
+        #expect(await server.farm.requests.isEmpty)
+        await server.stop()
+    }
+
     /// A known path asked with a method it does not answer: 405 with Allow, as openapi.yaml says.
     @Test(arguments: [("DELETE", "/v1/jobs", "GET, POST"), ("TRACE", "/v1/workers", "GET"), ("PUT", "/v1/jobs/j-1", "GET"),
                       ("GET", "/v1/jobs/j-1/cancel", "POST"), ("PATCH", "/healthz", "GET"), ("GET", "/v1/uploads", "POST")])

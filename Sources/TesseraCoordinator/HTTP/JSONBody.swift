@@ -23,6 +23,10 @@ enum JSONBody {
             buffer = try await request.body.collect(upTo: maxBytes)
         } catch let error as HTTPError where error.status == .contentTooLarge {
             throw APIError.payloadTooLarge("the JSON body is larger than \(maxBytes) bytes")
+        } catch where "\(Swift.type(of: error))" == "NIOTooManyBytesError" {
+            // What `collect(upTo:)` throws when the body streams past the limit: the same 413, not a 500.
+            // Matched by name: NIOCore, where the type lives, is not a direct dependency of this package.
+            throw APIError.payloadTooLarge("the JSON body is larger than \(maxBytes) bytes")
         }
         guard buffer.readableBytes > 0 else {
             throw APIError.invalidRequest("the body is empty; expected a JSON \(T.self) object")
