@@ -141,6 +141,7 @@ extension Dispatcher {
     /// attempt was leased to, so an earlier attempt's holder is recognised after a restart too.
     func isHolder(_ key: TaskKey, _ routingID: Data) -> Bool {
         guard let id = sessions[routingID]?.id else { return false }
+        if let holder = leaseHolders[key] { return holder == id }
         return (try? farm.store.holder(jobID: key.job, segment: key.segment, attempt: key.attempt)) == id
     }
 
@@ -283,6 +284,7 @@ extension Dispatcher {
     func housekeeping(now: Double) {
         let interval = configuration.heartbeatInterval
         failedOn = failedOn.filter { farm.board.wants(job: $0.key.job, segment: $0.key.segment) }
+        leaseHolders = leaseHolders.filter { farm.board.wants(job: $0.key.job, segment: $0.key.segment) }
         quarantinedUntil = quarantinedUntil.filter { $0.value > now }
         for (rid, s) in sessions {
             if now - s.lastSeen > interval * Double(configuration.liveness) {
@@ -345,6 +347,7 @@ extension Dispatcher {
                 }
                 sessions[rid]!.credit -= 1
                 sessions[rid]!.holding.insert(key)
+                leaseHolders[key] = s.id
                 send(.assign(key.ref, task: task, leaseDeadlineUnixMilliseconds: Int64(deadline * 1000)), to: rid)
             }
         }

@@ -32,6 +32,9 @@ final class Dispatcher: @unchecked Sendable {
     var router: ZMQSocket!
     var sessions: [Data: WorkerSession] = [:]
     var lastHousekeeping = 0.0
+    /// Who each attempt leased in this run went to: `isHolder` looks here before asking the store (which
+    /// also knows the attempts of earlier runs). Entries go when their segment is no longer wanted.
+    var leaseHolders: [TaskKey: String] = [:]
     /// Whether workers connect with CURVE (then each message carries its sender's public key).
     var curve: Bool { configuration.curveSecretFile != nil }
     /// With CURVE, the key each worker id first said Hello with: that id is refused to any other key.
