@@ -120,7 +120,8 @@ extension Asset {
 
     /// `ticks` of `timeBase` as an exact media time (timescale = the time base's denominator).
     ///
-    /// When `ticks × numerator` does not fit in 64 bits the time is rounded to microseconds and
+    /// When `ticks × numerator` does not fit in 64 bits the time is rounded (to microseconds, or coarser
+    /// where even those overflow) and
     /// flagged `hasBeenRounded`. `AV_NOPTS_VALUE` and a meaningless time base give `.invalid`.
     static func time(_ ticks: Int64, in timeBase: AVRational) -> MediaTime {
         guard ticks != tessera_AV_NOPTS_VALUE(), timeBase.num > 0, timeBase.den > 0 else { return .invalid }
@@ -130,8 +131,11 @@ extension Asset {
         let num = timeBase.num / a, den = timeBase.den / a
         let (value, overflow) = ticks.multipliedReportingOverflow(by: Int64(num))
         if !overflow { return MediaTime(value: value, timescale: den) }
-        return MediaTime(value: av_rescale_q(ticks, timeBase, tessera_AV_TIME_BASE_Q()), timescale: AV_TIME_BASE,
-                         flags: [.valid, .hasBeenRounded])
+        // av_rescale_q answers INT64_MIN when even microseconds overflow; seconds through a Double keep
+        // the sign and magnitude (coarser timescales, then ±infinity, as the value demands).
+        var rounded = MediaTime(seconds: Double(ticks) * Double(num) / Double(den), preferredTimescale: AV_TIME_BASE)
+        rounded.flags.insert(.hasBeenRounded)
+        return rounded
     }
 
     /// The duration of one frame at `rate` frames per second (`1 / rate`), `.invalid` for 0/0 and the like.

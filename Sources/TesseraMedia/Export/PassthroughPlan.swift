@@ -84,7 +84,7 @@ final class PassthroughPlan: ExportPlan, @unchecked Sendable {
 
     var report: ExportReport {
         var r = ExportReport(source: "", output: "", fileType: "", preset: nil, passthrough: true, timeRange: nil,
-                             duration: MediaTime(value: Int64((reached.get() * 1_000_000).rounded()), timescale: 1_000_000),
+                             duration: MediaTime(seconds: reached.get(), preferredTimescale: 1_000_000),
                              video: nil, audio: nil, bytes: 0, wallSeconds: 0, framesPerSecond: 0)
         for leg in legs {
             let c = leg.source.parameters

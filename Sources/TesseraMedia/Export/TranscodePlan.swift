@@ -189,13 +189,13 @@ final class TranscodePlan: ExportPlan, @unchecked Sendable {
                             pixelFormat: PixelFormat(AVPixelFormat(rawValue: c.format)).rawValue,
                             frames: video.input.packetCount, rotation: video.rotation.degrees,
                             processor: processorName.get())
-            r.duration = MediaTime(value: Int64((videoEnd.get() * 1_000_000).rounded()), timescale: 1_000_000)
+            r.duration = MediaTime(seconds: videoEnd.get(), preferredTimescale: 1_000_000)
         }
         if let audio {
             r.audio = .init(codec: audio.settings.codec.rawValue, sampleRate: audio.sampleRate, channels: audio.channels,
                             packets: audio.input.packetCount)
             if video == nil {
-                r.duration = MediaTime(value: Int64((audioEnd.get() * 1_000_000).rounded()), timescale: 1_000_000)
+                r.duration = MediaTime(seconds: audioEnd.get(), preferredTimescale: 1_000_000)
             }
         }
         return r

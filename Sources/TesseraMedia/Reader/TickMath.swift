@@ -23,9 +23,11 @@ enum TickMath {
         return ceilTicks(numerator: a, denominator: Int128(start.timescale) * Int128(duration.timescale), tb)
     }
 
-    /// A tick count as exact media time in the stream's time base.
+    /// A tick count as exact media time in the stream's time base. Ticks come from files: where
+    /// ticks × numerator does not fit in 64 bits, `Asset.time` rounds to microseconds instead of trapping.
     static func time(_ ticks: Int64, _ tb: AVRational) -> MediaTime {
         if tb.num == 1 { return MediaTime(value: ticks, timescale: tb.den) }
-        return MediaTime(value: ticks * Int64(tb.num), timescale: tb.den)
+        let (value, overflow) = ticks.multipliedReportingOverflow(by: Int64(tb.num))
+        return overflow ? Asset.time(ticks, in: tb) : MediaTime(value: value, timescale: tb.den)
     }
 }

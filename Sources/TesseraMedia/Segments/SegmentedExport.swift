@@ -196,7 +196,7 @@ final class SegmentedExport: @unchecked Sendable {
                             pixelFormat: PixelFormat(AVPixelFormat(rawValue: c.format)).rawValue,
                             frames: input.packetCount, rotation: rotation.degrees, processor: processorName)
         }
-        r.duration = MediaTime(value: Int64((videoEnd * 1_000_000).rounded()), timescale: 1_000_000)
+        r.duration = MediaTime(seconds: videoEnd, preferredTimescale: 1_000_000)
         r.segments = segmentCount
         return r
     }
