@@ -66,7 +66,8 @@ enum SegmentPlanner {
             let keyframeAt = frames.map { packets[$0].isKeyframe }
             // No piece shorter than two thirds of the target: a short segment costs a keyframe and an
             // encoder's start-up for little time (VP9 realtime lost 0.8 dB on 15-frame pieces).
-            let frameTicks = Double(ptsOfFrame.last! - ptsOfFrame.first!) / Double(max(1, frames.count - 1))
+            // In Doubles: the held frame before the range can carry any pts a file wrote (Int64.min + 1).
+            let frameTicks = (Double(ptsOfFrame.last!) - Double(ptsOfFrame.first!)) / Double(max(1, frames.count - 1))
             let minimum = min(Double(frames.count), Double(targetTicks) * 2 / 3 / max(frameTicks, 1))
             cuts = balanceTail(cuts, framePTS: ptsOfFrame, isKeyframe: keyframeAt, parallel: parallel,
                                minimumFrames: max(8, Int(minimum.rounded(.up))))

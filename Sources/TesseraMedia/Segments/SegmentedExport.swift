@@ -144,7 +144,11 @@ final class SegmentedExport: @unchecked Sendable {
                              into executor: any SegmentExecutor) throws(MediaError) {
         let input = try InputFile(path: reader.path)
         var buffer: [EncodedPacket] = []
-        var bufferStart = plan[0].decodePackets.lowerBound
+        // The first packet any segment from i on needs: decode ranges need not start in plan order (a
+        // keyframe shown late can be decoded early), so packets are kept until no later segment needs them.
+        var firstNeeded = plan.map(\.decodePackets.lowerBound)
+        for i in firstNeeded.indices.reversed().dropFirst() { firstNeeded[i] = min(firstNeeded[i], firstNeeded[i + 1]) }
+        var bufferStart = firstNeeded[0]
         var decodeIndex = 0
         var nextSegment = 0
         let packet = try Packet()
@@ -156,10 +160,18 @@ final class SegmentedExport: @unchecked Sendable {
             while nextSegment < plan.count, plan[nextSegment].decodePackets.upperBound <= decodeIndex {
                 let spec = plan[nextSegment]
                 if !executor.isFinished(spec.index) {
+                    // A file whose keyframes decode far from where they are shown can plan a segment
+                    // starting before packets already dropped: refuse it rather than slice out of range.
+                    let lower = spec.decodePackets.lowerBound - bufferStart
+                    let upper = spec.decodePackets.upperBound - bufferStart
+                    guard lower >= 0, lower <= upper, upper <= buffer.count else {
+                        throw MediaError(.unsupported, path: reader.path, "segment \(spec.index) needs packets "
+                                         + "\(spec.decodePackets) that were read before it: this file's decode order "
+                                         + "cannot be segmented; transcode it in one pass")
+                    }
                     var work = template
                     work.spec = spec
-                    work.packets = Array(buffer[(spec.decodePackets.lowerBound - bufferStart)
-                                                ..< (spec.decodePackets.upperBound - bufferStart)])
+                    work.packets = Array(buffer[lower ..< upper])
                     work.endTick = nextSegment == plan.count - 1
                         ? lastEnd : spec.timeMap.output(spec.presentationRange.upperBound)
                     guard executor.schedule(work) else { return }
@@ -167,7 +179,7 @@ final class SegmentedExport: @unchecked Sendable {
                 nextSegment += 1
                 // Drop packets no later segment needs.
                 if nextSegment < plan.count {
-                    let keep = plan[nextSegment].decodePackets.lowerBound
+                    let keep = firstNeeded[nextSegment]
                     if keep > bufferStart {
                         buffer.removeFirst(min(buffer.count, keep - bufferStart))
                         bufferStart = keep
