@@ -28,15 +28,10 @@ extension Coordinator: FarmService {
         }
         let settings = JobRunner.settings(for: request)
         let type = settings.fileType ?? request.output.flatMap(FileType.inferred(fromPath:)) ?? .mp4
-        guard let video = settings.video, !settings.passthrough else {
+        guard settings.video != nil, !settings.passthrough else {
             throw FarmError(.invalidRequest, "settings: farm jobs transcode video; use `tessera transcode` for passthrough or audio-only")
         }
-        guard type.canHold(video.codec) else {
-            throw FarmError(.invalidRequest, "fileType: \(type.rawValue) cannot hold \(video.codec.rawValue) video")
-        }
-        if let audio = settings.audio, !type.canHold(audio.codec) {
-            throw FarmError(.invalidRequest, "fileType: \(type.rawValue) cannot hold \(audio.codec.rawValue) audio")
-        }
+        if let why = settings.containerProblem(type) { throw FarmError(.invalidRequest, "fileType: \(why)") }
         // The encoders open with these settings, or the job is refused now rather than after its work.
         do {
             try await Self.offPool { try EncoderCheck.check(settings, fileType: type) }

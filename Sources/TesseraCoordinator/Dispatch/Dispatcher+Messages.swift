@@ -375,6 +375,6 @@ extension Dispatcher {
     }
 
     static func describe(_ routingID: Data) -> String {
-        String(decoding: routingID, as: UTF8.self).filter { $0.isASCII && !$0.isNewline }
+        String(decoding: routingID, as: UTF8.self).logSafe()
     }
 }

@@ -141,18 +141,18 @@ extension JobRequest {
 extension OutputSettings {
     /// - Throws: `JobRequestError` naming the first field (under `field`) outside `JobRequestLimits`.
     public func validate(field: String) throws(JobRequestError) {
-        if let fileType {
-            if let video, !fileType.canHold(video.codec) {
-                throw JobRequestError(field: "\(field).fileType",
-                                      "\(fileType.rawValue) cannot hold \(video.codec.rawValue) video")
-            }
-            if let audio, !fileType.canHold(audio.codec) {
-                throw JobRequestError(field: "\(field).fileType",
-                                      "\(fileType.rawValue) cannot hold \(audio.codec.rawValue) audio")
-            }
+        if let fileType, let why = containerProblem(fileType) {
+            throw JobRequestError(field: "\(field).fileType", why)
         }
         if let video { try video.validate(field: "\(field).video") }
         if let audio { try audio.validate(field: "\(field).audio") }
+    }
+
+    /// Why `fileType` cannot hold these settings' codecs; nil when it can.
+    public func containerProblem(_ fileType: FileType) -> String? {
+        if let video, !fileType.canHold(video.codec) { return "\(fileType.rawValue) cannot hold \(video.codec.rawValue) video" }
+        if let audio, !fileType.canHold(audio.codec) { return "\(fileType.rawValue) cannot hold \(audio.codec.rawValue) audio" }
+        return nil
     }
 }
 

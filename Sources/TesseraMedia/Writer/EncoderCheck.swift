@@ -26,10 +26,7 @@ public enum EncoderCheck {
                 throw MediaError(.invalidArgument, "the video settings do not open \(video.codec.encoderName): "
                                  + error.message, code: error.code)
             }
-            if let muxer, let codec = avcodec_find_encoder_by_name(video.codec.encoderName),
-               avformat_query_codec(muxer, codec.pointee.id, FF_COMPLIANCE_NORMAL) != 1 {
-                throw MediaError(.invalidArgument, "\(fileType.rawValue) cannot hold \(video.codec.rawValue) video")
-            }
+            try requireMuxer(muxer, holds: video.codec.encoderName, "\(fileType.rawValue) cannot hold \(video.codec.rawValue) video")
         }
         if let audio = settings.audio {
             do {
@@ -39,10 +36,16 @@ public enum EncoderCheck {
                 throw MediaError(.invalidArgument, "the audio settings do not open \(audio.codec.encoderName): "
                                  + error.message, code: error.code)
             }
-            if let muxer, let codec = avcodec_find_encoder_by_name(audio.codec.encoderName),
-               avformat_query_codec(muxer, codec.pointee.id, FF_COMPLIANCE_NORMAL) != 1 {
-                throw MediaError(.invalidArgument, "\(fileType.rawValue) cannot hold \(audio.codec.rawValue) audio")
-            }
+            try requireMuxer(muxer, holds: audio.codec.encoderName, "\(fileType.rawValue) cannot hold \(audio.codec.rawValue) audio")
+        }
+    }
+
+    /// libavformat's own answer to whether the muxer stores what the encoder makes.
+    private static func requireMuxer(_ muxer: UnsafePointer<AVOutputFormat>?, holds encoderName: String,
+                                     _ refusal: String) throws(MediaError) {
+        guard let muxer, let codec = avcodec_find_encoder_by_name(encoderName) else { return }
+        if avformat_query_codec(muxer, codec.pointee.id, FF_COMPLIANCE_NORMAL) != 1 {
+            throw MediaError(.invalidArgument, refusal)
         }
     }
 }
