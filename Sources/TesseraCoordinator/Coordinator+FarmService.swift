@@ -47,6 +47,13 @@ extension Coordinator: FarmService {
             throw FarmError(.invalidRequest, "source: \(error)")
         }
         guard asset.firstVideoTrack != nil else { throw FarmError(.invalidRequest, "source: \(source) has no video track") }
+        let audio = asset.tracks.filter { $0.mediaType == .audio }
+        if settings.audio != nil, let selection = settings.audioTracks, !audio.isEmpty,
+           !audio.contains(where: { selection.includes(track: $0.trackID, language: $0.language) }) {
+            let available = audio.map { "track \($0.trackID) (\($0.language ?? "no language"))" }.joined(separator: ", ")
+            throw FarmError(.invalidRequest, "settings.audioTracks: no audio track matches \(selection.description); "
+                            + "the source has \(available)")
+        }
         if let range = request.timeRange, asset.duration.isNumeric, range.start >= asset.duration {
             throw FarmError(.invalidRequest, String(format: "timeRange: starts at %.3f s, after the source ends (%.3f s)",
                                                     range.start.seconds, asset.duration.seconds))

@@ -16,6 +16,10 @@ struct CodecOptions: ParsableArguments {
     var audioCodec: AudioCodec?
     @Option(help: "Audio bit rate, e.g. 128k.") var audioBitrate: String?
     @Flag(help: "Drop the audio.") var noAudio = false
+    @Option(help: "Transcode only this audio track (its number in `tessera probe`); repeat for more. Every audio track is transcoded by default.")
+    var audioTrack: [Int] = []
+    @Option(help: "Transcode only the audio tracks in this language (e.g. eng, fra); repeat for more.")
+    var audioLanguage: [String] = []
     @Flag(help: "Put the index (moov) first so playback starts before the download ends.")
     var fastStart = false
 
@@ -42,6 +46,14 @@ struct CodecOptions: ParsableArguments {
         if let b = audioBitrate, Self.bitRate(b) == nil { throw ValidationError("cannot read --audio-bitrate '\(b)'") }
         if let gop, gop < 1 { throw ValidationError("--gop must be at least 1") }
         if let size, Self.box(size) == nil { throw ValidationError("cannot read --size '\(size)'; write WxH") }
+        if noAudio && !(audioTrack.isEmpty && audioLanguage.isEmpty) {
+            throw ValidationError("--no-audio drops every audio track; leave out --audio-track and --audio-language")
+        }
+        do {
+            try AudioTrackSelection(tracks: audioTrack, languages: audioLanguage).validate(field: "audio track selection")
+        } catch {
+            throw ValidationError(error.message)
+        }
     }
 
     func apply(to settings: inout OutputSettings) {
@@ -66,6 +78,9 @@ struct CodecOptions: ParsableArguments {
             if let audioCodec { a.codec = audioCodec }
             if let b = audioBitrate.flatMap(Self.bitRate) { a.bitRate = b }
             settings.audio = a
+        }
+        if !audioTrack.isEmpty || !audioLanguage.isEmpty {
+            settings.audioTracks = AudioTrackSelection(tracks: audioTrack, languages: audioLanguage)
         }
         if fastStart { settings.optimizeForNetworkUse = true }
     }

@@ -67,39 +67,43 @@ import Testing
     }
 }
 
-/// A source with two audio tracks, a subtitle track and chapters: what the output does not carry is
-/// named in a warning and in the report, for `transcode` and for `run` (it was dropped without a word).
-@Suite(.serialized) struct NotCarriedTests {
-    static func makeSource(_ dir: URL) throws -> URL {
-        let srt = dir.appendingPathComponent("sub.srt"), chapters = dir.appendingPathComponent("chapters.txt")
-        try "1\n00:00:00,500 --> 00:00:01,500\nhello\n".write(to: srt, atomically: true, encoding: .utf8)
-        try ";FFMETADATA1\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=0\nEND=1000\ntitle=One\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=1000\nEND=2000\ntitle=Two\n"
-            .write(to: chapters, atomically: true, encoding: .utf8)
-        let src = dir.appendingPathComponent("multi.mkv")
-        _ = try TestMedia.run("ffmpeg", ["-hide_banner", "-loglevel", "error", "-y",
-            "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:duration=2",
-            "-f", "lavfi", "-i", "sine=frequency=440:duration=2", "-f", "lavfi", "-i", "sine=frequency=660:duration=2",
-            "-i", srt.path, "-i", chapters.path, "-map", "0:v", "-map", "1:a", "-map", "2:a", "-map", "3:s",
-            "-map_metadata", "4", "-map_chapters", "4",
-            "-c:v", "libx264", "-preset", "ultrafast", "-g", "30", "-c:a", "aac", "-c:s", "srt",
-            "-metadata:s:a:0", "language=eng", "-metadata:s:a:1", "language=fre", "-metadata:s:a:1", "title=Français",
-            "-metadata:s:s:0", "language=eng", src.path])
-        return src
-    }
-
+/// A source with two audio tracks, subtitles, chapters and a font: `transcode` and `run` write every
+/// audio track (it came out with the English one alone), convert the subtitles to MP4's mov_text, keep
+/// the chapters, and name the attachment MP4 cannot hold in a warning and in the report.
+@Suite(.serialized) struct TracksCarriedTests {
     @Test(arguments: [["transcode"], ["run", "--workers", "1", "--segment-duration", "1"]])
-    func whatIsNotCarriedIsNamed(command: [String]) throws {
-        let dir = try TestMedia.makeDirectory("not-carried")
+    func everyTrackIsCarriedOrNamed(command: [String]) throws {
+        let dir = try TestMedia.makeDirectory("tracks-carried")
         defer { TestMedia.cleanup(dir) }
-        let src = try Self.makeSource(dir)
+        let src = try TestMedia.makeMultiTrack(dir)
         let out = dir.appendingPathComponent("out.mp4")
         let r = try TestMedia.runCapturing(TestMedia.tesseraBinary.path,
                                            [command[0], src.path, "-o", out.path, "--json", "--quiet"] + command.dropFirst())
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(r.stderr.contains("warning: track 2: audio (aac, fre, \"Français\") is not carried"), "\(r.stderr)")
-        #expect(r.stderr.contains("warning: track 3: subtitle (subrip"), "\(r.stderr)")
-        #expect(r.stderr.contains("2 chapters not carried"), "\(r.stderr)")
+        #expect(r.stderr.contains("warning: track 4: attachment (ttf, \"font.ttf\") is not carried"), "\(r.stderr)")
         let json = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
-        #expect((json?["notCarried"] as? [String])?.count == 3, "\(r.stdout)")
+        #expect((json?["notCarried"] as? [String])?.count == 1, "\(r.stdout)")
+        let streams = try TestMedia.streams(out)
+        let audio = streams.filter { $0["codec_type"] as? String == "audio" }
+        #expect(audio.compactMap { ($0["tags"] as? [String: Any])?["language"] as? String } == ["eng", "fre"])
+        #expect(streams.contains { $0["codec_name"] as? String == "mov_text" })
+        #expect(try TestMedia.chapters(out).count == 2)
+        #expect(try TestMedia.subtitleEvents(out).count == TestMedia.multiTrackEvents.count)
+    }
+
+    @Test func anAudioTrackIsChosenByLanguage() throws {
+        let dir = try TestMedia.makeDirectory("tracks-chosen")
+        defer { TestMedia.cleanup(dir) }
+        let src = try TestMedia.makeMultiTrack(dir, attachment: false)
+        let out = dir.appendingPathComponent("out.mkv")
+        let r = try TestMedia.runCapturing(TestMedia.tesseraBinary.path,
+                                           ["transcode", src.path, "-o", out.path, "--audio-language", "fre", "--quiet"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let audio = try TestMedia.streams(out).filter { $0["codec_type"] as? String == "audio" }
+        #expect(audio.count == 1 && (audio.first?["tags"] as? [String: Any])?["language"] as? String == "fre")
+        let bad = try TestMedia.runCapturing(TestMedia.tesseraBinary.path,
+                                             ["transcode", src.path, "-o", dir.appendingPathComponent("x.mkv").path,
+                                              "--audio-language", "e1"])
+        #expect(bad.status == 64 && bad.stderr.contains("not a language code"), "\(bad.stderr)")
     }
 }

@@ -12,7 +12,8 @@ import Testing
             video: VideoSettings(codec: .hevc, maxWidth: 1280, maxHeight: 720, rateControl: .bitRate(2_500_000),
                                  speed: "fast", gopLength: 48, pixelFormat: .yuv420p10le, profile: "main10", level: 41),
             audio: AudioSettings(codec: .opus, bitRate: 96_000, sampleRate: 48_000, channelCount: 2),
-            fileType: .matroska, optimizeForNetworkUse: true),
+            fileType: .matroska, optimizeForNetworkUse: true,
+            audioTracks: AudioTrackSelection(tracks: [1], languages: ["eng"])),
         timeRange: TimeRange(start: MediaTime(value: 1001, timescale: 30000),
                              duration: MediaTime(value: 90, timescale: 30)),
         segmentDuration: 2.5, backend: .cpu, parallelism: 3, priority: 7, overwrite: true, verification: .timing)

@@ -60,7 +60,7 @@ import Testing
             #expect(problems.isEmpty, "\(name): \(problems)")
         }
         // Every property the spec lists for these schemas was present in some sample: no stale fields.
-        for name in ["JobRequest", "OutputSettings", "VideoSettings", "AudioSettings", "TimeRange", "MediaTime",
+        for name in ["JobRequest", "OutputSettings", "VideoSettings", "AudioSettings", "AudioTrackSelection", "TimeRange", "MediaTime",
                      "RateControl", "JobStatus", "WorkerStatus", "Error", "UploadAnswer"] {
             let listed = checker.properties(of: name)
             #expect(!listed.isEmpty, "\(name) lists no properties")

@@ -26,8 +26,8 @@ struct FarmRequestTests {
         return (status, lines.count > 1 ? lines[1] : "")
     }
 
-    static func settings(video: String = "", audio: String = "") -> String {
-        #"{"video":{"codec":"h264","rateControl":{"crf":{"_0":23}}\#(video)},"audio":{"codec":"aac","bitRate":128000\#(audio)},"passthrough":false,"optimizeForNetworkUse":false}"#
+    static func settings(video: String = "", audio: String = "", more: String = "") -> String {
+        #"{"video":{"codec":"h264","rateControl":{"crf":{"_0":23}}\#(video)},"audio":{"codec":"aac","bitRate":128000\#(audio)},"passthrough":false,"optimizeForNetworkUse":false\#(more)}"#
     }
 
     @Test("out-of-bounds request fields get 400 naming the field; nothing is queued")
@@ -53,6 +53,10 @@ struct FarmRequestTests {
             (#"{\#(s),"output":"missing/x.mp4"}"#, "output"),
             (#"{\#(s),"output":"\#(String(repeating: "n", count: 300)).mp4"}"#, "output"),
             (#"{\#(s),"output":"x.m4a","fileType":"m4a"}"#, "fileType"),
+            // The source's only audio track is track 1.
+            (#"{\#(s),"settings":\#(Self.settings(more: #","audioTracks":{"tracks":[9]}"#))}"#, "audioTracks"),
+            (#"{\#(s),"settings":\#(Self.settings(more: #","audioTracks":{"languages":["e1"]}"#))}"#, "audioTracks.languages"),
+            (#"{\#(s),"settings":\#(Self.settings(more: #","audioTracks":{"tracks":[4096]}"#))}"#, "audioTracks.tracks"),
         ]
         for (body, field) in cases {
             let answer = try Self.post(farm, "/v1/jobs", body)

@@ -86,6 +86,8 @@ public struct OutputSettings: Sendable, Hashable, Codable {
     public var video: VideoSettings?
     /// nil drops audio.
     public var audio: AudioSettings?
+    /// Which audio tracks are transcoded (each with `audio`); nil transcodes every one.
+    public var audioTracks: AudioTrackSelection?
     /// Copy compressed samples unchanged instead of re-encoding (the Passthrough preset).
     public var passthrough: Bool
     /// nil infers the container from the output file's extension.
@@ -99,9 +101,10 @@ public struct OutputSettings: Sendable, Hashable, Codable {
                                                 audio: AudioSettings(codec: .aac))
 
     public init(video: VideoSettings?, audio: AudioSettings?, passthrough: Bool = false, fileType: FileType? = nil,
-                optimizeForNetworkUse: Bool = false) {
+                optimizeForNetworkUse: Bool = false, audioTracks: AudioTrackSelection? = nil) {
         self.video = video
         self.audio = audio
+        self.audioTracks = audioTracks
         self.passthrough = passthrough
         self.fileType = fileType
         self.optimizeForNetworkUse = optimizeForNetworkUse

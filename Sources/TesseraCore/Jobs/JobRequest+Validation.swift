@@ -146,6 +146,7 @@ extension OutputSettings {
         }
         if let video { try video.validate(field: "\(field).video") }
         if let audio { try audio.validate(field: "\(field).audio") }
+        if let audioTracks { try audioTracks.validate(field: "\(field).audioTracks") }
     }
 
     /// Why `fileType` cannot hold these settings' codecs; nil when it can.
@@ -223,4 +224,23 @@ extension AudioSettings {
             throw JobRequestError(field: "\(field).channelCount", "must be \(JobRequestError.range(L.channelCount)), not \(n)")
         }
     }
+}
+
+extension AudioTrackSelection {
+    /// - Throws: `JobRequestError` for a track number outside 0…1023, a language that is not 2 to 8
+    ///   ASCII letters, or more than 64 entries.
+    public func validate(field: String) throws(JobRequestError) {
+        guard tracks.count + languages.count <= 64 else {
+            throw JobRequestError(field: field, "lists more than 64 tracks and languages")
+        }
+        if let bad = tracks.first(where: { !(0...1023).contains($0) }) {
+            throw JobRequestError(field: "\(field).tracks", "track numbers are 0…1023, not \(bad)")
+        }
+        if let bad = languages.first(where: { !(2...8).contains($0.utf8.count) || !$0.utf8.allSatisfy(Self.isLetter) }) {
+            throw JobRequestError(field: "\(field).languages",
+                                  "\(JobRequestError.quoted(bad)) is not a language code (2 to 8 letters, e.g. eng)")
+        }
+    }
+
+    private static func isLetter(_ byte: UInt8) -> Bool { (65...90).contains(byte) || (97...122).contains(byte) }
 }

@@ -19,6 +19,17 @@ public struct ExportReport: Sendable, Codable {
         public var sampleRate: Int
         public var channels: Int
         public var packets: Int
+        /// The source track it was made from, and its language.
+        public var sourceTrack: Int? = nil
+        public var language: String? = nil
+    }
+    public struct Subtitle: Sendable, Codable {
+        /// The source track carried.
+        public var sourceTrack: Int
+        /// Events written.
+        public var events: Int
+        /// Converted to the container's text format rather than copied.
+        public var converted: Bool
     }
 
     public var source: String
@@ -35,7 +46,15 @@ public struct ExportReport: Sendable, Codable {
     /// Output duration (the video's when there is video).
     public var duration: MediaTime
     public var video: Video?
+    /// The first audio track (as `audioTracks[0]`).
     public var audio: Audio?
+    /// Every audio track written, in output order.
+    public var audioTracks: [Audio] = []
+    /// Every subtitle track carried.
+    public var subtitleTracks: [Subtitle] = []
+    /// Attachments and chapters carried.
+    public var attachments = 0
+    public var chapters = 0
     /// What the source holds that the output does not (other audio tracks, subtitles, attachments,
     /// chapters), one line each; every line is also a warning.
     public var notCarried: [String] = []

@@ -50,12 +50,12 @@ public final class ExportSession: @unchecked Sendable {
     public var progressHandler: (@Sendable (ExportProgress) -> Void)?
 
     private let cancelLock = NSLock()
-    /// How much later the source's audio ends than its video in the exported range, when the caller
-    /// measured it before the work (`OutputVerifier.audioEndGap`) to report it then; nil measures it at
-    /// verification.
-    public var sourceAudioEndGap: MediaTime?
-    /// `notCarried` of the export running, for its report.
-    private var notCarriedLines: [String] = []
+    /// How much later each source audio track (by track number) ends than the video in the exported
+    /// range, when the caller measured it before the work (`OutputVerifier.audioEndGaps`) to report it
+    /// then; nil measures it at verification.
+    public var sourceAudioEndGaps: [Int: MediaTime]?
+    /// The tracks the export running writes, and what it does not carry (for its report).
+    private var tracks = ExportTracks()
     private var cancelled = false
     private var activeFailure: PipelineFailure?
 
@@ -97,7 +97,7 @@ public final class ExportSession: @unchecked Sendable {
         let assetDuration = reader.duration
         let range = try resolveRange(assetDuration: assetDuration)
         reader.timeRange = range
-        notCarriedLines = Self.notCarried(reader, settings: settings)
+        tracks = try ExportTracks.choose(reader, settings: settings, fileType: fileType)
         let failure = reader.failure
         cancelLock.lock()
         activeFailure = failure
@@ -111,8 +111,7 @@ public final class ExportSession: @unchecked Sendable {
             return writer
         }
         let total = range.map { $0.duration.seconds } ?? assetDuration.seconds
-        if let seconds = segmentDuration, !settings.passthrough, settings.video != nil, fileType != .m4a,
-           reader.videoTrackID != nil {
+        if let seconds = segmentDuration, !settings.passthrough, settings.video != nil, tracks.video != nil {
             return try exportSegmented(reader: reader, fileType: fileType, range: range, seconds: seconds,
                                        total: total, started: started, makeWriter: makeWriter)
         }
@@ -120,9 +119,9 @@ public final class ExportSession: @unchecked Sendable {
 
         let plan: ExportPlan
         if settings.passthrough {
-            plan = try PassthroughPlan.make(reader: reader, writer: writer, range: range)
+            plan = try PassthroughPlan.make(reader: reader, writer: writer, tracks: tracks)
         } else {
-            plan = try TranscodePlan.make(reader: reader, writer: writer, settings: settings, fileType: fileType,
+            plan = try TranscodePlan.make(reader: reader, writer: writer, settings: settings, tracks: tracks,
                                           selector.factory)
         }
         try writer.startWriting()
@@ -163,7 +162,7 @@ public final class ExportSession: @unchecked Sendable {
             throw MediaError(.invalidArgument, "segment duration and parallelism must be positive")
         }
         let segmented = SegmentedExport(reader: reader, configuration: .init(
-            settings: settings, fileType: fileType, segmentSeconds: seconds, parallel: parallel,
+            settings: settings, tracks: tracks, fileType: fileType, segmentSeconds: seconds, parallel: parallel,
             makeProcessor: selectorBox.get()!.factory, backend: backend, verification: verificationLevel,
             makeExecutor: makeSegmentExecutor,
             phase: phaseHandler ?? { _ in }))
@@ -196,7 +195,8 @@ public final class ExportSession: @unchecked Sendable {
         verifier.expectation = .presentationTimes(expected)
         verifier.expectedStart = expected.first ?? .zero
         verifier.expectationSource = sourcePath
-        verifier.expectedAudioEndGap = sourceAudioEndGap ?? OutputVerifier.audioEndGap(of: sourcePath, range: timeRange)
+        let gaps = sourceAudioEndGaps ?? OutputVerifier.audioEndGaps(of: sourcePath, range: timeRange)
+        verifier.expectedAudioEndGaps = tracks.audio.map { gaps[$0] ?? .zero }
         verifier.videoDecoding = videoDecoding
         let report = try verifier.verify()
         guard report.passed else {
@@ -229,7 +229,9 @@ public final class ExportSession: @unchecked Sendable {
         report.bytes = bytes ?? 0
         report.wallSeconds = wall
         report.video?.processorChoice = backendChoice?.description
-        report.notCarried = notCarriedLines
+        report.notCarried = tracks.notCarried
+        report.attachments = tracks.attachments.count
+        report.chapters = tracks.chapters.count
         report.framesPerSecond = wall > 0 ? Double(report.video?.frames ?? 0) / wall : 0
         return report
     }

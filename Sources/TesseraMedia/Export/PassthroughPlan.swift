@@ -14,16 +14,20 @@ final class PassthroughPlan: ExportPlan, @unchecked Sendable {
         let source: StreamDescription
     }
     private let legs: [Leg]
+    private let subtitles: [SubtitleLeg]
     private let counter = ProgressCounter()
     private let reached = Locked(0.0)
 
-    private init(legs: [Leg]) { self.legs = legs }
+    private init(legs: [Leg], subtitles: [SubtitleLeg]) {
+        self.legs = legs
+        self.subtitles = subtitles
+    }
 
     /// - Throws: `.unsupported` when the container cannot hold a source codec; `.invalidArgument` when the
     ///   source has neither video nor audio.
-    static func make(reader: AssetReader, writer: AssetWriter, range: TimeRange?) throws(MediaError) -> PassthroughPlan {
+    static func make(reader: AssetReader, writer: AssetWriter, tracks: ExportTracks) throws(MediaError) -> PassthroughPlan {
         var legs: [Leg] = []
-        for id in [reader.videoTrackID, reader.audioTrackID].compactMap({ $0 }) {
+        for id in [tracks.video].compactMap({ $0 }) + tracks.audio {
             let stream = reader.input.streams[id]
             let output = try reader.addOutput(trackID: id, decode: false)
             let input = try writer.addPassthroughInput(parameters: stream.pointee.codecpar,
@@ -34,7 +38,7 @@ final class PassthroughPlan: ExportPlan, @unchecked Sendable {
         guard !legs.isEmpty else {
             throw MediaError(.invalidArgument, path: reader.path, "has no video or audio track to copy")
         }
-        return PassthroughPlan(legs: legs)
+        return PassthroughPlan(legs: legs, subtitles: try tracks.addCarried(reader: reader, writer: writer))
     }
 
     func start(failure: PipelineFailure) -> [StageThread] {
@@ -42,6 +46,8 @@ final class PassthroughPlan: ExportPlan, @unchecked Sendable {
             StageThread("tessera.copy.\(leg.output.trackID)", failure: failure) { [self] () throws(MediaError) in
                 try copy(leg)
             }
+        } + subtitles.map { leg in
+            StageThread("tessera.subtitle.\(leg.trackID)", failure: failure) { () throws(MediaError) in try leg.run() }
         }
     }
 
@@ -94,10 +100,13 @@ final class PassthroughPlan: ExportPlan, @unchecked Sendable {
                                 pixelFormat: PixelFormat(AVPixelFormat(rawValue: c.format)).rawValue,
                                 frames: leg.input.packetCount, rotation: leg.source.rotation.degrees, processor: "none")
             } else {
-                r.audio = .init(codec: codec, sampleRate: Int(c.sample_rate), channels: Int(c.ch_layout.nb_channels),
-                                packets: leg.input.packetCount)
+                r.audioTracks.append(.init(codec: codec, sampleRate: Int(c.sample_rate), channels: Int(c.ch_layout.nb_channels),
+                                           packets: leg.input.packetCount, sourceTrack: leg.output.trackID,
+                                           language: leg.source.language))
             }
         }
+        r.audio = r.audioTracks.first
+        r.subtitleTracks = subtitles.map { .init(sourceTrack: $0.trackID, events: $0.events, converted: $0.isConverted) }
         return r
     }
 }

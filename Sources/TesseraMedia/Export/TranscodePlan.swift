@@ -26,7 +26,8 @@ final class TranscodePlan: ExportPlan, @unchecked Sendable {
     }
 
     private let video: VideoLeg?
-    private let audio: AudioLeg?
+    private let audio: [AudioLeg]
+    private let subtitles: [SubtitleLeg]
     private let makeProcessor: @Sendable (ProcessingSpec, Frame) throws(MediaError) -> any FrameProcessor
     private let videoProgress = ProgressCounter()
     private let audioProgress = ProgressCounter()
@@ -35,50 +36,57 @@ final class TranscodePlan: ExportPlan, @unchecked Sendable {
     private let videoEnd = Locked(0.0)
     private let audioEnd = Locked(0.0)
 
-    private init(video: VideoLeg?, audio: AudioLeg?,
+    private init(video: VideoLeg?, audio: [AudioLeg], subtitles: [SubtitleLeg],
                  makeProcessor: @escaping @Sendable (ProcessingSpec, Frame) throws(MediaError) -> any FrameProcessor) {
         self.video = video
         self.audio = audio
+        self.subtitles = subtitles
         self.makeProcessor = makeProcessor
     }
 
-    /// Adds the reader outputs and writer inputs the settings call for.
+    /// Adds the reader outputs and writer inputs for `tracks`: the video, each audio track, and the
+    /// subtitles, attachments and chapters carried.
     /// - Throws: `.invalidArgument` when the source has none of the tracks the settings want;
     ///   `.unsupported` for an encoder/pixel-format combination this build cannot do.
-    static func make(reader: AssetReader, writer: AssetWriter, settings: OutputSettings, fileType: FileType,
-                     _ makeProcessor: @escaping @Sendable (ProcessingSpec, Frame) throws(MediaError) -> any FrameProcessor)
+    /// - Parameter videoElsewhere: the video is written by someone else (the segmented path's stitcher):
+    ///   a plan with only subtitles, or nothing, is fine.
+    static func make(reader: AssetReader, writer: AssetWriter, settings: OutputSettings, tracks: ExportTracks,
+                     videoElsewhere: Bool = false, _ makeProcessor: @escaping @Sendable (ProcessingSpec, Frame) throws(MediaError) -> any FrameProcessor)
         throws(MediaError) -> TranscodePlan
     {
         var video: VideoLeg? = nil
-        var audio: AudioLeg? = nil
-        if let vs = settings.video, fileType != .m4a, let id = reader.videoTrackID {
+        var audio: [AudioLeg] = []
+        if let vs = settings.video, let id = tracks.video {
             let source = StreamDescription(stream: reader.input.streams[id])
             let output = try reader.addOutput(trackID: id)
             video = try makeVideoLeg(vs, source: source, output: output, writer: writer)
         }
-        if let settingsA = settings.audio, let id = reader.audioTrackID {
-            let source = StreamDescription(stream: reader.input.streams[id])
-            let output = try reader.addOutput(trackID: id)
-            let p = source.parameters
-            let rate = settingsA.codec == .opus ? 48_000 : (settingsA.sampleRate ?? Int(p.sample_rate))
-            let channels = settingsA.channelCount ?? Int(max(1, p.ch_layout.nb_channels))
-            let input = try writer.addAudioInput(settings: settingsA, sampleRate: rate, channels: channels,
-                                                 language: source.language)
-            audio = AudioLeg(output: output, input: input, settings: settingsA, sampleRate: rate, channels: channels,
-                             source: source)
+        if let settingsA = settings.audio {
+            for id in tracks.audio {
+                let source = StreamDescription(stream: reader.input.streams[id])
+                let output = try reader.addOutput(trackID: id)
+                let p = source.parameters
+                let rate = settingsA.codec == .opus ? 48_000 : (settingsA.sampleRate ?? Int(p.sample_rate))
+                let channels = settingsA.channelCount ?? Int(max(1, p.ch_layout.nb_channels))
+                let input = try writer.addAudioInput(settings: settingsA, sampleRate: rate, channels: channels,
+                                                     tagsFrom: source.stream)
+                audio.append(AudioLeg(output: output, input: input, settings: settingsA, sampleRate: rate,
+                                      channels: channels, source: source))
+            }
         }
-        guard video != nil || audio != nil else {
+        guard video != nil || !audio.isEmpty || videoElsewhere else {
             throw MediaError(.invalidArgument, path: reader.path,
-                             "has no \(settings.video != nil && fileType != .m4a ? "video or audio" : "audio") track to export")
+                             "has no \(settings.video != nil && writer.fileType != .m4a ? "video or audio" : "audio") track to export")
         }
-        return TranscodePlan(video: video, audio: audio, makeProcessor: makeProcessor)
+        let carried = try tracks.addCarried(reader: reader, writer: writer)
+        return TranscodePlan(video: video, audio: audio, subtitles: carried, makeProcessor: makeProcessor)
     }
 
     private static func makeVideoLeg(_ vs: VideoSettings, source: StreamDescription, output: AssetReaderTrackOutput,
                                      writer: AssetWriter) throws(MediaError) -> VideoLeg {
         let encoding = try VideoEncoding(vs, source: source)
         let input = try writer.addVideoInput(settings: vs, input: encoding.encoderInput, rotation: encoding.rotation,
-                                             language: source.language)
+                                             tagsFrom: source.stream)
         let endTick: Int64? = output.range.end == Int64.max ? nil : output.range.end - output.range.start
         return VideoLeg(output: output, input: input, spec: encoding.processing, source: source, codec: vs.codec,
                         rotation: encoding.rotation, endTick: endTick)
@@ -97,10 +105,13 @@ final class TranscodePlan: ExportPlan, @unchecked Sendable {
                 try runVideoEncode(video, from: processed, failure: failure)
             })
         }
-        if let audio {
-            stages.append(StageThread("tessera.encode.audio", failure: failure) { [self] () throws(MediaError) in
-                try runAudio(audio, failure: failure)
+        for (i, leg) in audio.enumerated() {
+            stages.append(StageThread("tessera.encode.audio.\(leg.output.trackID)", failure: failure) { [self] () throws(MediaError) in
+                try runAudio(leg, first: i == 0, failure: failure)
             })
+        }
+        stages += subtitles.map { leg in
+            StageThread("tessera.subtitle.\(leg.trackID)", failure: failure) { () throws(MediaError) in try leg.run() }
         }
         return stages
     }
@@ -142,15 +153,16 @@ final class TranscodePlan: ExportPlan, @unchecked Sendable {
         try leg.input.markAsFinished()
     }
 
-    private func runAudio(_ leg: AudioLeg, failure: PipelineFailure) throws(MediaError) {
+    /// Encodes one audio track; the first one's progress stands for the audio's.
+    private func runAudio(_ leg: AudioLeg, first: Bool, failure: PipelineFailure) throws(MediaError) {
         let rate = Double(leg.output.timeBase.den)
         var samples: Int64 = 0
         while let frame = try leg.output.copyNextFrame() {
             try leg.input.append(frame)
             samples = frame.pts + Int64(frame.sampleCount)
-            audioProgress.advance(to: Double(samples) / rate)
+            if first { audioProgress.advance(to: Double(samples) / rate) }
         }
-        audioEnd.set(Double(samples) / rate)
+        if first { audioEnd.set(Double(samples) / rate) }
         try failure.check()
         try leg.input.markAsFinished()
     }
@@ -165,7 +177,7 @@ final class TranscodePlan: ExportPlan, @unchecked Sendable {
             let declared = min(expectedSeconds, video.source.durationSeconds ?? expectedSeconds)
             try Self.check("video", reached: videoEnd.get(), declared: declared,
                            frame: 1 / max(1, av_q2d(video.source.frameRate)), source: source)
-        } else if let audio {
+        } else if let audio = audio.first {
             let declared = min(expectedSeconds, audio.source.durationSeconds ?? expectedSeconds)
             try Self.check("audio", reached: audioEnd.get(), declared: declared, frame: 0.1, source: source)
         }
@@ -191,13 +203,15 @@ final class TranscodePlan: ExportPlan, @unchecked Sendable {
                             processor: processorName.get())
             r.duration = MediaTime(seconds: videoEnd.get(), preferredTimescale: 1_000_000)
         }
-        if let audio {
-            r.audio = .init(codec: audio.settings.codec.rawValue, sampleRate: audio.sampleRate, channels: audio.channels,
-                            packets: audio.input.packetCount)
-            if video == nil {
-                r.duration = MediaTime(seconds: audioEnd.get(), preferredTimescale: 1_000_000)
-            }
+        r.audioTracks = audio.map {
+            .init(codec: $0.settings.codec.rawValue, sampleRate: $0.sampleRate, channels: $0.channels,
+                  packets: $0.input.packetCount, sourceTrack: $0.output.trackID, language: $0.source.language)
         }
+        r.audio = r.audioTracks.first
+        if video == nil && !audio.isEmpty {
+            r.duration = MediaTime(seconds: audioEnd.get(), preferredTimescale: 1_000_000)
+        }
+        r.subtitleTracks = subtitles.map { .init(sourceTrack: $0.trackID, events: $0.events, converted: $0.isConverted) }
         return r
     }
 }

@@ -40,10 +40,20 @@ public final class AssetReader: @unchecked Sendable {
     public var videoTrackID: Int? { input.bestStream(AVMEDIA_TYPE_VIDEO) }
     public var audioTrackID: Int? { input.bestStream(AVMEDIA_TYPE_AUDIO) }
 
+    /// Every audio track, in file order (cover-art and other attached pictures are video, not audio).
+    public var audioTrackIDs: [Int] {
+        input.streams.filter { $0.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_AUDIO }.map { Int($0.pointee.index) }
+    }
+
     /// Adds an output of decoded frames (`decode: true`) or of compressed packets for a track.
+    /// A `sparse` output (subtitles) gets the packets read while other outputs need reading, but does not
+    /// keep the reader going on its own: a short range of a long file is not read to its end for a
+    /// subtitle track that may have nothing more to say.
     /// - Throws: `.invalidArgument` after `startReading()` or for a track that does not exist;
     ///   `.unsupported` when the track's codec has no decoder.
-    public func addOutput(trackID: Int, decode: Bool = true) throws(MediaError) -> AssetReaderTrackOutput {
+    public func addOutput(trackID: Int, decode: Bool = true, sparse: Bool = false) throws(MediaError)
+        -> AssetReaderTrackOutput
+    {
         guard !started else { throw MediaError(.invalidArgument, path: path, "outputs must be added before reading") }
         guard trackID >= 0, trackID < input.streams.count else {
             throw MediaError(.invalidArgument, path: path, "no track \(trackID)")
@@ -51,7 +61,7 @@ public final class AssetReader: @unchecked Sendable {
         let stream = input.streams[trackID]
         let decoder = decode ? try Decoder(stream: stream, path: path) : nil
         let output = AssetReaderTrackOutput(stream: stream, decoder: decoder, range: ticks(for: stream),
-                                            failure: failure)
+                                            failure: failure, sparse: sparse)
         outputs.append(output)
         return output
     }
@@ -79,17 +89,23 @@ public final class AssetReader: @unchecked Sendable {
     /// Waits for the reader's threads to end (after the outputs are drained or the reader is cancelled).
     func waitUntilFinished() { threads.forEach { $0.wait() } }
 
-    /// Demuxes packets to the outputs until every output has what it needs or the file ends.
+    /// Demuxes packets to the outputs until every output that is not sparse has what it needs (every
+    /// output, when all are sparse) or the file ends.
     private static func demux(_ input: InputFile, into outputs: [AssetReaderTrackOutput]) throws(MediaError) {
         var byStream: [Int: AssetReaderTrackOutput] = [:]
         for output in outputs { byStream[output.trackID] = output }
         var open = Set(byStream.keys)
+        let allSparse = outputs.allSatisfy(\.sparse)
+        var dense = Set(outputs.filter { allSparse || !$0.sparse }.map(\.trackID))
         defer { outputs.forEach { $0.packets.close() } }
-        while !open.isEmpty {
+        while !dense.isEmpty {
             let packet = try Packet()
             guard try input.read(into: packet) else { return }
             guard let output = byStream[packet.streamIndex], open.contains(packet.streamIndex) else { continue }
-            if !output.packets.push(packet) { open.remove(packet.streamIndex) }
+            if !output.packets.push(packet) {
+                open.remove(packet.streamIndex)
+                dense.remove(packet.streamIndex)
+            }
         }
     }
 

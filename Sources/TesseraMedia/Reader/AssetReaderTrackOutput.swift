@@ -22,12 +22,16 @@ public final class AssetReaderTrackOutput: @unchecked Sendable {
     private let frames = BoundedQueue<Frame>()
     private let decoder: Decoder?
     let range: TickRange
+    /// Does not keep the reader reading on its own (see `AssetReader.addOutput`).
+    let sparse: Bool
     private let failure: PipelineFailure
     private let sampleRate: Int32
 
     public enum MediaKind: Sendable { case video, audio, other }
 
-    init(stream: UnsafeMutablePointer<AVStream>, decoder: Decoder?, range: TickRange, failure: PipelineFailure) {
+    init(stream: UnsafeMutablePointer<AVStream>, decoder: Decoder?, range: TickRange, failure: PipelineFailure,
+         sparse: Bool = false) {
+        self.sparse = sparse
         trackID = Int(stream.pointee.index)
         let parameters = stream.pointee.codecpar!
         codecParameters = parameters

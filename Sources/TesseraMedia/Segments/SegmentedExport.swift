@@ -17,6 +17,8 @@ import TesseraCore
 final class SegmentedExport: @unchecked Sendable {
     struct Configuration {
         var settings: OutputSettings
+        /// The tracks written; the video is the one segmented, the rest go through a `TranscodePlan`.
+        var tracks: ExportTracks
         var fileType: FileType
         var segmentSeconds: Double
         var parallel: Int
@@ -52,7 +54,7 @@ final class SegmentedExport: @unchecked Sendable {
     /// parameters. Returns the writer, finished.
     func run(makeWriter: () throws(MediaError) -> AssetWriter,
              progress: (ExportProgress) -> Void, total: Double, started: Date) throws(MediaError) -> AssetWriter {
-        guard let vs = config.settings.video, let videoID = reader.videoTrackID else {
+        guard let vs = config.settings.video, let videoID = config.tracks.video else {
             throw MediaError(.invalidArgument, path: reader.path, "segmenting needs a video track to cut")
         }
         codec = vs.codec
@@ -98,12 +100,12 @@ final class SegmentedExport: @unchecked Sendable {
         let input = try writer.addPassthroughInput(parameters: reference.pointer, timeBase: tb,
                                                    frameRate: source.frameRate, sideDataFrom: stream)
         videoInput = input
-        var audioSettings = config.settings
-        audioSettings.video = nil
-        if audioSettings.audio != nil, reader.audioTrackID != nil {
-            audioPlan = try TranscodePlan.make(reader: reader, writer: writer, settings: audioSettings,
-                                               fileType: config.fileType, config.makeProcessor)
-        }
+        var otherSettings = config.settings
+        otherSettings.video = nil
+        var otherTracks = config.tracks
+        otherTracks.video = nil
+        audioPlan = try TranscodePlan.make(reader: reader, writer: writer, settings: otherSettings, tracks: otherTracks,
+                                           videoElsewhere: true, config.makeProcessor)
         try writer.startWriting()
         try reader.startReading()
         stages += audioPlan?.start(failure: failure) ?? []

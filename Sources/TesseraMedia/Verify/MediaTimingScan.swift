@@ -3,7 +3,7 @@ import TesseraAV
 import TesseraCore
 
 /// One pass over a file for the verifier: every video packet's timestamps in demux order, every
-/// decoded video frame's presentation time, and the decoded audio samples of the best audio track.
+/// decoded video frame's presentation time, and the decoded audio samples of every audio track.
 ///
 /// ```
 ///  InputFile ──▶ av_read_frame × every packet ─┬─ video: (pts, dts, key) ──▶ Decoder ──▶ frames
@@ -39,8 +39,10 @@ struct MediaTimingScan {
         var time: MediaTime?
     }
 
-    /// What the best audio track decoded to.
+    /// What one audio track decoded to.
     struct Audio {
+        /// The stream index.
+        var track: Int
         var codec: String
         var sampleRate: Int32
         /// Samples per coded frame from the codec parameters (1024 for AAC, 960 for Opus), else the
@@ -65,7 +67,10 @@ struct MediaTimingScan {
     var videoCodec = ""
     var packets: [VideoPacket] = []
     var frames: [VideoFrame] = []
-    var audio: Audio?
+    /// Every audio track, in file order.
+    var audios: [Audio] = []
+    /// The first audio track.
+    var audio: Audio? { audios.first }
     var failure: Failure?
 
     /// Reads `input` to the end (or the first unreadable packet), decoding audio when asked and video
@@ -86,15 +91,15 @@ struct MediaTimingScan {
             videoCodec = String(cString: avcodec_get_name(stream.pointee.codecpar.pointee.codec_id))
             if decodeVideo { videoDecoder = open(stream) }
         }
-        let audioStream = decodeAudio ? input.bestStream(AVMEDIA_TYPE_AUDIO) : nil
-        var audioDecoder: Decoder?
-        var audioTimeBase = AVRational(num: 1, den: 1)
-        if let index = audioStream {
-            let stream = streams[index], parameters = stream.pointee.codecpar.pointee
-            audioTimeBase = stream.pointee.time_base
-            audio = Audio(codec: String(cString: avcodec_get_name(parameters.codec_id)),
-                          sampleRate: parameters.sample_rate, frameSize: Int(parameters.frame_size))
-            audioDecoder = open(stream)
+        // Audio decoders and time bases by stream index, in the order of `audios`.
+        var audioDecoders: [Int: (slot: Int, decoder: Decoder?, timeBase: AVRational)] = [:]
+        if decodeAudio {
+            for stream in streams where stream.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_AUDIO {
+                let parameters = stream.pointee.codecpar.pointee, index = Int(stream.pointee.index)
+                audios.append(Audio(track: index, codec: String(cString: avcodec_get_name(parameters.codec_id)),
+                                    sampleRate: parameters.sample_rate, frameSize: Int(parameters.frame_size)))
+                audioDecoders[index] = (audios.count - 1, open(stream), stream.pointee.time_base)
+            }
         }
         let packet: Packet
         do {
@@ -123,13 +128,16 @@ struct MediaTimingScan {
                     frames.append(VideoFrame(pts: packet.pts, duration: packet.pointer.pointee.duration,
                                              isKeyframe: packet.isKeyframe))
                 }
-            } else if packet.streamIndex == audioStream {
-                audioDecoder = decodeAudioPacket(packet, with: audioDecoder, timeBase: audioTimeBase)
+            } else if let entry = audioDecoders[packet.streamIndex] {
+                audioDecoders[packet.streamIndex]?.decoder = decodeAudioPacket(packet, with: entry.decoder, slot: entry.slot,
+                                                                               timeBase: entry.timeBase)
             }
         }
         _ = decodeVideoPacket(nil, with: videoDecoder)
         if !decodeVideo { frames.sort { $0.pts < $1.pts } }
-        _ = decodeAudioPacket(nil, with: audioDecoder, timeBase: audioTimeBase)
+        for entry in audioDecoders.values.sorted(by: { $0.slot < $1.slot }) {
+            _ = decodeAudioPacket(nil, with: entry.decoder, slot: entry.slot, timeBase: entry.timeBase)
+        }
     }
 
     /// Keeps the first failure only: later ones are usually its consequences.
@@ -168,10 +176,11 @@ struct MediaTimingScan {
         }
     }
 
-    private mutating func decodeAudioPacket(_ packet: Packet?, with decoder: Decoder?,
+    private mutating func decodeAudioPacket(_ packet: Packet?, with decoder: Decoder?, slot: Int,
                                             timeBase: AVRational) -> Decoder? {
-        guard let decoder, var audio else { return nil }
-        defer { self.audio = audio }
+        guard let decoder else { return nil }
+        var audio = audios[slot]
+        defer { audios[slot] = audio }
         do {
             try decoder.decode(packet) { frame throws(MediaError) in
                 if audio.firstSampleTime == nil { audio.firstSampleTime = Asset.time(frame.pts, in: timeBase) }
@@ -184,7 +193,7 @@ struct MediaTimingScan {
             return decoder
         } catch {
             let time = packet.map { Asset.time($0.pts, in: timeBase) }
-            record(Failure(message: "audio does not decode: \(error.message)", time: time))
+            record(Failure(message: "audio track \(audio.track) does not decode: \(error.message)", time: time))
             return nil
         }
     }

@@ -9,7 +9,7 @@ extension OutputVerifier {
     /// decoding are reported; the expectation checks run only with an expectation, the audio checks only
     /// with an audio track.
     static func checks(_ scan: MediaTimingScan, expectation: Expectation?, expectedStart: MediaTime = .zero,
-                       expectedAudioEndGap: MediaTime = .zero, videoDecoding: VideoDecoding = .verifier) -> [Check] {
+                       expectedAudioEndGaps: [MediaTime] = [], videoDecoding: VideoDecoding = .verifier) -> [Check] {
         guard scan.videoStream != nil else {
             return [Check(.videoTrack, passed: false, "the file has no video track"), decodable(scan, videoDecoding)]
         }
@@ -23,7 +23,16 @@ extension OutputVerifier {
             checks.append(Check(.frameCount, passed: scan.frames.count == expected,
                                 "\(scan.frames.count) frames, expected \(expected)"))
         }
-        if scan.audio != nil { checks += [audioDuration(scan, expectedGap: expectedAudioEndGap), avStartOffset(scan, expectedStart: expectedStart)] }
+        // Every audio track is held to the video on its own, against its own source track's gap.
+        for (i, track) in scan.audios.enumerated() {
+            var one = scan
+            one.audios = [track]
+            let gap = i < expectedAudioEndGaps.count ? expectedAudioEndGaps[i] : .zero
+            for var check in [audioDuration(one, expectedGap: gap), avStartOffset(one, expectedStart: expectedStart)] {
+                if scan.audios.count > 1 { check.detail = "audio track \(track.track): " + check.detail }
+                checks.append(check)
+            }
+        }
         return checks
     }
 
@@ -129,7 +138,7 @@ extension OutputVerifier {
         if let failure = scan.failure {
             return Check(.decodable, passed: false, failure.message, packet: failure.packet, time: failure.time)
         }
-        let audio = scan.audio.map { ", \($0.samples) \($0.codec) samples" } ?? ""
+        let audio = scan.audios.map { ", \($0.samples) \($0.codec) samples" }.joined()
         let frames = "\(scan.frames.count) \(scan.videoCodec) frames"
         let video = switch videoDecoding {
         case .verifier: frames

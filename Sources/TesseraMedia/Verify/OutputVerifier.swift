@@ -27,9 +27,15 @@ public struct OutputVerifier: Sendable {
     /// Where the first frame belongs on the output timeline when it is not 0: a source whose video
     /// starts after its audio keeps that offset (the export knows it from its plan).
     public var expectedStart: MediaTime = .zero
-    /// How much later the source's audio ends than its video over the exported range (negative:
-    /// earlier); the output's audio must end that far from its video, give or take one audio frame.
-    public var expectedAudioEndGap: MediaTime = .zero
+    /// For each audio track of the output, in order: how much later its source track ends than the
+    /// source's video over the exported range (negative: earlier); the output's track must end that far
+    /// from its video, give or take one audio frame. A track without an entry must end with the video.
+    public var expectedAudioEndGaps: [MediaTime] = []
+    /// The first audio track's expected gap (see `expectedAudioEndGaps`).
+    public var expectedAudioEndGap: MediaTime {
+        get { expectedAudioEndGaps.first ?? .zero }
+        set { expectedAudioEndGaps = [newValue] }
+    }
     /// Who decodes the video to prove it decodable end to end.
     public var videoDecoding = VideoDecoding.verifier
 
@@ -55,26 +61,43 @@ public struct OutputVerifier: Sendable {
         self.path = path
         expectation = try Self.expectation(against: sourcePath)
         expectationSource = sourcePath
-        expectedAudioEndGap = Self.audioEndGap(of: sourcePath)
+        let gaps = Self.audioEndGaps(of: sourcePath)
+        expectedAudioEndGaps = gaps.keys.sorted().map { gaps[$0]! }
     }
 
-    /// How much later a source's audio ends than its video within `range` (zero when either is missing
-    /// or the range ends before both): what a faithful output of it shows too. Both ends are where the
-    /// last frame and the last audio packet end (a packet scan, no decoding), measured as the output's
-    /// are: a stream's declared duration (an edit list cut with `-c copy`) can end before its last frame.
+    /// How much later a source's first audio track ends than its video within `range` (see `audioEndGaps`).
     public static func audioEndGap(of sourcePath: String, range: TimeRange? = nil) -> MediaTime {
-        guard let asset = try? Asset.load(sourcePath, scanPackets: true),
-              let video = asset.tracks.first(where: { $0.mediaType == .video }),
-              let audio = asset.tracks.first(where: { $0.mediaType == .audio }) else { return .zero }
-        let videoTrackEnd = video.presentationEnd ?? video.timeRange.end
-        let audioTrackEnd = audio.presentationEnd ?? audio.timeRange.end
-        guard videoTrackEnd.isNumeric, audioTrackEnd.isNumeric else { return .zero }
-        var videoEnd = videoTrackEnd - asset.startTime, audioEnd = audioTrackEnd - asset.startTime
-        if let range, range.end.isNumeric {
-            videoEnd = min(videoEnd, range.end)
-            audioEnd = min(audioEnd, range.end)
+        audioEndGaps(of: sourcePath, range: range).sorted { $0.key < $1.key }.first?.value ?? .zero
+    }
+
+    /// For each audio track (by track number), how much later it ends than the video within `range`
+    /// (zero when the video is missing or the range ends before both): what a faithful output of it
+    /// shows too. Both ends are where the last frame and the last audio packet end (a packet scan, no
+    /// decoding), measured as the output's are: a stream's declared duration (an edit list cut with
+    /// `-c copy`) can end before its last frame. Empty when the file cannot be read.
+    public static func audioEndGaps(of sourcePath: String, range: TimeRange? = nil) -> [Int: MediaTime] {
+        guard let asset = try? Asset.load(sourcePath, scanPackets: true) else { return [:] }
+        var gaps: [Int: MediaTime] = [:]
+        let video = asset.tracks.first(where: { $0.mediaType == .video })
+        for audio in asset.tracks where audio.mediaType == .audio {
+            guard let video else {
+                gaps[audio.trackID] = .zero
+                continue
+            }
+            let videoTrackEnd = video.presentationEnd ?? video.timeRange.end
+            let audioTrackEnd = audio.presentationEnd ?? audio.timeRange.end
+            guard videoTrackEnd.isNumeric, audioTrackEnd.isNumeric else {
+                gaps[audio.trackID] = .zero
+                continue
+            }
+            var videoEnd = videoTrackEnd - asset.startTime, audioEnd = audioTrackEnd - asset.startTime
+            if let range, range.end.isNumeric {
+                videoEnd = min(videoEnd, range.end)
+                audioEnd = min(audioEnd, range.end)
+            }
+            gaps[audio.trackID] = audioEnd - videoEnd
         }
-        return audioEnd - videoEnd
+        return gaps
     }
 
     /// Reads and decodes the whole file and runs every check.
@@ -86,7 +109,7 @@ public struct OutputVerifier: Sendable {
     public func verify() throws(MediaError) -> VerificationReport {
         let scan = MediaTimingScan(try InputFile(path: path), decodeVideo: videoDecoding == .verifier)
         let checks = Self.checks(scan, expectation: expectation, expectedStart: expectedStart,
-                                 expectedAudioEndGap: expectedAudioEndGap, videoDecoding: videoDecoding)
+                                 expectedAudioEndGaps: expectedAudioEndGaps, videoDecoding: videoDecoding)
         let video = scan.videoStream != nil && !scan.frames.isEmpty ? scan.videoSpan : nil
         return VerificationReport(
             path: path, against: expectationSource, checks: checks, frameCount: scan.frames.count,

@@ -21,6 +21,16 @@ public final class AssetWriter: @unchecked Sendable {
     public var optimizeForNetworkUse: Bool
     /// Container-level metadata to write (title, creation_time, …).
     public var metadata: [String: String] = [:]
+    /// Chapters to write, on the output's timeline.
+    var chapters: [Chapter] = []
+
+    /// A chapter: `start ..< end` in `timeBase` ticks, with its title.
+    struct Chapter {
+        var start: Int64
+        var end: Int64
+        var timeBase: AVRational
+        var title: String?
+    }
 
     let temporaryPath: String
     private var context: UnsafeMutablePointer<AVFormatContext>?
@@ -84,7 +94,7 @@ public final class AssetWriter: @unchecked Sendable {
     /// Adds a video track encoded with `settings` from pictures described by `input`.
     /// - Throws: `.unsupported` (encoder missing, pixel format refused), `.invalidArgument` (bad settings).
     func addVideoInput(settings: VideoSettings, input: Encoder.VideoInput, rotation: Rotation,
-                       language: String?) throws(MediaError) -> AssetWriterInput {
+                       tagsFrom source: UnsafeMutablePointer<AVStream>?) throws(MediaError) -> AssetWriterInput {
         let encoder = try Encoder(video: settings, input: input, globalHeader: needsGlobalHeader)
         let stream = try newStream()
         try ff(avcodec_parameters_from_context(stream.pointee.codecpar, encoder.context), "describe video track")
@@ -102,21 +112,22 @@ public final class AssetWriter: @unchecked Sendable {
                 if rotation.mirrored { av_display_matrix_flip(m, 1, 0) }
             }
         }
-        setLanguage(stream, language)
+        copyTags(from: source, to: stream)
         return register(AssetWriterInput(writer: self, stream: stream, encoder: encoder, kind: .video,
                                          timeBase: encoder.context.pointee.time_base))
     }
 
     /// Adds an audio track encoded with `settings`; appended PCM may have any format, rate or layout.
-    func addAudioInput(settings: AudioSettings, sampleRate: Int, channels: Int, language: String?) throws(MediaError)
-        -> AssetWriterInput
+    /// The source track's language, title and disposition (default, forced, commentary…) are kept.
+    func addAudioInput(settings: AudioSettings, sampleRate: Int, channels: Int,
+                       tagsFrom source: UnsafeMutablePointer<AVStream>?) throws(MediaError) -> AssetWriterInput
     {
         let encoder = try Encoder(audio: settings, sampleRate: sampleRate, channels: channels,
                                   globalHeader: needsGlobalHeader)
         let stream = try newStream()
         try ff(avcodec_parameters_from_context(stream.pointee.codecpar, encoder.context), "describe audio track")
         stream.pointee.time_base = encoder.context.pointee.time_base
-        setLanguage(stream, language)
+        copyTags(from: source, to: stream)
         let converter = try AudioConverter(encoder: encoder)
         return register(AssetWriterInput(writer: self, stream: stream, encoder: encoder, kind: .audio,
                                          converter: converter, timeBase: encoder.context.pointee.time_base))
@@ -146,9 +157,30 @@ public final class AssetWriter: @unchecked Sendable {
                 if let dst = av_stream_new_side_data(stream, sd.type, Int(sd.size)) { dst.update(from: sd.data, count: Int(sd.size)) }
             }
             av_dict_copy(&stream.pointee.metadata, source.pointee.metadata, 0)
+            stream.pointee.disposition = source.pointee.disposition
         }
         return register(AssetWriterInput(writer: self, stream: stream, encoder: nil, kind: .passthrough,
                                          timeBase: timeBase))
+    }
+
+    /// Adds a track whose packets the caller encodes itself (converted subtitles): described by
+    /// `encoder`'s parameters, tagged as `source`, timestamps appended in `timeBase`.
+    func addEncodedInput(encoder: UnsafeMutablePointer<AVCodecContext>, timeBase: AVRational,
+                         tagsFrom source: UnsafeMutablePointer<AVStream>?) throws(MediaError) -> AssetWriterInput {
+        let stream = try newStream()
+        try ff(avcodec_parameters_from_context(stream.pointee.codecpar, encoder), "describe track")
+        stream.pointee.time_base = timeBase
+        copyTags(from: source, to: stream)
+        return register(AssetWriterInput(writer: self, stream: stream, encoder: nil, kind: .passthrough,
+                                         timeBase: timeBase))
+    }
+
+    /// Adds an attachment (a font for styled subtitles): Matroska keeps its data in the header.
+    func addAttachment(from source: UnsafeMutablePointer<AVStream>) throws(MediaError) {
+        let stream = try newStream()
+        try ff(avcodec_parameters_copy(stream.pointee.codecpar, source.pointee.codecpar), "copy attachment")
+        stream.pointee.codecpar.pointee.codec_tag = 0
+        av_dict_copy(&stream.pointee.metadata, source.pointee.metadata, 0)
     }
 
     /// Opens the temporary file and writes the container header.
@@ -156,6 +188,10 @@ public final class AssetWriter: @unchecked Sendable {
     public func startWriting() throws(MediaError) {
         guard state == .configuring, let ctx = context else { return }
         for (key, value) in metadata { av_dict_set(&ctx.pointee.metadata, key, value, 0) }
+        do throws(MediaError) { try writeChapters(ctx) } catch {
+            state = .failed
+            throw error
+        }
         let opened = avio_open(&ctx.pointee.pb, temporaryPath, AVIO_FLAG_WRITE)
         if opened < 0 {
             state = .failed
@@ -235,8 +271,43 @@ public final class AssetWriter: @unchecked Sendable {
         return input
     }
 
-    private func setLanguage(_ stream: UnsafeMutablePointer<AVStream>, _ language: String?) {
-        if let language { av_dict_set(&stream.pointee.metadata, "language", language, 0) }
+    /// Keeps what a person chose a track by: its language, title and disposition.
+    private func copyTags(from source: UnsafeMutablePointer<AVStream>?, to stream: UnsafeMutablePointer<AVStream>) {
+        guard let source else { return }
+        for key in ["language", "title"] {
+            if let e = av_dict_get(source.pointee.metadata, key, nil, 0) {
+                av_dict_set(&stream.pointee.metadata, key, e.pointee.value, 0)
+                // MP4 and QuickTime keep a track's name in its handler box, which players show.
+                if key == "title" && [.mp4, .mov, .m4a].contains(fileType) {
+                    av_dict_set(&stream.pointee.metadata, "handler_name", e.pointee.value, 0)
+                }
+            }
+        }
+        stream.pointee.disposition = source.pointee.disposition & ~AV_DISPOSITION_ATTACHED_PIC
+    }
+
+    /// Hands `chapters` to the muxer, as libavformat's own demuxers build them (the context frees them).
+    private func writeChapters(_ ctx: UnsafeMutablePointer<AVFormatContext>) throws(MediaError) {
+        guard !chapters.isEmpty else { return }
+        let size = MemoryLayout<UnsafeMutablePointer<AVChapter>?>.stride
+        guard let list = av_calloc(chapters.count, size) else {
+            throw MediaError(.ffmpeg, path: outputPath, "out of memory writing chapters")
+        }
+        let array = list.bindMemory(to: UnsafeMutablePointer<AVChapter>?.self, capacity: chapters.count)
+        ctx.pointee.chapters = array
+        for (i, chapter) in chapters.enumerated() {
+            guard let raw = av_mallocz(MemoryLayout<AVChapter>.stride) else {
+                throw MediaError(.ffmpeg, path: outputPath, "out of memory writing chapters")
+            }
+            let c = raw.bindMemory(to: AVChapter.self, capacity: 1)
+            c.pointee.id = Int64(i + 1)
+            c.pointee.time_base = chapter.timeBase
+            c.pointee.start = chapter.start
+            c.pointee.end = chapter.end
+            if let title = chapter.title { av_dict_set(&c.pointee.metadata, "title", title, 0) }
+            array[i] = c
+            ctx.pointee.nb_chapters = UInt32(i + 1)
+        }
     }
 
     private static func fourCC(_ s: String) -> UInt32 {

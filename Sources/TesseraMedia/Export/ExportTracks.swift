@@ -1,0 +1,217 @@
+import CFFmpeg
+import TesseraAV
+import TesseraCore
+
+/// Which of the source's tracks an export writes, and how; and what it leaves out, each with the
+/// reason. Decided once, before any work, so the plans, the report and the warnings agree.
+///
+/// By default an export keeps what AVAssetExportSession keeps and more: the video, every audio track
+/// (each transcoded once over the whole range, keeping its language and title), every subtitle track
+/// the container can hold (copied, or converted between text formats: SubRip or ASS to MP4's mov_text),
+/// Matroska attachments (fonts) and chapters. Anything else is named in `notCarried`.
+struct ExportTracks {
+    /// How a subtitle track reaches the output.
+    enum SubtitleHandling: Equatable {
+        /// The packets are copied.
+        case copy
+        /// Text subtitles decoded and encoded again in the container's own text format.
+        case convert(to: AVCodecID)
+    }
+    struct Subtitle {
+        let trackID: Int
+        let handling: SubtitleHandling
+    }
+
+    var video: Int?
+    var audio: [Int] = []
+    var subtitles: [Subtitle] = []
+    var attachments: [Int] = []
+    /// The source's chapters on the output's timeline, as written.
+    var chapters: [AssetWriter.Chapter] = []
+    /// One line per thing the output does not carry, for the report and a warning.
+    var notCarried: [String] = []
+
+    /// Call it once the reader's time range is set.
+    /// - Throws: `.invalidArgument` when `settings.audioTracks` selects none of the source's audio tracks.
+    static func choose(_ reader: AssetReader, settings: OutputSettings, fileType: FileType) throws(MediaError)
+        -> ExportTracks
+    {
+        let input = reader.input
+        let muxer = av_guess_format(fileType.muxerName, nil, nil)
+        var tracks = ExportTracks()
+        if settings.passthrough || (settings.video != nil && fileType != .m4a) { tracks.video = reader.videoTrackID }
+        let audioIDs = reader.audioTrackIDs
+        if settings.audio != nil || settings.passthrough {
+            let selection = settings.audioTracks ?? AudioTrackSelection()
+            let chosen = audioIDs.filter { selection.includes(track: $0, language: Self.tag(input.streams[$0], "language")) }
+            if chosen.isEmpty && !audioIDs.isEmpty {
+                let available = audioIDs.map { Self.describe(input.streams[$0]) }.joined(separator: "; ")
+                throw MediaError(.invalidArgument, path: reader.path,
+                                 "no audio track matches \(selection.description); the source's audio tracks are: \(available)")
+            }
+            // A track this build cannot read (or the container cannot hold, for passthrough) is named, not
+            // fatal, while another can be written; when none can, the first is kept so the export fails
+            // with that track's own error, as it did when only one track was written.
+            for id in chosen {
+                if let why = Self.audioProblem(input.streams[id], muxer: muxer, passthrough: settings.passthrough) {
+                    lines(&tracks.notCarried, "track \(id): audio (\(details(input.streams[id]))) is not carried: \(why)")
+                } else {
+                    tracks.audio.append(id)
+                }
+            }
+            if tracks.audio.isEmpty, let first = chosen.first {
+                tracks.audio = [first]
+                tracks.notCarried.removeAll()
+            }
+        }
+        for stream in input.streams {
+            let st = stream.pointee, index = Int(st.index)
+            let type = st.codecpar.pointee.codec_type
+            if index == tracks.video || tracks.audio.contains(index) { continue }
+            // A track the settings leave out on purpose (no audio asked for, or not selected) is not news.
+            if type == AVMEDIA_TYPE_AUDIO { continue }
+            if type == AVMEDIA_TYPE_VIDEO && settings.video == nil && !settings.passthrough { continue }
+            var reason = "this export writes one video track"
+            switch type {
+            case AVMEDIA_TYPE_SUBTITLE where fileType == .m4a:
+                reason = "an m4a file holds audio only"
+            case AVMEDIA_TYPE_SUBTITLE:
+                switch subtitleHandling(stream, muxer: muxer, fileType: fileType) {
+                case .success(let handling):
+                    tracks.subtitles.append(Subtitle(trackID: index, handling: handling))
+                    continue
+                case .failure(let why): reason = why.text
+                }
+            case AVMEDIA_TYPE_ATTACHMENT:
+                if fileType == .matroska {
+                    tracks.attachments.append(index)
+                    continue
+                }
+                reason = "\(fileType.rawValue) cannot hold attachments (Matroska can)"
+            case AVMEDIA_TYPE_DATA:
+                reason = "data tracks are not carried"
+            default:
+                break
+            }
+            lines(&tracks.notCarried, "track \(index): \(kind(stream)) (\(details(stream))) is not carried: \(reason)")
+        }
+        let chapters = Int(input.context.pointee.nb_chapters)
+        if chapters > 0 {
+            if fileType == .webm {
+                lines(&tracks.notCarried, "\(chapters) chapter\(chapters == 1 ? "" : "s") not carried: WebM output keeps no chapters here")
+            } else {
+                tracks.chapters = Self.chapters(of: reader)
+            }
+        }
+        return tracks
+    }
+
+    /// Adds the subtitle legs, the attachments and the chapters to `writer`; the legs still have to run.
+    func addCarried(reader: AssetReader, writer: AssetWriter) throws(MediaError) -> [SubtitleLeg] {
+        for id in attachments { try writer.addAttachment(from: reader.input.streams[id]) }
+        writer.chapters = chapters
+        var legs: [SubtitleLeg] = []
+        for subtitle in subtitles { legs.append(try SubtitleLeg(reader: reader, writer: writer, track: subtitle)) }
+        return legs
+    }
+
+    /// The source's chapters moved onto the output's timeline: shifted by the container's start and the
+    /// range's, cut to the range, those outside it dropped.
+    static func chapters(of reader: AssetReader) -> [AssetWriter.Chapter] {
+        let ctx = reader.input.context.pointee
+        var result: [AssetWriter.Chapter] = []
+        for i in 0..<Int(ctx.nb_chapters) {
+            guard let c = ctx.chapters[i]?.pointee, c.time_base.num > 0, c.time_base.den > 0 else { continue }
+            let tb = c.time_base
+            let offset = Int128(av_rescale_q(reader.input.startTime, tessera_AV_TIME_BASE_Q(), tb))
+            var start = Int128(c.start) - offset, end = Int128(c.end) - offset
+            if let range = reader.timeRange {
+                let from = Int128(TickMath.ceilTicks(range.start, tb))
+                start -= from
+                end -= from
+                if range.duration.isNumeric {
+                    end = min(end, Int128(TickMath.ceilTicks(range.duration, tb)))
+                }
+            }
+            start = max(0, start)
+            guard end > start, let s = Int64(exactly: start), let e = Int64(exactly: end) else { continue }
+            let title = av_dict_get(c.metadata, "title", nil, 0).map { String(cString: $0.pointee.value) }
+            result.append(AssetWriter.Chapter(start: s, end: e, timeBase: tb, title: title))
+        }
+        return result
+    }
+
+    private static func lines(_ list: inout [String], _ line: String) { list.append(line) }
+
+    /// Why an audio track cannot be written: no decoder (or no usable format) to transcode it, or a
+    /// container that cannot hold it as it is.
+    private static func audioProblem(_ stream: UnsafeMutablePointer<AVStream>, muxer: UnsafePointer<AVOutputFormat>?,
+                                     passthrough: Bool) -> String? {
+        let p = stream.pointee.codecpar.pointee
+        let name = String(cString: avcodec_get_name(p.codec_id))
+        if passthrough {
+            guard let muxer, avformat_query_codec(muxer, p.codec_id, FF_COMPLIANCE_NORMAL) == 1 else {
+                return "the container cannot hold \(name) without re-encoding"
+            }
+            return nil
+        }
+        if avcodec_find_decoder(p.codec_id) == nil { return "this build has no \(name) decoder" }
+        if p.sample_rate <= 0 || p.ch_layout.nb_channels <= 0 { return "it declares no sample rate or channels" }
+        return nil
+    }
+
+    /// Copy when the container holds the codec; convert text subtitles to the container's own text
+    /// format; otherwise the reason it cannot be carried.
+    private static func subtitleHandling(_ stream: UnsafeMutablePointer<AVStream>, muxer: UnsafePointer<AVOutputFormat>?,
+                                         fileType: FileType) -> Result<SubtitleHandling, Reason> {
+        let id = stream.pointee.codecpar.pointee.codec_id
+        guard let muxer else { return .failure(Reason("no muxer")) }
+        let name = String(cString: muxer.pointee.name)
+        if avformat_query_codec(muxer, id, FF_COMPLIANCE_NORMAL) == 1 { return .success(.copy) }
+        let isText = avcodec_descriptor_get(id).map { $0.pointee.props & AV_CODEC_PROP_TEXT_SUB != 0 } ?? false
+        // libavformat 5.1 names no default subtitle codec for MP4 and QuickTime; theirs is mov_text (3GPP timed text).
+        let quickTime: Set<FileType> = [.mp4, .mov, .m4a]
+        let target = muxer.pointee.subtitle_codec != AV_CODEC_ID_NONE || !quickTime.contains(fileType)
+            ? muxer.pointee.subtitle_codec : AV_CODEC_ID_MOV_TEXT
+        guard isText else {
+            return .failure(Reason("\(name) cannot hold \(String(cString: avcodec_get_name(id))) (picture subtitles need Matroska)"))
+        }
+        guard target != AV_CODEC_ID_NONE, avcodec_find_decoder(id) != nil, avcodec_find_encoder(target) != nil,
+              avformat_query_codec(muxer, target, FF_COMPLIANCE_NORMAL) == 1 else {
+            return .failure(Reason("\(name) holds no text subtitles this build can write"))
+        }
+        return .success(.convert(to: target))
+    }
+
+    struct Reason: Error { let text: String; init(_ text: String) { self.text = text } }
+
+    static func tag(_ stream: UnsafeMutablePointer<AVStream>, _ key: String) -> String? {
+        guard let e = av_dict_get(stream.pointee.metadata, key, nil, 0) else { return nil }
+        return String(cString: e.pointee.value)
+    }
+
+    private static func kind(_ stream: UnsafeMutablePointer<AVStream>) -> String {
+        let st = stream.pointee
+        switch st.codecpar.pointee.codec_type {
+        case AVMEDIA_TYPE_VIDEO: return st.disposition & AV_DISPOSITION_ATTACHED_PIC != 0 ? "cover picture" : "video"
+        case AVMEDIA_TYPE_AUDIO: return "audio"
+        case AVMEDIA_TYPE_SUBTITLE: return "subtitle"
+        case AVMEDIA_TYPE_ATTACHMENT: return "attachment"
+        case AVMEDIA_TYPE_DATA: return "data"
+        default: return "stream"
+        }
+    }
+
+    /// "aac, fra, \"Commentary\"": codec, language and title, each bounded and escaped.
+    private static func details(_ stream: UnsafeMutablePointer<AVStream>) -> String {
+        var details = [String(cString: avcodec_get_name(stream.pointee.codecpar.pointee.codec_id))]
+        if let language = tag(stream, "language"), language != "und" { details.append(language.logSafe(limit: 16)) }
+        if let title = tag(stream, "title") ?? tag(stream, "filename") { details.append("\"\(title.logSafe(limit: 48))\"") }
+        return details.joined(separator: ", ")
+    }
+
+    /// "track 1 (aac, eng)", for an error listing the choices.
+    private static func describe(_ stream: UnsafeMutablePointer<AVStream>) -> String {
+        "track \(stream.pointee.index) (\(details(stream)))"
+    }
+}
