@@ -34,7 +34,8 @@ public final class Coordinator: @unchecked Sendable {
         let store = try JobStore(path: data.appendingPathComponent("tessera.sqlite").path)
         let spool = try SegmentSpool(root: data.appendingPathComponent("spool"))
         farm = FarmContext(store: store, spool: spool, logger: logger,
-                           defaultSegmentDuration: configuration.segmentDuration)
+                           defaultSegmentDuration: configuration.segmentDuration,
+                           claimGrace: 2 * configuration.heartbeatInterval * Double(configuration.liveness))
         policy = PathPolicy(mediaRoots: configuration.mediaRoots, outputRoot: configuration.outputRoot,
                             uploads: uploads, results: results)
     }

@@ -9,9 +9,13 @@ final class FarmContext: @unchecked Sendable {
     let logger: Logger
     let defaultSegmentDuration: Double
     let board: TaskBoard
+    /// How long a restarted coordinator holds back segments that were out at workers, for those workers
+    /// to claim (two liveness periods).
+    let claimGrace: Double
     private let dispatcher: LockedValue<Dispatcher?>
 
-    init(store: JobStore, spool: SegmentSpool, logger: Logger, defaultSegmentDuration: Double) {
+    init(store: JobStore, spool: SegmentSpool, logger: Logger, defaultSegmentDuration: Double, claimGrace: Double = 10) {
+        self.claimGrace = claimGrace
         self.store = store
         self.spool = spool
         self.logger = logger

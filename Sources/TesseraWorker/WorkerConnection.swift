@@ -113,6 +113,9 @@ struct WorkerConnection {
             liveness = max(2, Int(w.liveness))
             log.info("connected to \(worker.configuration.coordinator) (protocol \(w.version))")
             for (_, e) in unacked { send(e) }
+            // Tasks kept across the reconnect are claimed at once, before any credit: the coordinator
+            // leases them back rather than to another worker (PROTOCOL.md §4).
+            if !worker.executor.holding.isEmpty { sendHeartbeat(Date().timeIntervalSince1970) }
             if !worker.draining.isSet {
                 let credit = worker.configuration.slots - worker.executor.holding.count - unacked.count
                 if credit > 0 { sendReady(credit) }

@@ -67,8 +67,12 @@ struct FarmFaultTests {
         #expect(try Self.verify(farm.outputs.appendingPathComponent("out.mp4"), against: src))
     }
 
-    @Test("coordinator killed mid-job and restarted: the job completes, spooled segments are not redone")
-    func coordinatorRestart() throws {
+    /// A quick restart (the workers are still encoding, and hold prefetched segments, when the new
+    /// coordinator welcomes them) and a slower one (they finish during the outage): either way every
+    /// segment is encoded exactly once. Workers claim what they kept; results are re-sent and spooled.
+    @Test("coordinator killed mid-job and restarted: the job completes, no segment is encoded twice",
+          arguments: [0.2, 3.0])
+    func coordinatorRestart(outage: Double) throws {
         let farm = try FarmFixture()
         let src = try Self.slowSource(farm, seconds: 14)
         try farm.startCoordinator()
@@ -83,8 +87,8 @@ struct FarmFaultTests {
         let spooledBefore = Set(Self.segments(farm.log("coordinator"), job: id, word: "spooled"))
         let status0 = Self.segments(farm.log("coordinator"), job: id, word: "spooled").count
         #expect(status0 < 14, "the job was still running when the coordinator died")
-        // A short outage: what the workers finish now is offered again to the restarted coordinator.
-        Thread.sleep(forTimeInterval: 3)
+        // What the workers finish during the outage is offered again to the restarted coordinator.
+        Thread.sleep(forTimeInterval: outage)
         let finishedInOutage = Set(Self.segments(farm.workerLogs, job: id, word: " done: ")).subtracting(spooledBefore)
         let joinsBefore = farm.log("coordinator").components(separatedBy: " joined (").count
         try farm.startCoordinator()
@@ -96,6 +100,14 @@ struct FarmFaultTests {
         let encoded = Self.segments(farm.workerLogs, job: id, word: " done: ")
         for segment in spooledBefore.union(finishedInOutage) {
             #expect(encoded.filter { $0 == segment }.count == 1, "segment \(segment) re-encoded after the restart")
+        }
+        // And so was every other one: what was running or prefetched at the restart was claimed back.
+        let twice = Dictionary(grouping: encoded, by: { $0 }).filter { $0.value.count > 1 }.keys.sorted()
+        #expect(twice.isEmpty, "segments encoded twice: \(twice)\n\(farm.log("coordinator").suffix(3000))")
+        #expect(Set(encoded).count == 14)
+        if outage < 1 {
+            #expect(farm.log("coordinator").contains("across the reconnect; it is not encoded again"),
+                    "\(farm.log("coordinator").suffix(3000))")
         }
         // Each worker joined the restarted coordinator once (or twice, had its first Hello crossed the
         // restart), not once per message the restarted coordinator rejected.

@@ -53,7 +53,9 @@ extension Dispatcher {
         case .goodbye(let g)?:
             logger.info("worker \(sessions[routingID]!.id) left: \(g.reason.logSafe(limit: 200))")
             drop(routingID, why: "left", counts: false)
-        case .heartbeat?, .result?:
+        case .heartbeat(let beat)?:
+            claim(beat.holding.map(TaskKey.init), from: routingID, now: now)
+        case .result?:
             break
         default:
             warnOnce(routingID, "unexpected", "dropped an unexpected message from worker \(sessions[routingID]!.id)")
@@ -267,6 +269,42 @@ extension Dispatcher {
         let message = dataFolderFullMessage(error)
         if farm.board.knows(job: job) { logger.error("job \(job) failed: \(message)") }
         farm.stopJob(job, message, reason: "data folder full")
+    }
+
+    /// A worker's heartbeat lists the tasks it holds. One it holds that this session did not lease (it
+    /// kept it across a coordinator restart, or across its own reconnect) is leased back to it under the
+    /// same attempt when the segment is still waiting for it; one finished or re-leased meanwhile is
+    /// withdrawn (`superseded`). Segments held back for this worker that it no longer holds are released.
+    func claim(_ held: [TaskKey], from routingID: Data, now: Double) {
+        guard let s = sessions[routingID] else { return }
+        for key in held.prefix(s.slots + 2) where !s.holding.contains(key) {
+            var storeError: (any Error)?
+            let outcome = farm.board.adopt(job: key.job, segment: key.segment, attempt: key.attempt, worker: s.id, now: now) {
+                do {
+                    return try farm.store.adopt(jobID: key.job, segment: key.segment, attempt: key.attempt, worker: s.id,
+                                                deadline: now + configuration.stallTimeout)
+                } catch {
+                    storeError = error
+                    return false
+                }
+            }
+            if let storeError {
+                // Not recorded: the segment is re-leased as usual and the worker's result still counts.
+                logger.warning("segment \(key) kept by worker \(s.id) could not be given back to it: \(storeError)")
+                continue
+            }
+            switch outcome {
+            case .adopted:
+                sessions[routingID]?.holding.insert(key)
+                leaseHolders[key] = s.id
+                logger.info("worker \(s.id) kept segment \(key) across the reconnect; it is not encoded again")
+            case .superseded:
+                send(.cancel(key.ref, reason: "superseded"), to: routingID)
+            case .unknown:
+                break  // the job is still being planned: the next heartbeat claims it again
+            }
+        }
+        farm.board.releaseReservations(worker: s.id, keeping: Set(held))
     }
 
     /// Forgets a worker; everything it held goes back to the queue. A worker that went silent or came

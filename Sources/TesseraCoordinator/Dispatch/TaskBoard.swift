@@ -1,5 +1,6 @@
 import Foundation
 import TesseraCore
+import TesseraWire
 
 /// The work of every running job, in memory: segments ready to lease, segments out at workers, and the
 /// finished ones' spool files. Job threads add work and wait for outputs; the dispatcher thread leases,
@@ -27,11 +28,31 @@ final class TaskBoard: @unchecked Sendable {
         var finished: [Int: URL] = [:]
         var framesFinished = 0
         var failure: String?
+        /// Segments out at a worker when the coordinator last stopped: held back for that worker (which
+        /// may still be encoding them) until it claims them, says it no longer holds them, or `reservedUntil`.
+        var reserved: [Int: Reservation] = [:]
+        var reservedUntil = 0.0
         init(id: String, priority: Int, created: Double) {
             self.id = id
             self.priority = priority
             self.created = created
         }
+    }
+
+    /// A segment held back for the worker that had its latest attempt.
+    struct Reservation: Sendable, Equatable {
+        var worker: String
+        var attempt: Int
+    }
+
+    /// What became of a worker's claim to a task it kept (see `adopt`).
+    enum Claim: Equatable {
+        /// Leased to it again under its attempt.
+        case adopted
+        /// Finished, or out at another attempt: the worker should stop it.
+        case superseded
+        /// Not on the board (yet): the job is still being planned, or its producer has not reached it.
+        case unknown
     }
 
     /// Ready (not yet leased) segments a job may queue before its producer waits.
@@ -48,11 +69,16 @@ final class TaskBoard: @unchecked Sendable {
 
     // MARK: Job threads
 
-    func open(job: String, priority: Int, created: Double, finished: [Int: URL], framesFinished: Int) {
+    /// - Parameter reserved: segments leased when the coordinator stopped, held for their workers until
+    ///   `reservedUntil` (Unix seconds).
+    func open(job: String, priority: Int, created: Double, finished: [Int: URL], framesFinished: Int,
+              reserved: [Int: Reservation] = [:], reservedUntil: Double = 0) {
         condition.withLock {
             let w = JobWork(id: job, priority: priority, created: created)
             w.finished = finished
             w.framesFinished = framesFinished
+            w.reserved = reserved
+            w.reservedUntil = reservedUntil
             jobs[job] = w
         }
     }
@@ -125,7 +151,9 @@ final class TaskBoard: @unchecked Sendable {
                     return a.id < b.id
                 }
             for w in candidates {
-                guard let index = w.ready.keys.min(), let ready = w.ready[index], accepts(w.id, ready) else { continue }
+                if now >= w.reservedUntil { w.reserved.removeAll() }
+                guard let index = w.ready.keys.filter({ w.reserved[$0] == nil }).min(), let ready = w.ready[index],
+                      accepts(w.id, ready) else { continue }
                 w.ready[index] = nil
                 let work = ready
                 guard let n = attempt(w.id, index) else { continue }
@@ -172,6 +200,7 @@ final class TaskBoard: @unchecked Sendable {
             w.framesFinished += frames
             let other = w.inFlight.removeValue(forKey: segment)
             w.ready[segment] = nil
+            w.reserved[segment] = nil
             condition.broadcast()
             return other.flatMap { $0.attempt == attempt ? nil : $0 }
         }
@@ -188,6 +217,43 @@ final class TaskBoard: @unchecked Sendable {
                 }
             }
         }
+    }
+
+    /// A worker that kept a task across a coordinator restart (or its own reconnect) claims it: when the
+    /// segment is waiting and `confirm` (the store) agrees this is its latest attempt and was leased to
+    /// this worker, it goes back to the worker under that attempt instead of being encoded again.
+    func adopt(job: String, segment: Int, attempt: Int, worker: String, now: Double,
+               confirm: () -> Bool) -> Claim {
+        condition.withLock {
+            guard let w = jobs[job], w.failure == nil else { return .unknown }
+            if w.finished[segment] != nil { return .superseded }
+            if let f = w.inFlight[segment] { return f.attempt == attempt && f.worker == worker ? .adopted : .superseded }
+            guard let work = w.ready[segment] else { return .unknown }
+            guard confirm() else { return .superseded }
+            w.ready[segment] = nil
+            w.reserved[segment] = nil
+            w.inFlight[segment] = InFlight(work: work, attempt: attempt, worker: worker, leasedAt: now, lastProgress: now,
+                                           framesDone: 0)
+            condition.broadcast()  // room for the producer
+            return .adopted
+        }
+    }
+
+    /// A worker said which tasks it holds: its reservations for anything else are released.
+    func releaseReservations(worker: String, keeping held: Set<TaskKey>) -> Bool {
+        let released: Bool = condition.withLock {
+            var any = false
+            for w in jobs.values {
+                for (segment, r) in w.reserved where r.worker == worker
+                    && !held.contains(TaskKey(job: w.id, segment: segment, attempt: r.attempt)) {
+                    w.reserved[segment] = nil
+                    any = true
+                }
+            }
+            return any
+        }
+        if released { onReady() }
+        return released
     }
 
     /// Whether the job is open on the board (planned and not yet closed).

@@ -98,8 +98,15 @@ final class JobRunner: @unchecked Sendable {
             }
             let (id, store, board, farm) = (jobID, farm.store, farm.board, farm)
             let priority = record.priority, created = record.createdAt
+            // Workers keep the tasks they hold across a coordinator restart and claim them when they
+            // reconnect (PROTOCOL.md §8): those segments wait for them, for up to two liveness periods.
+            let grace = farm.claimGrace
             session.makeSegmentExecutor = { plan throws(MediaError) in
                 do {
+                    var reserved: [Int: TaskBoard.Reservation] = [:]
+                    for s in try store.segments(of: id) where s.state == .leased {
+                        if let worker = s.worker { reserved[s.index] = .init(worker: worker, attempt: s.attempt) }
+                    }
                     try store.setPlan(id, segmentFrames: plan.map(\.frameCount), framesTotal: plan.reduce(0) { $0 + $1.frameCount })
                     var finished: [Int: URL] = [:]
                     var frames = 0
@@ -108,7 +115,11 @@ final class JobRunner: @unchecked Sendable {
                         finished[s.index] = URL(fileURLWithPath: file)
                         frames += s.frames
                     }
-                    board.open(job: id, priority: priority, created: created, finished: finished, framesFinished: frames)
+                    board.open(job: id, priority: priority, created: created, finished: finished, framesFinished: frames,
+                               reserved: reserved, reservedUntil: Date().timeIntervalSince1970 + grace)
+                    if !reserved.isEmpty {
+                        log.info("job \(id): segments \(reserved.keys.sorted()) were out at workers; holding them \(Int(grace)) s for those workers")
+                    }
                     _ = try store.transition(id, to: .running)
                     if !finished.isEmpty { log.info("job \(id): \(finished.count) of \(plan.count) segments already spooled") }
                 } catch {

@@ -33,3 +33,23 @@ extension JobStore {
         }
     }
 }
+
+extension JobStore {
+    /// Gives a pending segment back to the worker still running its latest attempt (a worker that kept
+    /// its tasks across a coordinator restart, or a reconnect): leased again under the same attempt
+    /// number, so nothing is encoded twice. False when that attempt is no longer the segment's latest,
+    /// was leased to another worker, or the segment is not pending.
+    /// - Throws: `StoreError.database`.
+    public func adopt(jobID: String, segment: Int, attempt: Int, worker: String, deadline: Double) throws(StoreError) -> Bool {
+        try write("give segment \(segment) of \(jobID) back to \(worker)") { db in
+            try db.execute(
+                sql: """
+                    UPDATE segments SET state = 'leased', worker = ?, leaseDeadline = ?
+                    WHERE jobID = ? AND idx = ? AND state = 'pending' AND attempt = ?
+                        AND (SELECT a.worker FROM attempts a WHERE a.jobID = ? AND a.idx = ? AND a.attempt = ?) = ?
+                    """,
+                arguments: [worker, deadline, jobID, segment, attempt, jobID, segment, attempt, worker])
+            return db.changesCount > 0
+        }
+    }
+}
