@@ -1,5 +1,6 @@
 import CFFmpeg
 import Testing
+import TesseraAV
 import TesseraCore
 @testable import TesseraMedia
 
@@ -18,5 +19,26 @@ import TesseraCore
         #expect(t.isValid)
         #expect(t.flags.contains(.hasBeenRounded))
         #expect((t.seconds > 0) == (ticks > 0))
+    }
+
+    /// Timestamps near the ends of 64 bits (a crafted file) are damage the reader reports, not a trap
+    /// in the range gates.
+    @Test func gatesReportTimestampsAtTheEndsOf64Bits() throws {
+        let audio = try Frame()
+        audio.pointer.pointee.nb_samples = 1024
+        audio.pts = Int64.max - 10
+        var gate = AudioGate(range: TickRange(start: 0, end: Int64.max, offset: 0),
+                             streamTimeBase: AVRational(num: 1, den: 48_000), sampleRate: 48_000)
+        let error = #expect(throws: MediaError.self) { _ = try gate.accept(audio) { _ in true } }
+        #expect(error?.kind == .corrupt)
+
+        let video = try Frame()
+        video.pts = Int64.max - 10
+        var videoGate = VideoGate(range: TickRange(start: -1_000, end: Int64.max, offset: -1_000))
+        #expect(throws: MediaError.self) { _ = try videoGate.accept(video) { _ in true } }
+
+        let range = TickRange(start: Int64.min + 5, end: Int64.max, offset: 0)
+        #expect(throws: MediaError.self) { _ = try range.relative(100) }
+        #expect(try TickRange(start: 10, end: 20, offset: 0).relative(15) == 5)
     }
 }

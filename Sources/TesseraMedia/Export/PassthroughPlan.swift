@@ -61,11 +61,12 @@ final class PassthroughPlan: ExportPlan, @unchecked Sendable {
             // Video stops by decode order (every later packet shows later); audio by presentation time.
             let t = isVideo ? p.pointee.dts : p.pointee.pts
             if t != tessera_AV_NOPTS_VALUE() && t >= range.end { return }
-            if !isVideo && p.pointee.pts != tessera_AV_NOPTS_VALUE() && p.pointee.pts + p.pointee.duration <= range.start {
-                continue
+            if !isVideo && p.pointee.pts != tessera_AV_NOPTS_VALUE() {
+                let end = try TickRange.end(p.pointee.pts, plus: max(0, p.pointee.duration))
+                if end <= range.start { continue }
             }
-            if p.pointee.pts != tessera_AV_NOPTS_VALUE() { p.pointee.pts -= range.start }
-            if p.pointee.dts != tessera_AV_NOPTS_VALUE() { p.pointee.dts -= range.start }
+            if p.pointee.pts != tessera_AV_NOPTS_VALUE() { p.pointee.pts = try range.relative(p.pointee.pts) }
+            if p.pointee.dts != tessera_AV_NOPTS_VALUE() { p.pointee.dts = try range.relative(p.pointee.dts) }
             let seconds = Double(p.pointee.pts) * Double(tb.num) / Double(tb.den)
             try leg.input.append(packet)
             if isVideo || legs.count == 1 {

@@ -46,7 +46,7 @@ final class SubtitleLeg: @unchecked Sendable {
             if pts < range.start && (duration == 0 || overflow || end <= range.start) { continue }
             let start = max(pts, range.start)
             let stop = overflow ? range.end : min(end, range.end)
-            let timing = (pts: start - range.start, duration: duration == 0 ? 0 : stop - start)
+            let timing = (pts: try range.relative(start), duration: duration == 0 ? 0 : stop - start)
             if let converter {
                 guard let converted = try converter.convert(packet) else { continue }
                 converted.pointer.pointee.pts = timing.pts

@@ -146,7 +146,7 @@ final class TranscodePlan: ExportPlan, @unchecked Sendable {
         if let last = durations.finish(endTick: leg.endTick) {
             try leg.input.append(last)
             videoProgress.advance(to: seconds(last.pts))
-            videoEnd.set(seconds(last.pts + max(0, last.pointer.pointee.pkt_duration)))
+            videoEnd.set(seconds(try TickRange.end(last.pts, plus: max(0, last.pointer.pointee.pkt_duration))))
         }
         // The queue also ends when another stage failed: then there is nothing worth flushing.
         try failure.check()
@@ -159,7 +159,7 @@ final class TranscodePlan: ExportPlan, @unchecked Sendable {
         var samples: Int64 = 0
         while let frame = try leg.output.copyNextFrame() {
             try leg.input.append(frame)
-            samples = frame.pts + Int64(frame.sampleCount)
+            samples = try TickRange.end(frame.pts, plus: Int64(frame.sampleCount))
             if first { audioProgress.advance(to: Double(samples) / rate) }
         }
         if first { audioEnd.set(Double(samples) / rate) }

@@ -10,7 +10,8 @@ struct FrameDurations {
     mutating func push(_ frame: Frame) -> Frame? {
         defer { held = frame }
         guard let previous = held else { return nil }
-        previous.pointer.pointee.pkt_duration = frame.pts - previous.pts
+        let (gap, overflow) = frame.pts.subtractingReportingOverflow(previous.pts)
+        previous.pointer.pointee.pkt_duration = overflow ? 0 : gap
         return previous
     }
 

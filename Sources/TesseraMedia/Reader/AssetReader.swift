@@ -139,4 +139,23 @@ struct TickRange: Sendable {
     let start: Int64
     let end: Int64
     let offset: Int64
+
+    /// `t` with the range start at 0. A file's timestamps are outside values: one so far from the start
+    /// that the difference does not fit 64 bits is damage, not a trap.
+    func relative(_ t: Int64) throws(MediaError) -> Int64 {
+        let (value, overflow) = t.subtractingReportingOverflow(start)
+        guard !overflow else { throw Self.outOfRange(t) }
+        return value
+    }
+
+    /// `t + duration`, or a `.corrupt` error when a file's values overflow.
+    static func end(_ t: Int64, plus duration: Int64) throws(MediaError) -> Int64 {
+        let (value, overflow) = t.addingReportingOverflow(duration)
+        guard !overflow else { throw outOfRange(t) }
+        return value
+    }
+
+    private static func outOfRange(_ t: Int64) -> MediaError {
+        MediaError(.corrupt, "a timestamp (\(t)) lies too far from the rest of the file to be read")
+    }
 }

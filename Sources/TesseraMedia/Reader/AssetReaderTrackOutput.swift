@@ -103,7 +103,7 @@ enum FrameGate {
     mutating func accept(_ frame: Frame, _ emit: (Frame) -> Bool) throws(MediaError) -> Bool {
         switch self {
         case .video(var g):
-            let r = g.accept(frame, emit)
+            let r = try g.accept(frame, emit)
             self = .video(g)
             return r
         case .audio(var g):
@@ -116,7 +116,7 @@ enum FrameGate {
     mutating func finish(_ emit: (Frame) -> Bool) throws(MediaError) -> Bool {
         switch self {
         case .video(var g):
-            let r = g.finish(emit)
+            let r = try g.finish(emit)
             self = .video(g)
             return r
         case .audio: return true
@@ -133,7 +133,7 @@ struct VideoGate {
 
     init(range: TickRange) { self.range = range }
 
-    mutating func accept(_ frame: Frame, _ emit: (Frame) -> Bool) -> Bool {
+    mutating func accept(_ frame: Frame, _ emit: (Frame) -> Bool) throws(MediaError) -> Bool {
         let pts = frame.pts
         if pts < range.start {
             held = frame
@@ -146,15 +146,15 @@ struct VideoGate {
         }
         held = nil
         emitted = true
-        frame.pts = pts - range.start
+        frame.pts = try range.relative(pts)
         return emit(frame)
     }
 
     /// The range started after the last frame: that last frame is what is on screen at the start.
-    mutating func finish(_ emit: (Frame) -> Bool) -> Bool {
+    mutating func finish(_ emit: (Frame) -> Bool) throws(MediaError) -> Bool {
         guard !emitted, let last = held else { return true }
         let duration = last.pointer.pointee.pkt_duration
-        guard duration > 0, last.pts + duration > range.start else { return true }
+        guard duration > 0, try TickRange.end(last.pts, plus: duration) > range.start else { return true }
         last.pts = 0
         held = nil
         return emit(last)
@@ -188,11 +188,12 @@ struct AudioGate {
         } else {
             first = av_rescale_q(frame.pts, streamTimeBase, AVRational(num: 1, den: sampleRate))
         }
-        nextSample = first + count
-        let from = max(first, startSample), to = min(first + count, endSample)
-        if to <= from { return first + count < endSample }
+        let last = try TickRange.end(first, plus: count)
+        nextSample = last
+        let from = max(first, startSample), to = min(last, endSample)
+        if to <= from { return last < endSample }
         var out = frame
-        if from > first || to < first + count {
+        if from > first || to < last {
             out = try Frame()
             let o = out.pointer
             o.pointee.format = frame.pointer.pointee.format
@@ -204,7 +205,9 @@ struct AudioGate {
                                    Int32(from - first), Int32(to - from), o.pointee.ch_layout.nb_channels,
                                    AVSampleFormat(rawValue: o.pointee.format)), "cut audio samples")
         }
-        out.pts = from - startSample
+        let (relative, overflow) = from.subtractingReportingOverflow(startSample)
+        guard !overflow else { throw MediaError(.corrupt, "an audio timestamp (\(from)) lies too far from the range start") }
+        out.pts = relative
         guard emit(out) else { return false }
         return to < endSample
     }

@@ -63,7 +63,7 @@ public enum SegmentRunner {
                 if processor == nil { processor = try makeProcessor(pspec, decoded) }
                 frame = try processor!.process(decoded)
             }
-            frame.pts = decoded.pts + shift
+            frame.pts = try TickRange.end(decoded.pts, plus: shift)
             if let previous = timing.push(frame) {
                 try encode(previous)
                 if frames % 8 == 0 { progress(SegmentProgress(segment: spec.index, framesDone: frames,
