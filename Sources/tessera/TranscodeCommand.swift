@@ -79,7 +79,12 @@ struct TranscodeCommand: ParsableCommand {
     static func summary(_ r: ExportReport) -> String {
         var parts = ["wrote \(r.output)", String(format: "%.3fs", r.duration.seconds)]
         if let v = r.video { parts.append("\(v.codec) \(v.width)x\(v.height) \(v.frames) frames") }
-        if let a = r.audio { parts.append("\(a.codec) \(a.sampleRate) Hz \(a.channels) ch") }
+        if let a = r.audio {
+            let more = r.audioTracks.count > 1 ? " (+\(r.audioTracks.count - 1) more audio track\(r.audioTracks.count > 2 ? "s" : ""))" : ""
+            parts.append("\(a.codec) \(a.sampleRate) Hz \(a.channels) ch\(more)")
+        }
+        if !r.subtitleTracks.isEmpty { parts.append("\(r.subtitleTracks.count) subtitle track\(r.subtitleTracks.count > 1 ? "s" : "")") }
+        if r.chapters > 0 { parts.append("\(r.chapters) chapter\(r.chapters > 1 ? "s" : "")") }
         parts.append(String(format: "%.1f fps, %.2fs", r.framesPerSecond, r.wallSeconds))
         return parts.joined(separator: ", ")
     }

@@ -22,6 +22,11 @@ struct ExportTracks {
         let handling: SubtitleHandling
     }
 
+    /// The most audio and subtitle tracks one export writes (each audio track is a decode and an encode
+    /// thread, each subtitle track a thread).
+    static let maxAudioTracks = 16
+    static let maxSubtitleTracks = 32
+
     var video: Int?
     var audio: [Int] = []
     var subtitles: [Subtitle] = []
@@ -52,7 +57,14 @@ struct ExportTracks {
             // A track this build cannot read (or the container cannot hold, for passthrough) is named, not
             // fatal, while another can be written; when none can, the first is kept so the export fails
             // with that track's own error, as it did when only one track was written.
-            for id in chosen {
+            for (n, id) in chosen.enumerated() {
+                // Each track costs a decode and an encode thread: a file declaring hundreds is refused
+                // track by track, by name, rather than starting hundreds of threads.
+                if n >= Self.maxAudioTracks {
+                    lines(&tracks.notCarried, "track \(id): audio (\(details(input.streams[id]))) is not carried: "
+                          + "an export writes at most \(Self.maxAudioTracks) audio tracks (choose with --audio-track)")
+                    continue
+                }
                 if let why = Self.audioProblem(input.streams[id], muxer: muxer, passthrough: settings.passthrough) {
                     lines(&tracks.notCarried, "track \(id): audio (\(details(input.streams[id]))) is not carried: \(why)")
                 } else {
@@ -77,9 +89,11 @@ struct ExportTracks {
                 reason = "an m4a file holds audio only"
             case AVMEDIA_TYPE_SUBTITLE:
                 switch subtitleHandling(stream, muxer: muxer, fileType: fileType) {
-                case .success(let handling):
+                case .success(let handling) where tracks.subtitles.count < Self.maxSubtitleTracks:
                     tracks.subtitles.append(Subtitle(trackID: index, handling: handling))
                     continue
+                case .success:
+                    reason = "an export writes at most \(Self.maxSubtitleTracks) subtitle tracks"
                 case .failure(let why): reason = why.text
                 }
             case AVMEDIA_TYPE_ATTACHMENT:
