@@ -6,7 +6,7 @@ import TesseraTestSupport
 
 @Suite("JobStore across a coordinator restart")
 struct StoreRestartTests {
-    @Test("a reopened store resumes the job: leases dropped, done segments kept through a new plan")
+    @Test("a reopened store resumes the job: leases kept for their workers' claims, done segments kept through a new plan")
     func resume() throws {
         try withStore { store, clock, folder in
             let id = try store.runningJob(frames: [3, 4, 5, 6])
@@ -26,14 +26,15 @@ struct StoreRestartTests {
             #expect(try reopened.leasedCount() == 1)
             let resumed = try reopened.recoverAfterRestart()
             #expect(resumed.map(\.id) == [id])
-            #expect(try reopened.leasedCount() == 0)
+            // The leased segment still names its worker, for the job to hold it back for that worker.
             let states = try reopened.segments(of: id).map(\.state)
-            #expect(states == [.done, .pending, .pending, .pending])
+            #expect(states == [.done, .leased, .pending, .pending])
 
             try reopened.transition(id, to: .planning)
             try reopened.setPlan(id, segmentFrames: [3, 4, 5, 6], framesTotal: 18)
             try reopened.transition(id, to: .running)
             let segments = try reopened.segments(of: id)
+            #expect(segments.map(\.state) == [.done, .pending, .pending, .pending])
             #expect(segments[0].state == .done && segments[0].doneAttempt == 1)
             #expect(segments[0].spoolFile == "/spool/0.seg")
             #expect(segments[2].failures == 1 && segments[2].errors == ["attempt 1 on w3: oom"])
@@ -41,6 +42,28 @@ struct StoreRestartTests {
             #expect(again.map(\.segment) == [1, 2, 3] && again.map(\.attempt) == [2, 2, 1])
             #expect(try reopened.lease("w9") == nil)
             #expect(try reopened.job(id)?.framesDone == 3)
+        }
+    }
+
+    @Test("a worker that kept its task gets it back under the same attempt; nobody else, and not a stale attempt")
+    func adoptAfterRestart() throws {
+        try withStore { store, _, _ in
+            let id = try store.runningJob(frames: [3, 4])
+            let lease = try store.lease(jobID: id, segment: 0, worker: "w1", deadline: 9)
+            #expect(lease.attempt == 1)
+            // Still leased: nothing to adopt.
+            #expect(try !store.adopt(jobID: id, segment: 0, attempt: 1, worker: "w1", deadline: 9))
+            // A restarted coordinator plans again: the segment is pending, attempt 1 still w1's.
+            try store.transition(id, to: .planning)
+            try store.setPlan(id, segmentFrames: [3, 4], framesTotal: 7)
+            try store.transition(id, to: .running)
+            #expect(try !store.adopt(jobID: id, segment: 0, attempt: 1, worker: "w2", deadline: 9))
+            #expect(try !store.adopt(jobID: id, segment: 0, attempt: 2, worker: "w1", deadline: 9))
+            #expect(try store.adopt(jobID: id, segment: 0, attempt: 1, worker: "w1", deadline: 9))
+            let segment = try #require(try store.segment(id, 0))
+            #expect(segment.state == .leased && segment.attempt == 1 && segment.worker == "w1")
+            #expect(try store.complete(jobID: id, segment: 0, attempt: 1, spoolFile: "/s/0", encodeSeconds: 1,
+                                       processor: "cpu") == .accepted)
         }
     }
 

@@ -116,6 +116,40 @@ import TesseraWire
         board.touch(worker: "w", now: 160)  // progress on one counts for the prefetched one too
         #expect(board.stalled(before: 150).isEmpty)
     }
+
+    /// After a restart, a segment that was out at w1 waits for w1's claim: nobody else gets it; w1's
+    /// claim gives it back under its attempt; a heartbeat of w1's that no longer lists a segment releases it.
+    @Test func reservedSegmentsWaitForTheirWorkersClaim() {
+        let board = TaskBoard(readyLimit: 10) {}
+        board.open(job: "j", priority: 0, created: 1, finished: [:], framesFinished: 0,
+                   reserved: [0: .init(worker: "w1", attempt: 3), 1: .init(worker: "w1", attempt: 1)], reservedUntil: 100)
+        for i in 0..<3 { #expect(board.add(job: "j", Self.work(i))) }
+        // Only segment 2 is free to lease, to anyone (w1 included: it claims, it does not lease).
+        let first = board.next(worker: "w2", now: 10, attempt: { _, _ in 1 })
+        #expect(first?.work.spec.index == 2)
+        #expect(board.next(worker: "w1", now: 10, attempt: { _, _ in 1 }) == nil)
+        // w1 claims segment 0 (the store agrees); a claim the store refuses is superseded.
+        #expect(board.adopt(job: "j", segment: 0, attempt: 3, worker: "w1", now: 11) { true } == .adopted)
+        #expect(board.adopt(job: "j", segment: 0, attempt: 3, worker: "w1", now: 11) { true } == .adopted)
+        #expect(board.adopt(job: "j", segment: 0, attempt: 2, worker: "w2", now: 11) { true } == .superseded)
+        #expect(board.adopt(job: "j", segment: 9, attempt: 1, worker: "w1", now: 11) { true } == .unknown)
+        #expect(board.adopt(job: "nope", segment: 0, attempt: 1, worker: "w1", now: 11) { true } == .unknown)
+        // w1's heartbeat lists segment 0 only: segment 1 is released and goes out.
+        #expect(board.releaseReservations(worker: "w1", keeping: [TaskKey(job: "j", segment: 0, attempt: 3)]))
+        #expect(board.next(worker: "w2", now: 12, attempt: { _, _ in 2 })?.work.spec.index == 1)
+        // A finished segment's claim is superseded.
+        board.complete(job: "j", segment: 2, attempt: 1, spool: URL(fileURLWithPath: "/s/2"), frames: 10)
+        #expect(board.adopt(job: "j", segment: 2, attempt: 1, worker: "w2", now: 13) { true } == .superseded)
+    }
+
+    @Test func reservationsLapseAtTheirDeadline() {
+        let board = TaskBoard(readyLimit: 10) {}
+        board.open(job: "j", priority: 0, created: 1, finished: [:], framesFinished: 0,
+                   reserved: [0: .init(worker: "gone", attempt: 1)], reservedUntil: 100)
+        #expect(board.add(job: "j", Self.work(0)))
+        #expect(board.next(worker: "w2", now: 99, attempt: { _, _ in 2 }) == nil)
+        #expect(board.next(worker: "w2", now: 100, attempt: { _, _ in 2 })?.work.spec.index == 0)
+    }
 }
 
 final class LockedCount: @unchecked Sendable {

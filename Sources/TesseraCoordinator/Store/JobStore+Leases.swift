@@ -175,13 +175,13 @@ extension JobStore {
         }
     }
 
-    /// After a coordinator restart no worker holds anything it knows of: every leased segment goes back
-    /// to pending. Returns the unfinished jobs, oldest first, for the scheduler to drive again (from
-    /// `planning`; `setPlan` then keeps their done segments).
+    /// The unfinished jobs after a coordinator restart, oldest first, for the scheduler to drive again
+    /// (from `planning`). Their segments stay as they were: a segment still `leased` names the worker
+    /// that may still be encoding it, so the job can hold it back for that worker's claim (PROTOCOL.md
+    /// §4); `setPlan` then puts every segment that is not done back to pending, attempt numbers kept.
     /// - Throws: `StoreError.database`.
     public func recoverAfterRestart() throws(StoreError) -> [JobRecord] {
-        try write("recover after a restart") { db in
-            try db.execute(sql: "UPDATE segments SET state = 'pending', leaseDeadline = NULL WHERE state = 'leased'")
+        try read("recover after a restart") { db in
             let terminal = JobState.allCases.filter(\.isTerminal).map { "'\($0.rawValue)'" }.joined(separator: ", ")
             return try JobRecord.fetchAll(db, where: "jobs.state NOT IN (\(terminal))").reversed()
         }
