@@ -22,7 +22,7 @@ struct StoreAsyncTests {
         // The scheduler's side: blocking writes on a dedicated thread, one transaction per segment.
         let writer = Thread {
             let outcome = Result<Void, StoreError> { () throws(StoreError) in
-                while let lease = try store.leaseNext(worker: "w", deadline: 9_999, now: 0) {
+                while let lease = try store.lease("w", deadline: 9_999) {
                     _ = try store.complete(jobID: lease.jobID, segment: lease.segment, attempt: lease.attempt,
                                            spoolFile: "/spool/\(lease.segment).seg", encodeSeconds: 0.1,
                                            processor: "cpu")

@@ -30,7 +30,7 @@ struct StoreFailureTests {
             #expect(segment.state == .failed && segment.failures == 3 && segment.lastError == "decoder error 33")
             #expect(segment.errors.count == 3)
             #expect(try store.lease("w4") == nil)
-            #expect(try store.pendingCount() == 0)
+            #expect(try store.segments(of: id).map(\.state) == [.leased, .failed])
         }
     }
 
@@ -55,7 +55,9 @@ struct StoreFailureTests {
         try withStore { store, _, _ in
             let id = try store.runningJob(frames: [2, 2])
             let first = try #require(try store.lease("w1", deadline: 1_100))
-            for lease in try store.expiredLeases(now: 1_101) { try store.requeue(lease) }
+            // The dispatcher took it back (stalled): it is pending again, still attempt 1.
+            #expect(try store.failAttempt(jobID: id, segment: first.segment, attempt: first.attempt, error: "stalled",
+                                          counts: false, maxFailures: 3) == .requeued)
             let second = try #require(try store.lease("w2"))
             #expect(second.segment == first.segment)
             #expect(try store.failAttempt(jobID: id, segment: 0, attempt: 1, error: "late", counts: true,

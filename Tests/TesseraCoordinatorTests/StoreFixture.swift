@@ -49,8 +49,17 @@ extension JobStore {
         return job.id
     }
 
-    func lease(_ worker: String, deadline: Double = 2_000) throws -> Lease? {
-        try leaseNext(worker: worker, deadline: deadline, now: 1_000)
+    /// Leases the lowest pending segment of the oldest running job of the highest priority, as the
+    /// dispatcher's board would first choose it, through the store's own `lease`.
+    func lease(_ worker: String, deadline: Double = 2_000) throws(StoreError) -> Lease? {
+        let running = try jobs().filter { $0.state == .running }
+            .sorted { ($0.priority, -$0.createdAt) > ($1.priority, -$1.createdAt) }
+        for job in running {
+            if let s = try segments(of: job.id).first(where: { $0.state == .pending }) {
+                return try lease(jobID: job.id, segment: s.index, worker: worker, deadline: deadline)
+            }
+        }
+        return nil
     }
 
     func segment(_ jobID: String, _ index: Int) throws -> SegmentRecord? {

@@ -6,6 +6,15 @@ import TesseraWire
 /// finished ones' spool files. Job threads add work and wait for outputs; the dispatcher thread leases,
 /// requeues and completes. One lock; waiting uses its condition.
 ///
+/// ```
+///  job thread: add ─▶ ready ──── next: leased to a worker (store: attempt + 1) ───▶ in flight
+///                       │  ▲                                                         │  │
+///                       │  └──── requeue: worker dead or gone, stalled, failed ──────┘  │ complete
+///                       └─ reserved after a restart ── adopt: its worker's claim ──▶ ┘   ▼
+///                          (until claimed, released, or `reservedUntil`)            finished (spool file)
+///  fail(job): ready and in-flight work dropped, the job's threads wake with the failure
+/// ```
+///
 /// Fairness (`next`): highest priority first; among equal priorities the job with the fewest segments
 /// out at workers, then the oldest job; within a job the lowest segment index.
 final class TaskBoard: @unchecked Sendable {

@@ -1,69 +1,62 @@
 import GRDB
 import TesseraCore
 
-/// Leasing segments to workers and recording what came of each attempt.
+/// Segments as the store keeps them through their attempts. The dispatcher chooses which segment goes
+/// out next (`TaskBoard`, in memory); the store records each lease, result and failure durably, so a
+/// restarted coordinator knows what is done and who held what.
 ///
 /// ```
-///            leaseNext            complete (first result wins)
-///  pending ───────────▶ leased ───────────────────────────────▶ done
-///     ▲                   │ expired / requeue / releaseAll / failAttempt (not exhausted)
-///     └───────────────────┘
-///                         └── failAttempt, maxFailures counted ──▶ failed (the job must fail)
+///            lease (attempt + 1)        complete (first result wins)
+///  pending ──────────────────▶ leased ───────────────────────────────▶ done
+///     ▲  ◀── adopt (same attempt) ─┘│ failAttempt (not exhausted), a job's setPlan after a restart
+///     └─────────────────────────────┘
+///                                   └── failAttempt, maxFailures counted ──▶ failed (the job must fail)
 /// ```
 extension JobStore {
-    /// Leases the next pending segment to `worker` until `deadline`, or nil when none waits.
-    ///
-    /// Fair among jobs in state `running`: the highest priority first; among equal priorities the job
-    /// with the fewest segments leased right now, then the oldest job; within a job the lowest index.
-    /// The segment's attempt number grows by one. `now` stamps the job's `updatedAt`.
-    /// - Throws: `StoreError.database`.
-    public func leaseNext(worker: String, deadline: Double, now: Double) throws(StoreError) -> Lease? {
-        try write("lease a segment to \(worker)") { db in
-            // Picks the job first (one row per running job, not per pending segment), then its segment.
-            guard let next = try Row.fetchOne(db, sql: """
-                WITH chosen AS (
-                    SELECT j.id FROM jobs j
-                    WHERE j.state = 'running'
-                        AND EXISTS (SELECT 1 FROM segments p WHERE p.jobID = j.id AND p.state = 'pending')
-                    ORDER BY j.priority DESC,
-                        (SELECT COUNT(*) FROM segments l WHERE l.jobID = j.id AND l.state = 'leased'),
-                        j.createdAt, j.rowid
-                    LIMIT 1)
-                SELECT chosen.id AS jobID,
-                    (SELECT MIN(s.idx) FROM segments s WHERE s.jobID = chosen.id AND s.state = 'pending') AS idx
-                FROM chosen
-                """)
-            else { return nil }
-            let jobID: String = next["jobID"]
-            let index: Int = next["idx"]
+    /// Leases one chosen segment to `worker` (the dispatcher picks segments itself, among those whose
+    /// packets are in memory); its attempt number grows by one.
+    /// - Throws: `StoreError.notFound` when the segment is not pending (done, leased or unknown).
+    public func lease(jobID: String, segment: Int, worker: String, deadline: Double) throws(StoreError) -> Lease {
+        try write("lease segment \(segment) of \(jobID) to \(worker)") { db in
             try db.execute(
                 sql: """
                     UPDATE segments SET state = 'leased', attempt = attempt + 1, worker = ?, leaseDeadline = ?
-                    WHERE jobID = ? AND idx = ?
+                    WHERE jobID = ? AND idx = ? AND state = 'pending'
                     """,
-                arguments: [worker, deadline, jobID, index])
-            try db.execute(sql: "UPDATE jobs SET updatedAt = ? WHERE id = ?", arguments: [now, jobID])
+                arguments: [worker, deadline, jobID, segment])
+            guard db.changesCount > 0 else { throw StoreError.notFound("\(jobID) segment \(segment) (pending)") }
             let attempt = try Int.fetchOne(
-                db, sql: "SELECT attempt FROM segments WHERE jobID = ? AND idx = ?", arguments: [jobID, index]) ?? 0
-            return Lease(jobID: jobID, segment: index, attempt: attempt, worker: worker, deadline: deadline)
+                db, sql: "SELECT attempt FROM segments WHERE jobID = ? AND idx = ?", arguments: [jobID, segment]) ?? 0
+            try db.execute(sql: "INSERT OR REPLACE INTO attempts (jobID, idx, attempt, worker) VALUES (?, ?, ?, ?)",
+                           arguments: [jobID, segment, attempt, worker])
+            return Lease(jobID: jobID, segment: segment, attempt: attempt, worker: worker, deadline: deadline)
         }
     }
-
-    /// Moves a lease's deadline (the worker reported progress). False when that attempt no longer holds
-    /// the segment: it expired and was re-leased, finished, or the job ended.
+    /// The worker `attempt` of a segment was leased to; nil when it never was.
     /// - Throws: `StoreError.database`.
-    public func extendLease(_ lease: Lease, deadline: Double) throws(StoreError) -> Bool {
-        try write("extend the lease on \(Self.name(lease))") { db in
+    public func holder(jobID: String, segment: Int, attempt: Int) throws(StoreError) -> String? {
+        try read("read who holds \(jobID)/\(segment)#\(attempt)") { db in
+            try String.fetchOne(db, sql: "SELECT worker FROM attempts WHERE jobID = ? AND idx = ? AND attempt = ?",
+                                arguments: [jobID, segment, attempt])
+        }
+    }
+    /// Gives a pending segment back to the worker still running its latest attempt (a worker that kept
+    /// its tasks across a coordinator restart, or a reconnect): leased again under the same attempt
+    /// number, so nothing is encoded twice. False when that attempt is no longer the segment's latest,
+    /// was leased to another worker, or the segment is not pending.
+    /// - Throws: `StoreError.database`.
+    public func adopt(jobID: String, segment: Int, attempt: Int, worker: String, deadline: Double) throws(StoreError) -> Bool {
+        try write("give segment \(segment) of \(jobID) back to \(worker)") { db in
             try db.execute(
                 sql: """
-                    UPDATE segments SET leaseDeadline = ?
-                    WHERE jobID = ? AND idx = ? AND state = 'leased' AND attempt = ? AND worker = ?
+                    UPDATE segments SET state = 'leased', worker = ?, leaseDeadline = ?
+                    WHERE jobID = ? AND idx = ? AND state = 'pending' AND attempt = ?
+                        AND (SELECT a.worker FROM attempts a WHERE a.jobID = ? AND a.idx = ? AND a.attempt = ?) = ?
                     """,
-                arguments: [deadline, lease.jobID, lease.segment, lease.attempt, lease.worker])
+                arguments: [worker, deadline, jobID, segment, attempt, jobID, segment, attempt, worker])
             return db.changesCount > 0
         }
     }
-
     /// Records a finished segment whose result is already spooled at `spoolFile`.
     ///
     /// The first result wins, whatever attempt produced it: a late result from an older attempt is
@@ -131,50 +124,6 @@ extension JobStore {
         }
     }
 
-    /// Leases whose deadline is before `now`, earliest first. Nothing changes until `requeue`.
-    /// - Throws: `StoreError.database`.
-    public func expiredLeases(now: Double) throws(StoreError) -> [Lease] {
-        try read("list expired leases") { db in
-            try Row.fetchAll(
-                db, sql: "SELECT * FROM segments WHERE state = 'leased' AND leaseDeadline < ? ORDER BY leaseDeadline",
-                arguments: [now]
-            ).compactMap { try SegmentRecord(row: $0).lease }
-        }
-    }
-
-    /// Puts the segment back to pending if `lease`'s attempt still holds it; returns whether it did.
-    /// - Throws: `StoreError.database`.
-    @discardableResult
-    public func requeue(_ lease: Lease) throws(StoreError) -> Bool {
-        try write("requeue \(Self.name(lease))") { db in
-            try db.execute(
-                sql: """
-                    UPDATE segments SET state = 'pending', leaseDeadline = NULL
-                    WHERE jobID = ? AND idx = ? AND state = 'leased' AND attempt = ?
-                    """,
-                arguments: [lease.jobID, lease.segment, lease.attempt])
-            return db.changesCount > 0
-        }
-    }
-
-    /// Puts every segment `worker` holds back to pending (the worker died or left) and returns the
-    /// leases it held.
-    /// - Throws: `StoreError.database`.
-    public func releaseAll(worker: String) throws(StoreError) -> [Lease] {
-        try write("release the leases of \(worker)") { db in
-            let held = try Row.fetchAll(
-                db, sql: "SELECT * FROM segments WHERE state = 'leased' AND worker = ? ORDER BY jobID, idx",
-                arguments: [worker]
-            ).compactMap { try SegmentRecord(row: $0).lease }
-            try db.execute(
-                sql: """
-                    UPDATE segments SET state = 'pending', leaseDeadline = NULL WHERE state = 'leased' AND worker = ?
-                    """,
-                arguments: [worker])
-            return held
-        }
-    }
-
     /// The unfinished jobs after a coordinator restart, oldest first, for the scheduler to drive again
     /// (from `planning`). Their segments stay as they were: a segment still `leased` names the worker
     /// that may still be encoding it, so the job can hold it back for that worker's claim (PROTOCOL.md
@@ -192,7 +141,4 @@ extension JobStore {
         let state = try String.fetchOne(db, sql: "SELECT state FROM jobs WHERE id = ?", arguments: [jobID])
         return state.flatMap(JobState.init(rawValue:)).map { !$0.isTerminal } ?? false
     }
-
-    /// "JOB/segment#attempt", as logs and the API name a task.
-    static func name(_ lease: Lease) -> String { "\(lease.jobID)/\(lease.segment)#\(lease.attempt)" }
 }

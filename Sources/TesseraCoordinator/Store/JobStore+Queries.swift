@@ -20,53 +20,6 @@ extension JobStore {
         try read("read the segments of job \(jobID)") { db in try SegmentRecord.fetchAll(db, jobID: jobID) }
     }
 
-    /// The leases a job's segments are held under now (to withdraw them before cancelling it).
-    /// - Throws: `StoreError.database`.
-    public func activeLeases(of jobID: String) throws(StoreError) -> [Lease] {
-        try segments(of: jobID).compactMap(\.lease)
-    }
-
-    /// Segments of running jobs waiting for a worker (what the autoscaler scales on).
-    /// - Throws: `StoreError.database`.
-    public func pendingCount() throws(StoreError) -> Int {
-        try read("count pending segments") { db in
-            try Int.fetchOne(db, sql: """
-                SELECT COUNT(*) FROM segments s JOIN jobs j ON j.id = s.jobID
-                WHERE s.state = 'pending' AND j.state = 'running'
-                """) ?? 0
-        }
-    }
-
-    /// Segments held by workers now.
-    /// - Throws: `StoreError.database`.
-    public func leasedCount() throws(StoreError) -> Int {
-        try read("count leased segments") { db in
-            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM segments WHERE state = 'leased'") ?? 0
-        }
-    }
-
-    /// How many jobs are in each state (states with none are absent).
-    /// - Throws: `StoreError.database`.
-    public func jobCounts() throws(StoreError) -> [JobState: Int] {
-        try read("count jobs by state") { db in
-            var counts: [JobState: Int] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT state, COUNT(*) AS n FROM jobs GROUP BY state") {
-                if let state = JobState(rawValue: row["state"]) { counts[state] = row["n"] }
-            }
-            return counts
-        }
-    }
-
-    /// Segments done and their planned frames, over every job in the store (for `/metrics`).
-    /// - Throws: `StoreError.database`.
-    public func completedTotals() throws(StoreError) -> (segments: Int, frames: Int) {
-        try read("count completed segments") { db in
-            let row = try Row.fetchOne(
-                db, sql: "SELECT COUNT(*) AS n, COALESCE(SUM(frames), 0) AS f FROM segments WHERE state = 'done'")
-            return (row?["n"] ?? 0, row?["f"] ?? 0)
-        }
-    }
-
     /// `job(_:)` without blocking a thread.
     /// - Throws: `StoreError.database`.
     public func jobAsync(_ id: String) async throws(StoreError) -> JobRecord? {

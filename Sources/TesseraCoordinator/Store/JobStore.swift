@@ -76,8 +76,8 @@ public final class JobStore: Sendable {
 
     /// Moves a job to `next` if `JobState.canMove(to:)` allows it. Sets `startedAt` when the job is first
     /// planned and `finishedAt` when it becomes terminal; `error` (when given) replaces the stored one.
-    /// A terminal job's leases are dropped (its leased segments go back to pending), so withdraw its
-    /// tasks from the workers using `activeLeases(of:)` first.
+    /// A terminal job's leases are dropped (its leased segments go back to pending); the dispatcher
+    /// withdraws its tasks from the workers (`TaskBoard.fail`).
     /// - Throws: `StoreError.notFound`, `.illegalTransition`, `.database`.
     @discardableResult
     public func transition(_ jobID: String, to next: JobState, error: String? = nil) throws(StoreError) -> JobRecord {

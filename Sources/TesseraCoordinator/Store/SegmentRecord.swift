@@ -64,7 +64,7 @@ public struct SegmentRecord: Sendable, Hashable, Codable {
             .map(SegmentRecord.init(row:))
     }
 
-    var lease: Lease? {
+    public var lease: Lease? {
         guard state == .leased, let worker, let leaseDeadline else { return nil }
         return Lease(jobID: jobID, segment: index, attempt: attempt, worker: worker, deadline: leaseDeadline)
     }

@@ -44,7 +44,7 @@ enum StoreSchema {
                 t.column("errors", .text).notNull().defaults(to: "[]")
                 t.column("doneAttempt", .integer)
             }
-            // leaseNext, expiredLeases and the counters look segments up by state.
+            // Segments by state (migration v1's index; kept so existing data folders match the schema).
             try db.create(indexOn: "segments", columns: ["state", "jobID"])
         }
         migrator.registerMigration("v2: who each attempt was leased to") { db in
