@@ -30,7 +30,7 @@ func sampleWork(bytes: Int) -> SegmentWork {
     return SegmentWork(
         spec: spec, source: source, timeBase: Fraction(1, 15360), frameRate: Fraction(30, 1), rotation: .none,
         packets: packets, settings: VideoSettings(codec: .hevc, rateControl: .crf(26)), endTick: nil,
-        sourceName: "bench.mp4", backend: "cpu")
+        sourceName: "bench.mp4", backend: .cpu)
 }
 
 /// Sends `messages` payloads of about `payloadBytes` from a DEALER thread to a ROUTER thread, after one

@@ -66,7 +66,7 @@ extension Coordinator: FarmService {
         var stored = request
         stored.source = source
         stored.fileType = type
-        stored.parallelism = request.parallelism ?? max(1, workerStatuses.filter { $0.state != "draining" }.count)
+        stored.parallelism = request.parallelism ?? max(1, workerStatuses.filter { $0.state != .draining }.count)
         let record: JobRecord
         let store = farm.store, toStore = stored
         do {
@@ -146,7 +146,7 @@ extension Coordinator: FarmService {
         let counts = farm.board.counts
         let ws = workerStatuses
         return FarmMetrics(queuedSegments: max(0, queued - counts.inFlight), runningSegments: counts.inFlight,
-                           workers: ws.count, busyWorkers: ws.filter { $0.state == "busy" }.count,
+                           workers: ws.count, busyWorkers: ws.filter { $0.state == .busy }.count,
                            jobsByState: byState, segmentsCompleted: done, framesEncoded: frames)
     }
 

@@ -29,7 +29,7 @@ final class SegmentExecutorThread: @unchecked Sendable {
     /// How each requested backend resolved so far, for the coordinator (Capabilities, Ready).
     var backendChoices: [Tessera_V1_BackendChoice] { selectors.choices }
 
-    init(threads: Int, backend: ProcessingBackendName, logger: Logger,
+    init(threads: Int, backend: ProcessingBackend, logger: Logger,
          post: @escaping @Sendable (Tessera_V1_Envelope) -> Void) {
         self.threads = threads
         selectors = LockedSelectors(default: backend)
@@ -157,19 +157,17 @@ final class SegmentExecutorThread: @unchecked Sendable {
     }
 }
 
-typealias ProcessingBackendName = String
-
 /// One backend selector per requested backend, kept for the worker's life: `auto` calibrates once.
 final class LockedSelectors: @unchecked Sendable {
-    private var selectors: [String: BackendSelector] = [:]
+    private var selectors: [ProcessingBackend: BackendSelector] = [:]
     private let lock = NSLock()
-    private let fallback: String
+    private let fallback: ProcessingBackend
 
-    init(default fallback: String) { self.fallback = fallback }
+    init(default fallback: ProcessingBackend) { self.fallback = fallback }
 
     /// Every selector that has decided, as the protocol reports it, in a stable order.
     var choices: [Tessera_V1_BackendChoice] {
-        let decided = lock.withLock { selectors.sorted { $0.key < $1.key }.compactMap { $0.value.choice } }
+        let decided = lock.withLock { selectors.sorted { $0.key.rawValue < $1.key.rawValue }.compactMap { $0.value.choice } }
         return decided.map { choice in
             var c = Tessera_V1_BackendChoice()
             c.requested = choice.requested.rawValue
@@ -179,12 +177,13 @@ final class LockedSelectors: @unchecked Sendable {
         }
     }
 
-    func selector(for requested: String) -> BackendSelector {
-        let name = requested.isEmpty || requested == "auto" ? fallback : requested
+    /// `auto` in a task means the worker's own default (`--backend`).
+    func selector(for requested: ProcessingBackend) -> BackendSelector {
+        let backend = requested == .auto ? fallback : requested
         return lock.withLock {
-            if let s = selectors[name] { return s }
-            let s = BackendSelector(requested: ProcessingBackend(rawValue: name) ?? .auto)
-            selectors[name] = s
+            if let s = selectors[backend] { return s }
+            let s = BackendSelector(requested: backend)
+            selectors[backend] = s
             return s
         }
     }

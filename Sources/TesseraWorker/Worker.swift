@@ -19,8 +19,8 @@ public final class Worker: @unchecked Sendable {
         /// The worker's own CURVE key pair, and the coordinator's public key; both nil = no CURVE.
         public var keyPair: CurveKeyPair?
         public var coordinatorPublicKey: String?
-        /// "auto", "cpu" or "vulkan": used when a job does not ask for a particular backend.
-        public var backend: String = "auto"
+        /// Used when a job asks for `auto`.
+        public var backend: ProcessingBackend = .auto
         /// Tasks held at once: one running, the rest prefetched.
         public var slots: Int = 2
         /// Codec threads for each segment; 0 = every core.
@@ -105,7 +105,7 @@ public final class Worker: @unchecked Sendable {
         c.videoEncoders = CodecSupport.videoEncoders.map(\.rawValue)
         c.videoDecoders = CodecSupport.videoDecoders
         var backends = ["cpu"]
-        if configuration.backend != "cpu", case .success(let device) = VulkanProcessor.availableDevice() {
+        if configuration.backend != .cpu, case .success(let device) = VulkanProcessor.availableDevice() {
             backends.append("vulkan")
             c.vulkanDevice = device
         }

@@ -61,7 +61,7 @@ enum FarmText {
             [w.id, w.hostname, "\(w.cores)", w.backends.joined(separator: ","),
              w.backendChoices.isEmpty ? "-" : w.backendChoices.map { $0.prefix { $0 != ":" }.replacingOccurrences(of: " ", with: "") }
                 .joined(separator: ","),
-             w.state,
+             w.state.rawValue,
              w.tasks.isEmpty ? "-" : w.tasks.joined(separator: ","), "\(w.segmentsDone)",
              age(w.lastSeenSeconds) + " ago"]
         })

@@ -69,7 +69,7 @@ struct RunCommand: ParsableCommand {
         let threads = max(1, ProcessInfo.processInfo.activeProcessorCount / workers)
         let pool = (0..<workers).map { n -> Worker in
             var wc = Worker.Configuration(coordinator: endpoint, id: "local-\(n + 1)")
-            wc.backend = backend.rawValue
+            wc.backend = backend
             wc.threads = threads
             return Worker(configuration: wc)
         }

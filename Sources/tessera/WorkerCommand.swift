@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import TesseraCore
 import TesseraWire
 import TesseraWorker
 
@@ -19,7 +20,7 @@ struct WorkerCommand: ParsableCommand {
     @Option(help: "The coordinator's ZeroMQ endpoint.") var coordinator: String = "tcp://127.0.0.1:5555"
     @Option(help: "This worker's CURVE key file (PREFIX.key from `tessera keys generate`).") var curveKey: String?
     @Option(help: "The coordinator's public key file (its PREFIX.pub).") var coordinatorKey: String?
-    @Option(help: "Colour/scale backend when a job does not choose: auto, cpu or vulkan.") var backend: String = "auto"
+    @Option(help: "Colour/scale backend when a job does not choose: auto, cpu or vulkan.") var backend: ProcessingBackend = .auto
     @Option(help: "Segments held at once (one running, the rest prefetched).") var slots: Int = 2
     @Option(help: "Codec threads per segment (0 = every core).") var threads: Int = 0
     @Option(help: "Worker name in logs and `tessera workers` (default host-pid-random).") var id: String?
@@ -28,7 +29,6 @@ struct WorkerCommand: ParsableCommand {
         guard (curveKey == nil) == (coordinatorKey == nil) else {
             throw ValidationError("--curve-key and --coordinator-key go together")
         }
-        guard ["auto", "cpu", "vulkan"].contains(backend) else { throw ValidationError("--backend is auto, cpu or vulkan") }
         guard (1...8).contains(slots) else { throw ValidationError("--slots must be 1…8") }
     }
 

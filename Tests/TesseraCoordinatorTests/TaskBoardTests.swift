@@ -13,7 +13,7 @@ import TesseraWire
                                       timeMap: TimeMapPiece(sourceStart: 0, outputStart: 0)),
                     source: CodecConfiguration(codec: "h264", width: 16, height: 16, pixelFormat: "yuv420p"),
                     timeBase: Fraction(1, 30), frameRate: Fraction(30, 1), rotation: .none, packets: [],
-                    settings: VideoSettings(codec: .h264), endTick: nil, sourceName: "t", backend: "cpu")
+                    settings: VideoSettings(codec: .h264), endTick: nil, sourceName: "t", backend: .cpu)
     }
 
     /// Leases everything ready, one at a time, and returns "job/segment" in the order given out.
@@ -100,7 +100,7 @@ import TesseraWire
         work.source.codec = "vp9"
         #expect(!Dispatcher.canRun(work, caps), "no vp9 decoder")
         work = Self.work(0)
-        work.backend = "vulkan"
+        work.backend = .vulkan
         #expect(!Dispatcher.canRun(work, caps), "no Vulkan device")
         #expect(Dispatcher.canRun(Self.work(0), Tessera_V1_Capabilities()), "no lists: trusted")
     }

@@ -78,7 +78,7 @@ struct WorkGenerator {
             frameRate: fraction(positive: false),
             rotation: Rotation(degrees: pick([0, 90, 180, 270]), mirrored: bool()),
             packets: packets(packetCount, maxBytes: 3000), settings: settings(), endTick: maybe { $0.int64() },
-            sourceName: pick(["", "clip.mov", "/srv/media/ünïcode name.mp4"]), backend: pick(["auto", "cpu", "vulkan"]),
+            sourceName: pick(["", "clip.mov", "/srv/media/ünïcode name.mp4"]), backend: pick(ProcessingBackend.allCases),
             checkDecodes: bool())
     }
 

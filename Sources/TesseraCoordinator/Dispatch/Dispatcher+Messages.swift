@@ -408,7 +408,7 @@ extension Dispatcher {
     static func canRun(_ work: SegmentWork, _ c: Tessera_V1_Capabilities) -> Bool {
         if !c.videoDecoders.isEmpty && !c.videoDecoders.contains(work.source.codec) { return false }
         if !c.videoEncoders.isEmpty && !c.videoEncoders.contains(work.settings.codec.rawValue) { return false }
-        if work.backend == "vulkan" && !c.backends.contains("vulkan") { return false }
+        if work.backend == .vulkan && !c.backends.contains(ProcessingBackend.vulkan.rawValue) { return false }
         return true
     }
 

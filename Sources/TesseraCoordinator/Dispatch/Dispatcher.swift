@@ -138,7 +138,7 @@ final class Dispatcher: @unchecked Sendable {
                 let now = Date().timeIntervalSince1970
                 snapshot.set(sessions.values.map { session in
                     var status = session.status
-                    if (quarantinedUntil[session.id] ?? 0) > now { status.state = "quarantined" }
+                    if (quarantinedUntil[session.id] ?? 0) > now { status.state = .quarantined }
                     return status
                 }.sorted { $0.id < $1.id })
             }

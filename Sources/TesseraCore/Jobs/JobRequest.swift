@@ -159,8 +159,7 @@ public struct WorkerStatus: Sendable, Hashable, Codable {
     public var memoryBytes: UInt64
     public var backends: [String]
     public var encoders: [String]
-    /// "idle", "busy", "draining" or "quarantined" (failed segments in a row; given no new work for a while).
-    public var state: String
+    public var state: WorkerState
     /// Tasks held, as "JOB/segment#attempt".
     public var tasks: [String]
     public var segmentsDone: Int
@@ -170,7 +169,7 @@ public struct WorkerStatus: Sendable, Hashable, Codable {
     public var backendChoices: [String]
 
     public init(id: String, hostname: String, cores: Int, memoryBytes: UInt64, backends: [String], encoders: [String],
-                state: String, tasks: [String], segmentsDone: Int, lastSeenSeconds: Double, backendChoices: [String] = []) {
+                state: WorkerState, tasks: [String], segmentsDone: Int, lastSeenSeconds: Double, backendChoices: [String] = []) {
         self.id = id
         self.hostname = hostname
         self.cores = cores

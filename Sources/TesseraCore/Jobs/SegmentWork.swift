@@ -85,13 +85,13 @@ public struct SegmentWork: Sendable, Hashable {
     /// For error messages.
     public var sourceName: String
     /// "auto", "cpu" or "vulkan".
-    public var backend: String
+    public var backend: ProcessingBackend
     /// Decode the encoded segment before returning it (`VerificationLevel.decode`).
     public var checkDecodes: Bool
 
     public init(spec: SegmentSpec, source: CodecConfiguration, timeBase: Fraction, frameRate: Fraction,
                 rotation: Rotation, packets: [EncodedPacket], settings: VideoSettings, endTick: Int64?,
-                sourceName: String, backend: String, checkDecodes: Bool = true) {
+                sourceName: String, backend: ProcessingBackend, checkDecodes: Bool = true) {
         self.spec = spec
         self.source = source
         self.timeBase = timeBase

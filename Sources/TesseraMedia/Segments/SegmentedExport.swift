@@ -79,7 +79,7 @@ final class SegmentedExport: @unchecked Sendable {
             timeBase: Fraction(Int(tb.num), Int(tb.den)),
             frameRate: Fraction(Int(source.frameRate.num), Int(source.frameRate.den)), rotation: rotation,
             packets: [], settings: vs, endTick: nil, sourceName: reader.path,
-            backend: config.backend.rawValue, checkDecodes: config.verification.decodesSegments)
+            backend: config.backend, checkDecodes: config.verification.decodesSegments)
         let executor: any SegmentExecutor = try config.makeExecutor?(plan)
             ?? LocalSegmentExecutor(parallel: config.parallel, threadsPerSegment: threadsPerSegment,
                                     makeProcessor: config.makeProcessor)

@@ -19,7 +19,7 @@ extension Tessera_V1_SegmentTask {
         settings = try Tessera_V1_VideoSettings(work.settings, field: "task.settings")
         if let endTick = work.endTick { self.endTick = endTick }
         sourceName = work.sourceName
-        backend = work.backend
+        backend = work.backend.rawValue
         skipDecodeCheck = !work.checkDecodes
         try WireValue.checkOutgoing { () throws(WireError) in try validateTask() }
     }
@@ -58,12 +58,16 @@ extension SegmentWork {
         for (i, packet) in wire.packets.enumerated() {
             packets.append(try EncodedPacket(wire: packet, field: "task.packets[\(i)]"))
         }
+        // An empty name (a coordinator that sent none) is `auto`; an unknown one is refused, not guessed.
+        guard let backend = wire.backend.isEmpty ? .auto : ProcessingBackend(rawValue: wire.backend) else {
+            throw WireError(.unrepresentable, "task.backend = \(wire.backend.logSafe()) is not auto, cpu or vulkan")
+        }
         self.init(
             spec: spec, source: try CodecConfiguration(wire: wire.source, field: "task.source"),
             timeBase: Fraction(unchecked: wire.timeBase), frameRate: Fraction(unchecked: wire.frameRate),
             rotation: Rotation(degrees: Int(wire.rotationDegrees), mirrored: wire.rotationMirrored),
             packets: packets, settings: try VideoSettings(wire: wire.settings, field: "task.settings"),
-            endTick: wire.hasEndTick ? wire.endTick : nil, sourceName: wire.sourceName, backend: wire.backend,
+            endTick: wire.hasEndTick ? wire.endTick : nil, sourceName: wire.sourceName, backend: backend,
             checkDecodes: !wire.skipDecodeCheck)
     }
 }
