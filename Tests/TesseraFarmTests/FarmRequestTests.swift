@@ -27,7 +27,7 @@ struct FarmRequestTests {
     }
 
     static func settings(video: String = "", audio: String = "", more: String = "") -> String {
-        #"{"video":{"codec":"h264","rateControl":{"crf":{"_0":23}}\#(video)},"audio":{"codec":"aac","bitRate":128000\#(audio)},"passthrough":false,"optimizeForNetworkUse":false\#(more)}"#
+        #"{"video":{"codec":"h264","rateControl":{"crf":23}\#(video)},"audio":{"codec":"aac","bitRate":128000\#(audio)},"passthrough":false,"optimizeForNetworkUse":false\#(more)}"#
     }
 
     @Test("out-of-bounds request fields get 400 naming the field; nothing is queued")

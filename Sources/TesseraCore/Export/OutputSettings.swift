@@ -1,4 +1,4 @@
-/// How the encoder spends bits.
+/// How the encoder spends bits. In JSON as a person writes it: `{"crf": 23}` or `{"bitRate": 4000000}`.
 public enum RateControl: Sendable, Hashable, Codable, CustomStringConvertible {
     /// Constant rate factor (x264/x265/SVT-AV1/VP9 constrained quality scale).
     case crf(Int)
@@ -10,6 +10,35 @@ public enum RateControl: Sendable, Hashable, Codable, CustomStringConvertible {
         case .crf(let q): "crf \(q)"
         case .bitRate(let b): "\(b / 1000) kb/s"
         }
+    }
+
+    private enum CodingKeys: String, CodingKey { case crf, bitRate }
+    /// Swift's synthesized enum coding (`{"crf": {"_0": 23}}`), which earlier releases wrote: jobs stored
+    /// by them still decode.
+    private enum LegacyKeys: String, CodingKey { case _0 }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        switch self {
+        case .crf(let q): try c.encode(q, forKey: .crf)
+        case .bitRate(let b): try c.encode(b, forKey: .bitRate)
+        }
+    }
+
+    /// Exactly one of `crf` and `bitRate`, each a number (or the legacy `{"_0": number}`).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        guard c.allKeys.count == 1, let key = c.allKeys.first else {
+            throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath,
+                                                    debugDescription: "rateControl needs exactly one of crf and bitRate"))
+        }
+        let value: Int
+        if let plain = try? c.decode(Int.self, forKey: key) {
+            value = plain
+        } else {
+            value = try c.nestedContainer(keyedBy: LegacyKeys.self, forKey: key).decode(Int.self, forKey: ._0)
+        }
+        self = key == .crf ? .crf(value) : .bitRate(value)
     }
 }
 
