@@ -41,8 +41,8 @@ let package = Package(
         .target(name: "TesseraCore"),
         // Swift owners of libav* objects (frames, packets, the error helper), shared by Compute and Media.
         .target(name: "TesseraAV", dependencies: ["TesseraCore", "CFFmpeg"]),
-        // GLSL sources stay beside the kernels; their SPIR-V is compiled into Vulkan/ShaderCode.swift.
-        // Tessera's own SIMD loops for the CPU path (AVX2 behind a run-time check, portable C otherwise).
+        // Tessera's own SIMD loops for the CPU path (AVX2 behind a run-time check, portable C otherwise), and
+        // the compute shaders' SPIR-V, generated from TesseraCompute/Shaders by Scripts/build-shaders.sh.
         .target(name: "CTesseraKernels"),
         .target(name: "TesseraCompute", dependencies: ["TesseraCore", "TesseraAV", "CFFmpeg", "CVulkan", "CTesseraKernels"],
                 exclude: ["Shaders"]),
