@@ -51,33 +51,3 @@ final class ProgressPrinter: @unchecked Sendable {
             : String(format: "%d:%02d", s / 60, s % 60)
     }
 }
-
-/// Turns SIGINT/SIGTERM into a call (cancel the export) instead of killing the process mid-write.
-final class InterruptHandler: @unchecked Sendable {
-    private var sources: [DispatchSourceSignal] = []
-
-    init(_ action: @escaping @Sendable () -> Void) {
-        for sig in [SIGINT, SIGTERM] {
-            signal(sig, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-            source.setEventHandler(handler: action)
-            source.resume()
-            sources.append(source)
-        }
-    }
-
-    func remove() {
-        sources.forEach { $0.cancel() }
-        signal(SIGINT, SIG_DFL)
-        signal(SIGTERM, SIG_DFL)
-    }
-}
-
-/// Reports as JSON with sorted keys, for scripts.
-enum ReportJSON {
-    static func encode<T: Encodable>(_ value: T) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
-    }
-}

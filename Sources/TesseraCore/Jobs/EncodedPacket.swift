@@ -1,0 +1,16 @@
+/// A compressed packet as plain data with its timestamps (in its stream's time base).
+public struct EncodedPacket: Sendable, Hashable {
+    public var data: [UInt8]
+    public var pts: Int64
+    public var dts: Int64
+    public var duration: Int64
+    public var isKeyframe: Bool
+
+    public init(data: [UInt8], pts: Int64, dts: Int64, duration: Int64, isKeyframe: Bool) {
+        self.data = data
+        self.pts = pts
+        self.dts = dts
+        self.duration = duration
+        self.isKeyframe = isKeyframe
+    }
+}
