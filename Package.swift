@@ -27,6 +27,8 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // NIOLockedValueBox, for state shared by reference between threads and tasks (already in the graph via Hummingbird).
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
     ],
     targets: [
         // C libraries, found with pkg-config. Each has a shim header for macros Swift cannot import.
@@ -65,6 +67,7 @@ let package = Package(
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
         // The worker loop: connect, announce, take tasks, transcode segments, report.
         .target(name: "TesseraWorker", dependencies: [
@@ -81,6 +84,7 @@ let package = Package(
             "TesseraWire", "TesseraCoordinator", "TesseraWorker", "TesseraClient",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
 
         // Media generation and independent checks (ffmpeg/ffprobe CLIs) shared by the test targets.

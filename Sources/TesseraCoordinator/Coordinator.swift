@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 import TesseraCore
 import TesseraMedia
 import TesseraWire
@@ -17,8 +18,8 @@ public final class Coordinator: @unchecked Sendable {
     public let uploadStaging: URL
     private let context = ZMQContext()
     private var dispatcher: Dispatcher?
-    private let runners = LockedValue<[String: JobRunner]>([:])
-    private let stopping = LockedValue(false)
+    private let runners = Mutex<[String: JobRunner]>([:])
+    private let stopping = Mutex(false)
     /// The endpoint the ROUTER socket is bound to, once started.
     public private(set) var endpoint: String?
 
@@ -58,8 +59,8 @@ public final class Coordinator: @unchecked Sendable {
 
     /// Stops dispatching and pauses the running jobs; they resume at the next start.
     public func shutdown() {
-        guard stopping.update({ let was = $0; $0 = true; return !was }) else { return }
-        let active = runners.get().values
+        guard stopping.withLock({ let was = $0; $0 = true; return !was }) else { return }
+        let active = runners.withLock { $0 }.values
         active.forEach { $0.stop(.shutdown) }
         active.forEach { $0.wait() }
         dispatcher?.stop()
@@ -71,18 +72,18 @@ public final class Coordinator: @unchecked Sendable {
 
     /// Starts a job's thread (a new job, or one resumed after a restart).
     func launch(_ record: JobRecord) {
-        guard !stopping.get() else { return }
+        guard !stopping.withLock({ $0 }) else { return }
         let runner = JobRunner(record: record, request: record.request, farm: farm)
-        runners.update { $0[record.id] = runner }
-        let thread = Thread { [runners] in
+        runners.withLock { $0[record.id] = runner }
+        let thread = Thread { [self] in
             runner.wait()
-            runners.update { $0[record.id] = nil }
+            runners.withLock { $0[record.id] = nil }
         }
         runner.start()
         thread.start()
     }
 
-    func runner(_ id: String) -> JobRunner? { runners.get()[id] }
+    func runner(_ id: String) -> JobRunner? { runners.withLock { $0 }[id] }
 
     /// Blocks (a dedicated thread, not the cooperative pool) until job `id`'s run ends or `seconds` pass
     /// (all of them when the job is not running here). For callers in this process, such as

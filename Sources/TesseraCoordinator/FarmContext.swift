@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 
 /// What the coordinator's parts share: the store, the spool, the board of work in memory, and a way to
 /// reach the dispatcher thread.
@@ -12,7 +13,7 @@ final class FarmContext: @unchecked Sendable {
     /// How long a restarted coordinator holds back segments that were out at workers, for those workers
     /// to claim (two liveness periods).
     let claimGrace: Double
-    private let dispatcher: LockedValue<Dispatcher?>
+    private let dispatcher: NIOLockedValueBox<Dispatcher?>
 
     init(store: JobStore, spool: SegmentSpool, logger: Logger, defaultSegmentDuration: Double, claimGrace: Double = 10) {
         self.claimGrace = claimGrace
@@ -20,12 +21,12 @@ final class FarmContext: @unchecked Sendable {
         self.spool = spool
         self.logger = logger
         self.defaultSegmentDuration = defaultSegmentDuration
-        let dispatcher = LockedValue<Dispatcher?>(nil)
+        let dispatcher = NIOLockedValueBox<Dispatcher?>(nil)
         self.dispatcher = dispatcher
-        board = TaskBoard { dispatcher.get()?.wake() }
+        board = TaskBoard { dispatcher.withLockedValue { $0 }?.wake() }
     }
 
-    func attach(_ d: Dispatcher?) { dispatcher.set(d) }
+    func attach(_ d: Dispatcher?) { dispatcher.withLockedValue { $0 = d } }
 
     /// Fails a job's work on the board (its waiting threads wake) and withdraws what was out at workers.
     func stopJob(_ job: String, _ message: String, reason: String) {
@@ -36,7 +37,7 @@ final class FarmContext: @unchecked Sendable {
 
     /// Tells the worker holding a segment's attempt to stop it.
     func withdraw(job: String, segment: Int, attempt: Int, worker: String, reason: String) {
-        dispatcher.get()?.withdraw(job: job, segment: segment, attempt: attempt, worker: worker, reason: reason)
+        dispatcher.withLockedValue { $0 }?.withdraw(job: job, segment: segment, attempt: attempt, worker: worker, reason: reason)
     }
 
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 import TesseraAV
 import TesseraCompute
 import TesseraCore
@@ -158,16 +159,15 @@ final class SegmentExecutorThread: @unchecked Sendable {
 }
 
 /// One backend selector per requested backend, kept for the worker's life: `auto` calibrates once.
-final class LockedSelectors: @unchecked Sendable {
-    private var selectors: [ProcessingBackend: BackendSelector] = [:]
-    private let lock = NSLock()
+final class LockedSelectors: Sendable {
+    private let selectors = Mutex<[ProcessingBackend: BackendSelector]>([:])
     private let fallback: ProcessingBackend
 
     init(default fallback: ProcessingBackend) { self.fallback = fallback }
 
     /// Every selector that has decided, as the protocol reports it, in a stable order.
     var choices: [Tessera_V1_BackendChoice] {
-        let decided = lock.withLock { selectors.sorted { $0.key.rawValue < $1.key.rawValue }.compactMap { $0.value.choice } }
+        let decided = selectors.withLock { $0.sorted { $0.key.rawValue < $1.key.rawValue }.compactMap { $0.value.choice } }
         return decided.map { choice in
             var c = Tessera_V1_BackendChoice()
             c.requested = choice.requested.rawValue
@@ -180,7 +180,7 @@ final class LockedSelectors: @unchecked Sendable {
     /// `auto` in a task means the worker's own default (`--backend`).
     func selector(for requested: ProcessingBackend) -> BackendSelector {
         let backend = requested == .auto ? fallback : requested
-        return lock.withLock {
+        return selectors.withLock { selectors in
             if let s = selectors[backend] { return s }
             let s = BackendSelector(requested: backend)
             selectors[backend] = s

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 import TesseraCompute
 import TesseraCore
 import TesseraMedia
@@ -48,10 +49,10 @@ public final class Worker: @unchecked Sendable {
 
     public let configuration: Configuration
     let logger: Logger
-    let outbox = LockedList<Tessera_V1_Envelope>()
-    private let wakeUpBox = LockedBox<ZMQWakeUp>()
-    let draining = LockedFlag()
-    let stopping = LockedFlag()
+    let outbox = Mutex<[Tessera_V1_Envelope]>([])
+    private let wakeUpBox = Mutex<ZMQWakeUp?>(nil)
+    let draining = Atomic<Bool>(false)
+    let stopping = Atomic<Bool>(false)
     var executor: SegmentExecutorThread!
 
     public init(configuration: Configuration, logger: Logger = Logger(label: "tessera.worker")) {
@@ -61,17 +62,17 @@ public final class Worker: @unchecked Sendable {
 
     /// Finish the running segment, return the waiting one, say goodbye, and return from `run()`.
     public func drain() {
-        draining.set()
+        draining.store(true, ordering: .releasing)
         wake()
     }
 
     /// Leave now; the coordinator re-leases whatever this worker held.
     public func stop() {
-        stopping.set()
+        stopping.store(true, ordering: .releasing)
         wake()
     }
 
-    func wake() { wakeUpBox.value?.signal() }
+    func wake() { wakeUpBox.withLock { $0 }?.signal() }
 
     /// Runs until drained, stopped or rejected.
     public func run() throws(WireError) -> Exit {
@@ -80,16 +81,16 @@ public final class Worker: @unchecked Sendable {
         // the process can exit.
         let context = ZMQContext()
         let wakeUp = try ZMQWakeUp(context: context)
-        wakeUpBox.value = wakeUp
+        wakeUpBox.withLock { $0 = wakeUp }
         let cores = ProcessInfo.processInfo.activeProcessorCount
         executor = SegmentExecutorThread(threads: configuration.threads > 0 ? configuration.threads : cores,
-                                         backend: configuration.backend, logger: logger) { [outbox, weak self] e in
-            outbox.append(e)
+                                         backend: configuration.backend, logger: logger) { [weak self] e in
+            self?.outbox.withLock { $0.append(e) }
             self?.wake()
         }
         defer {
             executor.stop()
-            wakeUpBox.value = nil
+            wakeUpBox.withLock { $0 = nil }
             wakeUp.close()
         }
         var session = WorkerConnection(worker: self, context: context)
@@ -115,31 +116,4 @@ public final class Worker: @unchecked Sendable {
         c.backendChoices = executor.backendChoices
         return c
     }
-}
-
-/// A list shared between threads.
-final class LockedList<Element: Sendable>: @unchecked Sendable {
-    private var items: [Element] = []
-    private let lock = NSLock()
-    func append(_ item: Element) { lock.withLock { items.append(item) } }
-    func takeAll() -> [Element] { lock.withLock { let all = items; items = []; return all } }
-    var isEmpty: Bool { lock.withLock { items.isEmpty } }
-}
-
-/// An optional reference behind a lock.
-final class LockedBox<Value: AnyObject & Sendable>: @unchecked Sendable {
-    private var stored: Value?
-    private let lock = NSLock()
-    var value: Value? {
-        get { lock.withLock { stored } }
-        set { lock.withLock { stored = newValue } }
-    }
-}
-
-/// A flag that only turns on.
-final class LockedFlag: @unchecked Sendable {
-    private var value = false
-    private let lock = NSLock()
-    func set() { lock.withLock { value = true } }
-    var isSet: Bool { lock.withLock { value } }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 import TesseraCore
 import TesseraWire
 
@@ -34,14 +35,14 @@ struct WorkerConnection {
     mutating func run(wake: ZMQWakeUp) throws(WireError) -> Worker.Exit {
         defer { socket?.close() }
         while true {
-            if worker.stopping.isSet { return .stopped }
+            if worker.stopping.load(ordering: .acquiring) { return .stopped }
             if socket == nil { try connect() }
             let now = Date().timeIntervalSince1970
             let ready = try ZMQPoller([socket!, wake.socket]).poll(timeoutMilliseconds: Int32(min(interval / 2, 0.25) * 1000))
             if ready[1] { wake.drain() }
             if ready[0], let exit = try drainSocket() { return exit }
-            for e in worker.outbox.takeAll() { sendOutcome(e) }
-            if worker.draining.isSet, let exit = drainStep() { return exit }
+            for e in worker.outbox.withLock { let all = $0; $0 = []; return all } { sendOutcome(e) }
+            if worker.draining.load(ordering: .acquiring), let exit = drainStep() { return exit }
             let t = Date().timeIntervalSince1970
             if welcomed, t - lastSent >= interval { sendHeartbeat(t) }
             let silentFor = t - max(lastHeard, helloSentAt)
@@ -85,7 +86,7 @@ struct WorkerConnection {
         // and its result is offered again after the next Welcome.
         _ = worker.executor.takeWaiting()
         let deadline = Date().addingTimeInterval(backoff)
-        while Date() < deadline && !worker.stopping.isSet { Thread.sleep(forTimeInterval: 0.05) }
+        while Date() < deadline && !worker.stopping.load(ordering: .acquiring) { Thread.sleep(forTimeInterval: 0.05) }
         backoff = min(backoff * 2, worker.configuration.backoffMax)
         lastHeard = Date().timeIntervalSince1970
     }
@@ -116,7 +117,7 @@ struct WorkerConnection {
             // Tasks kept across the reconnect are claimed at once, before any credit: the coordinator
             // leases them back rather than to another worker (PROTOCOL.md §4).
             if !worker.executor.holding.isEmpty { sendHeartbeat(Date().timeIntervalSince1970) }
-            if !worker.draining.isSet {
+            if !worker.draining.load(ordering: .acquiring) {
                 let credit = worker.configuration.slots - worker.executor.holding.count - unacked.count
                 if credit > 0 { sendReady(credit) }
             }
@@ -140,7 +141,7 @@ struct WorkerConnection {
             return .rejected(r.message)
         case .assign(let a)?:
             let key = TaskKey(a.ref)
-            if worker.draining.isSet {
+            if worker.draining.load(ordering: .acquiring) {
                 sendFailed(key, .returned, "worker draining")
             } else {
                 worker.executor.enqueue(.init(key: key, task: a.task))
@@ -150,14 +151,14 @@ struct WorkerConnection {
             switch worker.executor.cancel(key) {
             case .dropped:
                 log.info("segment \(key) withdrawn before it started: \(c.reason)")
-                if !worker.draining.isSet { sendReady(1) }
+                if !worker.draining.load(ordering: .acquiring) { sendReady(1) }
             case .stopping:
                 log.info("segment \(key) withdrawn while running: \(c.reason)")
             case .notHeld:
                 break
             }
         case .ack(let a)?:
-            if unacked.removeValue(forKey: TaskKey(a.ref)) != nil, !worker.draining.isSet { sendReady(1) }
+            if unacked.removeValue(forKey: TaskKey(a.ref)) != nil, !worker.draining.load(ordering: .acquiring) { sendReady(1) }
         case .heartbeat?:
             break
         default:
@@ -175,7 +176,7 @@ struct WorkerConnection {
         case .failed?:
             if welcomed {
                 send(e)
-                if !worker.draining.isSet { sendReady(1) }
+                if !worker.draining.load(ordering: .acquiring) { sendReady(1) }
             }
         default:
             if welcomed { send(e) }
@@ -191,7 +192,7 @@ struct WorkerConnection {
         }
         // The codec thread posts a segment's outcome before it counts as idle: idle and an empty outbox
         // (checked in that order) mean every outcome has been taken and sent.
-        guard worker.executor.isIdle, worker.outbox.isEmpty, unacked.isEmpty || !welcomed else { return nil }
+        guard worker.executor.isIdle, worker.outbox.withLock { $0.isEmpty }, unacked.isEmpty || !welcomed else { return nil }
         send(.goodbye(reason: "drained"))
         return .stopped
     }

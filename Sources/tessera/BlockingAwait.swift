@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 
 /// Runs async work to completion from a synchronous command, blocking the calling thread until the
 /// work is done.
@@ -12,30 +13,20 @@ import Foundation
 /// - Throws: whatever `work` throws.
 func blockingAwait<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) throws -> T {
     precondition(Thread.isMainThread, "blockingAwait blocks its thread; call it only from the main thread")
-    let outcome = Outcome<T>()
+    // Written once by the task before it signals, read by this thread after; the lock orders the two.
+    let outcome = NIOLockedValueBox<Result<T, any Error>?>(nil)
     let done = DispatchSemaphore(value: 0)
     Task.detached {
+        let result: Result<T, any Error>
         do {
-            outcome.set(.success(try await work()))
+            result = .success(try await work())
         } catch {
-            outcome.set(.failure(error))
+            result = .failure(error)
         }
+        outcome.withLockedValue { $0 = result }
         done.signal()
     }
     done.wait()
-    return try outcome.get()
-}
-
-/// The result handed from the task to the waiting thread. `@unchecked Sendable`: written once by the
-/// task before it signals, read by the waiter after; the lock orders the two.
-private final class Outcome<T: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var result: Result<T, any Error>?
-
-    func set(_ result: Result<T, any Error>) { lock.withLock { self.result = result } }
-
-    func get() throws -> T {
-        guard let result = lock.withLock({ self.result }) else { preconditionFailure("read before the task ended") }
-        return try result.get()
-    }
+    guard let result = outcome.withLockedValue({ $0 }) else { preconditionFailure("read before the task ended") }
+    return try result.get()
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 import TesseraCore
 import TesseraWire
 
@@ -22,9 +23,9 @@ final class Dispatcher: @unchecked Sendable {
     let farm: FarmContext
     let logger: Logger
     private var wakeUp: ZMQWakeUp?
-    private let commands = LockedValue<[Command]>([])
-    private let running = LockedValue(true)
-    private let snapshot = LockedValue<[WorkerStatus]>([])
+    private let commands = Mutex<[Command]>([])
+    private let running = Mutex(true)
+    private let snapshot = Mutex<[WorkerStatus]>([])
     private let finished = DispatchSemaphore(value: 0)
     private var authenticator: ZAPAuthenticator?
 
@@ -97,7 +98,7 @@ final class Dispatcher: @unchecked Sendable {
 
     /// Stops the thread (workers see silence and reconnect to the next coordinator).
     func stop() {
-        guard running.update({ let was = $0; $0 = false; return was }) else { return }
+        guard running.withLock({ let was = $0; $0 = false; return was }) else { return }
         wake()
         finished.wait()
         wakeUp?.close()
@@ -106,19 +107,19 @@ final class Dispatcher: @unchecked Sendable {
 
     /// Asks the worker holding `segment`'s attempt to stop it (job cancelled or failed).
     func withdraw(job: String, segment: Int, attempt: Int, worker: String, reason: String) {
-        commands.update { $0.append(.cancelTask(TaskKey(job: job, segment: segment, attempt: attempt), worker: worker, reason: reason)) }
+        commands.withLock { $0.append(.cancelTask(TaskKey(job: job, segment: segment, attempt: attempt), worker: worker, reason: reason)) }
         wake()
     }
 
     /// Wakes the dispatcher thread (new work, a command, stop). Safe from any thread.
     func wake() { wakeUp?.signal() }
 
-    var workers: [WorkerStatus] { snapshot.get() }
+    var workers: [WorkerStatus] { snapshot.withLock { $0 } }
 
     private func loop(wake: ZMQWakeUp) {
         let poller = ZMQPoller([router, wake.socket])
         let tick = max(0.01, min(configuration.heartbeatInterval / 2, 0.25))
-        while running.get() {
+        while running.withLock({ $0 }) {
             let ready: [Bool]
             do {
                 ready = try poller.poll(timeoutMilliseconds: Int32(tick * 1000))
@@ -136,11 +137,11 @@ final class Dispatcher: @unchecked Sendable {
                 housekeeping(now: now)
                 // For `tessera workers`: refreshed each tick, not on every message.
                 let now = Date().timeIntervalSince1970
-                snapshot.set(sessions.values.map { session in
+                snapshot.withLock { $0 = sessions.values.map { session in
                     var status = session.status
                     if (quarantinedUntil[session.id] ?? 0) > now { status.state = .quarantined }
                     return status
-                }.sorted { $0.id < $1.id })
+                }.sorted { $0.id < $1.id } }
             }
             dispatch(now: now)
         }
@@ -165,7 +166,7 @@ final class Dispatcher: @unchecked Sendable {
     }
 
     private func runCommands() {
-        for command in commands.update({ let c = $0; $0 = []; return c }) {
+        for command in commands.withLock({ let c = $0; $0 = []; return c }) {
             switch command {
             case .cancelTask(let key, let worker, let reason):
                 guard let (rid, _) = sessions.first(where: { $0.value.id == worker }) else { continue }

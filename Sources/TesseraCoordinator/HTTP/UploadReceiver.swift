@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import NIOConcurrencyHelpers
 import TesseraCore
 
 /// `POST /v1/uploads?filename=NAME`: streams the raw body to a temporary file in the service's
@@ -37,7 +38,7 @@ struct UploadReceiver: Sendable {
         } catch {
             // One unlink: quick enough for the cooperative pool. The service may already have moved it.
             try? FileManager.default.removeItem(at: temporary)
-            switch body.outcome.value {
+            switch body.outcome.withLockedValue({ $0 }) {
             case .tooLarge: throw tooLarge
             case .cutOff(let received):
                 throw APIError.invalidRequest("the upload was cut off after \(received) bytes")
@@ -75,23 +76,13 @@ struct SizeLimitedBody<Base: AsyncSequence & Sendable>: AsyncSequence, Sendable 
 
     let base: Base
     let limit: Int64
-    let outcome = OutcomeBox()
-
     /// Shared between the body and its iterator, which the file writer drives on another task.
-    /// `@unchecked Sendable`: every access holds the lock.
-    final class OutcomeBox: @unchecked Sendable {
-        private let lock = NSLock()
-        private var stored = Outcome.flowing
-        var value: Outcome {
-            get { lock.withLock { stored } }
-            set { lock.withLock { stored = newValue } }
-        }
-    }
+    let outcome = NIOLockedValueBox(Outcome.flowing)
 
     struct AsyncIterator: AsyncIteratorProtocol {
         var base: Base.AsyncIterator
         let limit: Int64
-        let outcome: OutcomeBox
+        let outcome: NIOLockedValueBox<Outcome>
         var received: Int64 = 0
 
         mutating func next() async throws -> ByteBuffer? {
@@ -99,13 +90,13 @@ struct SizeLimitedBody<Base: AsyncSequence & Sendable>: AsyncSequence, Sendable 
             do {
                 chunk = try await base.next()
             } catch {
-                outcome.value = .cutOff(received: received)
+                outcome.withLockedValue { $0 = .cutOff(received: received) }
                 throw error
             }
             guard let chunk else { return nil }
             received += Int64(chunk.readableBytes)
             if received > limit {
-                outcome.value = .tooLarge
+                outcome.withLockedValue { $0 = .tooLarge }
                 throw LimitExceeded()
             }
             return chunk

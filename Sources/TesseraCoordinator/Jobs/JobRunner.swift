@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 import TesseraAV
 import TesseraCompute
 import TesseraCore
@@ -15,7 +16,7 @@ final class JobRunner: @unchecked Sendable {
     private let farm: FarmContext
     private let record: JobRecord
     private let session: ExportSession
-    private let stopReason = LockedValue<Stop?>(nil)
+    private let stopReason = Mutex<Stop?>(nil)
     private let done = NSCondition()
     private var finished = false
 
@@ -57,7 +58,7 @@ final class JobRunner: @unchecked Sendable {
 
     /// Stops the export; `.cancel` ends the job as cancelled, `.shutdown` leaves it to resume later.
     func stop(_ reason: Stop) {
-        stopReason.set(reason)
+        stopReason.withLock { $0 = reason }
         farm.stopJob(jobID, reason == .cancel ? "job cancelled" : "coordinator shutting down",
                      reason: reason == .cancel ? "job cancelled" : "coordinator shutting down")
         session.cancel()
@@ -141,7 +142,7 @@ final class JobRunner: @unchecked Sendable {
             try? farm.spool.remove(jobID: jobID)
             log.info("job \(jobID) completed: \(record.output)")
         } catch {
-            switch stopReason.get() {
+            switch stopReason.withLock { $0 } {
             case .shutdown?:
                 log.info("job \(jobID) paused for shutdown; it resumes when the coordinator restarts")
             case .cancel?:
@@ -180,19 +181,9 @@ extension JobRunner {
     private func stopRequested(within seconds: Double) -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
-            if stopReason.get() != nil { return true }
+            if stopReason.withLock({ $0 }) != nil { return true }
             Thread.sleep(forTimeInterval: 0.25)
         }
-        return stopReason.get() != nil
+        return stopReason.withLock { $0 } != nil
     }
-}
-
-/// A value behind a lock.
-final class LockedValue<Value: Sendable>: @unchecked Sendable {
-    private var value: Value
-    private let lock = NSLock()
-    init(_ value: Value) { self.value = value }
-    func get() -> Value { lock.withLock { value } }
-    func set(_ newValue: Value) { lock.withLock { value = newValue } }
-    func update<T>(_ body: (inout Value) -> T) -> T { lock.withLock { body(&value) } }
 }

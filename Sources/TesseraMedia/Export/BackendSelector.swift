@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TesseraAV
 import TesseraCompute
 import TesseraCore
@@ -7,7 +8,7 @@ import TesseraCore
 /// first frame that needs processing, or recalls what it measured before); every later processor, such as one per segment, reuses that choice.
 public final class BackendSelector: @unchecked Sendable {
     public let requested: ProcessingBackend
-    private let box = Locked<BackendChoice?>(nil)
+    private let box = Mutex<BackendChoice?>(nil)
     /// Segments starting together must not all calibrate: the first decides, the others wait.
     private let deciding = NSLock()
 
@@ -20,16 +21,16 @@ public final class BackendSelector: @unchecked Sendable {
     }
 
     /// Why the backend was chosen, once a frame needing processing has been seen.
-    public var choice: BackendChoice? { box.get() }
+    public var choice: BackendChoice? { box.withLock { $0 } }
 
     public func makeProcessor(_ spec: ProcessingSpec, _ frame: Frame) throws(MediaError) -> any FrameProcessor {
         deciding.lock()
         defer { deciding.unlock() }
-        if let decided = box.get() {
+        if let decided = box.withLock({ $0 }) {
             return try makeFrameProcessor(backend: decided.chosen, spec: spec, calibrationFrame: nil)
         }
         let selection = try selectFrameProcessor(backend: requested, spec: spec, calibrationFrame: frame, memory: memory)
-        box.set(selection.choice)
+        box.withLock { $0 = selection.choice }
         return selection.processor
     }
 

@@ -1,5 +1,6 @@
 import CFFmpeg
 import Foundation
+import Synchronization
 import TesseraAV
 import TesseraCompute
 import TesseraCore
@@ -29,8 +30,8 @@ public final class ExportSession: @unchecked Sendable {
     /// processing and keeps the faster.
     public var backend: ProcessingBackend = .auto
     /// Why the backend was chosen, once the first frame needing processing has been seen.
-    public var backendChoice: BackendChoice? { selectorBox.get()?.choice }
-    private let selectorBox = Locked<BackendSelector?>(nil)
+    public var backendChoice: BackendChoice? { selectorBox.withLock { $0 }?.choice }
+    private let selectorBox = Mutex<BackendSelector?>(nil)
     /// Cut the video into segments about this many seconds long, transcode them on `parallel`
     /// threads and stitch them (the farm's path on one machine); nil transcodes in one pass.
     public var segmentDuration: Double?
@@ -92,7 +93,7 @@ public final class ExportSession: @unchecked Sendable {
         else { throw MediaError(.invalidArgument, path: outputPath, "output would overwrite the source") }
 
         let selector = BackendSelector(requested: backend)
-        selectorBox.set(selector)
+        selectorBox.withLock { $0 = selector }
         let reader = try AssetReader(path: sourcePath)
         let assetDuration = reader.duration
         let range = try resolveRange(assetDuration: assetDuration)
@@ -163,7 +164,7 @@ public final class ExportSession: @unchecked Sendable {
         }
         let segmented = SegmentedExport(reader: reader, configuration: .init(
             settings: settings, tracks: tracks, fileType: fileType, segmentSeconds: seconds, parallel: parallel,
-            makeProcessor: selectorBox.get()!.factory, backend: backend, verification: verificationLevel,
+            makeProcessor: selectorBox.withLock { $0 }!.factory, backend: backend, verification: verificationLevel,
             makeExecutor: makeSegmentExecutor,
             phase: phaseHandler ?? { _ in }))
         let handler = progressHandler

@@ -1,4 +1,5 @@
 import CFFmpeg
+import Synchronization
 import TesseraAV
 import TesseraCore
 
@@ -16,7 +17,7 @@ final class PassthroughPlan: ExportPlan, @unchecked Sendable {
     private let legs: [Leg]
     private let subtitles: [SubtitleLeg]
     private let counter = ProgressCounter()
-    private let reached = Locked(0.0)
+    private let reached = Mutex(0.0)
 
     private init(legs: [Leg], subtitles: [SubtitleLeg]) {
         self.legs = legs
@@ -71,7 +72,8 @@ final class PassthroughPlan: ExportPlan, @unchecked Sendable {
             try leg.input.append(packet)
             if isVideo || legs.count == 1 {
                 counter.advance(to: seconds)
-                reached.set(max(reached.get(), seconds + Double(p.pointee.duration) * Double(tb.num) / Double(tb.den)))
+                let end = seconds + Double(p.pointee.duration) * Double(tb.num) / Double(tb.den)
+                reached.withLock { $0 = max($0, end) }
             }
         }
     }
@@ -83,15 +85,15 @@ final class PassthroughPlan: ExportPlan, @unchecked Sendable {
 
     func checkComplete(expectedSeconds: Double, source: String) throws(MediaError) {
         let slack = 1.0
-        if expectedSeconds > 0 && reached.get() + slack < expectedSeconds {
+        if expectedSeconds > 0 && reached.withLock({ $0 }) + slack < expectedSeconds {
             throw MediaError(.corrupt, path: source, String(
-                format: "ends at %.3fs but the file declares %.3fs (truncated?)", reached.get(), expectedSeconds))
+                format: "ends at %.3fs but the file declares %.3fs (truncated?)", reached.withLock { $0 }, expectedSeconds))
         }
     }
 
     var report: ExportReport {
         var r = ExportReport(source: "", output: "", fileType: "", preset: nil, passthrough: true, timeRange: nil,
-                             duration: MediaTime(seconds: reached.get(), preferredTimescale: 1_000_000),
+                             duration: MediaTime(seconds: reached.withLock { $0 }, preferredTimescale: 1_000_000),
                              video: nil, audio: nil, bytes: 0, wallSeconds: 0, framesPerSecond: 0)
         for leg in legs {
             let c = leg.source.parameters

@@ -1,5 +1,6 @@
 import CFFmpeg
 import Foundation
+import Synchronization
 import TesseraAV
 import TesseraCompute
 import TesseraCore
@@ -31,10 +32,10 @@ final class TranscodePlan: ExportPlan, @unchecked Sendable {
     private let makeProcessor: @Sendable (ProcessingSpec, Frame) throws(MediaError) -> any FrameProcessor
     private let videoProgress = ProgressCounter()
     private let audioProgress = ProgressCounter()
-    private let processorName = Locked("none")
+    private let processorName = Mutex("none")
     /// End of the last video frame and of the audio, in seconds of output time.
-    private let videoEnd = Locked(0.0)
-    private let audioEnd = Locked(0.0)
+    private let videoEnd = Mutex(0.0)
+    private let audioEnd = Mutex(0.0)
 
     private init(video: VideoLeg?, audio: [AudioLeg], subtitles: [SubtitleLeg],
                  makeProcessor: @escaping @Sendable (ProcessingSpec, Frame) throws(MediaError) -> any FrameProcessor) {
@@ -123,7 +124,7 @@ final class TranscodePlan: ExportPlan, @unchecked Sendable {
             if let spec = leg.spec {
                 if processor == nil {
                     processor = try makeProcessor(spec, frame)
-                    processorName.set(processor!.backendName)
+                    processorName.withLock { $0 = processor!.backendName }
                 }
                 out = try processor!.process(frame)
             }
@@ -146,7 +147,8 @@ final class TranscodePlan: ExportPlan, @unchecked Sendable {
         if let last = durations.finish(endTick: leg.endTick) {
             try leg.input.append(last)
             videoProgress.advance(to: seconds(last.pts))
-            videoEnd.set(seconds(try TickRange.end(last.pts, plus: max(0, last.pointer.pointee.pkt_duration))))
+            let end = seconds(try TickRange.end(last.pts, plus: max(0, last.pointer.pointee.pkt_duration)))
+            videoEnd.withLock { $0 = end }
         }
         // The queue also ends when another stage failed: then there is nothing worth flushing.
         try failure.check()
@@ -162,7 +164,7 @@ final class TranscodePlan: ExportPlan, @unchecked Sendable {
             samples = try TickRange.end(frame.pts, plus: Int64(frame.sampleCount))
             if first { audioProgress.advance(to: Double(samples) / rate) }
         }
-        if first { audioEnd.set(Double(samples) / rate) }
+        if first { audioEnd.withLock { $0 = Double(samples) / rate } }
         try failure.check()
         try leg.input.markAsFinished()
     }
@@ -175,11 +177,11 @@ final class TranscodePlan: ExportPlan, @unchecked Sendable {
     func checkComplete(expectedSeconds: Double, source: String) throws(MediaError) {
         if let video {
             let declared = min(expectedSeconds, video.source.durationSeconds ?? expectedSeconds)
-            try Self.check("video", reached: videoEnd.get(), declared: declared,
+            try Self.check("video", reached: videoEnd.withLock { $0 }, declared: declared,
                            frame: 1 / max(1, av_q2d(video.source.frameRate)), source: source)
         } else if let audio = audio.first {
             let declared = min(expectedSeconds, audio.source.durationSeconds ?? expectedSeconds)
-            try Self.check("audio", reached: audioEnd.get(), declared: declared, frame: 0.1, source: source)
+            try Self.check("audio", reached: audioEnd.withLock { $0 }, declared: declared, frame: 0.1, source: source)
         }
     }
 
@@ -200,8 +202,8 @@ final class TranscodePlan: ExportPlan, @unchecked Sendable {
             r.video = .init(codec: video.codec.rawValue, width: Int(c.width), height: Int(c.height),
                             pixelFormat: PixelFormat(AVPixelFormat(rawValue: c.format)).rawValue,
                             frames: video.input.packetCount, rotation: video.rotation.degrees,
-                            processor: processorName.get())
-            r.duration = MediaTime(seconds: videoEnd.get(), preferredTimescale: 1_000_000)
+                            processor: processorName.withLock { $0 })
+            r.duration = MediaTime(seconds: videoEnd.withLock { $0 }, preferredTimescale: 1_000_000)
         }
         r.audioTracks = audio.map {
             .init(codec: $0.settings.codec.rawValue, sampleRate: $0.sampleRate, channels: $0.channels,
@@ -209,18 +211,9 @@ final class TranscodePlan: ExportPlan, @unchecked Sendable {
         }
         r.audio = r.audioTracks.first
         if video == nil && !audio.isEmpty {
-            r.duration = MediaTime(seconds: audioEnd.get(), preferredTimescale: 1_000_000)
+            r.duration = MediaTime(seconds: audioEnd.withLock { $0 }, preferredTimescale: 1_000_000)
         }
         r.subtitleTracks = subtitles.map { .init(sourceTrack: $0.trackID, events: $0.events, converted: $0.isConverted) }
         return r
     }
-}
-
-/// A value guarded by a lock, for figures one thread writes and another reads.
-final class Locked<Value>: @unchecked Sendable {
-    private var value: Value
-    private let lock = NSLock()
-    init(_ value: Value) { self.value = value }
-    func get() -> Value { lock.withLock { value } }
-    func set(_ newValue: Value) { lock.withLock { value = newValue } }
 }
