@@ -8,7 +8,7 @@ public final class Frame: @unchecked Sendable {
     public let pointer: UnsafeMutablePointer<AVFrame>
 
     public init() throws(MediaError) {
-        guard let p = av_frame_alloc() else { throw MediaError(.ffmpeg, "out of memory allocating a frame") }
+        guard let p = av_frame_alloc() else { throw MediaError(.internal, "out of memory allocating a frame") }
         pointer = p
     }
 

@@ -26,6 +26,14 @@ public struct MediaError: Error, Sendable, CustomStringConvertible {
         case cancelled
         /// An FFmpeg call failed in a way none of the above explains.
         case ffmpeg
+        /// The GPU device or its driver failed (Vulkan: no memory on the device, a lost device, a
+        /// pipeline that would not build).
+        case device
+        /// Reading or writing a file failed below the media layer (disk full, I/O error, no permission
+        /// mid-write).
+        case io
+        /// Out of memory, or a broken invariant: nothing about the input or the settings explains it.
+        case `internal`
         /// The finished output failed its timing/decoding verification.
         case verificationFailed
     }
@@ -66,7 +74,8 @@ public func ffErrorString(_ code: Int32) -> String {
 /// Checks a libav* return code: negative codes become a `MediaError` naming the operation.
 ///
 /// `AVERROR_INVALIDDATA` maps to `.corrupt`, decoder/demuxer-not-found to `.unsupported`,
-/// `ENOENT` to `.notFound`; anything else is `.ffmpeg`.
+/// `ENOENT` to `.notFound`, `ENOMEM` to `.internal`, `EIO`/`ENOSPC`/`EDQUOT` to `.io`; anything else
+/// is `.ffmpeg`.
 @discardableResult
 public func ff(_ code: Int32, _ operation: @autoclosure () -> String) throws(MediaError) -> Int32 {
     guard code < 0 else { return code }
@@ -76,6 +85,8 @@ public func ff(_ code: Int32, _ operation: @autoclosure () -> String) throws(Med
     case tessera_AVERROR_INVALIDDATA(): kind = .corrupt
     case tessera_AVERROR_DECODER_NOT_FOUND(): kind = .unsupported
     case tessera_AVERROR(ENOENT): kind = .notFound
+    case tessera_AVERROR(ENOMEM): kind = .internal
+    case tessera_AVERROR(EIO), tessera_AVERROR(ENOSPC), tessera_AVERROR(EDQUOT): kind = .io
     default: kind = .ffmpeg
     }
     throw MediaError(kind, "\(operation()) failed: \(text)", code: code)

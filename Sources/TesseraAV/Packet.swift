@@ -5,7 +5,7 @@ public final class Packet: @unchecked Sendable {
     public let pointer: UnsafeMutablePointer<AVPacket>
 
     public init() throws(MediaError) {
-        guard let p = av_packet_alloc() else { throw MediaError(.ffmpeg, "out of memory allocating a packet") }
+        guard let p = av_packet_alloc() else { throw MediaError(.internal, "out of memory allocating a packet") }
         pointer = p
     }
 

@@ -22,7 +22,7 @@ final class SegmentExecutorThread: @unchecked Sendable {
     private var cancelled: Set<TaskKey> = []
     private var stopped = false
     private let threads: Int
-    private let selectors: LockedSelectors
+    private let selectors: BackendSelectors
     private let logger: Logger
     /// Called on this thread with each envelope to send.
     private let post: @Sendable (Tessera_V1_Envelope) -> Void
@@ -33,7 +33,7 @@ final class SegmentExecutorThread: @unchecked Sendable {
     init(threads: Int, backend: ProcessingBackend, logger: Logger,
          post: @escaping @Sendable (Tessera_V1_Envelope) -> Void) {
         self.threads = threads
-        selectors = LockedSelectors(default: backend)
+        selectors = BackendSelectors(default: backend)
         self.logger = logger
         self.post = post
         let thread = Thread { [self] in loop() }
@@ -132,7 +132,7 @@ final class SegmentExecutorThread: @unchecked Sendable {
             }, isCancelled: { [self] in condition.withLock { cancelled.contains(key) || stopped } })
             let wire: Tessera_V1_SegmentOutput
             do throws(WireError) { wire = try Tessera_V1_SegmentOutput(output) } catch {
-                throw MediaError(.ffmpeg, "segment output cannot be sent: \(error)")
+                throw MediaError(.internal, "segment output cannot be sent: \(error)")
             }
             logger.info("segment \(key) done: \(output.frames) frames in \(String(format: "%.2f", output.seconds)) s (\(output.processor))")
             post(.result(key.ref, output: wire))
@@ -153,13 +153,15 @@ final class SegmentExecutorThread: @unchecked Sendable {
         case .unsupported: .unsupported
         case .cancelled: .cancelled
         case .ffmpeg: .encoder
+        case .device: .device
+        case .io, .outputLocation: .io
         default: .internal
         }
     }
 }
 
 /// One backend selector per requested backend, kept for the worker's life: `auto` calibrates once.
-final class LockedSelectors: Sendable {
+final class BackendSelectors: Sendable {
     private let selectors = Mutex<[ProcessingBackend: BackendSelector]>([:])
     private let fallback: ProcessingBackend
 

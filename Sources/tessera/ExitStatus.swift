@@ -12,6 +12,8 @@ enum ExitStatus: Int32 {
     case noInput = 66
     /// The output cannot be created: it exists without --overwrite, or its directory is missing.
     case cantCreate = 73
+    /// EX_IOERR: reading or writing failed below the media layer (disk full, I/O error).
+    case ioError = 74
     /// Anything else (an FFmpeg failure with no better explanation, a failed verification).
     case software = 70
     /// The coordinator cannot be reached, or answered that it cannot serve now.
@@ -25,8 +27,8 @@ enum ExitStatus: Int32 {
 
     static let helpText = """
         Exit status: 0 success; 64 bad arguments; 65 unusable input (empty, not media, corrupt, truncated, \
-        unsupported codec); 66 input not found; 70 internal or FFmpeg failure; 73 output cannot be written \
-        (exists without --overwrite, missing directory); 130 interrupted.
+        unsupported codec); 66 input not found; 70 internal, FFmpeg or GPU failure; 73 output cannot be written \
+        (exists without --overwrite, missing directory); 74 I/O error (disk full); 130 interrupted.
         """
 
     init(_ error: MediaError) {
@@ -36,7 +38,8 @@ enum ExitStatus: Int32 {
         case .outputExists, .outputLocation: self = .cantCreate
         case .invalidArgument: self = .usage
         case .cancelled: self = .interrupted
-        case .ffmpeg, .verificationFailed: self = .software
+        case .ffmpeg, .verificationFailed, .device, .internal: self = .software
+        case .io: self = .ioError
         }
     }
 }

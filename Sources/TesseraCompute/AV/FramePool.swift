@@ -24,7 +24,7 @@ final class FramePool {
         self.bytes = bytes
         // Padding past the last plane, as av_frame_get_buffer leaves for SIMD readers.
         guard let pool = av_buffer_pool_init(bytes + 64, nil) else {
-            throw MediaError(.ffmpeg, "out of memory creating a frame pool")
+            throw MediaError(.internal, "out of memory creating a frame pool")
         }
         self.pool = pool
     }
@@ -54,7 +54,7 @@ final class FramePool {
     /// A frame whose planes are uninitialised pool memory.
     func makeFrame() throws(MediaError) -> Frame {
         let frame = try Frame()
-        guard let buffer = av_buffer_pool_get(pool) else { throw MediaError(.ffmpeg, "out of memory for a frame") }
+        guard let buffer = av_buffer_pool_get(pool) else { throw MediaError(.internal, "out of memory for a frame") }
         let f = frame.pointer
         f.pointee.buf.0 = buffer
         f.pointee.width = Int32(width)

@@ -44,7 +44,7 @@ public final class FrameParallelProcessor: PipelinedFrameProcessor, @unchecked S
     public func process(_ input: Frame) throws(MediaError) -> Frame {
         while pendingCount > 0 { _ = try receive() }
         try submit(input)
-        guard let output = try receive() else { throw MediaError(.ffmpeg, "CPU: submitted frame vanished") }
+        guard let output = try receive() else { throw MediaError(.internal, "CPU: submitted frame vanished") }
         return output
     }
 

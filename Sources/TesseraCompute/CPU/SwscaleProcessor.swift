@@ -164,7 +164,7 @@ public final class SwscaleProcessor: FrameProcessor {
         guard sws_isSupportedInput(AVPixelFormat(rawValue: f.format)) != 0 else {
             throw MediaError(.unsupported, "libswscale cannot read pixel format \(PixelFormat(input.pixelFormat))")
         }
-        guard let ctx = sws_alloc_context() else { throw MediaError(.ffmpeg, "out of memory creating a scaler") }
+        guard let ctx = sws_alloc_context() else { throw MediaError(.internal, "out of memory creating a scaler") }
         context = ctx
         let flags: Int64
         var param0 = Double(SWS_PARAM_DEFAULT), param1 = Double(SWS_PARAM_DEFAULT)

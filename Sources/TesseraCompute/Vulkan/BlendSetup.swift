@@ -82,7 +82,7 @@ final class BlendSetup {
             vkDestroyDescriptorPool(d, descriptorPool, nil)
             vkDestroyCommandPool(d, commandPool, nil)
             try vk(r2 != VK_SUCCESS ? r2 : (r3 != VK_SUCCESS ? r3 : r4), "set up the blend kernel")
-            throw MediaError(.ffmpeg, "Vulkan: blend setup failed")
+            throw MediaError(.device, "Vulkan: blend setup failed")
         }
         commandBuffer = cb
         self.fence = fence

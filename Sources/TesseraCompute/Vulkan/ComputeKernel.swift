@@ -44,7 +44,7 @@ final class ComputeKernel: @unchecked Sendable {
             return vkCreateDescriptorSetLayout(device, &info, nil, &setLayout)
         }
         try vk(r1, "create a descriptor set layout")
-        guard let setLayout else { throw MediaError(.ffmpeg, "Vulkan: no descriptor set layout") }
+        guard let setLayout else { throw MediaError(.device, "Vulkan: no descriptor set layout") }
 
         var pipelineLayout: VkPipelineLayout?
         var range = VkPushConstantRange(stageFlags: VK_SHADER_STAGE_COMPUTE_BIT.rawValue, offset: 0,
@@ -64,7 +64,7 @@ final class ComputeKernel: @unchecked Sendable {
         guard r2 == VK_SUCCESS, let pipelineLayout else {
             vkDestroyDescriptorSetLayout(device, setLayout, nil)
             try vk(r2, "create a pipeline layout")
-            throw MediaError(.ffmpeg, "Vulkan: no pipeline layout")
+            throw MediaError(.device, "Vulkan: no pipeline layout")
         }
 
         var module: VkShaderModule?
@@ -79,7 +79,7 @@ final class ComputeKernel: @unchecked Sendable {
             vkDestroyPipelineLayout(device, pipelineLayout, nil)
             vkDestroyDescriptorSetLayout(device, setLayout, nil)
             try vk(r3, "load a compute shader")
-            throw MediaError(.ffmpeg, "Vulkan: no shader module")
+            throw MediaError(.device, "Vulkan: no shader module")
         }
         self.setLayout = setLayout
         self.pipelineLayout = pipelineLayout
@@ -120,7 +120,7 @@ final class ComputeKernel: @unchecked Sendable {
             }
         }
         try vk(result, "build a compute pipeline")
-        guard let pipeline else { throw MediaError(.ffmpeg, "Vulkan: no pipeline") }
+        guard let pipeline else { throw MediaError(.device, "Vulkan: no pipeline") }
         pipelines[constants] = pipeline
         return pipeline
     }

@@ -34,7 +34,7 @@ final class VulkanBuffer {
         info.sharingMode = VK_SHARING_MODE_EXCLUSIVE
         var buffer: VkBuffer?
         try vk(vkCreateBuffer(vkDevice, &info, nil, &buffer), "create a \(self.size)-byte buffer")
-        guard let buffer else { throw MediaError(.ffmpeg, "Vulkan: no buffer") }
+        guard let buffer else { throw MediaError(.device, "Vulkan: no buffer") }
 
         var requirements = VkMemoryRequirements()
         vkGetBufferMemoryRequirements(vkDevice, buffer, &requirements)
@@ -63,7 +63,7 @@ final class VulkanBuffer {
         guard result == VK_SUCCESS, let memory else {
             vkDestroyBuffer(vkDevice, buffer, nil)
             try vk(result, "allocate \(requirements.size) bytes on \(device.name)")
-            throw MediaError(.ffmpeg, "Vulkan: no memory")
+            throw MediaError(.device, "Vulkan: no memory")
         }
         var mapped: UnsafeMutableRawPointer?
         do throws(MediaError) {
@@ -105,7 +105,7 @@ final class VulkanBuffer {
             return vkCreateBuffer(vkDevice, &info, nil, &buffer)
         }
         try vk(created, "create a buffer over \(size) bytes of host memory")
-        guard let buffer else { throw MediaError(.ffmpeg, "Vulkan: no buffer") }
+        guard let buffer else { throw MediaError(.device, "Vulkan: no buffer") }
 
         var requirements = VkMemoryRequirements()
         vkGetBufferMemoryRequirements(vkDevice, buffer, &requirements)
@@ -130,14 +130,14 @@ final class VulkanBuffer {
         guard result == VK_SUCCESS, let memory else {
             vkDestroyBuffer(vkDevice, buffer, nil)
             try vk(result, "import \(size) bytes of host memory on \(device.name)")
-            throw MediaError(.ffmpeg, "Vulkan: no memory")
+            throw MediaError(.device, "Vulkan: no memory")
         }
         let bound = vkBindBufferMemory(vkDevice, buffer, memory, 0)
         guard bound == VK_SUCCESS else {
             vkFreeMemory(vkDevice, memory, nil)
             vkDestroyBuffer(vkDevice, buffer, nil)
             try vk(bound, "bind imported host memory")
-            throw MediaError(.ffmpeg, "Vulkan: no memory")
+            throw MediaError(.device, "Vulkan: no memory")
         }
         self.buffer = buffer
         self.memory = memory
@@ -174,7 +174,7 @@ final class VulkanTexelView {
         info.range = tessera_VK_WHOLE_SIZE()
         var view: VkBufferView?
         try vk(vkCreateBufferView(buffer.device.device, &info, nil, &view), "create a texel view")
-        guard let view else { throw MediaError(.ffmpeg, "Vulkan: no texel view") }
+        guard let view else { throw MediaError(.device, "Vulkan: no texel view") }
         self.view = view
     }
 

@@ -10,7 +10,7 @@ extension VulkanDevice {
         info.queueFamilyIndex = queueFamily
         var pool: VkCommandPool?
         try vk(vkCreateCommandPool(device, &info, nil, &pool), "create a command pool")
-        guard let pool else { throw MediaError(.ffmpeg, "Vulkan: no command pool") }
+        guard let pool else { throw MediaError(.device, "Vulkan: no command pool") }
         return pool
     }
 
@@ -27,7 +27,7 @@ extension VulkanDevice {
             return vkCreateDescriptorPool(device, &info, nil, &pool)
         }
         try vk(result, "create a descriptor pool")
-        guard let pool else { throw MediaError(.ffmpeg, "Vulkan: no descriptor pool") }
+        guard let pool else { throw MediaError(.device, "Vulkan: no descriptor pool") }
         return pool
     }
 }

@@ -141,7 +141,7 @@ final class VulkanDevice: @unchecked Sendable {
                     try vk(result, "create a device on \(chosen.name)")
                 }
             }
-            guard let device else { throw MediaError(.ffmpeg, "Vulkan: no device") }
+            guard let device else { throw MediaError(.device, "Vulkan: no device") }
             self.device = device
             hostPointerProperties = importsHost
                 ? unsafeBitCast(vkGetDeviceProcAddr(device, "vkGetMemoryHostPointerPropertiesEXT"),
@@ -156,7 +156,7 @@ final class VulkanDevice: @unchecked Sendable {
         guard let queue else {
             vkDestroyDevice(device, nil)
             vkDestroyInstance(instance, nil)
-            throw MediaError(.ffmpeg, "Vulkan: \(name) has no queue in family \(queueFamily)")
+            throw MediaError(.device, "Vulkan: \(name) has no queue in family \(queueFamily)")
         }
         self.queue = queue
         let cacheURL = Self.pipelineCacheURL(physicalDevice)

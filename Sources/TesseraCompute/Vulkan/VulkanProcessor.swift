@@ -75,7 +75,7 @@ public final class VulkanProcessor: PipelinedFrameProcessor {
     public func process(_ input: Frame) throws(MediaError) -> Frame {
         while !inFlight.isEmpty { _ = try receive() }
         try submit(input)
-        guard let output = try receive() else { throw MediaError(.ffmpeg, "Vulkan: submitted frame vanished") }
+        guard let output = try receive() else { throw MediaError(.device, "Vulkan: submitted frame vanished") }
         return output
     }
 
@@ -112,7 +112,7 @@ public final class VulkanProcessor: PipelinedFrameProcessor {
         } else {
             try setup.readOwnSource(slot: index)
             guard let base = slot.source.mapped else {
-                throw MediaError(.ffmpeg, "Vulkan: upload buffer is not mapped")
+                throw MediaError(.device, "Vulkan: upload buffer is not mapped")
             }
             for (p, plane) in setup.plan.sourcePlanes.enumerated() {
                 guard let data = input.plane(p) else { throw MediaError(.invalidArgument, "frame has no plane \(p)") }
@@ -136,7 +136,7 @@ public final class VulkanProcessor: PipelinedFrameProcessor {
         try device.wait(slot.fence)
         let output = try setup.pool.makeFrame()
         guard let from = slot.output.mapped, let to = FramePool.base(of: output) else {
-            throw MediaError(.ffmpeg, "Vulkan: download buffer is not mapped")
+            throw MediaError(.device, "Vulkan: download buffer is not mapped")
         }
         memcpy(to, from, setup.plan.outputBytes)
         try tagOutput(output, from: input, plan: setup.plan)
@@ -163,7 +163,7 @@ public final class VulkanProcessor: PipelinedFrameProcessor {
         if blendSetup == nil { blendSetup = try BlendSetup(device: device, spec: spec, layout: layout) }
         guard let b = blendSetup, let aBase = b.first.mapped, let bBase = b.second.mapped,
               let outBase = b.result.mapped
-        else { throw MediaError(.ffmpeg, "Vulkan: blend buffers are not mapped") }
+        else { throw MediaError(.device, "Vulkan: blend buffers are not mapped") }
         for (p, plane) in b.planes.enumerated() {
             guard let pa = first.plane(p), let pb = second.plane(p) else {
                 throw MediaError(.invalidArgument, "frame has no plane \(p)")
@@ -175,7 +175,7 @@ public final class VulkanProcessor: PipelinedFrameProcessor {
         }
         try b.run(weight: Float(weight))
         let output = try b.pool.makeFrame()
-        guard let to = FramePool.base(of: output) else { throw MediaError(.ffmpeg, "pool frame has no buffer") }
+        guard let to = FramePool.base(of: output) else { throw MediaError(.internal, "pool frame has no buffer") }
         memcpy(to, outBase, b.bytes)
         try ff(av_frame_copy_props(output.pointer, first.pointer), "copy frame properties")
         return output
@@ -327,7 +327,7 @@ private final class Setup {
         info.commandBufferCount = 1
         var buffer: VkCommandBuffer?
         try vk(vkAllocateCommandBuffers(device.device, &info, &buffer), "allocate a command buffer")
-        guard let buffer else { throw MediaError(.ffmpeg, "Vulkan: no command buffer") }
+        guard let buffer else { throw MediaError(.device, "Vulkan: no command buffer") }
         return buffer
     }
 
@@ -337,7 +337,7 @@ private final class Setup {
         info.flags = signalled ? VK_FENCE_CREATE_SIGNALED_BIT.rawValue : 0
         var fence: VkFence?
         try vk(vkCreateFence(device.device, &info, nil, &fence), "create a fence")
-        guard let fence else { throw MediaError(.ffmpeg, "Vulkan: no fence") }
+        guard let fence else { throw MediaError(.device, "Vulkan: no fence") }
         return fence
     }
 
@@ -350,7 +350,7 @@ private final class Setup {
         info.commandBufferCount = 1
         var allocated: VkCommandBuffer?
         try vk(vkAllocateCommandBuffers(device.device, &info, &allocated), "allocate a command buffer")
-        guard let cb = allocated else { throw MediaError(.ffmpeg, "Vulkan: no command buffer") }
+        guard let cb = allocated else { throw MediaError(.device, "Vulkan: no command buffer") }
         var cbCopy: VkCommandBuffer? = cb
         defer { vkFreeCommandBuffers(device.device, commandPool, 1, &cbCopy) }
         var begin = VkCommandBufferBeginInfo()
@@ -364,7 +364,7 @@ private final class Setup {
         fenceInfo.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO
         var created: VkFence?
         try vk(vkCreateFence(device.device, &fenceInfo, nil, &created), "create a fence")
-        guard let fence = created else { throw MediaError(.ffmpeg, "Vulkan: no fence") }
+        guard let fence = created else { throw MediaError(.device, "Vulkan: no fence") }
         defer { vkDestroyFence(device.device, fence, nil) }
         try device.submit(cb, fence: fence)
         try device.wait(fence)

@@ -5,8 +5,8 @@ import TesseraAV
 /// `MediaError` naming the operation, so every raw call reads `try vk(vkCreateX(...), "create X")`.
 ///
 /// - Throws: `MediaError.unsupported` for missing drivers, features or formats
-///   (`VK_ERROR_INCOMPATIBLE_DRIVER`, `…_NOT_PRESENT`, `…_FEATURE_NOT_PRESENT`), `.ffmpeg` for the rest
-///   (out of memory, device lost), as MediaError has no GPU-specific kind.
+///   (`VK_ERROR_INCOMPATIBLE_DRIVER`, `…_NOT_PRESENT`, `…_FEATURE_NOT_PRESENT`), `.device` for the rest
+///   (out of device or host memory, device lost).
 func vk(_ result: VkResult, _ operation: @autoclosure () -> String, allowing: [VkResult] = []) throws(MediaError) {
     guard result != VK_SUCCESS, !allowing.contains(result) else { return }
     let kind: MediaError.Kind
@@ -14,7 +14,7 @@ func vk(_ result: VkResult, _ operation: @autoclosure () -> String, allowing: [V
     case VK_ERROR_INCOMPATIBLE_DRIVER, VK_ERROR_EXTENSION_NOT_PRESENT, VK_ERROR_FEATURE_NOT_PRESENT,
          VK_ERROR_LAYER_NOT_PRESENT, VK_ERROR_INITIALIZATION_FAILED:
         kind = .unsupported
-    default: kind = .ffmpeg
+    default: kind = .device
     }
     throw MediaError(kind, "Vulkan: \(operation()) failed: \(vulkanResultName(result))", code: result.rawValue)
 }

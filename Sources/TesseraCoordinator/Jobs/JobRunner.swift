@@ -124,7 +124,7 @@ final class JobRunner: @unchecked Sendable {
                     _ = try store.transition(id, to: .running)
                     if !finished.isEmpty { log.info("job \(id): \(finished.count) of \(plan.count) segments already spooled") }
                 } catch {
-                    throw MediaError(.ffmpeg, isDataFolderFull(error) ? dataFolderFullMessage(error) : "\(error)")
+                    throw isDataFolderFull(error) ? MediaError(.io, dataFolderFullMessage(error)) : MediaError(.internal, "\(error)")
                 }
                 return RemoteSegmentExecutor(job: id, farm: farm)
             }

@@ -30,7 +30,7 @@ final class Decoder: @unchecked Sendable {
             throw MediaError(.unsupported, path: path, "no decoder for codec \(codecName)")
         }
         guard let ctx = avcodec_alloc_context3(codec) else {
-            throw MediaError(.ffmpeg, path: path, "out of memory allocating a \(codecName) decoder")
+            throw MediaError(.internal, path: path, "out of memory allocating a \(codecName) decoder")
         }
         context = ctx
         self.timeBase = timeBase

@@ -12,7 +12,7 @@ extension CodecParameters {
         }
         let format = av_get_pix_fmt(c.pixelFormat)
         guard format != AV_PIX_FMT_NONE else { throw MediaError(.unsupported, "unknown pixel format \"\(c.pixelFormat)\"") }
-        guard let p = avcodec_parameters_alloc() else { throw MediaError(.ffmpeg, "out of memory for codec parameters") }
+        guard let p = avcodec_parameters_alloc() else { throw MediaError(.internal, "out of memory for codec parameters") }
         p.pointee.codec_type = AVMEDIA_TYPE_VIDEO
         p.pointee.codec_id = descriptor.pointee.id
         p.pointee.codec_tag = c.codecTag
@@ -37,7 +37,7 @@ extension CodecParameters {
             guard let data = av_mallocz(size + Int(AV_INPUT_BUFFER_PADDING_SIZE))?.assumingMemoryBound(to: UInt8.self) else {
                 var owned: UnsafeMutablePointer<AVCodecParameters>? = p
                 avcodec_parameters_free(&owned)
-                throw MediaError(.ffmpeg, "out of memory for extradata")
+                throw MediaError(.internal, "out of memory for extradata")
             }
             c.extradata.withUnsafeBufferPointer { data.update(from: $0.baseAddress!, count: size) }
             p.pointee.extradata = data

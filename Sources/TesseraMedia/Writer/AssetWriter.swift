@@ -252,7 +252,9 @@ public final class AssetWriter: @unchecked Sendable {
         }
         let code = av_interleaved_write_frame(ctx, packet.pointer)
         if code < 0 {
-            throw MediaError(.ffmpeg, path: outputPath, "cannot write packet: \(ffErrorString(code))", code: code)
+            // A full disk or a failing one is an I/O error, not a muxer's.
+            let io = [tessera_AVERROR(ENOSPC), tessera_AVERROR(EIO), tessera_AVERROR(EDQUOT)].contains(code)
+            throw MediaError(io ? .io : .ffmpeg, path: outputPath, "cannot write packet: \(ffErrorString(code))", code: code)
         }
     }
 
@@ -261,7 +263,7 @@ public final class AssetWriter: @unchecked Sendable {
             throw MediaError(.invalidArgument, path: outputPath, "inputs must be added before startWriting")
         }
         guard let stream = avformat_new_stream(context, nil) else {
-            throw MediaError(.ffmpeg, path: outputPath, "out of memory adding a track")
+            throw MediaError(.internal, path: outputPath, "out of memory adding a track")
         }
         return stream
     }
@@ -291,13 +293,13 @@ public final class AssetWriter: @unchecked Sendable {
         guard !chapters.isEmpty else { return }
         let size = MemoryLayout<UnsafeMutablePointer<AVChapter>?>.stride
         guard let list = av_calloc(chapters.count, size) else {
-            throw MediaError(.ffmpeg, path: outputPath, "out of memory writing chapters")
+            throw MediaError(.internal, path: outputPath, "out of memory writing chapters")
         }
         let array = list.bindMemory(to: UnsafeMutablePointer<AVChapter>?.self, capacity: chapters.count)
         ctx.pointee.chapters = array
         for (i, chapter) in chapters.enumerated() {
             guard let raw = av_mallocz(MemoryLayout<AVChapter>.stride) else {
-                throw MediaError(.ffmpeg, path: outputPath, "out of memory writing chapters")
+                throw MediaError(.internal, path: outputPath, "out of memory writing chapters")
             }
             let c = raw.bindMemory(to: AVChapter.self, capacity: 1)
             c.pointee.id = Int64(i + 1)

@@ -15,7 +15,7 @@ final class AudioConverter: @unchecked Sendable {
         target = encoder.context
         frameSize = encoder.frameSize == 0 ? 1024 : encoder.frameSize
         guard let f = av_audio_fifo_alloc(target.pointee.sample_fmt, target.pointee.ch_layout.nb_channels, 4096) else {
-            throw MediaError(.ffmpeg, "out of memory allocating an audio FIFO")
+            throw MediaError(.internal, "out of memory allocating an audio FIFO")
         }
         fifo = f
     }

@@ -154,7 +154,7 @@ final class Encoder: @unchecked Sendable {
         -> UnsafeMutablePointer<AVCodecContext>
     {
         guard let c = avcodec_alloc_context3(codec) else {
-            throw MediaError(.ffmpeg, "out of memory allocating encoder \(name)")
+            throw MediaError(.internal, "out of memory allocating encoder \(name)")
         }
         return c
     }

@@ -106,6 +106,12 @@ public nonisolated enum Tessera_V1_ErrorCode: SwiftProtobuf.Enum, Swift.CaseIter
 
   /// TaskFailed: handed back unstarted (worker draining); not a failure
   case returned // = 15
+
+  /// the GPU device or its driver failed (Vulkan)
+  case device // = 16
+
+  /// reading or writing a file failed (disk full, I/O error)
+  case io // = 17
   case UNRECOGNIZED(Int)
 
   public init() {
@@ -126,6 +132,8 @@ public nonisolated enum Tessera_V1_ErrorCode: SwiftProtobuf.Enum, Swift.CaseIter
     case 13: self = .cancelled
     case 14: self = .internal
     case 15: self = .returned
+    case 16: self = .device
+    case 17: self = .io
     default: self = .UNRECOGNIZED(rawValue)
     }
   }
@@ -144,6 +152,8 @@ public nonisolated enum Tessera_V1_ErrorCode: SwiftProtobuf.Enum, Swift.CaseIter
     case .cancelled: return 13
     case .internal: return 14
     case .returned: return 15
+    case .device: return 16
+    case .io: return 17
     case .UNRECOGNIZED(let i): return i
     }
   }
@@ -162,6 +172,8 @@ public nonisolated enum Tessera_V1_ErrorCode: SwiftProtobuf.Enum, Swift.CaseIter
     .cancelled,
     .internal,
     .returned,
+    .device,
+    .io,
   ]
 
 }
@@ -1076,7 +1088,7 @@ nonisolated extension Tessera_V1_ProtocolVersion: SwiftProtobuf._ProtoNameProvid
 }
 
 nonisolated extension Tessera_V1_ErrorCode: SwiftProtobuf._ProtoNameProviding {
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0ERROR_CODE_UNSPECIFIED\0\u{1}ERROR_CODE_UNSUPPORTED_VERSION\0\u{1}ERROR_CODE_BAD_MESSAGE\0\u{1}ERROR_CODE_UNAUTHORIZED\0\u{1}ERROR_CODE_UNKNOWN_WORKER\0\u{1}ERROR_CODE_WORKER_ID_IN_USE\0\u{2}\u{5}ERROR_CODE_CORRUPT_SOURCE\0\u{1}ERROR_CODE_UNSUPPORTED\0\u{1}ERROR_CODE_ENCODER\0\u{1}ERROR_CODE_CANCELLED\0\u{1}ERROR_CODE_INTERNAL\0\u{1}ERROR_CODE_RETURNED\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0ERROR_CODE_UNSPECIFIED\0\u{1}ERROR_CODE_UNSUPPORTED_VERSION\0\u{1}ERROR_CODE_BAD_MESSAGE\0\u{1}ERROR_CODE_UNAUTHORIZED\0\u{1}ERROR_CODE_UNKNOWN_WORKER\0\u{1}ERROR_CODE_WORKER_ID_IN_USE\0\u{2}\u{5}ERROR_CODE_CORRUPT_SOURCE\0\u{1}ERROR_CODE_UNSUPPORTED\0\u{1}ERROR_CODE_ENCODER\0\u{1}ERROR_CODE_CANCELLED\0\u{1}ERROR_CODE_INTERNAL\0\u{1}ERROR_CODE_RETURNED\0\u{1}ERROR_CODE_DEVICE\0\u{1}ERROR_CODE_IO\0")
 }
 
 nonisolated extension Tessera_V1_Envelope: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
