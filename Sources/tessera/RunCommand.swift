@@ -19,11 +19,7 @@ struct RunCommand: ParsableCommand {
 
     @Argument(help: "The source file.") var source: String
     @Option(name: .shortAndLong, help: "The output file; its extension picks the container.") var output: String
-    @Option(help: "An export preset (see `tessera presets`).") var preset: String?
-    @Option(help: "Only this part of the source, e.g. 1s-4s.") var timeRange: String?
-    @OptionGroup var codec: CodecOptions
-    @Option(help: "Colour/scale backend: auto, vulkan or cpu.") var backend: ProcessingBackend = .auto
-    @Option(help: "Seconds per segment.") var segmentDuration: Double = 4
+    @OptionGroup var job: JobOptions
     @Option(help: "Local workers (default: one per core).") var workers: Int = ProcessInfo.processInfo.activeProcessorCount
     @Option(help: VerificationLevel.help) var verification = VerificationLevel.decode
     @Flag(help: "Replace OUT if it exists.") var overwrite = false
@@ -31,9 +27,6 @@ struct RunCommand: ParsableCommand {
     @Flag(name: .shortAndLong, help: "No progress output.") var quiet = false
 
     func validate() throws {
-        try CodecOptions.validate(preset: preset, timeRange: timeRange)
-        try codec.validate()
-        guard segmentDuration > 0 else { throw ValidationError("--segment-duration must be positive") }
         guard (1...64).contains(workers) else { throw ValidationError("--workers must be 1…64") }
     }
 
@@ -46,21 +39,21 @@ struct RunCommand: ParsableCommand {
         do {
             // A missing, empty or broken source fails here, with the same errors as `tessera transcode`.
             let asset = try Asset.load(sourceURL.path, scanPackets: false)
-            duration = timeRange.flatMap(TimeRange.init(string:)).map { min($0.duration.seconds, asset.duration.seconds) }
+            duration = job.range.map { min($0.duration.seconds, asset.duration.seconds) }
                 ?? asset.duration.seconds
         } catch {
             FileHandle.standardError.write(Data("tessera: \(error)\n".utf8))
             throw ExitCode(ExitStatus(error).rawValue)
         }
-        let base = preset.flatMap(ExportPreset.init(name:))
-        let settings = codec.settings(preset: base)
+        let base = job.exportPreset
+        let settings = job.settings
 
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-run-\(UUID().uuidString.prefix(8))")
         defer { try? FileManager.default.removeItem(at: data) }
         var config = CoordinatorConfiguration(listen: "tcp://127.0.0.1:*", dataDirectory: data,
                                               mediaRoots: [sourceURL.deletingLastPathComponent()],
                                               outputRoot: outputURL.deletingLastPathComponent())
-        config.segmentDuration = segmentDuration
+        config.segmentDuration = job.segmentDuration ?? 4
         let coordinator = try Coordinator(configuration: config)
         let endpoint = try coordinator.start()
         defer { coordinator.shutdown() }
@@ -69,7 +62,7 @@ struct RunCommand: ParsableCommand {
         let threads = max(1, ProcessInfo.processInfo.activeProcessorCount / workers)
         let pool = (0..<workers).map { n -> Worker in
             var wc = Worker.Configuration(coordinator: endpoint, id: "local-\(n + 1)")
-            wc.backend = backend
+            wc.backend = job.backend ?? .auto
             wc.threads = threads
             return Worker(configuration: wc)
         }
@@ -89,8 +82,8 @@ struct RunCommand: ParsableCommand {
         }
 
         let request = JobRequest(source: sourceURL.path, output: outputURL.lastPathComponent, preset: base?.rawValue,
-                                 settings: settings, timeRange: timeRange.flatMap(TimeRange.init(string:)),
-                                 segmentDuration: segmentDuration, backend: backend, parallelism: workers,
+                                 settings: settings, timeRange: job.range,
+                                 segmentDuration: job.segmentDuration ?? 4, backend: job.backend ?? .auto, parallelism: workers,
                                  overwrite: overwrite, verification: verification)
         let submitted: JobStatus
         do { submitted = try blockingAwait { try await coordinator.submit(request) } } catch let error as FarmError {

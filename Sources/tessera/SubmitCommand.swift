@@ -23,15 +23,12 @@ struct SubmitCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: ArgumentHelp("The output path, relative to the coordinator's output root.",
                                                     valueName: "out"))
     var output: String?
-    @Option(help: "An export preset (see `tessera presets`).") var preset: String?
-    @OptionGroup var codec: CodecOptions
-    @Option(help: "Only this part of the source, e.g. 1s-4s, 00:00:01.5-00:00:03, 30f@30-90f@30.")
-    var timeRange: String?
-    @Option(help: "Seconds per segment (the coordinator's default is 4).") var segmentDuration: Double?
-    @Option(help: "The workers' colour/scale backend: auto, vulkan, cpu.") var backend: ProcessingBackend?
+    @OptionGroup var job: JobOptions
     @Option(help: ArgumentHelp("Segments expected to run at once: the last ones are cut so they finish together.",
                                discussion: "Default: the workers connected when the job is submitted."))
-    var parallelism: Int?
+    var parallel: Int?
+    /// The spelling before `--parallel` was settled on for every command.
+    @Option(name: .customLong("parallelism"), help: .hidden) var parallelismAlias: Int?
     @Option(help: "Higher runs first; equal priorities share the workers.") var priority = 0
     @Option(help: VerificationLevel.help) var verification = VerificationLevel.decode
     @Flag(help: "Replace OUT on the coordinator if it exists.") var overwrite = false
@@ -43,10 +40,8 @@ struct SubmitCommand: ParsableCommand {
     @OptionGroup var coordinator: CoordinatorOptions
 
     func validate() throws {
-        try CodecOptions.validate(preset: preset, timeRange: timeRange)
-        try codec.validate()
-        if let s = segmentDuration, !(s > 0) { throw ValidationError("--segment-duration must be positive") }
-        if let p = parallelism, !(1...4096).contains(p) { throw ValidationError("--parallelism must be 1…4096") }
+        if parallel != nil && parallelismAlias != nil { throw ValidationError("give --parallel once") }
+        if let p = parallelism, !(1...4096).contains(p) { throw ValidationError("--parallel must be 1…4096") }
     }
 
     func run() throws {
@@ -71,17 +66,19 @@ struct SubmitCommand: ParsableCommand {
         if status != .success { throw ExitCode(status.rawValue) }
     }
 
+    var parallelism: Int? { parallel ?? parallelismAlias }
+
     /// The request without the upload id; custom settings are sent only when codec options change
     /// the preset's (or the default) settings.
     func jobRequest() -> JobRequest {
-        let base = preset.flatMap(ExportPreset.init(name:))
-        let settings = codec.settings(preset: base)
+        let base = job.exportPreset
+        let settings = job.settings
         return JobRequest(
             source: upload ? nil : URL(fileURLWithPath: source).standardizedFileURL.path,
             output: output, preset: base?.rawValue,
             settings: settings == (base?.settings ?? OutputSettings.standard) ? nil : settings,
-            timeRange: timeRange.flatMap(TimeRange.init(string:)), segmentDuration: segmentDuration,
-            backend: backend, parallelism: parallelism, priority: priority, overwrite: overwrite,
+            timeRange: job.range, segmentDuration: job.segmentDuration,
+            backend: job.backend, parallelism: parallelism, priority: priority, overwrite: overwrite,
             verification: verification)
     }
 }

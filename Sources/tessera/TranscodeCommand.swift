@@ -20,16 +20,9 @@ struct TranscodeCommand: ParsableCommand {
 
     @Argument(help: "The source media file.") var source: String
     @Option(name: .shortAndLong, help: "The output file; its extension picks the container.") var output: String
-    @Option(help: "An export preset (see `tessera presets`).") var preset: String?
-    @Option(help: "Only this part of the source, e.g. 1s-4s, 00:00:01.5-00:00:03, 30f@30-90f@30.")
-    var timeRange: String?
-    @OptionGroup var codec: CodecOptions
-    @Option(help: "Colour/scale backend: auto (calibrate both on the first frame, keep the faster), vulkan, cpu.")
-    var backend: ProcessingBackend = .auto
-    @Option(help: ArgumentHelp("Cut the video into segments about this many seconds long at keyframes, "
-                               + "transcode them in parallel and stitch them (the farm's path on this machine)."))
-    var segmentDuration: Double?
-    @Option(help: "Segments transcoded at once with --segment-duration.") var parallel = 2
+    @OptionGroup var job: JobOptions
+    @Option(help: "Segments transcoded at once with --segment-duration (the farm's path on this machine).")
+    var parallel = 2
     @Flag(help: ArgumentHelp("Verify the output (frames, timing, A/V, decodable) before putting it in place; "
                              + "segmented transcodes always are.")) var verify = false
     @Flag(help: "Replace OUT if it exists.") var overwrite = false
@@ -37,21 +30,16 @@ struct TranscodeCommand: ParsableCommand {
     @Flag(name: .shortAndLong, help: "No progress output.") var quiet = false
 
     func validate() throws {
-        try CodecOptions.validate(preset: preset, timeRange: timeRange)
-        try codec.validate()
-        if let s = segmentDuration, !(s > 0) { throw ValidationError("--segment-duration must be positive") }
         if parallel < 1 { throw ValidationError("--parallel must be at least 1") }
     }
 
     func run() throws {
-        let base = preset.flatMap(ExportPreset.init(name:))
-        let settings = codec.settings(preset: base)
-        let session = ExportSession(sourcePath: source, outputPath: output, settings: settings)
-        session.presetName = base?.rawValue
-        session.timeRange = timeRange.flatMap(TimeRange.init(string:))
+        let session = ExportSession(sourcePath: source, outputPath: output, settings: job.settings)
+        session.presetName = job.exportPreset?.rawValue
+        session.timeRange = job.range
         session.overwrite = overwrite
-        session.backend = backend
-        session.segmentDuration = segmentDuration
+        session.backend = job.backend ?? .auto
+        session.segmentDuration = job.segmentDuration
         session.parallel = parallel
         session.verifyOutput = verify
         let reporter = ProgressPrinter(enabled: !quiet)

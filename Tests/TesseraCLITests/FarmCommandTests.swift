@@ -62,6 +62,10 @@ import Testing
         (["status", "--token-file", "/nonexistent/token"], "cannot read --token-file"),
         (["submit", "a.mov", "--preset", "NoSuchPreset"], "unknown preset"),
         (["submit", "a.mov", "--time-range", "soon"], "cannot read time range"),
+        // --parallel is the one spelling; the old --parallelism is still read, as a hidden alias.
+        (["submit", "a.mov", "--parallelism", "0"], "--parallel must be 1…4096"),
+        (["submit", "a.mov", "--parallel", "2", "--parallelism", "3"], "give --parallel once"),
+        (["run", "a.mov", "-o", "b.mp4", "--segment-duration", "0"], "--segment-duration must be positive"),
     ])
     func badArgumentsExit64(arguments: [String], says: String) throws {
         let result = try Self.tessera(arguments)
