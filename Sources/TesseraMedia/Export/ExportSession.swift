@@ -209,12 +209,8 @@ public final class ExportSession: @unchecked Sendable {
 
     /// The output frame times a one-pass export must produce: the planner's, as one segment.
     private func expectedVideoTimes(_ reader: AssetReader) throws(MediaError) -> [MediaTime]? {
-        guard let id = reader.videoTrackID else { return nil }
-        let stream = reader.input.streams[id]
-        let range = reader.ticks(for: stream)
-        let index = try VideoPacketIndex.build(try InputFile(path: sourcePath), trackID: id)
-        let plan = SegmentPlanner.plan(index, start: range.start, end: range.end, targetTicks: Int64.max)
-        return plan.outputTimes.map { TickMath.time($0, stream.pointee.time_base) }
+        guard reader.videoTrackID != nil else { return nil }
+        return try reader.planVideo(segmentSeconds: nil).outputTimes
     }
 
     private func finishReport(_ planReport: ExportReport, fileType: FileType, range: TimeRange?,

@@ -25,17 +25,11 @@ public struct SegmentPlan: Sendable, Codable {
         let started = Date()
         let reader = try AssetReader(path: path)
         reader.timeRange = timeRange
-        guard let id = reader.videoTrackID else { throw MediaError(.invalidArgument, path: path, "has no video track") }
-        let stream = reader.input.streams[id]
-        let range = reader.ticks(for: stream)
-        let index = try VideoPacketIndex.build(reader.input, trackID: id)
-        let tb = stream.pointee.time_base
-        let target = try SegmentPlanner.targetTicks(seconds: segmentDuration, timeBase: tb)
-        let plan = SegmentPlanner.plan(index, start: range.start, end: range.end, targetTicks: target,
-                                       parallel: parallel)
+        let video = try reader.planVideo(segmentSeconds: segmentDuration, parallel: parallel)
+        let plan = video.planned, tb = video.timeBase
         guard !plan.segments.isEmpty else { throw MediaError(.invalidArgument, path: path, "the range holds no frame") }
-        return SegmentPlan(path: path, trackID: id, timeBase: Fraction(Int(tb.num), Int(tb.den)),
-                           packetCount: index.entries.count, frameCount: plan.outputTimes.count,
+        return SegmentPlan(path: path, trackID: video.trackID, timeBase: Fraction(Int(tb.num), Int(tb.den)),
+                           packetCount: video.index.entries.count, frameCount: plan.outputTimes.count,
                            segments: plan.segments, planningSeconds: Date().timeIntervalSince(started))
     }
 }

@@ -63,14 +63,11 @@ final class SegmentedExport: @unchecked Sendable {
         let source = StreamDescription(stream: stream)
         rotation = source.rotation
         _ = try VideoEncoding(vs, source: source)  // refuse impossible settings before any work is sent
-        let range = reader.ticks(for: stream)
         let tb = source.timeBase
-        let index = try VideoPacketIndex.build(try InputFile(path: reader.path), trackID: videoID)
-        let target = try SegmentPlanner.targetTicks(seconds: config.segmentSeconds, timeBase: tb)
-        let planned = SegmentPlanner.plan(index, start: range.start, end: range.end, targetTicks: target,
-                                          parallel: config.parallel)
-        let plan = planned.segments
-        expectedTimes = planned.outputTimes.map { TickMath.time($0, tb) }
+        let video = try reader.planVideo(segmentSeconds: config.segmentSeconds, parallel: config.parallel)
+        let range = video.range
+        let plan = video.planned.segments
+        expectedTimes = video.outputTimes
         guard !plan.isEmpty else { throw MediaError(.invalidArgument, path: reader.path, "the range holds no video frame") }
         segmentCount = plan.count
         let lastEnd: Int64? = range.end == Int64.max ? nil : range.end - range.start
