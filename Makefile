@@ -3,7 +3,7 @@ SHELL := /bin/bash
 SWIFT ?= $(shell command -v swift || echo /opt/swift/usr/bin/swift)
 SAMPLE_DIR ?= $(CURDIR)/.sample
 
-.PHONY: deps build release run test bench clean
+.PHONY: deps build release run lint test bench clean
 
 ## Debian packages: FFmpeg 5.1 libraries and CLI (tests and benchmarks use the CLI as an independent
 ## checker), ZeroMQ, Vulkan loader + Mesa lavapipe, glslc, SQLite.
@@ -31,7 +31,12 @@ run: release
 ## Every test suite (swift-testing). Media is generated at run time. One test at a time: the suites
 ## start real coordinator/worker processes and encoders, and with 2 cores, parallel suites starved
 ## the cooperative pool that the async HTTP and store tests run on (timeouts, not bugs).
-test: deps
+## The package's one style (.swift-format, STYLE.md): lines ≤ 120, 4-space indentation. Generated code
+## (Sources/TesseraWire/Generated) is left as protoc-gen-swift writes it.
+lint:
+	$(SWIFT) format lint --strict $$(find Sources Tests Benchmarks -name '*.swift' -not -path '*/Generated/*') Package.swift
+
+test: deps lint
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --no-parallel
 

@@ -34,9 +34,14 @@ let package = Package(
         // C libraries, found with pkg-config. Each has a shim header for macros Swift cannot import.
         // CFFmpeg: SwiftPM reads one .pc file; libavformat's pulls in the include path, and the
         // module map links the six libav* libraries (all from the same FFmpeg 5.1 build).
-        .systemLibrary(name: "CFFmpeg", pkgConfig: "libavformat",
-                       providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev",
-                                         "libswresample-dev", "libavfilter-dev"])]),
+        .systemLibrary(
+            name: "CFFmpeg", pkgConfig: "libavformat",
+            providers: [
+                .apt([
+                    "libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev",
+                    "libswresample-dev", "libavfilter-dev",
+                ])
+            ]),
         .systemLibrary(name: "CZeroMQ", pkgConfig: "libzmq", providers: [.apt(["libzmq3-dev"])]),
         .systemLibrary(name: "CVulkan", pkgConfig: "vulkan", providers: [.apt(["libvulkan-dev"])]),
 
@@ -46,68 +51,100 @@ let package = Package(
         // Tessera's own SIMD loops for the CPU path (AVX2 behind a run-time check, portable C otherwise), and
         // the compute shaders' SPIR-V, generated from TesseraCompute/Shaders by Scripts/build-shaders.sh.
         .target(name: "CTesseraKernels"),
-        .target(name: "TesseraCompute", dependencies: ["TesseraCore", "TesseraAV", "CFFmpeg", "CVulkan", "CTesseraKernels"],
-                exclude: ["Shaders"]),
+        .target(
+            name: "TesseraCompute",
+            dependencies: ["TesseraCore", "TesseraAV", "CFFmpeg", "CVulkan", "CTesseraKernels"],
+            exclude: ["Shaders"]),
         .target(name: "TesseraMedia", dependencies: ["TesseraCore", "TesseraAV", "TesseraCompute", "CFFmpeg"]),
         // Frames/s of TesseraCompute's processors, driven by Benchmarks/compute/run.sh beside ffmpeg's filters.
-        .executableTarget(name: "tessera-compute-bench", dependencies: ["TesseraCompute", "TesseraAV", "TesseraCore", "CFFmpeg"],
-                          path: "Benchmarks/compute", exclude: ["run.sh", "README.md"]),
+        .executableTarget(
+            name: "tessera-compute-bench", dependencies: ["TesseraCompute", "TesseraAV", "TesseraCore", "CFFmpeg"],
+            path: "Benchmarks/compute", exclude: ["run.sh", "README.md"]),
         // Throughput and latency of TesseraWire's sockets and codec over TCP loopback (Benchmarks/wire/README.md).
-        .executableTarget(name: "tessera-wire-bench", dependencies: [
-            "TesseraWire", "TesseraCore", .product(name: "SwiftProtobuf", package: "swift-protobuf"),
-        ], path: "Benchmarks/wire", exclude: ["README.md"]),
+        .executableTarget(
+            name: "tessera-wire-bench",
+            dependencies: [
+                "TesseraWire", "TesseraCore", .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ], path: "Benchmarks/wire", exclude: ["README.md"]),
         // The farm's wire: generated protobuf types (Protocols/tessera.proto), ZeroMQ sockets, CURVE keys.
-        .target(name: "TesseraWire", dependencies: [
-            "TesseraCore", "CZeroMQ", .product(name: "SwiftProtobuf", package: "swift-protobuf"),
-        ]),
+        .target(
+            name: "TesseraWire",
+            dependencies: [
+                "TesseraCore", "CZeroMQ", .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ]),
         // Job store (SQLite), scheduler and leases, segment spool, assembler, HTTP API.
-        .target(name: "TesseraCoordinator", dependencies: [
-            "TesseraCore", "TesseraMedia", "TesseraCompute", "TesseraWire",
-            .product(name: "GRDB", package: "GRDB.swift"),
-            .product(name: "Hummingbird", package: "hummingbird"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-        ]),
+        .target(
+            name: "TesseraCoordinator",
+            dependencies: [
+                "TesseraCore", "TesseraMedia", "TesseraCompute", "TesseraWire",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]),
         // The worker loop: connect, announce, take tasks, transcode segments, report.
-        .target(name: "TesseraWorker", dependencies: [
-            "TesseraCore", "TesseraMedia", "TesseraCompute", "TesseraWire", .product(name: "Logging", package: "swift-log"),
-        ]),
+        .target(
+            name: "TesseraWorker",
+            dependencies: [
+                "TesseraCore", "TesseraMedia", "TesseraCompute", "TesseraWire",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         // The coordinator's HTTP API as the client CLI speaks it (Protocols/openapi.yaml).
         .target(name: "TesseraClient", dependencies: ["TesseraCore"]),
         // The farm's own overhead (dispatch and result latency, segments/s) with echo workers.
-        .executableTarget(name: "tessera-farm-bench", dependencies: [
-            "TesseraCoordinator", "TesseraWire", "TesseraCore", .product(name: "Logging", package: "swift-log")],
-                          path: "Benchmarks/farm"),
-        .executableTarget(name: "tessera", dependencies: [
-            "TesseraCore", "TesseraAV", "TesseraMedia", "TesseraCompute",
-            "TesseraWire", "TesseraCoordinator", "TesseraWorker", "TesseraClient",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-        ]),
+        .executableTarget(
+            name: "tessera-farm-bench",
+            dependencies: [
+                "TesseraCoordinator", "TesseraWire", "TesseraCore", .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/farm"),
+        .executableTarget(
+            name: "tessera",
+            dependencies: [
+                "TesseraCore", "TesseraAV", "TesseraMedia", "TesseraCompute",
+                "TesseraWire", "TesseraCoordinator", "TesseraWorker", "TesseraClient",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]),
 
         // Media generation and independent checks (ffmpeg/ffprobe CLIs) shared by the test targets.
         .target(name: "TesseraTestSupport", path: "Tests/TesseraTestSupport"),
-        .testTarget(name: "TesseraCoreTests", dependencies: [
-            "TesseraCore", .product(name: "PropertyBased", package: "swift-property-based"),
-        ]),
-        .testTarget(name: "TesseraComputeTests", dependencies: [
-            "TesseraCompute", "TesseraAV", "TesseraCore", "CFFmpeg", "TesseraTestSupport",
-        ]),
-        .testTarget(name: "TesseraMediaTests", dependencies: [
-            "TesseraMedia", "TesseraAV", "TesseraCompute", "TesseraCore", "CFFmpeg", "TesseraTestSupport",
-        ]),
+        .testTarget(
+            name: "TesseraCoreTests",
+            dependencies: [
+                "TesseraCore", .product(name: "PropertyBased", package: "swift-property-based"),
+            ]),
+        .testTarget(
+            name: "TesseraComputeTests",
+            dependencies: [
+                "TesseraCompute", "TesseraAV", "TesseraCore", "CFFmpeg", "TesseraTestSupport",
+            ]),
+        .testTarget(
+            name: "TesseraMediaTests",
+            dependencies: [
+                "TesseraMedia", "TesseraAV", "TesseraCompute", "TesseraCore", "CFFmpeg", "TesseraTestSupport",
+            ]),
         .testTarget(name: "TesseraCLITests", dependencies: ["TesseraCore", "TesseraTestSupport"]),
-        .testTarget(name: "TesseraWireTests", dependencies: [
-            "TesseraWire", "TesseraCore", "CZeroMQ", .product(name: "PropertyBased", package: "swift-property-based"),
-        ]),
-        .testTarget(name: "TesseraCoordinatorTests", dependencies: [
-            "TesseraCoordinator", "TesseraClient", "TesseraCore", "TesseraWire", "TesseraTestSupport",
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-        ]),
+        .testTarget(
+            name: "TesseraWireTests",
+            dependencies: [
+                "TesseraWire", "TesseraCore", "CZeroMQ",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]),
+        .testTarget(
+            name: "TesseraCoordinatorTests",
+            dependencies: [
+                "TesseraCoordinator", "TesseraClient", "TesseraCore", "TesseraWire", "TesseraTestSupport",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]),
         // End-to-end: real coordinator and worker processes on loopback.
-        .testTarget(name: "TesseraFarmTests", dependencies: ["TesseraCore", "TesseraClient", "TesseraWire",
-                                                             "TesseraTestSupport"]),
+        .testTarget(
+            name: "TesseraFarmTests",
+            dependencies: [
+                "TesseraCore", "TesseraClient", "TesseraWire",
+                "TesseraTestSupport",
+            ]),
     ]
 )

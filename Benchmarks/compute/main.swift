@@ -42,16 +42,19 @@ func copyRaw(_ data: Data, offset: Int, into frame: Frame, format: PixelFormat) 
         guard let start = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
         var source = [UnsafeMutablePointer<UInt8>?](repeating: nil, count: 4)
         var lines = [Int32](repeating: 0, count: 4)
-        try ff(av_image_fill_arrays(&source, &lines, start + offset, format.avFormat, Int32(frame.width),
-                                    Int32(frame.height), 1), "map raw frame")
+        try ff(
+            av_image_fill_arrays(
+                &source, &lines, start + offset, format.avFormat, Int32(frame.width),
+                Int32(frame.height), 1), "map raw frame")
         var sourceConst = source.map { UnsafePointer($0) }
         let f = frame.pointer
         withUnsafeMutablePointer(to: &f.pointee.data) { dataTuple in
             withUnsafeMutablePointer(to: &f.pointee.linesize) { lineTuple in
                 dataTuple.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 8) { d in
                     lineTuple.withMemoryRebound(to: Int32.self, capacity: 8) { l in
-                        av_image_copy(d, l, &sourceConst, lines, format.avFormat, Int32(frame.width),
-                                      Int32(frame.height))
+                        av_image_copy(
+                            d, l, &sourceConst, lines, format.avFormat, Int32(frame.width),
+                            Int32(frame.height))
                     }
                 }
             }
@@ -86,11 +89,12 @@ func measurePipelined(_ label: String, count: Int, _ frames: [Frame], _ processo
 func main() {
     let args = CommandLine.arguments
     guard args.count >= 11, let width = Int(args[2]), let height = Int(args[3]), let outW = Int(args[5]),
-          let outH = Int(args[6]), let filter = ScalingFilter(rawValue: args[8]), let count = Int(args[9])
+        let outH = Int(args[6]), let filter = ScalingFilter(rawValue: args[8]), let count = Int(args[9])
     else { fail("bad arguments; see the header of Benchmarks/compute/main.swift") }
     let format = PixelFormat(rawValue: args[4])
-    let spec = ProcessingSpec(outputWidth: outW, outputHeight: outH, outputFormat: PixelFormat(rawValue: args[7]),
-                              filter: filter)
+    let spec = ProcessingSpec(
+        outputWidth: outW, outputHeight: outH, outputFormat: PixelFormat(rawValue: args[7]),
+        filter: filter)
     let frames = loadFrames(path: args[1], width: width, height: height, format: format)
     for request in args[10...] {
         let parts = request.split(separator: ":").map(String.init)
@@ -112,8 +116,9 @@ func main() {
         case "cpu", "cpu1", "swscale1":
             // cpu/cpu1: the CPU path as jobs run it (Tessera's PlaneScaler where the job qualifies);
             // swscale1: libswscale alone on one thread, the anchor.
-            let p = try? SwscaleProcessor(spec: spec, threads: backend == "cpu" ? 0 : 1,
-                                          allowsPlaneScaler: backend != "swscale1")
+            let p = try? SwscaleProcessor(
+                spec: spec, threads: backend == "cpu" ? 0 : 1,
+                allowsPlaneScaler: backend != "swscale1")
             measure(label, count: count) { n in
                 guard let p else { throw MediaError(.unsupported, "no CPU processor") }
                 for i in 0..<n { _ = try p.process(frames[i % frames.count]) }

@@ -30,15 +30,18 @@ defer { try? FileManager.default.removeItem(at: dir) }
 let source = dir.appendingPathComponent("intra.mp4")
 let ffmpeg = Process()
 ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-ffmpeg.arguments = ["ffmpeg", "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi",
-                    "-i", "testsrc2=size=64x64:rate=100:duration=\(Double(segments) / 100)",
-                    "-c:v", "libx264", "-preset", "ultrafast", "-g", "1", "-bf", "0", "-pix_fmt", "yuv420p", source.path]
+ffmpeg.arguments = [
+    "ffmpeg", "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi",
+    "-i", "testsrc2=size=64x64:rate=100:duration=\(Double(segments) / 100)",
+    "-c:v", "libx264", "-preset", "ultrafast", "-g", "1", "-bf", "0", "-pix_fmt", "yuv420p", source.path,
+]
 try! ffmpeg.run()
 ffmpeg.waitUntilExit()
 guard ffmpeg.terminationStatus == 0 else { fail("ffmpeg could not make the source") }
 
-var config = CoordinatorConfiguration(listen: "tcp://127.0.0.1:*", dataDirectory: dir.appendingPathComponent("data"),
-                                      mediaRoots: [dir], outputRoot: dir)
+var config = CoordinatorConfiguration(
+    listen: "tcp://127.0.0.1:*", dataDirectory: dir.appendingPathComponent("data"),
+    mediaRoots: [dir], outputRoot: dir)
 config.segmentDuration = 0.01
 var logger = Logger(label: "tessera.coordinator")
 logger.logLevel = .warning
@@ -127,9 +130,11 @@ let semaphore = DispatchSemaphore(value: 0)
 nonisolated(unsafe) var final: JobStatus?
 Task.detached {
     do {
-        var status = try await coordinator.submit(JobRequest(source: source.path, output: "echo.mp4",
-                                                             settings: OutputSettings(video: VideoSettings(codec: .h264), audio: nil),
-                                                             segmentDuration: 0.01, backend: .cpu, overwrite: true))
+        var status = try await coordinator.submit(
+            JobRequest(
+                source: source.path, output: "echo.mp4",
+                settings: OutputSettings(video: VideoSettings(codec: .h264), audio: nil),
+                segmentDuration: 0.01, backend: .cpu, overwrite: true))
         while !status.state.isTerminal {
             try await Task.sleep(for: .milliseconds(50))
             status = try await coordinator.job(status.id)
@@ -143,21 +148,30 @@ let wall = Date().timeIntervalSince(started)
 workers.forEach { $0.stop.set() }
 workers.forEach { $0.done.wait() }
 coordinator.shutdown()
-guard let status = final, status.state == .completed else { fail("job ended \(final?.state.rawValue ?? "?"): \(final?.error ?? "")") }
+guard let status = final, status.state == .completed else {
+    fail("job ended \(final?.state.rawValue ?? "?"): \(final?.error ?? "")")
+}
 
 func percentile(_ values: [Double], _ p: Double) -> Double {
     let sorted = values.sorted()
     return sorted.isEmpty ? .nan : sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]
 }
 let dispatch = workers.flatMap(\.dispatch), ack = workers.flatMap(\.ack)
-print("farm overhead: \(status.segmentsTotal) one-frame segments, \(workerCount) echo workers, job completed and verified")
+print(
+    "farm overhead: \(status.segmentsTotal) one-frame segments, \(workerCount) echo workers, job completed and verified"
+)
 func row(_ label: String, _ values: [String]) {
-    print(label.padding(toLength: 34, withPad: " ", startingAt: 0)
-        + values.map { String(repeating: " ", count: max(0, 10 - $0.count)) + $0 }.joined())
+    print(
+        label.padding(toLength: 34, withPad: " ", startingAt: 0)
+            + values.map { String(repeating: " ", count: max(0, 10 - $0.count)) + $0 }.joined())
 }
 func ms(_ v: Double) -> String { String(format: "%.3f", v * 1000) }
 row("milliseconds", ["p50", "p99", "max"])
-row("dispatch (Ready → TaskAssign)", [ms(percentile(dispatch, 0.5)), ms(percentile(dispatch, 0.99)), ms(dispatch.max() ?? .nan)])
+row(
+    "dispatch (Ready → TaskAssign)",
+    [ms(percentile(dispatch, 0.5)), ms(percentile(dispatch, 0.99)), ms(dispatch.max() ?? .nan)])
 row("result (TaskResult → ResultAck)", [ms(percentile(ack, 0.5)), ms(percentile(ack, 0.99)), ms(ack.max() ?? .nan)])
-print(String(format: "whole job: %.2f s, %.0f segments/s (planning, dispatch, spool, stitch, verify)", wall,
-             Double(status.segmentsTotal) / wall))
+print(
+    String(
+        format: "whole job: %.2f s, %.0f segments/s (planning, dispatch, spool, stitch, verify)", wall,
+        Double(status.segmentsTotal) / wall))

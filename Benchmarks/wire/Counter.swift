@@ -13,7 +13,10 @@ final class Counter: @unchecked Sendable {
     private var failure: String?
 
     func add(_ count: Int) { lock.withLock { bytes += count } }
-    func fail(_ message: String) { lock.withLock { failure = failure ?? message } ; finished.signal() }
+    func fail(_ message: String) {
+        lock.withLock { failure = failure ?? message }
+        finished.signal()
+    }
     func finish() { finished.signal() }
     var total: Int { lock.withLock { bytes } }
 
@@ -28,7 +31,10 @@ final class Samples: @unchecked Sendable {
     private let lock = NSLock()
     private var values: [UInt64]
 
-    init(capacity: Int) { values = []; values.reserveCapacity(capacity) }
+    init(capacity: Int) {
+        values = []
+        values.reserveCapacity(capacity)
+    }
     func append(_ value: UInt64) { lock.withLock { values.append(value) } }
     var sorted: [UInt64] { lock.withLock { values.sorted() } }
 }

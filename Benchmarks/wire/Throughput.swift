@@ -19,14 +19,16 @@ func sampleWork(bytes: Int) -> SegmentWork {
     var generator = SystemRandomNumberGenerator()
     let block = (0..<size).map { _ in UInt8.random(in: 0...255, using: &generator) }
     let packets = (0..<count).map { i in
-        EncodedPacket(data: i == count - 1 ? Array(block.prefix(bytes - size * (count - 1))) : block,
-                      pts: Int64(i) * 512, dts: Int64(i) * 512 - 1024, duration: 512, isKeyframe: i % 60 == 0)
+        EncodedPacket(
+            data: i == count - 1 ? Array(block.prefix(bytes - size * (count - 1))) : block,
+            pts: Int64(i) * 512, dts: Int64(i) * 512 - 1024, duration: 512, isKeyframe: i % 60 == 0)
     }
     let spec = SegmentSpec(
         index: 3, outputFrames: 180..<(180 + count), presentationRange: 92160..<(92160 + Int64(count) * 512),
         decodePackets: 180..<(180 + count), timeMap: TimeMapPiece(sourceStart: 92160, outputStart: 92160))
-    let source = CodecConfiguration(codec: "h264", width: 1920, height: 1080, pixelFormat: "yuv420p",
-                                    extradata: Array(block.prefix(48)))
+    let source = CodecConfiguration(
+        codec: "h264", width: 1920, height: 1080, pixelFormat: "yuv420p",
+        extradata: Array(block.prefix(48)))
     return SegmentWork(
         spec: spec, source: source, timeBase: Fraction(1, 15360), frameRate: Fraction(30, 1), rotation: .none,
         packets: packets, settings: VideoSettings(codec: .hevc, rateControl: .crf(26)), endTick: nil,
@@ -35,7 +37,9 @@ func sampleWork(bytes: Int) -> SegmentWork {
 
 /// Sends `messages` payloads of about `payloadBytes` from a DEALER thread to a ROUTER thread, after one
 /// untimed warm-up message, and times from the first send to the last message decoded.
-func measureThroughput(_ mode: ThroughputMode, payloadBytes: Int, messages: Int) throws
+func measureThroughput(
+    _ mode: ThroughputMode, payloadBytes: Int, messages: Int
+) throws
     -> (seconds: Double, payloadBytes: Int)
 {
     // Two contexts, so each side has its own I/O thread, as two processes would.

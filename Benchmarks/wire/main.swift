@@ -27,7 +27,8 @@ while let flag = arguments.popFirst() {
 
 let payloadBytes = options.megabytes << 20
 let cores = ProcessInfo.processInfo.activeProcessorCount
-let load = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3)
+let load =
+    (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3)
     .joined(separator: " ") ?? "?"
 print("tessera-wire-bench: TCP loopback, DEALER → ROUTER, one thread per side, \(cores) cores, load \(load)")
 print("")
@@ -36,17 +37,23 @@ do {
     for mode in ThroughputMode.allCases {
         let result = try measureThroughput(mode, payloadBytes: payloadBytes, messages: options.messages)
         let gigabytesPerSecond = Double(result.payloadBytes) / result.seconds / 1e9
-        print(String(format: "%-16@ %8.1f MB  %8d  %8.3f  %8.2f", mode.rawValue as NSString,
-                     Double(payloadBytes) / 1e6, options.messages, result.seconds, gigabytesPerSecond))
+        print(
+            String(
+                format: "%-16@ %8.1f MB  %8d  %8.3f  %8.2f", mode.rawValue as NSString,
+                Double(payloadBytes) / 1e6, options.messages, result.seconds, gigabytesPerSecond))
     }
     let codec = try measureCodec(payloadBytes: payloadBytes, repetitions: 16)
-    print(String(format: "%-16@ %8.1f MB  encode %6.2f GB/s, decode %6.2f GB/s (one thread, no socket)",
-                 "proto alone" as NSString, Double(payloadBytes) / 1e6, codec.encode, codec.decode))
+    print(
+        String(
+            format: "%-16@ %8.1f MB  encode %6.2f GB/s, decode %6.2f GB/s (one thread, no socket)",
+            "proto alone" as NSString, Double(payloadBytes) / 1e6, codec.encode, codec.decode))
     print("")
     let latency = try measureLatency(rounds: options.rounds)
     print("round trip       envelope     rounds     p50 µs    p99 µs    max µs")
-    print(String(format: "%-16@ %8d B  %8d  %8.1f  %8.1f  %8.1f", "Heartbeat" as NSString, latency.envelopeBytes,
-                 options.rounds, latency.p50, latency.p99, latency.max))
+    print(
+        String(
+            format: "%-16@ %8d B  %8d  %8.1f  %8.1f  %8.1f", "Heartbeat" as NSString, latency.envelopeBytes,
+            options.rounds, latency.p50, latency.p99, latency.max))
 } catch {
     fail("\(error)")
 }

@@ -4,8 +4,11 @@ import TesseraCore
 /// Conversions between libav* enums and Tessera's named formats.
 extension PixelFormat {
     public init(_ format: AVPixelFormat) {
-        if let name = av_get_pix_fmt_name(format) { self.init(rawValue: String(cString: name)) }
-        else { self.init(rawValue: "none") }
+        if let name = av_get_pix_fmt_name(format) {
+            self.init(rawValue: String(cString: name))
+        } else {
+            self.init(rawValue: "none")
+        }
     }
 
     /// The libavutil value, or `AV_PIX_FMT_NONE` for an unknown name.

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -49,8 +50,10 @@ extension FarmClient {
         do {
             return try JSONDecoder().decode(T.self, from: data)
         } catch {
-            throw ClientError(.unexpectedAnswer, "unexpected answer from the coordinator at \(baseURL.absoluteString) "
-                + "(not a \(T.self): \(String(decoding: data.prefix(200), as: UTF8.self)))")
+            throw ClientError(
+                .unexpectedAnswer,
+                "unexpected answer from the coordinator at \(baseURL.absoluteString) "
+                    + "(not a \(T.self): \(String(decoding: data.prefix(200), as: UTF8.self)))")
         }
     }
 
@@ -58,13 +61,16 @@ extension FarmClient {
     func errorAnswer(status: Int, body: Data) -> ClientError {
         let server = try? JSONDecoder().decode(ErrorBody.self, from: body)
         if status == 401 {
-            return ClientError(.unauthorized, token == nil
-                ? "the coordinator at \(baseURL.absoluteString) needs a token"
-                : "the coordinator refused the token")
+            return ClientError(
+                .unauthorized,
+                token == nil
+                    ? "the coordinator at \(baseURL.absoluteString) needs a token"
+                    : "the coordinator refused the token")
         }
         if let server { return ClientError(.rejected(status: status, error: server.error), server.message) }
         let text = String(decoding: body.prefix(200), as: UTF8.self)
-        return ClientError(.rejected(status: status, error: "http\(status)"),
-                           "the coordinator answered HTTP \(status)" + (text.isEmpty ? "" : ": \(text)"))
+        return ClientError(
+            .rejected(status: status, error: "http\(status)"),
+            "the coordinator answered HTTP \(status)" + (text.isEmpty ? "" : ": \(text)"))
     }
 }

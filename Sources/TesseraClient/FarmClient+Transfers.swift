@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -11,7 +12,7 @@ extension FarmClient {
         struct Answer: Decodable { var uploadID: String }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory), !isDirectory.boolValue,
-              FileManager.default.isReadableFile(atPath: file.path)
+            FileManager.default.isReadableFile(atPath: file.path)
         else {
             throw ClientError(.cannotRead, "cannot read \(file.path): no such file, or not a readable file")
         }
@@ -62,8 +63,10 @@ extension FarmClient {
         }
         let size = ((try? manager.attributesOfItem(atPath: staged.path))?[.size] as? NSNumber)?.int64Value ?? -1
         if response.expectedContentLength >= 0, size != response.expectedContentLength {
-            throw ClientError(.unreachable, "the download of \(jobID) from \(baseURL.absoluteString) ended after "
-                + "\(size) of \(response.expectedContentLength) bytes")
+            throw ClientError(
+                .unreachable,
+                "the download of \(jobID) from \(baseURL.absoluteString) ended after "
+                    + "\(size) of \(response.expectedContentLength) bytes")
         }
         let temporary = destination.deletingLastPathComponent()
             .appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString.prefix(8)).partial")
@@ -73,8 +76,10 @@ extension FarmClient {
                 throw ClientError(.cannotWrite, "\(destination.path) appeared during the download; left alone")
             }
             guard rename(temporary.path, destination.path) == 0 else {
-                throw ClientError(.cannotWrite, "cannot move the download to \(destination.path): "
-                    + String(cString: strerror(errno)))
+                throw ClientError(
+                    .cannotWrite,
+                    "cannot move the download to \(destination.path): "
+                        + String(cString: strerror(errno)))
             }
             return size
         } catch {

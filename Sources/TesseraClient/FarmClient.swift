@@ -1,8 +1,9 @@
 import Foundation
+import TesseraCore
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import TesseraCore
 
 /// The coordinator's HTTP API (Protocols/openapi.yaml) for Swift callers such as the `tessera` CLI.
 ///

@@ -30,7 +30,9 @@ public final class CalibrationMemory: @unchecked Sendable {
 
     /// `$TESSERA_CALIBRATION_CACHE` (a file, or `off`), else `$XDG_CACHE_HOME/tessera/calibration.json`,
     /// else `~/.cache/tessera/calibration.json`. Nil when switched off or there is no home.
-    public static func standard(environment: [String: String] = ProcessInfo.processInfo.environment)
+    public static func standard(
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    )
         -> CalibrationMemory?
     {
         if let path = environment["TESSERA_CALIBRATION_CACHE"], !path.isEmpty {
@@ -51,7 +53,7 @@ public final class CalibrationMemory: @unchecked Sendable {
     public func recall(spec: ProcessingSpec, frame: Frame, now: Date = Date()) -> BackendChoice? {
         let key = Self.key(spec: spec, frame: frame)
         guard let entry = lock.withLock({ load()[key] }), now.timeIntervalSince(entry.measuredAt) < lifetime,
-              entry.measuredAt <= now
+            entry.measuredAt <= now
         else { return nil }
         var choice = entry.choice
         choice.reason += "; remembered from \(ISO8601DateFormatter().string(from: entry.measuredAt)) (\(file.path))"
@@ -68,8 +70,9 @@ public final class CalibrationMemory: @unchecked Sendable {
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             encoder.dateEncodingStrategy = .iso8601
             guard let data = try? encoder.encode(entries) else { return }
-            try? FileManager.default.createDirectory(at: file.deletingLastPathComponent(),
-                                                     withIntermediateDirectories: true)
+            try? FileManager.default.createDirectory(
+                at: file.deletingLastPathComponent(),
+                withIntermediateDirectories: true)
             try? data.write(to: file, options: .atomic)
         }
     }
@@ -87,7 +90,8 @@ public final class CalibrationMemory: @unchecked Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         let specText = (try? encoder.encode(spec)).map { String(decoding: $0, as: UTF8.self) } ?? "\(spec)"
-        let input = "\(f.width)x\(f.height) format \(f.format) matrix \(f.colorspace.rawValue) "
+        let input =
+            "\(f.width)x\(f.height) format \(f.format) matrix \(f.colorspace.rawValue) "
             + "range \(f.color_range.rawValue) siting \(f.chroma_location.rawValue)"
         return "\(machine) | \(input) | \(specText)"
     }
@@ -96,7 +100,8 @@ public final class CalibrationMemory: @unchecked Sendable {
     static let machine: String = {
         let host = ProcessInfo.processInfo.hostName
         let cpuInfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
-        let model = cpuInfo.split(separator: "\n").first { $0.hasPrefix("model name") }
+        let model =
+            cpuInfo.split(separator: "\n").first { $0.hasPrefix("model name") }
             .map { $0.split(separator: ":", maxSplits: 1).last.map(String.init) ?? "" }?
             .trimmingCharacters(in: .whitespaces) ?? "unknown CPU"
         let cores = ProcessInfo.processInfo.activeProcessorCount

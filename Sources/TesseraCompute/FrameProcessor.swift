@@ -85,10 +85,12 @@ public struct ProcessingSpec: Sendable, Hashable, Codable {
     /// What shows through where the picture is transparent (the video composition's background).
     public var backgroundColor: RGBColor
 
-    public init(outputWidth: Int, outputHeight: Int, outputFormat: PixelFormat, outputMatrix: ColorMatrix? = nil,
-                outputRange: ColorRange? = nil, filter: ScalingFilter = .bicubic, rotation: Rotation = .none,
-                dither: Bool = true, flipHorizontal: Bool = false, flipVertical: Bool = false,
-                opacity: Double = 1, backgroundColor: RGBColor = .black) {
+    public init(
+        outputWidth: Int, outputHeight: Int, outputFormat: PixelFormat, outputMatrix: ColorMatrix? = nil,
+        outputRange: ColorRange? = nil, filter: ScalingFilter = .bicubic, rotation: Rotation = .none,
+        dither: Bool = true, flipHorizontal: Bool = false, flipVertical: Bool = false,
+        opacity: Double = 1, backgroundColor: RGBColor = .black
+    ) {
         self.outputWidth = outputWidth
         self.outputHeight = outputHeight
         self.outputFormat = outputFormat
@@ -111,18 +113,19 @@ public struct ProcessingSpec: Sendable, Hashable, Codable {
     /// Decodes specs written before the flip, opacity and background fields existed.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(outputWidth: try c.decode(Int.self, forKey: .outputWidth),
-                  outputHeight: try c.decode(Int.self, forKey: .outputHeight),
-                  outputFormat: try c.decode(PixelFormat.self, forKey: .outputFormat),
-                  outputMatrix: try c.decodeIfPresent(ColorMatrix.self, forKey: .outputMatrix),
-                  outputRange: try c.decodeIfPresent(ColorRange.self, forKey: .outputRange),
-                  filter: try c.decodeIfPresent(ScalingFilter.self, forKey: .filter) ?? .bicubic,
-                  rotation: try c.decodeIfPresent(Rotation.self, forKey: .rotation) ?? .none,
-                  dither: try c.decodeIfPresent(Bool.self, forKey: .dither) ?? true,
-                  flipHorizontal: try c.decodeIfPresent(Bool.self, forKey: .flipHorizontal) ?? false,
-                  flipVertical: try c.decodeIfPresent(Bool.self, forKey: .flipVertical) ?? false,
-                  opacity: try c.decodeIfPresent(Double.self, forKey: .opacity) ?? 1,
-                  backgroundColor: try c.decodeIfPresent(RGBColor.self, forKey: .backgroundColor) ?? .black)
+        self.init(
+            outputWidth: try c.decode(Int.self, forKey: .outputWidth),
+            outputHeight: try c.decode(Int.self, forKey: .outputHeight),
+            outputFormat: try c.decode(PixelFormat.self, forKey: .outputFormat),
+            outputMatrix: try c.decodeIfPresent(ColorMatrix.self, forKey: .outputMatrix),
+            outputRange: try c.decodeIfPresent(ColorRange.self, forKey: .outputRange),
+            filter: try c.decodeIfPresent(ScalingFilter.self, forKey: .filter) ?? .bicubic,
+            rotation: try c.decodeIfPresent(Rotation.self, forKey: .rotation) ?? .none,
+            dither: try c.decodeIfPresent(Bool.self, forKey: .dither) ?? true,
+            flipHorizontal: try c.decodeIfPresent(Bool.self, forKey: .flipHorizontal) ?? false,
+            flipVertical: try c.decodeIfPresent(Bool.self, forKey: .flipVertical) ?? false,
+            opacity: try c.decodeIfPresent(Double.self, forKey: .opacity) ?? 1,
+            backgroundColor: try c.decodeIfPresent(RGBColor.self, forKey: .backgroundColor) ?? .black)
     }
 
     /// True when the output is the picture turned or mirrored relative to the source.

@@ -14,8 +14,10 @@ public struct BackendChoice: Sendable, Hashable, Codable, CustomStringConvertibl
     /// Measured frames per second per backend (auto with a calibration frame only).
     public var framesPerSecond: [String: Double]
 
-    public init(requested: ProcessingBackend, chosen: ProcessingBackend, reason: String, vulkanDevice: String?,
-                framesPerSecond: [String: Double]) {
+    public init(
+        requested: ProcessingBackend, chosen: ProcessingBackend, reason: String, vulkanDevice: String?,
+        framesPerSecond: [String: Double]
+    ) {
         self.requested = requested
         self.chosen = chosen
         self.reason = reason
@@ -42,20 +44,24 @@ public struct ProcessorSelection {
 /// - Throws: `MediaError.unsupported` when `vulkan` is asked for and there is no device or the job is
 ///   one its kernels cannot do, or when no backend can do the job; what the chosen backend's initialiser
 ///   throws otherwise.
-public func makeFrameProcessor(backend: ProcessingBackend, spec: ProcessingSpec, calibrationFrame: Frame?,
-                               memory: CalibrationMemory? = nil) throws(MediaError) -> any FrameProcessor
-{
+public func makeFrameProcessor(
+    backend: ProcessingBackend, spec: ProcessingSpec, calibrationFrame: Frame?,
+    memory: CalibrationMemory? = nil
+) throws(MediaError) -> any FrameProcessor {
     try selectFrameProcessor(backend: backend, spec: spec, calibrationFrame: calibrationFrame, memory: memory).processor
 }
 
 /// `makeFrameProcessor`, also returning the choice and its reason.
-public func selectFrameProcessor(backend: ProcessingBackend, spec: ProcessingSpec, calibrationFrame: Frame?,
-                                 memory: CalibrationMemory? = nil) throws(MediaError) -> ProcessorSelection
-{
+public func selectFrameProcessor(
+    backend: ProcessingBackend, spec: ProcessingSpec, calibrationFrame: Frame?,
+    memory: CalibrationMemory? = nil
+) throws(MediaError) -> ProcessorSelection {
     if backend == .cpu {
         // Not even a device query: it loads the Vulkan driver (lavapipe brings LLVM, ~60 MB) for nothing.
-        return ProcessorSelection(processor: try SwscaleProcessor(spec: spec), choice: BackendChoice(
-            requested: .cpu, chosen: .cpu, reason: "requested", vulkanDevice: nil, framesPerSecond: [:]))
+        return ProcessorSelection(
+            processor: try SwscaleProcessor(spec: spec),
+            choice: BackendChoice(
+                requested: .cpu, chosen: .cpu, reason: "requested", vulkanDevice: nil, framesPerSecond: [:]))
     }
     if backend == .auto, let frame = calibrationFrame, var remembered = memory?.recall(spec: spec, frame: frame) {
         remembered.requested = .auto
@@ -69,7 +75,8 @@ public func selectFrameProcessor(backend: ProcessingBackend, spec: ProcessingSpe
     let device = VulkanProcessor.availableDevice()
     let deviceName = try? device.get()
     func choice(_ chosen: ProcessingBackend, _ reason: String, _ fps: [String: Double] = [:]) -> BackendChoice {
-        BackendChoice(requested: backend, chosen: chosen, reason: reason, vulkanDevice: deviceName, framesPerSecond: fps)
+        BackendChoice(
+            requested: backend, chosen: chosen, reason: reason, vulkanDevice: deviceName, framesPerSecond: fps)
     }
     switch backend {
     case .cpu:
@@ -84,13 +91,15 @@ public func selectFrameProcessor(backend: ProcessingBackend, spec: ProcessingSpe
     guard case .success(let name) = device else {
         let why: String
         if case .failure(let error) = device { why = error.description } else { why = "" }
-        return ProcessorSelection(processor: try SwscaleProcessor(spec: spec),
-                                  choice: choice(.cpu, "no Vulkan device: \(why)"))
+        return ProcessorSelection(
+            processor: try SwscaleProcessor(spec: spec),
+            choice: choice(.cpu, "no Vulkan device: \(why)"))
     }
     let gpu: VulkanProcessor
     do throws(MediaError) { gpu = try VulkanProcessor(spec: spec) } catch {
-        return ProcessorSelection(processor: try SwscaleProcessor(spec: spec),
-                                  choice: choice(.cpu, "the Vulkan kernels cannot do this job: \(error)"))
+        return ProcessorSelection(
+            processor: try SwscaleProcessor(spec: spec),
+            choice: choice(.cpu, "the Vulkan kernels cannot do this job: \(error)"))
     }
     let cpu: SwscaleProcessor
     do throws(MediaError) { cpu = try SwscaleProcessor(spec: spec) } catch {
@@ -98,20 +107,26 @@ public func selectFrameProcessor(backend: ProcessingBackend, spec: ProcessingSpe
     }
     guard let frame = calibrationFrame else {
         let real = !gpu.deviceIsCPU
-        return ProcessorSelection(processor: real ? gpu : cpu,
-                                  choice: choice(real ? .vulkan : .cpu, real
-                                      ? "no calibration frame; \(name) is a GPU"
-                                      : "no calibration frame; \(name) runs on the CPU, so the CPU path is kept"))
+        return ProcessorSelection(
+            processor: real ? gpu : cpu,
+            choice: choice(
+                real ? .vulkan : .cpu,
+                real
+                    ? "no calibration frame; \(name) is a GPU"
+                    : "no calibration frame; \(name) runs on the CPU, so the CPU path is kept"))
     }
     let gpuRate: Double
     do throws(MediaError) { gpuRate = try framesPerSecond(gpu, frame) } catch {
-        return ProcessorSelection(processor: cpu, choice: choice(.cpu, "Vulkan failed on the calibration frame: \(error)"))
+        return ProcessorSelection(
+            processor: cpu, choice: choice(.cpu, "Vulkan failed on the calibration frame: \(error)"))
     }
     let cpuRate = try framesPerSecond(cpu, frame)
     let rates = ["vulkan": gpuRate, "cpu": cpuRate]
-    let text = String(format: "vulkan %.1f frames/s vs cpu %.1f frames/s on the calibration frame (%@)",
-                      gpuRate, cpuRate, name)
-    let selection = gpuRate >= cpuRate
+    let text = String(
+        format: "vulkan %.1f frames/s vs cpu %.1f frames/s on the calibration frame (%@)",
+        gpuRate, cpuRate, name)
+    let selection =
+        gpuRate >= cpuRate
         ? ProcessorSelection(processor: gpu, choice: choice(.vulkan, text, rates))
         : ProcessorSelection(processor: cpu, choice: choice(.cpu, text, rates))
     memory?.remember(selection.choice, spec: spec, frame: frame)

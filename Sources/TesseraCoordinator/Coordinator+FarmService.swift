@@ -17,8 +17,9 @@ extension Coordinator: FarmService {
             guard upload.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }) else {
                 throw FarmError(.invalidRequest, "uploadID: malformed upload id \(JobRequestError.quoted(upload))")
             }
-            guard let name = try? FileManager.default.contentsOfDirectory(atPath: uploads.path)
-                .first(where: { $0.hasPrefix(upload + "-") || $0 == upload })
+            guard
+                let name = try? FileManager.default.contentsOfDirectory(atPath: uploads.path)
+                    .first(where: { $0.hasPrefix(upload + "-") || $0 == upload })
             else { throw FarmError(.notFound, "no upload \(upload)") }
             source = uploads.appendingPathComponent(name).path
         } else if let path = request.source {
@@ -29,7 +30,9 @@ extension Coordinator: FarmService {
         let settings = JobRunner.settings(for: request)
         let type = settings.fileType ?? request.output.flatMap(FileType.inferred(fromPath:)) ?? .mp4
         guard settings.video != nil, !settings.passthrough else {
-            throw FarmError(.invalidRequest, "settings: farm jobs transcode video; use `tessera transcode` for passthrough or audio-only")
+            throw FarmError(
+                .invalidRequest,
+                "settings: farm jobs transcode video; use `tessera transcode` for passthrough or audio-only")
         }
         if let why = settings.containerProblem(type) { throw FarmError(.invalidRequest, "fileType: \(why)") }
         // The encoders open with these settings, or the job is refused now rather than after its work.
@@ -46,20 +49,30 @@ extension Coordinator: FarmService {
         } catch {
             throw FarmError(.invalidRequest, "source: \(error)")
         }
-        guard asset.firstVideoTrack != nil else { throw FarmError(.invalidRequest, "source: \(source) has no video track") }
+        guard asset.firstVideoTrack != nil else {
+            throw FarmError(.invalidRequest, "source: \(source) has no video track")
+        }
         let audio = asset.tracks.filter { $0.mediaType == .audio }
         if settings.audio != nil, let selection = settings.audioTracks, !audio.isEmpty,
-           !audio.contains(where: { selection.includes(track: $0.trackID, language: $0.language) }) {
-            let available = audio.map { "track \($0.trackID) (\($0.language ?? "no language"))" }.joined(separator: ", ")
-            throw FarmError(.invalidRequest, "settings.audioTracks: no audio track matches \(selection.description); "
-                            + "the source has \(available)")
+            !audio.contains(where: { selection.includes(track: $0.trackID, language: $0.language) })
+        {
+            let available = audio.map { "track \($0.trackID) (\($0.language ?? "no language"))" }.joined(
+                separator: ", ")
+            throw FarmError(
+                .invalidRequest,
+                "settings.audioTracks: no audio track matches \(selection.description); "
+                    + "the source has \(available)")
         }
         if let range = request.timeRange, asset.duration.isNumeric, range.start >= asset.duration {
-            throw FarmError(.invalidRequest, String(format: "timeRange: starts at %.3f s, after the source ends (%.3f s)",
-                                                    range.start.seconds, asset.duration.seconds))
+            throw FarmError(
+                .invalidRequest,
+                String(
+                    format: "timeRange: starts at %.3f s, after the source ends (%.3f s)",
+                    range.start.seconds, asset.duration.seconds))
         }
-        let output = try policy.output(request.output, name: UUID().uuidString.prefix(8).lowercased(),
-                                       fileExtension: type.rawValue)
+        let output = try policy.output(
+            request.output, name: UUID().uuidString.prefix(8).lowercased(),
+            fileExtension: type.rawValue)
         if !request.overwrite, FileManager.default.fileExists(atPath: output) {
             throw FarmError(.conflict, "\(output) exists; submit with overwrite to replace it")
         }
@@ -112,7 +125,9 @@ extension Coordinator: FarmService {
 
     public func outputFile(of id: String) async throws(FarmError) -> URL {
         let status = try await job(id)
-        guard status.state == .completed else { throw FarmError(.conflict, "job \(id) is \(status.state.rawValue), not completed") }
+        guard status.state == .completed else {
+            throw FarmError(.conflict, "job \(id) is \(status.state.rawValue), not completed")
+        }
         guard FileManager.default.fileExists(atPath: status.output) else {
             throw FarmError(.notFound, "job \(id)'s output \(status.output) is gone")
         }
@@ -121,7 +136,10 @@ extension Coordinator: FarmService {
 
     public func adoptUpload(_ temporaryFile: URL, filename: String) async throws(FarmError) -> String {
         let id = "u-" + UUID().uuidString.prefix(12).lowercased()
-        let safe = String(URL(fileURLWithPath: filename).lastPathComponent.map { $0.isLetter || $0.isNumber || ".-_".contains($0) ? $0 : "_" })
+        let safe = String(
+            URL(fileURLWithPath: filename).lastPathComponent.map {
+                $0.isLetter || $0.isNumber || ".-_".contains($0) ? $0 : "_"
+            })
         let destination = uploads.appendingPathComponent("\(id)-\(safe.isEmpty ? "upload" : safe)")
         do { try FileManager.default.moveItem(at: temporaryFile, to: destination) } catch {
             throw FarmError(.internalError, "cannot store the upload: \(error.localizedDescription)")
@@ -145,26 +163,30 @@ extension Coordinator: FarmService {
         }
         let counts = farm.board.counts
         let ws = workerStatuses
-        return FarmMetrics(queuedSegments: max(0, queued - counts.inFlight), runningSegments: counts.inFlight,
-                           workers: ws.count, busyWorkers: ws.filter { $0.state == .busy }.count,
-                           jobsByState: byState, segmentsCompleted: done, framesEncoded: frames)
+        return FarmMetrics(
+            queuedSegments: max(0, queued - counts.inFlight), runningSegments: counts.inFlight,
+            workers: ws.count, busyWorkers: ws.filter { $0.state == .busy }.count,
+            jobsByState: byState, segmentsCompleted: done, framesEncoded: frames)
     }
 
     /// A job as the API shows it: the store's record plus live progress from the board.
     func status(_ r: JobRecord) -> JobStatus {
         let now = Date().timeIntervalSince1970
         let live = farm.board.frames(job: r.id)
-        let framesDone = r.state == .completed ? r.framesTotal : (live.map { $0.finished + $0.inFlight } ?? r.framesDone)
+        let framesDone =
+            r.state == .completed ? r.framesTotal : (live.map { $0.finished + $0.inFlight } ?? r.framesDone)
         let elapsed = r.startedAt.map { (r.finishedAt ?? now) - $0 }
         let fps = elapsed.map { $0 > 0 ? Double(framesDone) / $0 : 0 } ?? 0
-        let eta: Double? = fps > 0 && !r.state.isTerminal && r.framesTotal > 0
+        let eta: Double? =
+            fps > 0 && !r.state.isTerminal && r.framesTotal > 0
             ? Double(max(0, r.framesTotal - framesDone)) / fps : nil
-        return JobStatus(id: r.id, state: r.state, priority: r.priority, source: r.source, output: r.output,
-                         segmentsTotal: r.segmentsTotal,
-                         segmentsDone: r.state == .completed ? r.segmentsTotal : (live?.segmentsFinished ?? r.segmentsDone),
-                         framesTotal: r.framesTotal, framesDone: framesDone, framesPerSecond: fps,
-                         elapsedSeconds: elapsed, etaSeconds: eta, error: r.error, createdAt: r.createdAt,
-                         updatedAt: r.updatedAt)
+        return JobStatus(
+            id: r.id, state: r.state, priority: r.priority, source: r.source, output: r.output,
+            segmentsTotal: r.segmentsTotal,
+            segmentsDone: r.state == .completed ? r.segmentsTotal : (live?.segmentsFinished ?? r.segmentsDone),
+            framesTotal: r.framesTotal, framesDone: framesDone, framesPerSecond: fps,
+            elapsedSeconds: elapsed, etaSeconds: eta, error: r.error, createdAt: r.createdAt,
+            updatedAt: r.updatedAt)
     }
 
     /// Runs blocking work (a durable SQLite commit, a thread join) on a plain thread and returns its

@@ -31,14 +31,18 @@ public final class Coordinator: @unchecked Sendable {
         uploads = data.appendingPathComponent("uploads")
         uploadStaging = data.appendingPathComponent("uploads/.staging")
         let results = data.appendingPathComponent("results")
-        for dir in [data, uploads, uploadStaging, results] { try fm.createDirectory(at: dir, withIntermediateDirectories: true) }
+        for dir in [data, uploads, uploadStaging, results] {
+            try fm.createDirectory(at: dir, withIntermediateDirectories: true)
+        }
         let store = try JobStore(path: data.appendingPathComponent("tessera.sqlite").path)
         let spool = try SegmentSpool(root: data.appendingPathComponent("spool"))
-        farm = FarmContext(store: store, spool: spool, logger: logger,
-                           defaultSegmentDuration: configuration.segmentDuration,
-                           claimGrace: 2 * configuration.heartbeatInterval * Double(configuration.liveness))
-        policy = PathPolicy(mediaRoots: configuration.mediaRoots, outputRoot: configuration.outputRoot,
-                            uploads: uploads, results: results)
+        farm = FarmContext(
+            store: store, spool: spool, logger: logger,
+            defaultSegmentDuration: configuration.segmentDuration,
+            claimGrace: 2 * configuration.heartbeatInterval * Double(configuration.liveness))
+        policy = PathPolicy(
+            mediaRoots: configuration.mediaRoots, outputRoot: configuration.outputRoot,
+            uploads: uploads, results: results)
     }
 
     /// Resumes unfinished jobs and starts dispatching. Returns the bound endpoint.
@@ -59,7 +63,13 @@ public final class Coordinator: @unchecked Sendable {
 
     /// Stops dispatching and pauses the running jobs; they resume at the next start.
     public func shutdown() {
-        guard stopping.withLock({ let was = $0; $0 = true; return !was }) else { return }
+        guard
+            stopping.withLock({
+                let was = $0
+                $0 = true
+                return !was
+            })
+        else { return }
         let active = runners.withLock { $0 }.values
         active.forEach { $0.stop(.shutdown) }
         active.forEach { $0.wait() }

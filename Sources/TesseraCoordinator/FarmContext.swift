@@ -15,7 +15,8 @@ final class FarmContext: @unchecked Sendable {
     let claimGrace: Double
     private let dispatcher: NIOLockedValueBox<Dispatcher?>
 
-    init(store: JobStore, spool: SegmentSpool, logger: Logger, defaultSegmentDuration: Double, claimGrace: Double = 10) {
+    init(store: JobStore, spool: SegmentSpool, logger: Logger, defaultSegmentDuration: Double, claimGrace: Double = 10)
+    {
         self.claimGrace = claimGrace
         self.store = store
         self.spool = spool
@@ -37,8 +38,8 @@ final class FarmContext: @unchecked Sendable {
 
     /// Tells the worker holding a segment's attempt to stop it.
     func withdraw(job: String, segment: Int, attempt: Int, worker: String, reason: String) {
-        dispatcher.withLockedValue { $0 }?.withdraw(job: job, segment: segment, attempt: attempt, worker: worker, reason: reason)
+        dispatcher.withLockedValue { $0 }?.withdraw(
+            job: job, segment: segment, attempt: attempt, worker: worker, reason: reason)
     }
 
 }
-

@@ -37,8 +37,10 @@ public struct FarmMetrics: Sendable, Hashable, Codable {
     public var segmentsCompleted: Int
     public var framesEncoded: Int
 
-    public init(queuedSegments: Int = 0, runningSegments: Int = 0, workers: Int = 0, busyWorkers: Int = 0,
-                jobsByState: [String: Int] = [:], segmentsCompleted: Int = 0, framesEncoded: Int = 0) {
+    public init(
+        queuedSegments: Int = 0, runningSegments: Int = 0, workers: Int = 0, busyWorkers: Int = 0,
+        jobsByState: [String: Int] = [:], segmentsCompleted: Int = 0, framesEncoded: Int = 0
+    ) {
         self.queuedSegments = queuedSegments
         self.runningSegments = runningSegments
         self.workers = workers

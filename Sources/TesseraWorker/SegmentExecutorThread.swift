@@ -30,8 +30,10 @@ final class SegmentExecutorThread: @unchecked Sendable {
     /// How each requested backend resolved so far, for the coordinator (Capabilities, Ready).
     var backendChoices: [Tessera_V1_BackendChoice] { selectors.choices }
 
-    init(threads: Int, backend: ProcessingBackend, logger: Logger,
-         post: @escaping @Sendable (Tessera_V1_Envelope) -> Void) {
+    init(
+        threads: Int, backend: ProcessingBackend, logger: Logger,
+        post: @escaping @Sendable (Tessera_V1_Envelope) -> Void
+    ) {
         self.threads = threads
         selectors = BackendSelectors(default: backend)
         self.logger = logger
@@ -121,20 +123,26 @@ final class SegmentExecutorThread: @unchecked Sendable {
                 throw MediaError(.invalidArgument, "malformed task: \(error)")
             }
             let selector = selectors.selector(for: work.backend)
-            let output = try SegmentRunner.run(work, threads: threads, decoders: decoders,
-                                               makeProcessor: selector.factory, progress: { p in
-                let now = Date().timeIntervalSince1970
-                guard now - lastProgress >= 0.5 || p.framesDone == p.framesTotal else { return }
-                lastProgress = now
-                self.post(.progress(key.ref, framesDone: UInt32(clamping: p.framesDone),
-                                    framesTotal: UInt32(clamping: p.framesTotal),
-                                    framesPerSecond: Double(p.framesDone) / max(0.001, Date().timeIntervalSince(started))))
-            }, isCancelled: { [self] in condition.withLock { cancelled.contains(key) || stopped } })
+            let output = try SegmentRunner.run(
+                work, threads: threads, decoders: decoders,
+                makeProcessor: selector.factory,
+                progress: { p in
+                    let now = Date().timeIntervalSince1970
+                    guard now - lastProgress >= 0.5 || p.framesDone == p.framesTotal else { return }
+                    lastProgress = now
+                    self.post(
+                        .progress(
+                            key.ref, framesDone: UInt32(clamping: p.framesDone),
+                            framesTotal: UInt32(clamping: p.framesTotal),
+                            framesPerSecond: Double(p.framesDone) / max(0.001, Date().timeIntervalSince(started))))
+                }, isCancelled: { [self] in condition.withLock { cancelled.contains(key) || stopped } })
             let wire: Tessera_V1_SegmentOutput
             do throws(WireError) { wire = try Tessera_V1_SegmentOutput(output) } catch {
                 throw MediaError(.internal, "segment output cannot be sent: \(error)")
             }
-            logger.info("segment \(key) done: \(output.frames) frames in \(String(format: "%.2f", output.seconds)) s (\(output.processor))")
+            logger.info(
+                "segment \(key) done: \(output.frames) frames in \(String(format: "%.2f", output.seconds)) s (\(output.processor))"
+            )
             post(.result(key.ref, output: wire))
         } catch {
             if error.kind == .cancelled {
@@ -169,7 +177,9 @@ final class BackendSelectors: Sendable {
 
     /// Every selector that has decided, as the protocol reports it, in a stable order.
     var choices: [Tessera_V1_BackendChoice] {
-        let decided = selectors.withLock { $0.sorted { $0.key.rawValue < $1.key.rawValue }.compactMap { $0.value.choice } }
+        let decided = selectors.withLock {
+            $0.sorted { $0.key.rawValue < $1.key.rawValue }.compactMap { $0.value.choice }
+        }
         return decided.map { choice in
             var c = Tessera_V1_BackendChoice()
             c.requested = choice.requested.rawValue

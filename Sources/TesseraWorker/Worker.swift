@@ -83,8 +83,10 @@ public final class Worker: @unchecked Sendable {
         let wakeUp = try ZMQWakeUp(context: context)
         wakeUpBox.withLock { $0 = wakeUp }
         let cores = ProcessInfo.processInfo.activeProcessorCount
-        executor = SegmentExecutorThread(threads: configuration.threads > 0 ? configuration.threads : cores,
-                                         backend: configuration.backend, logger: logger) { [weak self] e in
+        executor = SegmentExecutorThread(
+            threads: configuration.threads > 0 ? configuration.threads : cores,
+            backend: configuration.backend, logger: logger
+        ) { [weak self] e in
             self?.outbox.withLock { $0.append(e) }
             self?.wake()
         }

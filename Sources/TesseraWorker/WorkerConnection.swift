@@ -38,16 +38,22 @@ struct WorkerConnection {
             if worker.stopping.load(ordering: .acquiring) { return .stopped }
             if socket == nil { try connect() }
             let now = Date().timeIntervalSince1970
-            let ready = try ZMQPoller([socket!, wake.socket]).poll(timeoutMilliseconds: Int32(min(interval / 2, 0.25) * 1000))
+            let ready = try ZMQPoller([socket!, wake.socket]).poll(
+                timeoutMilliseconds: Int32(min(interval / 2, 0.25) * 1000))
             if ready[1] { wake.drain() }
             if ready[0], let exit = try drainSocket() { return exit }
-            for e in worker.outbox.withLock { let all = $0; $0 = []; return all } { sendOutcome(e) }
+            let outgoing = worker.outbox.withLock { outbox in
+                defer { outbox = [] }
+                return outbox
+            }
+            for e in outgoing { sendOutcome(e) }
             if worker.draining.load(ordering: .acquiring), let exit = drainStep() { return exit }
             let t = Date().timeIntervalSince1970
             if welcomed, t - lastSent >= interval { sendHeartbeat(t) }
             let silentFor = t - max(lastHeard, helloSentAt)
             if silentFor > interval * Double(liveness) {
-                log.warning("coordinator silent for \(String(format: "%.1f", silentFor)) s; reconnecting in \(backoff) s")
+                log.warning(
+                    "coordinator silent for \(String(format: "%.1f", silentFor)) s; reconnecting in \(backoff) s")
                 reconnectAfterBackoff()
             }
             _ = now
@@ -95,7 +101,9 @@ struct WorkerConnection {
         while let socket, let frames = try socket.receive(timeoutMilliseconds: 0) {
             guard let data = frames.last else { continue }
             let envelope: Tessera_V1_Envelope
-            do throws(WireError) { envelope = try WireCodec.decode(data, maxBytes: WireCodec.defaultMaxMessageBytes) } catch {
+            do throws(WireError) {
+                envelope = try WireCodec.decode(data, maxBytes: WireCodec.defaultMaxMessageBytes)
+            } catch {
                 log.warning("dropped a message from the coordinator: \(error)")
                 continue
             }
@@ -158,7 +166,9 @@ struct WorkerConnection {
                 break
             }
         case .ack(let a)?:
-            if unacked.removeValue(forKey: TaskKey(a.ref)) != nil, !worker.draining.load(ordering: .acquiring) { sendReady(1) }
+            if unacked.removeValue(forKey: TaskKey(a.ref)) != nil, !worker.draining.load(ordering: .acquiring) {
+                sendReady(1)
+            }
         case .heartbeat?:
             break
         default:
@@ -192,7 +202,9 @@ struct WorkerConnection {
         }
         // The codec thread posts a segment's outcome before it counts as idle: idle and an empty outbox
         // (checked in that order) mean every outcome has been taken and sent.
-        guard worker.executor.isIdle, worker.outbox.withLock { $0.isEmpty }, unacked.isEmpty || !welcomed else { return nil }
+        guard worker.executor.isIdle, worker.outbox.withLock({ $0.isEmpty }), unacked.isEmpty || !welcomed else {
+            return nil
+        }
         send(.goodbye(reason: "drained"))
         return .stopped
     }

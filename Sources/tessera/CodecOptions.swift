@@ -16,7 +16,10 @@ struct CodecOptions: ParsableArguments {
     var audioCodec: AudioCodec?
     @Option(help: "Audio bit rate, e.g. 128k.") var audioBitrate: String?
     @Flag(help: "Drop the audio.") var noAudio = false
-    @Option(help: "Transcode only this audio track (its number in `tessera probe`); repeat for more. Every audio track is transcoded by default.")
+    @Option(
+        help:
+            "Transcode only this audio track (its number in `tessera probe`); repeat for more. Every audio track is transcoded by default."
+    )
     var audioTrack: [Int] = []
     @Option(help: "Transcode only the audio tracks in this language (e.g. eng, fra); repeat for more.")
     var audioLanguage: [String] = []
@@ -50,7 +53,8 @@ struct CodecOptions: ParsableArguments {
             throw ValidationError("--no-audio drops every audio track; leave out --audio-track and --audio-language")
         }
         do {
-            try AudioTrackSelection(tracks: audioTrack, languages: audioLanguage).validate(field: "audio track selection")
+            try AudioTrackSelection(tracks: audioTrack, languages: audioLanguage).validate(
+                field: "audio track selection")
         } catch {
             throw ValidationError(error.message)
         }

@@ -41,14 +41,16 @@ struct CoordinatorCommand: ParsableCommand {
         }
         guard Self.hostPort(http) != nil else { throw ValidationError("--http must be HOST:PORT, e.g. 127.0.0.1:8080") }
         guard heartbeatMs >= 10, liveness >= 2, stallTimeout > 0, maxAttempts >= 1, segmentDuration > 0,
-              (1...2048).contains(maxMessageMb) else {
+            (1...2048).contains(maxMessageMb)
+        else {
             throw ValidationError("timings and limits must be positive (heartbeat ≥ 10 ms, liveness ≥ 2)")
         }
     }
 
     static func hostPort(_ text: String) -> (host: String, port: Int)? {
         guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
-              (0...65535).contains(port) else { return nil }
+            (0...65535).contains(port)
+        else { return nil }
         let host = String(text[..<colon])
         return (host.isEmpty ? "0.0.0.0" : host, port)
     }
@@ -71,8 +73,9 @@ struct CoordinatorCommand: ParsableCommand {
         if let tokenFile, token?.isEmpty != false { throw ValidationError("--token-file \(tokenFile) is empty") }
         if token == nil { logger.warning("no --token-file: the HTTP API is open to anyone who can reach \(http)") }
         func url(_ path: String) -> URL { URL(fileURLWithPath: path).standardizedFileURL }
-        var config = CoordinatorConfiguration(listen: listen, dataDirectory: url(data), mediaRoots: mediaRoot.map(url),
-                                              outputRoot: outputRoot.map(url))
+        var config = CoordinatorConfiguration(
+            listen: listen, dataDirectory: url(data), mediaRoots: mediaRoot.map(url),
+            outputRoot: outputRoot.map(url))
         config.curveSecretFile = curveSecret
         config.allowedKeysPath = allowedKeys
         config.heartbeatInterval = Double(heartbeatMs) / 1000

@@ -5,8 +5,10 @@ import TesseraWire
 
 /// Where the coordinator is and how to authenticate, shared by the commands that talk to one.
 struct CoordinatorOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("The coordinator's HTTP address (default: $TESSERA_COORDINATOR, else "
-                               + "http://127.0.0.1:8080).", valueName: "url"))
+    @Option(
+        help: ArgumentHelp(
+            "The coordinator's HTTP address (default: $TESSERA_COORDINATOR, else "
+                + "http://127.0.0.1:8080).", valueName: "url"))
     var coordinator: String?
     @Option(help: "The API token (default: $TESSERA_TOKEN).") var token: String?
     @Option(help: ArgumentHelp("Read the API token from this file (its first line).", valueName: "file"))
@@ -14,7 +16,7 @@ struct CoordinatorOptions: ParsableArguments {
 
     func validate() throws {
         guard let url = URL(string: address), ["http", "https"].contains(url.scheme?.lowercased() ?? ""),
-              url.host != nil
+            url.host != nil
         else {
             throw ValidationError("--coordinator '\(address)' is not an http:// or https:// address")
         }

@@ -34,18 +34,26 @@ enum FarmText {
     }
 
     static func jobTable(_ jobs: [JobStatus], now: Double = Date().timeIntervalSince1970) -> String {
-        table(["ID", "STATE", "PROGRESS", "FPS", "SEGMENTS", "AGE", "ERROR"], jobs.map { job in
-            [job.id, job.state.rawValue, String(format: "%.1f%%", fraction(job) * 100),
-             String(format: "%.1f", job.framesPerSecond), "\(job.segmentsDone)/\(job.segmentsTotal)",
-             age(now - job.createdAt), job.error ?? ""]
-        })
+        table(
+            ["ID", "STATE", "PROGRESS", "FPS", "SEGMENTS", "AGE", "ERROR"],
+            jobs.map { job in
+                [
+                    job.id, job.state.rawValue, String(format: "%.1f%%", fraction(job) * 100),
+                    String(format: "%.1f", job.framesPerSecond), "\(job.segmentsDone)/\(job.segmentsTotal)",
+                    age(now - job.createdAt), job.error ?? "",
+                ]
+            })
     }
 
     static func jobDetail(_ job: JobStatus, now: Double = Date().timeIntervalSince1970) -> String {
         var lines: [(String, String)] = [
             ("job", job.id), ("state", job.state.rawValue), ("source", job.source), ("output", job.output),
-            ("progress", String(format: "%.1f%% (frames %d/%d, segments %d/%d)", fraction(job) * 100,
-                                job.framesDone, job.framesTotal, job.segmentsDone, job.segmentsTotal)),
+            (
+                "progress",
+                String(
+                    format: "%.1f%% (frames %d/%d, segments %d/%d)", fraction(job) * 100,
+                    job.framesDone, job.framesTotal, job.segmentsDone, job.segmentsTotal)
+            ),
             ("speed", String(format: "%.1f frames/s", job.framesPerSecond)),
         ]
         if let elapsed = job.elapsedSeconds { lines.append(("elapsed", ProgressPrinter.clock(elapsed))) }
@@ -57,13 +65,19 @@ enum FarmText {
     }
 
     static func workerTable(_ workers: [WorkerStatus]) -> String {
-        table(["ID", "HOST", "CORES", "BACKENDS", "CHOSEN", "STATE", "TASKS", "DONE", "LAST SEEN"], workers.map { w in
-            [w.id, w.hostname, "\(w.cores)", w.backends.joined(separator: ","),
-             w.backendChoices.isEmpty ? "-" : w.backendChoices.map { $0.prefix { $0 != ":" }.replacingOccurrences(of: " ", with: "") }
-                .joined(separator: ","),
-             w.state.rawValue,
-             w.tasks.isEmpty ? "-" : w.tasks.joined(separator: ","), "\(w.segmentsDone)",
-             age(w.lastSeenSeconds) + " ago"]
-        })
+        table(
+            ["ID", "HOST", "CORES", "BACKENDS", "CHOSEN", "STATE", "TASKS", "DONE", "LAST SEEN"],
+            workers.map { w in
+                [
+                    w.id, w.hostname, "\(w.cores)", w.backends.joined(separator: ","),
+                    w.backendChoices.isEmpty
+                        ? "-"
+                        : w.backendChoices.map { $0.prefix { $0 != ":" }.replacingOccurrences(of: " ", with: "") }
+                            .joined(separator: ","),
+                    w.state.rawValue,
+                    w.tasks.isEmpty ? "-" : w.tasks.joined(separator: ","), "\(w.segmentsDone)",
+                    age(w.lastSeenSeconds) + " ago",
+                ]
+            })
     }
 }

@@ -11,9 +11,10 @@ struct JobOptions: ParsableArguments {
     @OptionGroup var codec: CodecOptions
     @Option(help: "Colour/scale backend: auto (calibrate both on the first frame, keep the faster), vulkan, cpu.")
     var backend: ProcessingBackend?
-    @Option(help: ArgumentHelp(
-        "Cut the video into segments about this many seconds long at keyframes.",
-        discussion: "transcode: without it, one pass; run: 4; submit: the coordinator's default (4)."))
+    @Option(
+        help: ArgumentHelp(
+            "Cut the video into segments about this many seconds long at keyframes.",
+            discussion: "transcode: without it, one pass; run: 4; submit: the coordinator's default (4)."))
     var segmentDuration: Double?
 
     func validate() throws {

@@ -38,12 +38,14 @@ enum JobWatcher {
         let eta = job.etaSeconds.map { ProgressPrinter.clock($0) } ?? "--:--"
         printer.draw(
             fraction: fraction,
-            detail: String(format: "%@  %d/%d segments  %6.1f fps  ETA %@ ",
-                           job.state.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0), job.segmentsDone,
-                           job.segmentsTotal, job.framesPerSecond, eta),
-            line: String(format: "job %@ %@ %.1f%% segments=%d/%d frames=%d/%d fps=%.1f eta=%@", job.id,
-                         job.state.rawValue, fraction * 100, job.segmentsDone, job.segmentsTotal, job.framesDone,
-                         job.framesTotal, job.framesPerSecond, eta))
+            detail: String(
+                format: "%@  %d/%d segments  %6.1f fps  ETA %@ ",
+                job.state.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0), job.segmentsDone,
+                job.segmentsTotal, job.framesPerSecond, eta),
+            line: String(
+                format: "job %@ %@ %.1f%% segments=%d/%d frames=%d/%d fps=%.1f eta=%@", job.id,
+                job.state.rawValue, fraction * 100, job.segmentsDone, job.segmentsTotal, job.framesDone,
+                job.framesTotal, job.framesPerSecond, eta))
     }
 
     /// Prints how the job ended (its JSON status on stdout with `json`) and answers the exit code:

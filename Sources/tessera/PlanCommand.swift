@@ -28,8 +28,9 @@ struct PlanCommand: ParsableCommand {
     func run() throws {
         let plan: SegmentPlan
         do {
-            plan = try SegmentPlan.make(path: source, segmentDuration: segmentDuration, parallel: parallel,
-                                        timeRange: timeRange.flatMap(TimeRange.init(string:)))
+            plan = try SegmentPlan.make(
+                path: source, segmentDuration: segmentDuration, parallel: parallel,
+                timeRange: timeRange.flatMap(TimeRange.init(string:)))
         } catch {
             FileHandle.standardError.write(Data("tessera: \(error)\n".utf8))
             throw ExitCode(ExitStatus(error).rawValue)
@@ -39,15 +40,21 @@ struct PlanCommand: ParsableCommand {
             return
         }
         let tb = Double(plan.timeBase.numerator) / Double(plan.timeBase.denominator)
-        print(String(format: "%@: %d frames in %d segments (planned in %.3fs)", plan.path, plan.frameCount,
-                     plan.segments.count, plan.planningSeconds))
+        print(
+            String(
+                format: "%@: %d frames in %d segments (planned in %.3fs)", plan.path, plan.frameCount,
+                plan.segments.count, plan.planningSeconds))
         for s in plan.segments {
             let start = Double(s.presentationRange.lowerBound) * tb
-            let end = s.presentationRange.upperBound == Int64.max ? Double.infinity
+            let end =
+                s.presentationRange.upperBound == Int64.max
+                ? Double.infinity
                 : Double(s.presentationRange.upperBound) * tb
-            print(String(format: "  #%-4d frames %6d..<%-6d  %9.3fs – %9.3fs  decode packets %d..<%d", s.index,
-                         s.outputFrames.lowerBound, s.outputFrames.upperBound, start, end,
-                         s.decodePackets.lowerBound, s.decodePackets.upperBound))
+            print(
+                String(
+                    format: "  #%-4d frames %6d..<%-6d  %9.3fs – %9.3fs  decode packets %d..<%d", s.index,
+                    s.outputFrames.lowerBound, s.outputFrames.upperBound, start, end,
+                    s.decodePackets.lowerBound, s.decodePackets.upperBound))
         }
     }
 }

@@ -67,14 +67,16 @@ struct ProbeCommand: ParsableCommand {
                 detail += "no rotation"
             } else {
                 let size = v.displaySize
-                detail += "rotation \(v.rotation.degrees)° clockwise" + (v.rotation.mirrored ? ", mirrored" : "")
+                detail +=
+                    "rotation \(v.rotation.degrees)° clockwise" + (v.rotation.mirrored ? ", mirrored" : "")
                     + " (displayed \(size.width)x\(size.height))"
             }
             if v.hasBFrames { detail += ", B-frames" }
             lines.append(detail)
-            lines.append("    frame duration nominal \(fraction(v.nominalFrameDuration)), average "
-                + "\(fraction(v.averageFrameDuration)), min \(fraction(v.minFrameDuration))"
-                + (v.level.map { ", level \($0)" } ?? ""))
+            lines.append(
+                "    frame duration nominal \(fraction(v.nominalFrameDuration)), average "
+                    + "\(fraction(v.averageFrameDuration)), min \(fraction(v.minFrameDuration))"
+                    + (v.level.map { ", level \($0)" } ?? ""))
         }
         if let a = track.audio {
             if let profile = a.profile { head += " (\(profile))" }
@@ -82,7 +84,8 @@ struct ProbeCommand: ParsableCommand {
             if a.frameSize > 0 { head += ", \(a.frameSize) samples/frame" }
         }
         if let rate = track.bitRate { head += ", \(rate / 1000) kb/s" }
-        var timing = "    time base \(track.timeBase.numerator)/\(track.timeBase.denominator), start "
+        var timing =
+            "    time base \(track.timeBase.numerator)/\(track.timeBase.denominator), start "
             + "\(seconds(track.timeRange.start)), duration \(seconds(track.timeRange.duration))"
         if let frames = track.frameCount { timing += ", \(frames) \(track.mediaType == .video ? "frames" : "packets")" }
         if track.isDefault { timing += ", default" }

@@ -14,10 +14,12 @@ final class ProgressPrinter: @unchecked Sendable {
 
     func show(_ p: ExportProgress) {
         let eta = p.remainingSeconds.map { Self.clock($0) } ?? "--:--"
-        draw(fraction: p.fraction,
-             detail: String(format: "%6d frames  %6.1f fps  ETA %@ ", p.frames, p.framesPerSecond, eta),
-             line: String(format: "progress %.1f%% frames=%d fps=%.1f time=%.3fs eta=%@",
-                          p.fraction * 100, p.frames, p.framesPerSecond, p.seconds, eta))
+        draw(
+            fraction: p.fraction,
+            detail: String(format: "%6d frames  %6.1f fps  ETA %@ ", p.frames, p.framesPerSecond, eta),
+            line: String(
+                format: "progress %.1f%% frames=%d fps=%.1f time=%.3fs eta=%@",
+                p.fraction * 100, p.frames, p.framesPerSecond, p.seconds, eta))
     }
 
     /// On a terminal, redraws the bar at `fraction` followed by `detail`; otherwise prints `line`
@@ -47,7 +49,8 @@ final class ProgressPrinter: @unchecked Sendable {
 
     static func clock(_ seconds: Double) -> String {
         let s = Int(seconds.rounded())
-        return s >= 3600 ? String(format: "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60)
+        return s >= 3600
+            ? String(format: "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60)
             : String(format: "%d:%02d", s / 60, s % 60)
     }
 }

@@ -10,7 +10,8 @@ import TesseraWorker
 /// same ZeroMQ protocol over loopback as a real farm does across machines.
 struct RunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "run", abstract: "Transcode a file on a farm of local workers (coordinator + workers in one process).",
+        commandName: "run",
+        abstract: "Transcode a file on a farm of local workers (coordinator + workers in one process).",
         discussion: """
             Cuts the video into segments at keyframes, has --workers local workers transcode them through \
             the farm's protocol, stitches them, verifies the timing and puts the file in place. Options as \
@@ -20,7 +21,8 @@ struct RunCommand: ParsableCommand {
     @Argument(help: "The source file.") var source: String
     @Option(name: .shortAndLong, help: "The output file; its extension picks the container.") var output: String
     @OptionGroup var job: JobOptions
-    @Option(help: "Local workers (default: one per core).") var workers: Int = ProcessInfo.processInfo.activeProcessorCount
+    @Option(help: "Local workers (default: one per core).") var workers: Int = ProcessInfo.processInfo
+        .activeProcessorCount
     @Option(help: VerificationLevel.help) var verification = VerificationLevel.decode
     @Flag(help: "Replace OUT if it exists.") var overwrite = false
     @Flag(help: "Print a JSON report on stdout when done.") var json = false
@@ -39,7 +41,8 @@ struct RunCommand: ParsableCommand {
         do {
             // A missing, empty or broken source fails here, with the same errors as `tessera transcode`.
             let asset = try Asset.load(sourceURL.path, scanPackets: false)
-            duration = job.range.map { min($0.duration.seconds, asset.duration.seconds) }
+            duration =
+                job.range.map { min($0.duration.seconds, asset.duration.seconds) }
                 ?? asset.duration.seconds
         } catch {
             FileHandle.standardError.write(Data("tessera: \(error)\n".utf8))
@@ -48,11 +51,13 @@ struct RunCommand: ParsableCommand {
         let base = job.exportPreset
         let settings = job.settings
 
-        let data = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-run-\(UUID().uuidString.prefix(8))")
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "tessera-run-\(UUID().uuidString.prefix(8))")
         defer { try? FileManager.default.removeItem(at: data) }
-        var config = CoordinatorConfiguration(listen: "tcp://127.0.0.1:*", dataDirectory: data,
-                                              mediaRoots: [sourceURL.deletingLastPathComponent()],
-                                              outputRoot: outputURL.deletingLastPathComponent())
+        var config = CoordinatorConfiguration(
+            listen: "tcp://127.0.0.1:*", dataDirectory: data,
+            mediaRoots: [sourceURL.deletingLastPathComponent()],
+            outputRoot: outputURL.deletingLastPathComponent())
         config.segmentDuration = job.segmentDuration ?? 4
         let coordinator = try Coordinator(configuration: config)
         let endpoint = try coordinator.start()
@@ -81,10 +86,11 @@ struct RunCommand: ParsableCommand {
             exits.forEach { $0.wait() }
         }
 
-        let request = JobRequest(source: sourceURL.path, output: outputURL.lastPathComponent, preset: base?.rawValue,
-                                 settings: settings, timeRange: job.range,
-                                 segmentDuration: job.segmentDuration ?? 4, backend: job.backend ?? .auto, parallelism: workers,
-                                 overwrite: overwrite, verification: verification)
+        let request = JobRequest(
+            source: sourceURL.path, output: outputURL.lastPathComponent, preset: base?.rawValue,
+            settings: settings, timeRange: job.range,
+            segmentDuration: job.segmentDuration ?? 4, backend: job.backend ?? .auto, parallelism: workers,
+            overwrite: overwrite, verification: verification)
         let submitted: JobStatus
         do { submitted = try blockingAwait { try await coordinator.submit(request) } } catch let error as FarmError {
             FileHandle.standardError.write(Data("tessera: \(error.message)\n".utf8))
@@ -100,8 +106,10 @@ struct RunCommand: ParsableCommand {
             coordinator.waitForJob(submitted.id, seconds: 0.25)
             status = try blockingAwait { try await coordinator.job(submitted.id) }
             let fraction = status.framesTotal > 0 ? Double(status.framesDone) / Double(status.framesTotal) : 0
-            reporter.show(ExportProgress(frames: status.framesDone, seconds: fraction * duration, totalSeconds: duration,
-                                         elapsedSeconds: Date().timeIntervalSince(started)))
+            reporter.show(
+                ExportProgress(
+                    frames: status.framesDone, seconds: fraction * duration, totalSeconds: duration,
+                    elapsedSeconds: Date().timeIntervalSince(started)))
         }
         reporter.finish()
         switch status.state {
@@ -114,10 +122,12 @@ struct RunCommand: ParsableCommand {
             if json, let report {
                 print(report)
             } else if !quiet {
-                print(String(format: "wrote %@, %d frames in %d segments, %.1f fps, %.2fs", outputURL.path,
-                             status.framesTotal, status.segmentsTotal,
-                             Double(status.framesTotal) / max(0.001, Date().timeIntervalSince(started)),
-                             Date().timeIntervalSince(started)))
+                print(
+                    String(
+                        format: "wrote %@, %d frames in %d segments, %.1f fps, %.2fs", outputURL.path,
+                        status.framesTotal, status.segmentsTotal,
+                        Double(status.framesTotal) / max(0.001, Date().timeIntervalSince(started)),
+                        Date().timeIntervalSince(started)))
             }
         case .cancelled:
             FileHandle.standardError.write(Data("tessera: cancelled, nothing written\n".utf8))

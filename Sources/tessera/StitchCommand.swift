@@ -26,8 +26,10 @@ struct StitchCommand: ParsableCommand {
         if json {
             print(try ReportJSON.encode(report))
         } else {
-            print(String(format: "wrote %@: %d segments, %d packets, %.3fs", report.output, report.segments,
-                         report.packets, report.duration.seconds))
+            print(
+                String(
+                    format: "wrote %@: %d segments, %d packets, %.3fs", report.output, report.segments,
+                    report.packets, report.duration.seconds))
         }
     }
 }

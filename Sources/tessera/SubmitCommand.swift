@@ -20,12 +20,17 @@ struct SubmitCommand: ParsableCommand {
             """)
 
     @Argument(help: "The source media file.") var source: String
-    @Option(name: .shortAndLong, help: ArgumentHelp("The output path, relative to the coordinator's output root.",
-                                                    valueName: "out"))
+    @Option(
+        name: .shortAndLong,
+        help: ArgumentHelp(
+            "The output path, relative to the coordinator's output root.",
+            valueName: "out"))
     var output: String?
     @OptionGroup var job: JobOptions
-    @Option(help: ArgumentHelp("Segments expected to run at once: the last ones are cut so they finish together.",
-                               discussion: "Default: the workers connected when the job is submitted."))
+    @Option(
+        help: ArgumentHelp(
+            "Segments expected to run at once: the last ones are cut so they finish together.",
+            discussion: "Default: the workers connected when the job is submitted."))
     var parallel: Int?
     /// The spelling before `--parallel` was settled on for every command.
     @Option(name: .customLong("parallelism"), help: .hidden) var parallelismAlias: Int?

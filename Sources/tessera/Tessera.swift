@@ -12,10 +12,12 @@ struct Tessera: ParsableCommand {
         commandName: "tessera",
         abstract: "Frame-exact transcoding on FFmpeg's libraries.",
         discussion: ExitStatus.helpText + "\nSet TESSERA_FFMPEG_LOG=warning|info|debug to see FFmpeg's own log.",
-        subcommands: [TranscodeCommand.self, ProbeCommand.self, PlanCommand.self, VerifyCommand.self, StitchCommand.self,
-                      PresetsCommand.self, RunCommand.self, CoordinatorCommand.self, WorkerCommand.self,
-                      KeysCommand.self, SubmitCommand.self, StatusCommand.self, WatchCommand.self,
-                      CancelCommand.self, WorkersCommand.self, FetchCommand.self])
+        subcommands: [
+            TranscodeCommand.self, ProbeCommand.self, PlanCommand.self, VerifyCommand.self, StitchCommand.self,
+            PresetsCommand.self, RunCommand.self, CoordinatorCommand.self, WorkerCommand.self,
+            KeysCommand.self, SubmitCommand.self, StatusCommand.self, WatchCommand.self,
+            CancelCommand.self, WorkersCommand.self, FetchCommand.self,
+        ])
 
     static func main() {
         FFmpegLog.configure(fromEnvironment: ProcessInfo.processInfo.environment["TESSERA_FFMPEG_LOG"])

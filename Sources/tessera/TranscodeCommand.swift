@@ -23,8 +23,10 @@ struct TranscodeCommand: ParsableCommand {
     @OptionGroup var job: JobOptions
     @Option(help: "Segments transcoded at once with --segment-duration (the farm's path on this machine).")
     var parallel = 2
-    @Flag(help: ArgumentHelp("Verify the output (frames, timing, A/V, decodable) before putting it in place; "
-                             + "segmented transcodes always are.")) var verify = false
+    @Flag(
+        help: ArgumentHelp(
+            "Verify the output (frames, timing, A/V, decodable) before putting it in place; "
+                + "segmented transcodes always are.")) var verify = false
     @Flag(help: "Replace OUT if it exists.") var overwrite = false
     @Flag(help: "Print a JSON report on stdout when done.") var json = false
     @Flag(name: .shortAndLong, help: "No progress output.") var quiet = false
@@ -68,10 +70,14 @@ struct TranscodeCommand: ParsableCommand {
         var parts = ["wrote \(r.output)", String(format: "%.3fs", r.duration.seconds)]
         if let v = r.video { parts.append("\(v.codec) \(v.width)x\(v.height) \(v.frames) frames") }
         if let a = r.audio {
-            let more = r.audioTracks.count > 1 ? " (+\(r.audioTracks.count - 1) more audio track\(r.audioTracks.count > 2 ? "s" : ""))" : ""
+            let more =
+                r.audioTracks.count > 1
+                ? " (+\(r.audioTracks.count - 1) more audio track\(r.audioTracks.count > 2 ? "s" : ""))" : ""
             parts.append("\(a.codec) \(a.sampleRate) Hz \(a.channels) ch\(more)")
         }
-        if !r.subtitleTracks.isEmpty { parts.append("\(r.subtitleTracks.count) subtitle track\(r.subtitleTracks.count > 1 ? "s" : "")") }
+        if !r.subtitleTracks.isEmpty {
+            parts.append("\(r.subtitleTracks.count) subtitle track\(r.subtitleTracks.count > 1 ? "s" : "")")
+        }
         if r.chapters > 0 { parts.append("\(r.chapters) chapter\(r.chapters > 1 ? "s" : "")") }
         parts.append(String(format: "%.1f fps, %.2fs", r.framesPerSecond, r.wallSeconds))
         return parts.joined(separator: ", ")

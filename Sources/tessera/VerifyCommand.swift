@@ -30,8 +30,10 @@ struct VerifyCommand: ParsableCommand {
     func run() throws {
         let report: VerificationReport
         do {
-            let verifier = if let against { try OutputVerifier(path: output, against: against) }
-                else { OutputVerifier(path: output) }
+            let verifier =
+                if let against { try OutputVerifier(path: output, against: against) } else {
+                    OutputVerifier(path: output)
+                }
             report = try verifier.verify()
         } catch {
             FileHandle.standardError.write(Data("tessera: \(error)\n".utf8))

@@ -20,7 +20,8 @@ struct WorkerCommand: ParsableCommand {
     @Option(help: "The coordinator's ZeroMQ endpoint.") var coordinator: String = "tcp://127.0.0.1:5555"
     @Option(help: "This worker's CURVE key file (PREFIX.key from `tessera keys generate`).") var curveKey: String?
     @Option(help: "The coordinator's public key file (its PREFIX.pub).") var coordinatorKey: String?
-    @Option(help: "Colour/scale backend when a job does not choose: auto, cpu or vulkan.") var backend: ProcessingBackend = .auto
+    @Option(help: "Colour/scale backend when a job does not choose: auto, cpu or vulkan.") var backend:
+        ProcessingBackend = .auto
     @Option(help: "Segments held at once (one running, the rest prefetched).") var slots: Int = 2
     @Option(help: "Codec threads per segment (0 = every core).") var threads: Int = 0
     @Option(help: "Worker name in logs and `tessera workers` (default host-pid-random).") var id: String?

@@ -35,14 +35,16 @@ enum DeployFiles {
 
     /// Every document of a YAML file, as JSONSerialization objects.
     static func yamlDocuments(_ file: URL) throws -> [Any] {
-        let script = "import json, sys, yaml\njson.dump([d for d in yaml.safe_load_all(open(sys.argv[1])) "
+        let script =
+            "import json, sys, yaml\njson.dump([d for d in yaml.safe_load_all(open(sys.argv[1])) "
             + "if d is not None], sys.stdout)"
         // Debian's python3, where install-deps.sh puts python3-yaml; another python3 on PATH otherwise.
         let python = FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") ? "/usr/bin/python3" : "python3"
         let result = try TestMedia.runCapturing(python, ["-c", script, file.path])
         if result.stderr.contains("No module named 'yaml'") || result.status == 127 {
-            throw Missing(description: "python3 with PyYAML is needed to read \(file.lastPathComponent): "
-                + "run Scripts/install-deps.sh (Debian package python3-yaml)")
+            throw Missing(
+                description: "python3 with PyYAML is needed to read \(file.lastPathComponent): "
+                    + "run Scripts/install-deps.sh (Debian package python3-yaml)")
         }
         guard result.status == 0 else {
             throw Missing(description: "\(file.lastPathComponent) is not valid YAML: \(result.stderr.suffix(800))")

@@ -10,20 +10,26 @@ import Testing
     static let zmqPort = 5555, httpPort = 8080
     /// The flags every deployment of a role must pass (compose, Kubernetes, systemd).
     static let required = [
-        "coordinator": ["--listen", "--http", "--data", "--media-root", "--output-root", "--curve-secret",
-                        "--allowed-keys", "--token-file"],
+        "coordinator": [
+            "--listen", "--http", "--data", "--media-root", "--output-root", "--curve-secret",
+            "--allowed-keys", "--token-file",
+        ],
         "worker": ["--coordinator", "--curve-key", "--coordinator-key"],
     ]
 
     @Test func kubernetesManifestsMatchTheSchemas() throws {
         let manifests = try DeployFiles.manifests(deploy)
         #expect(manifests.count >= 5, "Deploy/k8s holds \(manifests.count) manifests")
-        let tool = try #require(Self.kubernetesValidate, """
+        let tool = try #require(
+            Self.kubernetesValidate,
+            """
             kubernetes-validate is not installed: run Scripts/install-deps.sh \
             (it installs the PyPI package kubernetes-validate into /opt/tessera-tools)
             """)
-        let result = try TestMedia.runCapturing(tool, ["--kubernetes-version", "1.30.0", "--strict", "--quiet"]
-            + manifests.map(\.path))
+        let result = try TestMedia.runCapturing(
+            tool,
+            ["--kubernetes-version", "1.30.0", "--strict", "--quiet"]
+                + manifests.map(\.path))
         let output = result.stdout + result.stderr
         // Unknown kinds are only warnings to the tool; here they fail too (a misspelt kind is an error).
         #expect(result.status == 0 && !output.contains("WARN") && !output.contains("ERROR"), "\(output)")
@@ -33,19 +39,22 @@ import Testing
         let lines = try DeployCommandLine.all(in: deploy)
         let roles = Set(lines.map { $0.subcommand.joined(separator: " ") })
         #expect(roles.isSuperset(of: ["coordinator", "worker", "keys generate"]), "found \(roles.sorted())")
-        for (subcommand, uses) in Dictionary(grouping: lines, by: \.subcommand).sorted(by: { "\($0.key)" < "\($1.key)" }) {
+        for (subcommand, uses) in Dictionary(grouping: lines, by: \.subcommand).sorted(by: { "\($0.key)" < "\($1.key)" }
+        ) {
             let name = "tessera " + subcommand.joined(separator: " ")
             let flags = Set(uses.flatMap(\.flags)).sorted()
             let files = Set(uses.map(\.file)).sorted().joined(separator: ", ")
             let help = try Self.help(subcommand)
             guard help.contains("USAGE: \(name)") else {
-                let problem = "`\(name)` is not a subcommand of \(TestMedia.tesseraBinary.path) (its --help "
+                let problem =
+                    "`\(name)` is not a subcommand of \(TestMedia.tesseraBinary.path) (its --help "
                     + "shows another command's); Deploy/ passes it \(flags.joined(separator: " ")) in \(files)"
                 Issue.record(Comment(rawValue: problem))
                 continue
             }
             let unknown = flags.filter { !Self.lists(help, $0) }
-            #expect(unknown.isEmpty, "`\(name) --help` does not list \(unknown.joined(separator: " ")), used in \(files)")
+            #expect(
+                unknown.isEmpty, "`\(name) --help` does not list \(unknown.joined(separator: " ")), used in \(files)")
         }
         // The deployments themselves (not the examples in comments and README) pass every required flag.
         for line in lines where ["compose.yaml", "k8s/", "systemd/"].contains(where: line.file.hasPrefix) {
@@ -108,26 +117,33 @@ import Testing
     }
 
     @Test func systemdUnitsPassSystemdAnalyzeVerify() throws {
-        let analyze = try #require(["/usr/bin/systemd-analyze", "/bin/systemd-analyze"].first {
-            FileManager.default.isExecutableFile(atPath: $0)
-        }, "systemd-analyze is not installed (Debian package systemd)")
+        let analyze = try #require(
+            ["/usr/bin/systemd-analyze", "/bin/systemd-analyze"].first {
+                FileManager.default.isExecutableFile(atPath: $0)
+            }, "systemd-analyze is not installed (Debian package systemd)")
         let root = try TestMedia.makeDirectory("units")
         defer { TestMedia.cleanup(root) }
         let fm = FileManager.default
         try fm.createDirectory(at: root.appendingPathComponent("lib/systemd"), withIntermediateDirectories: true)
         try fm.copyItem(atPath: "/lib/systemd/system", toPath: root.appendingPathComponent("lib/systemd/system").path)
-        let units = root.appendingPathComponent("etc/systemd/system"), bin = root.appendingPathComponent("usr/local/bin")
+        let units = root.appendingPathComponent("etc/systemd/system"),
+            bin = root.appendingPathComponent("usr/local/bin")
         for dir in [units, bin] { try fm.createDirectory(at: dir, withIntermediateDirectories: true) }
         for unit in ["tessera-coordinator.service", "tessera-worker@.service"] {
-            try fm.copyItem(at: deploy.appendingPathComponent("systemd/\(unit)"), to: units.appendingPathComponent(unit))
+            try fm.copyItem(
+                at: deploy.appendingPathComponent("systemd/\(unit)"), to: units.appendingPathComponent(unit))
         }
         // ExecStart must name an executable file inside the root.
         let binary = bin.appendingPathComponent("tessera")
         do { try fm.linkItem(at: TestMedia.tesseraBinary, to: binary) } catch {
             try fm.copyItem(at: TestMedia.tesseraBinary, to: binary)
         }
-        let result = try TestMedia.runCapturing(analyze, ["verify", "--root=\(root.path)",
-                                                          "tessera-coordinator.service", "tessera-worker@1.service"])
+        let result = try TestMedia.runCapturing(
+            analyze,
+            [
+                "verify", "--root=\(root.path)",
+                "tessera-coordinator.service", "tessera-worker@1.service",
+            ])
         #expect(result.status == 0 && (result.stdout + result.stderr).isEmpty, "\(result.stdout)\(result.stderr)")
     }
 

@@ -43,12 +43,14 @@ import Testing
             return String(line[line.index(after: a)..<b])
         }
         #expect(needed.contains("libavcodec.so.59") && needed.contains("libzmq.so.5"), "\(needed)")
-        let swiftRuntime = ["libswift", "libFoundation", "libdispatch", "libBlocksRuntime", "lib_Foundation", "libXCTest"]
+        let swiftRuntime = [
+            "libswift", "libFoundation", "libdispatch", "libBlocksRuntime", "lib_Foundation", "libXCTest",
+        ]
         let essential: Set = ["libc6", "libgcc-s1", "libstdc++6"]
         let ldconfig = try TestMedia.runCapturing("/sbin/ldconfig", ["-p"]).stdout.split(separator: "\n")
         for library in needed where !swiftRuntime.contains(where: library.hasPrefix) {
             guard let entry = ldconfig.first(where: { $0.hasPrefix("\t\(library) ") && $0.contains("x86-64") }),
-                  let path = entry.components(separatedBy: " => ").last
+                let path = entry.components(separatedBy: " => ").last
             else {
                 Issue.record("cannot find \(library) on this machine")
                 continue
@@ -57,10 +59,14 @@ import Testing
             var owner = "?"
             for candidate in [path, "/usr" + path] {
                 let r = try TestMedia.runCapturing("dpkg", ["-S", candidate])
-                if r.status == 0, let name = r.stdout.split(separator: ":").first { owner = String(name); break }
+                if r.status == 0, let name = r.stdout.split(separator: ":").first {
+                    owner = String(name)
+                    break
+                }
             }
-            #expect(runtime.contains(owner) || essential.contains(owner),
-                    "\(library) (\(path)) comes from \(owner), which the runtime stage does not install")
+            #expect(
+                runtime.contains(owner) || essential.contains(owner),
+                "\(library) (\(path)) comes from \(owner), which the runtime stage does not install")
         }
     }
 }

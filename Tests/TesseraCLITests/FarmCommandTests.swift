@@ -7,7 +7,9 @@ import Testing
     /// Nothing listens on port 1 of the loopback interface.
     static let closed = "http://127.0.0.1:1"
 
-    static func tessera(_ arguments: [String], environment: [String: String] = [:])
+    static func tessera(
+        _ arguments: [String], environment: [String: String] = [:]
+    )
         throws -> (status: Int32, stdout: String, stderr: String)
     {
         var env = ProcessInfo.processInfo.environment
@@ -17,8 +19,10 @@ import Testing
         return try TestMedia.runCapturing(TestMedia.tesseraBinary.path, arguments, environment: env)
     }
 
-    @Test(arguments: [["status"], ["status", "job-1"], ["cancel", "job-1"], ["workers"], ["watch", "job-1"],
-                      ["submit", "/media/a.mov", "-o", "a.mp4"]])
+    @Test(arguments: [
+        ["status"], ["status", "job-1"], ["cancel", "job-1"], ["workers"], ["watch", "job-1"],
+        ["submit", "/media/a.mov", "-o", "a.mp4"],
+    ])
     func unreachableCoordinatorExits69(command: [String]) throws {
         let result = try Self.tessera(command + ["--coordinator", Self.closed, "--token", "t"])
         #expect(result.status == 69, "\(result.stderr)")

@@ -21,9 +21,12 @@ import Testing
 
     /// 15 segments of 4 s taking 2 s each, 1 MB in and 0.2 MB out, and the given serial costs.
     func input(verify: Double = 0, audio: Double = 0) -> [String: Any] {
-        ["segmentSeconds": Array(repeating: 2.0, count: 15), "segmentContentSeconds": Array(repeating: 4.0, count: 15),
-         "segmentInputBytes": Array(repeating: 1_000_000, count: 15),
-         "segmentOutputBytes": Array(repeating: 200_000, count: 15), "verifySeconds": verify, "audioSeconds": audio]
+        [
+            "segmentSeconds": Array(repeating: 2.0, count: 15),
+            "segmentContentSeconds": Array(repeating: 4.0, count: 15),
+            "segmentInputBytes": Array(repeating: 1_000_000, count: 15),
+            "segmentOutputBytes": Array(repeating: 200_000, count: 15), "verifySeconds": verify, "audioSeconds": audio,
+        ]
     }
 
     @Test func withoutSerialWorkOnlyTheLastSegmentsKeepEfficiencyBelowOne() throws {

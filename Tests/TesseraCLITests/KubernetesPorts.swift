@@ -13,7 +13,9 @@ struct KubernetesPorts {
         var named: [String: Int] = [:]
         for container in objects.flatMap(DeployFiles.containers(of:)) {
             for port in container["ports"] as? [[String: Any]] ?? [] {
-                if let name = port["name"] as? String, let number = port["containerPort"] as? Int { named[name] = number }
+                if let name = port["name"] as? String, let number = port["containerPort"] as? Int {
+                    named[name] = number
+                }
             }
         }
         self.named = named
@@ -41,7 +43,8 @@ struct KubernetesPorts {
             case "NetworkPolicy":
                 let rules = spec["ingress"] as? [[String: Any]] ?? []
                 let ports = rules.flatMap { $0["ports"] as? [[String: Any]] ?? [] }.map { resolve($0["port"]) }
-                #expect(ports.allSatisfy { $0.map(expected.contains) ?? false }, "\(file): NetworkPolicy ports \(ports)")
+                #expect(
+                    ports.allSatisfy { $0.map(expected.contains) ?? false }, "\(file): NetworkPolicy ports \(ports)")
             default:
                 for container in DeployFiles.containers(of: object) {
                     let ports = (container["ports"] as? [[String: Any]] ?? []).map { $0["containerPort"] as? Int }
@@ -50,7 +53,9 @@ struct KubernetesPorts {
                         #expect(Set(ports.compactMap { $0 }) == expected, "\(file): the coordinator's ports \(ports)")
                     }
                     for probe in ["startupProbe", "readinessProbe", "livenessProbe"] {
-                        guard let get = (container[probe] as? [String: Any])?["httpGet"] as? [String: Any] else { continue }
+                        guard let get = (container[probe] as? [String: Any])?["httpGet"] as? [String: Any] else {
+                            continue
+                        }
                         #expect(resolve(get["port"]) == DeployTests.httpPort, "\(file): \(name) \(probe) port")
                     }
                 }

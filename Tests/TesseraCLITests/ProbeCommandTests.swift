@@ -35,8 +35,10 @@ import Testing
         #expect(index["packetCount"] as? Int == 60)
 
         // Sorted keys: the top-level keys appear in alphabetical order in the text.
-        let order = ["bitRate", "container", "containerLongName", "duration", "keyframeIndexes", "metadata",
-                     "path", "startTime", "tracks"]
+        let order = [
+            "bitRate", "container", "containerLongName", "duration", "keyframeIndexes", "metadata",
+            "path", "startTime", "tracks",
+        ]
         let positions = order.compactMap { result.stdout.range(of: "\n  \"\($0)\"")?.lowerBound }
         #expect(positions.count == order.count)
         #expect(positions == positions.sorted())
@@ -69,8 +71,9 @@ import Testing
         let dir = try TestMedia.makeDirectory("probe")
         defer { TestMedia.cleanup(dir) }
         let url = dir.appendingPathComponent("garbage.mov")
-        _ = FileManager.default.createFile(atPath: url.path,
-                                       contents: TestMedia.garbage(count: 50_000))
+        _ = FileManager.default.createFile(
+            atPath: url.path,
+            contents: TestMedia.garbage(count: 50_000))
         let result = try Self.tessera("probe", url.path, "--json")
         #expect(result.status == 65)
         #expect(result.stderr.contains("tessera: \(url.path): not a media file FFmpeg recognises"))

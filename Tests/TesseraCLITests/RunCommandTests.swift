@@ -29,8 +29,10 @@ import Testing
         for level in ["decode", "timing"] {
             let out = dir.appendingPathComponent("out-\(level).mp4")
             // superfast: x264 without mb-tree, whose output is reproducible (TesseraMediaTests/X264Reproducibility).
-            let r = try tessera(["run", src.path, "-o", out.path, "--preset", "640x480", "--speed", "superfast", "--workers", "2",
-                                 "--segment-duration", "1", "--backend", "cpu", "--verification", level, "--json", "--quiet"])
+            let r = try tessera([
+                "run", src.path, "-o", out.path, "--preset", "640x480", "--speed", "superfast", "--workers", "2",
+                "--segment-duration", "1", "--backend", "cpu", "--verification", level, "--json", "--quiet",
+            ])
             #expect(r.status == 0, "\(level): \(r.stderr)")
             let json = try report(r.stdout)
             #expect(json["segments"] as? Int ?? 0 >= 4, "\(level): \(json["segments"] ?? "none")")
@@ -38,8 +40,9 @@ import Testing
             #expect(verification["passed"] as? Bool == true)
             #expect(verification["frameCount"] as? Int == 120)
             let detail = Self.decodableDetail(json) ?? ""
-            #expect(detail.contains(level == "decode" ? "each segment decoded by its encoder" : "not decoded"),
-                    "\(level): \(detail)")
+            #expect(
+                detail.contains(level == "decode" ? "each segment decoded by its encoder" : "not decoded"),
+                "\(level): \(detail)")
             // Independent checks: ffprobe counts the frames, ffmpeg decodes every one against the source.
             let video = TestMedia.stream(try TestMedia.probe(out, countFrames: true), "video")
             #expect(video?["nb_read_frames"] as? String == "120")
@@ -61,7 +64,9 @@ import Testing
 
     @Test func anUnknownVerificationLevelIsABadArgument() throws {
         defer { TestMedia.cleanup(dir) }
-        let r = try tessera(["run", "x.mp4", "-o", dir.appendingPathComponent("o.mp4").path, "--verification", "pixels"])
+        let r = try tessera([
+            "run", "x.mp4", "-o", dir.appendingPathComponent("o.mp4").path, "--verification", "pixels",
+        ])
         #expect(r.status == 64)
         #expect(r.stderr.contains("verification"))
     }
@@ -77,8 +82,9 @@ import Testing
         defer { TestMedia.cleanup(dir) }
         let src = try TestMedia.makeMultiTrack(dir)
         let out = dir.appendingPathComponent("out.mp4")
-        let r = try TestMedia.runCapturing(TestMedia.tesseraBinary.path,
-                                           [command[0], src.path, "-o", out.path, "--json", "--quiet"] + command.dropFirst())
+        let r = try TestMedia.runCapturing(
+            TestMedia.tesseraBinary.path,
+            [command[0], src.path, "-o", out.path, "--json", "--quiet"] + command.dropFirst())
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stderr.contains("warning: track 4: attachment (ttf, \"font.ttf\") is not carried"), "\(r.stderr)")
         let json = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
@@ -96,14 +102,18 @@ import Testing
         defer { TestMedia.cleanup(dir) }
         let src = try TestMedia.makeMultiTrack(dir, attachment: false)
         let out = dir.appendingPathComponent("out.mkv")
-        let r = try TestMedia.runCapturing(TestMedia.tesseraBinary.path,
-                                           ["transcode", src.path, "-o", out.path, "--audio-language", "fre", "--quiet"])
+        let r = try TestMedia.runCapturing(
+            TestMedia.tesseraBinary.path,
+            ["transcode", src.path, "-o", out.path, "--audio-language", "fre", "--quiet"])
         #expect(r.status == 0, "\(r.stderr)")
         let audio = try TestMedia.streams(out).filter { $0["codec_type"] as? String == "audio" }
         #expect(audio.count == 1 && (audio.first?["tags"] as? [String: Any])?["language"] as? String == "fre")
-        let bad = try TestMedia.runCapturing(TestMedia.tesseraBinary.path,
-                                             ["transcode", src.path, "-o", dir.appendingPathComponent("x.mkv").path,
-                                              "--audio-language", "e1"])
+        let bad = try TestMedia.runCapturing(
+            TestMedia.tesseraBinary.path,
+            [
+                "transcode", src.path, "-o", dir.appendingPathComponent("x.mkv").path,
+                "--audio-language", "e1",
+            ])
         #expect(bad.status == 64 && bad.stderr.contains("not a language code"), "\(bad.stderr)")
     }
 }

@@ -38,8 +38,10 @@ import Testing
         defer { TestMedia.cleanup(dir) }
         let src = dir.appendingPathComponent("src.mp4"), out = dir.appendingPathComponent("out.mp4")
         try TestMedia.make(src, seconds: 4, extra: ["-g", "30"])
-        let r = try tessera(["transcode", src.path, "-o", out.path, "--preset", "640x480", "--segment-duration", "1",
-                             "--parallel", "2", "--json", "--quiet"])
+        let r = try tessera([
+            "transcode", src.path, "-o", out.path, "--preset", "640x480", "--segment-duration", "1",
+            "--parallel", "2", "--json", "--quiet",
+        ])
         #expect(r.status == 0, "\(r.stderr)")
         let report = try json(r.stdout)
         #expect(report["segments"] as? Int == 4)
@@ -52,8 +54,12 @@ import Testing
         defer { TestMedia.cleanup(dir) }
         let src = dir.appendingPathComponent("src.mp4")
         try TestMedia.make(src, seconds: 4, audio: nil, extra: ["-g", "30"])
-        try TestMedia.run("ffmpeg", ["-v", "error", "-i", src.path, "-c", "copy", "-f", "segment", "-segment_time", "1",
-                                     "-reset_timestamps", "1", dir.appendingPathComponent("part%02d.mp4").path])
+        try TestMedia.run(
+            "ffmpeg",
+            [
+                "-v", "error", "-i", src.path, "-c", "copy", "-f", "segment", "-segment_time", "1",
+                "-reset_timestamps", "1", dir.appendingPathComponent("part%02d.mp4").path,
+            ])
         let parts = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix("part") }
             .sorted().map { dir.appendingPathComponent($0).path }
         #expect(parts.count == 4)

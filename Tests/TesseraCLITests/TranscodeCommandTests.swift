@@ -20,8 +20,10 @@ import Testing
     @Test func jsonReportAndPlainProgressWhenNotATerminal() throws {
         defer { TestMedia.cleanup(dir) }
         let src = try clip(), out = dir.appendingPathComponent("out.mp4")
-        let r = try tessera(["transcode", src.path, "-o", out.path, "--preset", "640x480", "--time-range", "0.5s-1.5s",
-                             "--verify", "--json"])
+        let r = try tessera([
+            "transcode", src.path, "-o", out.path, "--preset", "640x480", "--time-range", "0.5s-1.5s",
+            "--verify", "--json",
+        ])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stderr.contains("progress "), "plain progress lines expected on a pipe: \(r.stderr)")
         let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
@@ -39,9 +41,11 @@ import Testing
     @Test func customCodecOptionsOverrideThePreset() throws {
         defer { TestMedia.cleanup(dir) }
         let src = try clip(), out = dir.appendingPathComponent("out.mkv")
-        let r = try tessera(["transcode", src.path, "-o", out.path, "--video-codec", "hevc", "--crf", "30",
-                             "--speed", "ultrafast", "--size", "320x320", "--gop", "10", "--audio-codec", "opus",
-                             "--audio-bitrate", "64k", "--quiet"])
+        let r = try tessera([
+            "transcode", src.path, "-o", out.path, "--video-codec", "hevc", "--crf", "30",
+            "--speed", "ultrafast", "--size", "320x320", "--gop", "10", "--audio-codec", "opus",
+            "--audio-bitrate", "64k", "--quiet",
+        ])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stderr.isEmpty, "--quiet prints nothing on stderr: \(r.stderr)")
         let probe = try TestMedia.probe(out)
@@ -49,9 +53,14 @@ import Testing
         #expect(v["codec_name"] as? String == "hevc")
         #expect(v["width"] as? Int == 320 && v["height"] as? Int == 180)
         #expect(TestMedia.stream(probe, "audio")?["codec_name"] as? String == "opus")
-        let keyframes = try TestMedia.run("ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries",
-                                                      "packet=flags", "-of", "csv=p=0", out.path])
-            .split(separator: "\n").filter { $0.hasPrefix("K") }.count
+        let keyframes = try TestMedia.run(
+            "ffprobe",
+            [
+                "-v", "error", "-select_streams", "v", "-show_entries",
+                "packet=flags", "-of", "csv=p=0", out.path,
+            ]
+        )
+        .split(separator: "\n").filter { $0.hasPrefix("K") }.count
         #expect(keyframes == 6, "--gop 10 over 60 frames gives 6 keyframes, got \(keyframes)")
     }
 

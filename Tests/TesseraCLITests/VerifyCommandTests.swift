@@ -15,9 +15,13 @@ import Testing
     func sourceAndDropped() throws -> (source: URL, dropped: URL) {
         let src = dir.appendingPathComponent("src.mp4"), dropped = dir.appendingPathComponent("dropped.mp4")
         try TestMedia.make(src, seconds: 2)
-        try TestMedia.run("ffmpeg", ["-hide_banner", "-loglevel", "error", "-y", "-i", src.path, "-vf",
-                                     "select='not(eq(n\\,10))'", "-fps_mode", "passthrough", "-c:v", "libx264",
-                                     "-preset", "ultrafast", "-c:a", "copy", dropped.path])
+        try TestMedia.run(
+            "ffmpeg",
+            [
+                "-hide_banner", "-loglevel", "error", "-y", "-i", src.path, "-vf",
+                "select='not(eq(n\\,10))'", "-fps_mode", "passthrough", "-c:v", "libx264",
+                "-preset", "ultrafast", "-c:a", "copy", dropped.path,
+            ])
         return (src, dropped)
     }
 

@@ -13,7 +13,9 @@ struct BackendChoiceTests {
         #expect(selection.choice.chosen == .cpu)
     }
 
-    @Test("vulkan when asked, on the device found", .enabled(if: VulkanAvailability.isAvailable, VulkanAvailability.reason))
+    @Test(
+        "vulkan when asked, on the device found",
+        .enabled(if: VulkanAvailability.isAvailable, VulkanAvailability.reason))
     func vulkan() throws {
         let selection = try selectFrameProcessor(backend: .vulkan, spec: spec, calibrationFrame: nil)
         #expect(selection.processor.backendName == "vulkan")

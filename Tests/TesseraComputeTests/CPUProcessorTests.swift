@@ -18,35 +18,52 @@ struct CPUProcessorTests {
     }
 
     static let jobs: [Job] = [
-        Job(input: .yuv420p, width: 1918, height: 1078,
+        Job(
+            input: .yuv420p, width: 1918, height: 1078,
             spec: ProcessingSpec(outputWidth: 1280, outputHeight: 720, outputFormat: .yuv420p)),
-        Job(input: .yuv420p10le, width: 640, height: 360,
+        Job(
+            input: .yuv420p10le, width: 640, height: 360,
             spec: ProcessingSpec(outputWidth: 320, outputHeight: 180, outputFormat: .yuv420p, filter: .lanczos3)),
-        Job(input: .nv12, width: 321, height: 239,
+        Job(
+            input: .nv12, width: 321, height: 239,
             spec: ProcessingSpec(outputWidth: 643, outputHeight: 481, outputFormat: .nv12, filter: .bilinear)),
-        Job(input: .p010le, width: 256, height: 144,
+        Job(
+            input: .p010le, width: 256, height: 144,
             spec: ProcessingSpec(outputWidth: 200, outputHeight: 112, outputFormat: .p010le, filter: .mitchell)),
-        Job(input: .yuv422p, width: 130, height: 74,
+        Job(
+            input: .yuv422p, width: 130, height: 74,
             spec: ProcessingSpec(outputWidth: 130, outputHeight: 74, outputFormat: .yuv420p)),
-        Job(input: .yuv444p, width: 96, height: 64,
+        Job(
+            input: .yuv444p, width: 96, height: 64,
             spec: ProcessingSpec(outputWidth: 96, outputHeight: 64, outputFormat: .rgba)),
-        Job(input: .rgba, width: 200, height: 100,
+        Job(
+            input: .rgba, width: 200, height: 100,
             spec: ProcessingSpec(outputWidth: 100, outputHeight: 50, outputFormat: .yuv420p, outputMatrix: .bt601)),
-        Job(input: .yuv420p, width: 161, height: 97,
-            spec: ProcessingSpec(outputWidth: 71, outputHeight: 119, outputFormat: .yuv420p,
-                                 rotation: Rotation(degrees: 90))),
-        Job(input: .yuv420p, width: 160, height: 96,
-            spec: ProcessingSpec(outputWidth: 96, outputHeight: 160, outputFormat: .nv12,
-                                 rotation: Rotation(degrees: 270))),
-        Job(input: .yuv420p, width: 161, height: 97,
-            spec: ProcessingSpec(outputWidth: 119, outputHeight: 71, outputFormat: .yuv420p,
-                                 rotation: Rotation(degrees: 180))),
-        Job(input: .yuv420p, width: 160, height: 96,
-            spec: ProcessingSpec(outputWidth: 96, outputHeight: 160, outputFormat: .yuv420p,
-                                 rotation: Rotation(degrees: 90, mirrored: true), flipVertical: true)),
-        Job(input: .yuv420p, width: 160, height: 96,
-            spec: ProcessingSpec(outputWidth: 120, outputHeight: 72, outputFormat: .yuv420p, flipHorizontal: true,
-                                 opacity: 0.5, backgroundColor: RGBColor(red: 0.1, green: 0.8, blue: 0.3))),
+        Job(
+            input: .yuv420p, width: 161, height: 97,
+            spec: ProcessingSpec(
+                outputWidth: 71, outputHeight: 119, outputFormat: .yuv420p,
+                rotation: Rotation(degrees: 90))),
+        Job(
+            input: .yuv420p, width: 160, height: 96,
+            spec: ProcessingSpec(
+                outputWidth: 96, outputHeight: 160, outputFormat: .nv12,
+                rotation: Rotation(degrees: 270))),
+        Job(
+            input: .yuv420p, width: 161, height: 97,
+            spec: ProcessingSpec(
+                outputWidth: 119, outputHeight: 71, outputFormat: .yuv420p,
+                rotation: Rotation(degrees: 180))),
+        Job(
+            input: .yuv420p, width: 160, height: 96,
+            spec: ProcessingSpec(
+                outputWidth: 96, outputHeight: 160, outputFormat: .yuv420p,
+                rotation: Rotation(degrees: 90, mirrored: true), flipVertical: true)),
+        Job(
+            input: .yuv420p, width: 160, height: 96,
+            spec: ProcessingSpec(
+                outputWidth: 120, outputHeight: 72, outputFormat: .yuv420p, flipHorizontal: true,
+                opacity: 0.5, backgroundColor: RGBColor(red: 0.1, green: 0.8, blue: 0.3))),
     ]
 
     /// libswscale sizes odd chroma planes by sample count (⌈w/2⌉) rather than by the picture they cover
@@ -68,8 +85,9 @@ struct CPUProcessorTests {
         #expect(psnr.allSatisfy { $0 >= 50 }, "PSNR \(formatted(psnr)) dB")
     }
 
-    @Test("CPU path on odd sizes: luma exact to the reference, chroma within libswscale's geometry",
-          arguments: jobs.filter { ($0.width | $0.height | $0.spec.outputWidth | $0.spec.outputHeight) & 1 == 1 })
+    @Test(
+        "CPU path on odd sizes: luma exact to the reference, chroma within libswscale's geometry",
+        arguments: jobs.filter { ($0.width | $0.height | $0.spec.outputWidth | $0.spec.outputHeight) & 1 == 1 })
     func oddSizes(_ job: Job) throws {
         let picture = TestPicture.pattern(job.input, width: job.width, height: job.height)
         let actual = try run(try SwscaleProcessor(spec: job.spec), picture)
@@ -77,8 +95,9 @@ struct CPUProcessorTests {
         #expect(psnr[0] >= 50 && psnr.allSatisfy { $0 >= 40 }, "PSNR \(formatted(psnr)) dB")
     }
 
-    @Test("Vulkan and CPU agree on the same job", .enabled(if: VulkanAvailability.isAvailable, VulkanAvailability.reason),
-          arguments: evenJobs)
+    @Test(
+        "Vulkan and CPU agree on the same job", .enabled(if: VulkanAvailability.isAvailable, VulkanAvailability.reason),
+        arguments: evenJobs)
     func agreement(_ job: Job) throws {
         let picture = TestPicture.pattern(job.input, width: job.width, height: job.height)
         let cpu = try run(try SwscaleProcessor(spec: job.spec), picture)
@@ -89,7 +108,8 @@ struct CPUProcessorTests {
 
     @Test("turning a 4:2:2 output by 90° is refused with a reason")
     func refusedTurn() {
-        let spec = ProcessingSpec(outputWidth: 64, outputHeight: 64, outputFormat: .yuv422p, rotation: Rotation(degrees: 90))
+        let spec = ProcessingSpec(
+            outputWidth: 64, outputHeight: 64, outputFormat: .yuv422p, rotation: Rotation(degrees: 90))
         #expect(throws: MediaError.self) { try SwscaleProcessor(spec: spec) }
     }
 }

@@ -14,8 +14,9 @@ struct CalibrationMemoryTests {
     }
 
     func choice(_ chosen: ProcessingBackend, _ reason: String) -> BackendChoice {
-        BackendChoice(requested: .auto, chosen: chosen, reason: reason, vulkanDevice: "test device",
-                      framesPerSecond: ["vulkan": 1, "cpu": 2])
+        BackendChoice(
+            requested: .auto, chosen: chosen, reason: reason, vulkanDevice: "test device",
+            framesPerSecond: ["vulkan": 1, "cpu": 2])
     }
 
     @Test("a remembered choice comes back for the same conversion only, saying it was remembered")
@@ -63,10 +64,14 @@ struct CalibrationMemoryTests {
     @Test("where the memory lives: TESSERA_CALIBRATION_CACHE, then XDG_CACHE_HOME, then HOME; off disables it")
     func standardLocation() {
         #expect(CalibrationMemory.standard(environment: ["TESSERA_CALIBRATION_CACHE": "off", "HOME": "/h"]) == nil)
-        #expect(CalibrationMemory.standard(environment: ["TESSERA_CALIBRATION_CACHE": "/c/x.json"])?.file.path == "/c/x.json")
-        #expect(CalibrationMemory.standard(environment: ["XDG_CACHE_HOME": "/x", "HOME": "/h"])?.file.path
+        #expect(
+            CalibrationMemory.standard(environment: ["TESSERA_CALIBRATION_CACHE": "/c/x.json"])?.file.path
+                == "/c/x.json")
+        #expect(
+            CalibrationMemory.standard(environment: ["XDG_CACHE_HOME": "/x", "HOME": "/h"])?.file.path
                 == "/x/tessera/calibration.json")
-        #expect(CalibrationMemory.standard(environment: ["HOME": "/h"])?.file.path == "/h/.cache/tessera/calibration.json")
+        #expect(
+            CalibrationMemory.standard(environment: ["HOME": "/h"])?.file.path == "/h/.cache/tessera/calibration.json")
         #expect(CalibrationMemory.standard(environment: [:]) == nil)
     }
 

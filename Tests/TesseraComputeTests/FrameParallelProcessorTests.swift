@@ -7,8 +7,9 @@ import Testing
 
 /// The CPU path with frames in flight gives exactly what one libswscale thread gives, in order.
 struct FrameParallelProcessorTests {
-    @Test("every frame matches SwscaleProcessor bit for bit and comes back in submission order",
-          arguments: [1, 2, 3])
+    @Test(
+        "every frame matches SwscaleProcessor bit for bit and comes back in submission order",
+        arguments: [1, 2, 3])
     func matchesSingleThread(lanes: Int) throws {
         let spec = ProcessingSpec(outputWidth: 320, outputHeight: 180, outputFormat: .yuv420p)
         let parallel = try FrameParallelProcessor(spec: spec, lanes: lanes)

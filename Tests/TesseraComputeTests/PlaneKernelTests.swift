@@ -1,9 +1,10 @@
 import CFFmpeg
 import Foundation
 import TesseraAV
-@testable import TesseraCompute
 import TesseraCore
 import Testing
+
+@testable import TesseraCompute
 
 /// The per-plane fast path (`PlaneResampling`): which jobs take it, and that it gives the generic kernels'
 /// pictures (both are also held to the double-precision reference).
@@ -11,11 +12,15 @@ import Testing
 struct PlaneKernelTests {
     typealias Job = CPUProcessorTests.Job
 
-    static func job(_ input: PixelFormat, _ width: Int, _ height: Int, _ output: PixelFormat, _ outWidth: Int,
-                    _ outHeight: Int, _ filter: ScalingFilter = .bicubic, range: ColorRange? = nil) -> Job {
-        Job(input: input, width: width, height: height,
-            spec: ProcessingSpec(outputWidth: outWidth, outputHeight: outHeight, outputFormat: output,
-                                 outputRange: range, filter: filter))
+    static func job(
+        _ input: PixelFormat, _ width: Int, _ height: Int, _ output: PixelFormat, _ outWidth: Int,
+        _ outHeight: Int, _ filter: ScalingFilter = .bicubic, range: ColorRange? = nil
+    ) -> Job {
+        Job(
+            input: input, width: width, height: height,
+            spec: ProcessingSpec(
+                outputWidth: outWidth, outputHeight: outHeight, outputFormat: output,
+                outputRange: range, filter: filter))
     }
 
     static let fastJobs: [Job] = [
@@ -56,14 +61,19 @@ struct PlaneKernelTests {
         job(.yuv420p, 320, 180, .p010le, 160, 90),
         job(.yuv420p, 320, 180, .rgba, 160, 90),
         job(.rgba, 320, 180, .yuv420p, 160, 90),
-        Job(input: .yuv420p, width: 320, height: 180,
-            spec: ProcessingSpec(outputWidth: 90, outputHeight: 160, outputFormat: .yuv420p,
-                                 rotation: Rotation(degrees: 90))),
-        Job(input: .yuv420p, width: 320, height: 180,
+        Job(
+            input: .yuv420p, width: 320, height: 180,
+            spec: ProcessingSpec(
+                outputWidth: 90, outputHeight: 160, outputFormat: .yuv420p,
+                rotation: Rotation(degrees: 90))),
+        Job(
+            input: .yuv420p, width: 320, height: 180,
             spec: ProcessingSpec(outputWidth: 160, outputHeight: 90, outputFormat: .yuv420p, flipHorizontal: true)),
-        Job(input: .yuv420p, width: 320, height: 180,
+        Job(
+            input: .yuv420p, width: 320, height: 180,
             spec: ProcessingSpec(outputWidth: 160, outputHeight: 90, outputFormat: .yuv420p, outputMatrix: .bt601)),
-        Job(input: .yuv420p, width: 320, height: 180,
+        Job(
+            input: .yuv420p, width: 320, height: 180,
             spec: ProcessingSpec(outputWidth: 160, outputHeight: 90, outputFormat: .yuv420p, opacity: 0.5)),
         job(.yuv420p, 1920, 1080, .yuv420p, 160, 90),  // a wider span than the kernels hold
     ]

@@ -1,16 +1,19 @@
 import Foundation
 import TesseraAV
-@testable import TesseraCompute
 import TesseraCore
 import Testing
+
+@testable import TesseraCompute
 
 /// Tessera's own CPU scaler (`PlaneScaler`): which jobs take it, that it meets the double-precision
 /// reference, and that its AVX2 and portable loops write the same bytes.
 struct PlaneScalerTests {
     typealias Job = CPUProcessorTests.Job
 
-    static func job(_ input: PixelFormat, _ width: Int, _ height: Int, _ output: PixelFormat, _ outWidth: Int,
-                    _ outHeight: Int, _ filter: ScalingFilter = .bicubic, range: ColorRange? = nil) -> Job {
+    static func job(
+        _ input: PixelFormat, _ width: Int, _ height: Int, _ output: PixelFormat, _ outWidth: Int,
+        _ outHeight: Int, _ filter: ScalingFilter = .bicubic, range: ColorRange? = nil
+    ) -> Job {
         PlaneKernelTests.job(input, width, height, output, outWidth, outHeight, filter, range: range)
     }
 
@@ -32,8 +35,10 @@ struct PlaneScalerTests {
         job(.yuv420p10le, 640, 360, .yuv420p, 320, 180),
         job(.yuv420p, 320, 180, .yuv420p, 200, 100, range: .full),
         job(.yuv420p, 160, 96, .nv12, 96, 64),
-        Job(input: .yuv420p, width: 160, height: 96,
-            spec: ProcessingSpec(outputWidth: 96, outputHeight: 160, outputFormat: .yuv420p, rotation: Rotation(degrees: 90))),
+        Job(
+            input: .yuv420p, width: 160, height: 96,
+            spec: ProcessingSpec(
+                outputWidth: 96, outputHeight: 160, outputFormat: .yuv420p, rotation: Rotation(degrees: 90))),
     ]
 
     @Test("qualifying jobs run Tessera's scaler and meet the reference", arguments: qualifying)
@@ -58,13 +63,16 @@ struct PlaneScalerTests {
     func simdMatchesPortable(_ job: Job) throws {
         let picture = TestPicture.pattern(job.input, width: job.width, height: job.height, seed: 7)
         let input = try picture.makeFrame()
-        let key = ProcessingPlan.Input(format: job.input, width: job.width, height: job.height,
-                                       matrix: input.colorMatrix, range: input.colorRange,
-                                       chromaLocation: input.chromaLocation)
+        let key = ProcessingPlan.Input(
+            format: job.input, width: job.width, height: job.height,
+            matrix: input.colorMatrix, range: input.colorRange,
+            chromaLocation: input.chromaLocation)
         var scaler = try #require(PlaneScaler(plan: try ProcessingPlan(input: key, spec: job.spec, planeKernels: nil)))
-        let simd = try Frame(width: job.spec.outputWidth, height: job.spec.outputHeight, format: job.spec.outputFormat.avFormat)
-        let portable = try Frame(width: job.spec.outputWidth, height: job.spec.outputHeight,
-                                 format: job.spec.outputFormat.avFormat)
+        let simd = try Frame(
+            width: job.spec.outputWidth, height: job.spec.outputHeight, format: job.spec.outputFormat.avFormat)
+        let portable = try Frame(
+            width: job.spec.outputWidth, height: job.spec.outputHeight,
+            format: job.spec.outputFormat.avFormat)
         scaler.scale(input, into: simd, simd: true)
         scaler.scale(input, into: portable, simd: false)
         let a = TestPicture(frame: simd), b = TestPicture(frame: portable)

@@ -24,7 +24,8 @@ enum Reference {
             let (b, c) = filter == .bicubic ? (0.0, 0.5) : (1.0 / 3, 1.0 / 3)
             if x < 1 { return ((12 - 9 * b - 6 * c) * x * x * x + (-18 + 12 * b + 6 * c) * x * x + (6 - 2 * b)) / 6 }
             if x < 2 {
-                return ((-b - 6 * c) * x * x * x + (6 * b + 30 * c) * x * x + (-12 * b - 48 * c) * x + (8 * b + 24 * c)) / 6
+                return ((-b - 6 * c) * x * x * x + (6 * b + 30 * c) * x * x + (-12 * b - 48 * c) * x + (8 * b + 24 * c))
+                    / 6
             }
             return 0
         case .lanczos3:
@@ -55,7 +56,10 @@ enum Reference {
         var i = Int((centre - support).rounded(.down))
         while Double(i) < centre + support {
             let w = kernel(filter, (Double(i) - centre) / scale)
-            if w != 0 { taps.append((min(max(i, 0), count - 1), w)); sum += w }
+            if w != 0 {
+                taps.append((min(max(i, 0), count - 1), w))
+                sum += w
+            }
             i += 1
         }
         return taps.map { ($0.0, $0.1 / sum) }
@@ -109,14 +113,16 @@ enum Reference {
                 let uCount = swap ? gh : gw, vCount = swap ? gw : gh
                 var uCentres = [Double](), vCentres = [Double]()
                 for a in 0..<uCount {
-                    let (u, _) = swap
+                    let (u, _) =
+                        swap
                         ? sourcePoint(0.5, (sy == 1 ? Double(2 * a) + 1 : Double(a) + 0.5) / Double(outH))
                         : sourcePoint((sx == 1 ? Double(2 * a) + 0.5 : Double(a) + 0.5) / Double(outW), 0.5)
                     let x = u * Double(input.width)
                     uCentres.append(isx == 1 ? (x - 0.5) / 2 : x - 0.5)
                 }
                 for b in 0..<vCount {
-                    let (_, v) = swap
+                    let (_, v) =
+                        swap
                         ? sourcePoint((sx == 1 ? Double(2 * b) + 0.5 : Double(b) + 0.5) / Double(outW), 0.5)
                         : sourcePoint(0.5, (sy == 1 ? Double(2 * b) + 1 : Double(b) + 0.5) / Double(outH))
                     let y = v * Double(input.height)
@@ -181,7 +187,10 @@ enum Reference {
                     }
                     return [(16 + 219 * yuv[0]) * s, (128 + 224 * yuv[1]) * s, (128 + 224 * yuv[2]) * s]
                 }
-                if oc == 3 { plane[n] = 255; continue }
+                if oc == 3 {
+                    plane[n] = 255
+                    continue
+                }
                 var value = toOutput(rgb, direct: yuvDirect)[oc]
                 var alpha = spec.opacity
                 if ins.rgb { alpha *= min(max(ch[3] / 255, 0), 1) }
@@ -202,7 +211,10 @@ enum Reference {
         let peak = Double((1 << actual.shape.depth) - 1)
         return zip(actual.channels, reference).map { a, r in
             var sum = 0.0
-            for i in a.indices { let d = Double(a[i]) - r[i]; sum += d * d }
+            for i in a.indices {
+                let d = Double(a[i]) - r[i]
+                sum += d * d
+            }
             let mse = sum / Double(max(a.count, 1))
             return mse < 1e-10 ? 100 : 10 * log10(peak * peak / mse)
         }

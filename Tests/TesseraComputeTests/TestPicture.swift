@@ -44,8 +44,10 @@ struct TestPicture {
     }
 
     /// A deterministic picture with smooth gradients, fine detail and hard edges in every channel.
-    static func pattern(_ format: PixelFormat, width: Int, height: Int, seed: Int = 1, matrix: ColorMatrix = .bt709,
-                        range: ColorRange = .limited) -> TestPicture {
+    static func pattern(
+        _ format: PixelFormat, width: Int, height: Int, seed: Int = 1, matrix: ColorMatrix = .bt709,
+        range: ColorRange = .limited
+    ) -> TestPicture {
         var p = TestPicture(format: format, width: width, height: height, channels: [], matrix: matrix, range: range)
         let s = p.shape
         let maxCode = Double((1 << s.depth) - 1)
@@ -90,8 +92,12 @@ struct TestPicture {
                 for x in 0..<size.width {
                     let v = channels[c][y * size.width + x] << shift
                     let address = base + y * stride + x * step + offset
-                    if bytes == 1 { address.pointee = UInt8(v) }
-                    else { address.pointee = UInt8(v & 0xFF); address[1] = UInt8(v >> 8) }
+                    if bytes == 1 {
+                        address.pointee = UInt8(v)
+                    } else {
+                        address.pointee = UInt8(v & 0xFF)
+                        address[1] = UInt8(v >> 8)
+                    }
                 }
             }
         }

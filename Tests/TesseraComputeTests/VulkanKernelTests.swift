@@ -36,8 +36,9 @@ struct VulkanKernelTests {
     @Test("scaling with every filter, odd sizes", arguments: scalings, ScalingFilter.allCases)
     func scaling(_ job: Scaling, filter: ScalingFilter) throws {
         let picture = TestPicture.pattern(job.input, width: job.width, height: job.height)
-        let spec = ProcessingSpec(outputWidth: job.outWidth, outputHeight: job.outHeight, outputFormat: job.output,
-                                  filter: filter)
+        let spec = ProcessingSpec(
+            outputWidth: job.outWidth, outputHeight: job.outHeight, outputFormat: job.output,
+            filter: filter)
         let actual = try run(try VulkanProcessor(spec: spec), picture)
         let psnr = Reference.psnr(actual, Reference.process(picture, spec))
         #expect(psnr.allSatisfy { $0 >= 50 }, "PSNR \(formatted(psnr)) dB")
@@ -46,7 +47,8 @@ struct VulkanKernelTests {
     @Test("identity is exact", arguments: [PixelFormat.yuv420p, .nv12, .p010le, .rgba], ScalingFilter.allCases)
     func identity(format: PixelFormat, filter: ScalingFilter) throws {
         var picture = TestPicture.pattern(format, width: 37, height: 23)
-        if format == .rgba { picture.channels[3] = picture.channels[3].map { _ in 255 } }  // opaque: nothing to composite
+        // Opaque: nothing to composite.
+        if format == .rgba { picture.channels[3] = picture.channels[3].map { _ in 255 } }
         let spec = ProcessingSpec(outputWidth: 37, outputHeight: 23, outputFormat: format, filter: filter)
         let actual = try run(try VulkanProcessor(spec: spec), picture)
         #expect(differences(actual.channels, picture.channels) == 0)
@@ -70,7 +72,8 @@ struct VulkanKernelTests {
         #expect(psnr.allSatisfy { $0 >= 50 }, "PSNR \(formatted(psnr)) dB")
         // Dither trades a little PSNR for no banding and, unlike rounding half up, adds no bias.
         guard dither else { return }
-        let bias = zip(actual.channels[0], reference[0]).reduce(0.0) { $0 + Double($1.0) - $1.1 }
+        let bias =
+            zip(actual.channels[0], reference[0]).reduce(0.0) { $0 + Double($1.0) - $1.1 }
             / Double(actual.channels[0].count)
         #expect(abs(bias) < 0.1, "mean error \(bias)")
     }
@@ -80,18 +83,25 @@ struct VulkanKernelTests {
         var testDescription: String { "\(rotation)\(flipH ? " flipH" : "")\(flipV ? " flipV" : "")" }
     }
 
-    static let orientations: [Orientation] = [0, 90, 180, 270].flatMap { d in
-        [Orientation(rotation: Rotation(degrees: d), flipH: false, flipV: false),
-         Orientation(rotation: Rotation(degrees: d, mirrored: true), flipH: false, flipV: false)]
-    } + [Orientation(rotation: .none, flipH: true, flipV: false), Orientation(rotation: .none, flipH: false, flipV: true),
-         Orientation(rotation: Rotation(degrees: 90), flipH: true, flipV: true)]
+    static let orientations: [Orientation] =
+        [0, 90, 180, 270].flatMap { d in
+            [
+                Orientation(rotation: Rotation(degrees: d), flipH: false, flipV: false),
+                Orientation(rotation: Rotation(degrees: d, mirrored: true), flipH: false, flipV: false),
+            ]
+        } + [
+            Orientation(rotation: .none, flipH: true, flipV: false),
+            Orientation(rotation: .none, flipH: false, flipV: true),
+            Orientation(rotation: Rotation(degrees: 90), flipH: true, flipV: true),
+        ]
 
     @Test("rotations and flips, scaled, odd sizes", arguments: orientations, [PixelFormat.yuv420p, .rgba])
     func orientation(_ o: Orientation, output: PixelFormat) throws {
         let picture = TestPicture.pattern(.yuv420p, width: 161, height: 97)
         let (w, h) = o.rotation.swapsDimensions ? (71, 119) : (119, 71)
-        let spec = ProcessingSpec(outputWidth: w, outputHeight: h, outputFormat: output, rotation: o.rotation,
-                                  flipHorizontal: o.flipH, flipVertical: o.flipV)
+        let spec = ProcessingSpec(
+            outputWidth: w, outputHeight: h, outputFormat: output, rotation: o.rotation,
+            flipHorizontal: o.flipH, flipVertical: o.flipV)
         let actual = try run(try VulkanProcessor(spec: spec), picture)
         let psnr = Reference.psnr(actual, Reference.process(picture, spec))
         #expect(psnr.allSatisfy { $0 >= 50 }, "PSNR \(formatted(psnr)) dB")
@@ -127,34 +137,40 @@ struct VulkanKernelTests {
 
     static let colours: [Colour] = [ColorMatrix.bt601, .bt709, .bt2020nc].flatMap { a in
         [ColorMatrix.bt601, .bt709, .bt2020nc].flatMap { b in
-            [Colour(inMatrix: a, inRange: .limited, outMatrix: b, outRange: .full),
-             Colour(inMatrix: a, inRange: .full, outMatrix: b, outRange: .limited)]
+            [
+                Colour(inMatrix: a, inRange: .limited, outMatrix: b, outRange: .full),
+                Colour(inMatrix: a, inRange: .full, outMatrix: b, outRange: .limited),
+            ]
         }
     }
 
     @Test("matrices and ranges", arguments: colours)
     func matrices(_ c: Colour) throws {
         let picture = TestPicture.pattern(.yuv420p10le, width: 50, height: 30, matrix: c.inMatrix, range: c.inRange)
-        let spec = ProcessingSpec(outputWidth: 50, outputHeight: 30, outputFormat: .p010le, outputMatrix: c.outMatrix,
-                                  outputRange: c.outRange)
+        let spec = ProcessingSpec(
+            outputWidth: 50, outputHeight: 30, outputFormat: .p010le, outputMatrix: c.outMatrix,
+            outputRange: c.outRange)
         let actual = try run(try VulkanProcessor(spec: spec), picture)
         let psnr = Reference.psnr(actual, Reference.process(picture, spec))
         #expect(psnr.allSatisfy { $0 >= 50 }, "PSNR \(formatted(psnr)) dB")
     }
 
-    @Test("opacity and background colour, with and without source alpha",
-          arguments: [PixelFormat.yuv420p, .rgba], [0.0, 0.4, 1.0])
+    @Test(
+        "opacity and background colour, with and without source alpha",
+        arguments: [PixelFormat.yuv420p, .rgba], [0.0, 0.4, 1.0])
     func opacity(input: PixelFormat, opacity: Double) throws {
         let picture = TestPicture.pattern(input, width: 80, height: 44)
-        let spec = ProcessingSpec(outputWidth: 60, outputHeight: 34, outputFormat: .nv12, opacity: opacity,
-                                  backgroundColor: RGBColor(red: 0.9, green: 0.2, blue: 0.4))
+        let spec = ProcessingSpec(
+            outputWidth: 60, outputHeight: 34, outputFormat: .nv12, opacity: opacity,
+            backgroundColor: RGBColor(red: 0.9, green: 0.2, blue: 0.4))
         let actual = try run(try VulkanProcessor(spec: spec), picture)
         let psnr = Reference.psnr(actual, Reference.process(picture, spec))
         #expect(psnr.allSatisfy { $0 >= 50 }, "PSNR \(formatted(psnr)) dB")
     }
 
-    @Test("blend of two frames matches the CPU blend exactly", arguments: [PixelFormat.yuv420p, .p010le, .rgba],
-          [0.0, 0.25, 0.5, 1.0])
+    @Test(
+        "blend of two frames matches the CPU blend exactly", arguments: [PixelFormat.yuv420p, .p010le, .rgba],
+        [0.0, 0.25, 0.5, 1.0])
     func blend(format: PixelFormat, weight: Double) throws {
         let a = try TestPicture.pattern(format, width: 45, height: 31, seed: 1).makeFrame()
         let b = try TestPicture.pattern(format, width: 45, height: 31, seed: 5).makeFrame()
@@ -173,7 +189,8 @@ struct VulkanKernelTests {
     @Test("staging buffers (the discrete-GPU path) give the same pictures")
     func staging() throws {
         let picture = TestPicture.pattern(.nv12, width: 300, height: 170)
-        let spec = ProcessingSpec(outputWidth: 211, outputHeight: 119, outputFormat: .yuv420p, rotation: Rotation(degrees: 180))
+        let spec = ProcessingSpec(
+            outputWidth: 211, outputHeight: 119, outputFormat: .yuv420p, rotation: Rotation(degrees: 180))
         let direct = try run(try VulkanProcessor(spec: spec), picture)
         let staged = try run(try VulkanProcessor(spec: spec, forceStaging: true), picture)
         #expect(differences(direct.channels, staged.channels) == 0)

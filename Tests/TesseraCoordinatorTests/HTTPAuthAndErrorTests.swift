@@ -55,8 +55,9 @@ import Testing
             (#"{"priority": 1, "overwrite": false, "settings": {"video": {"codec": "mpeg2"}}}"#, "settings.video"),
         ]
         for (body, says) in cases {
-            let answer = try await server.raw("POST", "/v1/jobs", body: Data(body.utf8),
-                                              headers: ["Content-Type": "application/json"])
+            let answer = try await server.raw(
+                "POST", "/v1/jobs", body: Data(body.utf8),
+                headers: ["Content-Type": "application/json"])
             #expect(answer.status == 400, "\(body)")
             let error = try answer.body.errorAnswer()
             #expect(error.error == "invalidRequest")
@@ -80,8 +81,9 @@ import Testing
     @Test func anOversizedJSONBodyIs413() async throws {
         let server = try await TestServer.start(token: "t")
         let body = Data(#"{"source":""#.utf8) + Data(repeating: UInt8(ascii: "a"), count: 2 << 20) + Data(#""}"#.utf8)
-        let answer = try await server.raw("POST", "/v1/jobs", body: body,
-                                          headers: ["Authorization": "Bearer t", "Content-Type": "application/json"])
+        let answer = try await server.raw(
+            "POST", "/v1/jobs", body: body,
+            headers: ["Authorization": "Bearer t", "Content-Type": "application/json"])
         #expect(answer.status == 413)
         #expect(try answer.body.errorAnswer().error == "payloadTooLarge")
         #expect(await server.farm.requests.isEmpty)
@@ -89,8 +91,10 @@ import Testing
     }
 
     /// A known path asked with a method it does not answer: 405 with Allow, as openapi.yaml says.
-    @Test(arguments: [("DELETE", "/v1/jobs", "GET, POST"), ("TRACE", "/v1/workers", "GET"), ("PUT", "/v1/jobs/j-1", "GET"),
-                      ("GET", "/v1/jobs/j-1/cancel", "POST"), ("PATCH", "/healthz", "GET"), ("GET", "/v1/uploads", "POST")])
+    @Test(arguments: [
+        ("DELETE", "/v1/jobs", "GET, POST"), ("TRACE", "/v1/workers", "GET"), ("PUT", "/v1/jobs/j-1", "GET"),
+        ("GET", "/v1/jobs/j-1/cancel", "POST"), ("PATCH", "/healthz", "GET"), ("GET", "/v1/uploads", "POST"),
+    ])
     func undeclaredMethodsAre405WithAllow(method: String, path: String, allow: String) async throws {
         let server = try await TestServer.start(token: "t")
         let answer = try await server.raw(method, path, headers: ["Authorization": "Bearer t"])
@@ -110,8 +114,9 @@ import Testing
             _ = try await client.jobs()
         } throws: { error in
             let error = try #require(error as? ClientError)
-            return error.kind == .unreachable && error.message
-                == "cannot reach the coordinator at http://127.0.0.1:\(server.port) (connection refused)"
+            return error.kind == .unreachable
+                && error.message
+                    == "cannot reach the coordinator at http://127.0.0.1:\(server.port) (connection refused)"
         }
     }
 }

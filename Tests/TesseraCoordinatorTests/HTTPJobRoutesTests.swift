@@ -9,13 +9,15 @@ import Testing
     static let fullRequest = JobRequest(
         source: "/media/in.mov", output: "shows/ep1.mkv", fileType: .matroska, preset: "1280x720",
         settings: OutputSettings(
-            video: VideoSettings(codec: .hevc, maxWidth: 1280, maxHeight: 720, rateControl: .bitRate(2_500_000),
-                                 speed: "fast", gopLength: 48, pixelFormat: .yuv420p10le, profile: "main10", level: 41),
+            video: VideoSettings(
+                codec: .hevc, maxWidth: 1280, maxHeight: 720, rateControl: .bitRate(2_500_000),
+                speed: "fast", gopLength: 48, pixelFormat: .yuv420p10le, profile: "main10", level: 41),
             audio: AudioSettings(codec: .opus, bitRate: 96_000, sampleRate: 48_000, channelCount: 2),
             fileType: .matroska, optimizeForNetworkUse: true,
             audioTracks: AudioTrackSelection(tracks: [1], languages: ["eng"])),
-        timeRange: TimeRange(start: MediaTime(value: 1001, timescale: 30000),
-                             duration: MediaTime(value: 90, timescale: 30)),
+        timeRange: TimeRange(
+            start: MediaTime(value: 1001, timescale: 30000),
+            duration: MediaTime(value: 90, timescale: 30)),
         segmentDuration: 2.5, backend: .cpu, parallelism: 3, priority: 7, overwrite: true, verification: .timing)
 
     @Test func submitListGetCancelRoundTrip() async throws {
@@ -88,11 +90,13 @@ import Testing
     @Test func workersListComesThrough() async throws {
         let server = try await TestServer.start()
         let workers = [
-            WorkerStatus(id: "w1", hostname: "node-a", cores: 16, memoryBytes: 64 << 30, backends: ["cpu", "vulkan"],
-                         encoders: ["libx264"], state: .busy, tasks: ["job-1/3#1"], segmentsDone: 12,
-                         lastSeenSeconds: 0.4),
-            WorkerStatus(id: "w2", hostname: "node-b", cores: 8, memoryBytes: 1 << 34, backends: ["cpu"],
-                         encoders: [], state: .idle, tasks: [], segmentsDone: 0, lastSeenSeconds: 2),
+            WorkerStatus(
+                id: "w1", hostname: "node-a", cores: 16, memoryBytes: 64 << 30, backends: ["cpu", "vulkan"],
+                encoders: ["libx264"], state: .busy, tasks: ["job-1/3#1"], segmentsDone: 12,
+                lastSeenSeconds: 0.4),
+            WorkerStatus(
+                id: "w2", hostname: "node-b", cores: 8, memoryBytes: 1 << 34, backends: ["cpu"],
+                encoders: [], state: .idle, tasks: [], segmentsDone: 0, lastSeenSeconds: 2),
         ]
         await server.farm.setWorkers(workers)
         #expect(try await server.client().workers() == workers)

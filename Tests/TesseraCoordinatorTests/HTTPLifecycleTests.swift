@@ -63,8 +63,9 @@ import Testing
         var logger = Logger(label: "tessera.http.test")
         logger.logLevel = .warning
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let group = ServiceGroup(services: [APIService(api: HTTPAPI(service: farm, token: nil), ports: continuation)],
-                                 gracefulShutdownSignals: [], cancellationSignals: [], logger: logger)
+        let group = ServiceGroup(
+            services: [APIService(api: HTTPAPI(service: farm, token: nil), ports: continuation)],
+            gracefulShutdownSignals: [], cancellationSignals: [], logger: logger)
         let running = Task { try await group.run() }
         let port = try #require(await ports.first { _ in true })
         let client = FarmClient(baseURL: URL(string: "http://127.0.0.1:\(port)")!, token: nil)

@@ -23,8 +23,9 @@ actor MemoryFarm: FarmService {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-http-\(UUID().uuidString)")
         uploadStaging = folder.appendingPathComponent("staging")
         try FileManager.default.createDirectory(at: uploadStaging, withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(at: folder.appendingPathComponent("uploads"),
-                                                withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: folder.appendingPathComponent("uploads"),
+            withIntermediateDirectories: true)
     }
 
     nonisolated func remove() { try? FileManager.default.removeItem(at: folder) }
@@ -45,15 +46,17 @@ actor MemoryFarm: FarmService {
     func submit(_ request: JobRequest) throws(FarmError) -> JobStatus {
         try check()
         guard let source = request.source ?? request.uploadID.flatMap({ uploads[$0]?.file.path }) else {
-            throw FarmError(request.uploadID == nil ? .invalidRequest : .notFound,
-                            request.uploadID.map { "no upload \($0)" } ?? "give a source or an uploadID")
+            throw FarmError(
+                request.uploadID == nil ? .invalidRequest : .notFound,
+                request.uploadID.map { "no upload \($0)" } ?? "give a source or an uploadID")
         }
         let id = "job-\(order.count + 1)"
         let now = Date().timeIntervalSince1970
-        let status = JobStatus(id: id, state: .queued, priority: request.priority, source: source,
-                               output: request.output ?? "\(id).mp4", segmentsTotal: 0, segmentsDone: 0,
-                               framesTotal: 0, framesDone: 0, framesPerSecond: 0, elapsedSeconds: nil,
-                               etaSeconds: nil, error: nil, createdAt: now, updatedAt: now)
+        let status = JobStatus(
+            id: id, state: .queued, priority: request.priority, source: source,
+            output: request.output ?? "\(id).mp4", segmentsTotal: 0, segmentsDone: 0,
+            framesTotal: 0, framesDone: 0, framesPerSecond: 0, elapsedSeconds: nil,
+            etaSeconds: nil, error: nil, createdAt: now, updatedAt: now)
         requests[id] = request
         statuses[id] = status
         order.append(id)

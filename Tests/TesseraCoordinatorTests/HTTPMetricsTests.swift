@@ -6,9 +6,10 @@ import Testing
 @Suite struct HTTPMetricsTests {
     @Test func metricsTextCarriesTheServiceValues() async throws {
         let server = try await TestServer.start(token: "t")
-        await server.farm.setMetrics(FarmMetrics(
-            queuedSegments: 17, runningSegments: 3, workers: 5, busyWorkers: 2,
-            jobsByState: ["running": 2, "queued": 4], segmentsCompleted: 1234, framesEncoded: 98765))
+        await server.farm.setMetrics(
+            FarmMetrics(
+                queuedSegments: 17, runningSegments: 3, workers: 5, busyWorkers: 2,
+                jobsByState: ["running": 2, "queued": 4], segmentsCompleted: 1234, framesEncoded: 98765))
         let answer = try await server.raw("GET", "/metrics")
         #expect(answer.status == 200)
         #expect(answer.headers["content-type"]?.hasPrefix("text/plain; version=0.0.4") == true)

@@ -12,9 +12,11 @@ import Testing
     /// The YAML parsed by Python's yaml module (python3-yaml, Scripts/install-deps.sh), as JSON.
     static func spec() throws -> JSONValue {
         let python = FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") ? "/usr/bin/python3" : "python3"
-        let json = try TestMedia.run(python, [
-            "-c", "import json, sys, yaml; json.dump(yaml.safe_load(open(sys.argv[1])), sys.stdout)", specPath,
-        ])
+        let json = try TestMedia.run(
+            python,
+            [
+                "-c", "import json, sys, yaml; json.dump(yaml.safe_load(open(sys.argv[1])), sys.stdout)", specPath,
+            ])
         return try JSONDecoder().decode(JSONValue.self, from: Data(json.utf8))
     }
 
@@ -39,13 +41,15 @@ import Testing
     @Test func schemasFitTheEncodedTypes() throws {
         let spec = try Self.spec()
         var checker = SchemaChecker(schemas: spec["components"]?["schemas"]?.object ?? [:])
-        let status = JobStatus(id: "job-1", state: .failed, priority: 3, source: "/m/a.mov", output: "/out/a.mp4",
-                               segmentsTotal: 10, segmentsDone: 4, framesTotal: 300, framesDone: 120,
-                               framesPerSecond: 48.5, elapsedSeconds: 2.5, etaSeconds: 3.75,
-                               error: "segment 4 failed on w1", createdAt: 1.7e9, updatedAt: 1.7e9 + 5)
-        let worker = WorkerStatus(id: "w1", hostname: "node", cores: 8, memoryBytes: 1 << 34, backends: ["cpu"],
-                                  encoders: ["libx264"], state: .busy, tasks: ["job-1/4#2"], segmentsDone: 3,
-                                  lastSeenSeconds: 0.5, backendChoices: ["auto → cpu: vulkan 12 frames/s vs cpu 600 frames/s"])
+        let status = JobStatus(
+            id: "job-1", state: .failed, priority: 3, source: "/m/a.mov", output: "/out/a.mp4",
+            segmentsTotal: 10, segmentsDone: 4, framesTotal: 300, framesDone: 120,
+            framesPerSecond: 48.5, elapsedSeconds: 2.5, etaSeconds: 3.75,
+            error: "segment 4 failed on w1", createdAt: 1.7e9, updatedAt: 1.7e9 + 5)
+        let worker = WorkerStatus(
+            id: "w1", hostname: "node", cores: 8, memoryBytes: 1 << 34, backends: ["cpu"],
+            encoders: ["libx264"], state: .busy, tasks: ["job-1/4#2"], segmentsDone: 3,
+            lastSeenSeconds: 0.5, backendChoices: ["auto → cpu: vulkan 12 frames/s vs cpu 600 frames/s"])
         var crf = HTTPJobRoutesTests.fullRequest
         crf.settings?.video?.rateControl = .crf(20)
         crf.uploadID = "up-1"
@@ -60,8 +64,11 @@ import Testing
             #expect(problems.isEmpty, "\(name): \(problems)")
         }
         // Every property the spec lists for these schemas was present in some sample: no stale fields.
-        for name in ["JobRequest", "OutputSettings", "VideoSettings", "AudioSettings", "AudioTrackSelection", "TimeRange", "MediaTime",
-                     "RateControl", "JobStatus", "WorkerStatus", "Error", "UploadAnswer"] {
+        for name in [
+            "JobRequest", "OutputSettings", "VideoSettings", "AudioSettings", "AudioTrackSelection", "TimeRange",
+            "MediaTime",
+            "RateControl", "JobStatus", "WorkerStatus", "Error", "UploadAnswer",
+        ] {
             let listed = checker.properties(of: name)
             #expect(!listed.isEmpty, "\(name) lists no properties")
             let unseen = listed.subtracting(checker.seen[name] ?? [])

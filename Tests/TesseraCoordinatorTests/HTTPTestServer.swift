@@ -1,10 +1,11 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Logging
 import TesseraClient
 import TesseraCoordinator
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// The real Hummingbird server on 127.0.0.1 (ephemeral port) over a `MemoryFarm`, stopped by
 /// cancelling its task as `HTTPAPI` documents.
@@ -16,14 +17,17 @@ struct TestServer {
 
     var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
-    static func start(token: String? = nil, maxUploadBytes: Int64 = 64 << 30, shutdownGrace: Duration = .seconds(10))
+    static func start(
+        token: String? = nil, maxUploadBytes: Int64 = 64 << 30, shutdownGrace: Duration = .seconds(10)
+    )
         async throws -> TestServer
     {
         let farm = try MemoryFarm()
         var logger = Logger(label: "tessera.http.test")
         logger.logLevel = .warning
-        let api = HTTPAPI(service: farm, token: token, maxUploadBytes: maxUploadBytes, shutdownGrace: shutdownGrace,
-                          logger: logger)
+        let api = HTTPAPI(
+            service: farm, token: token, maxUploadBytes: maxUploadBytes, shutdownGrace: shutdownGrace,
+            logger: logger)
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let task = Task {
             defer { continuation.finish() }
@@ -48,7 +52,9 @@ struct TestServer {
     }
 
     /// One request without FarmClient, for what the client hides: statuses, headers, raw bodies.
-    func raw(_ method: String, _ path: String, body: Data? = nil, headers: [String: String] = [:])
+    func raw(
+        _ method: String, _ path: String, body: Data? = nil, headers: [String: String] = [:]
+    )
         async throws -> (status: Int, headers: [String: String], body: Data)
     {
         var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)

@@ -1,10 +1,11 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import TesseraClient
 import TesseraTestSupport
 import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// `POST /v1/uploads`: streamed to the staging folder, size-limited, nothing left behind on failure.
 @Suite struct HTTPUploadTests {
@@ -70,8 +71,9 @@ import Testing
     @Test func anAbortedUploadLeavesNoTemporaryFile() async throws {
         let server = try await TestServer.start()
         let connection = try await RawConnection.open(port: server.port)
-        try await connection.send(Data("POST /v1/uploads?filename=cut.mov HTTP/1.1\r\nHost: test\r\n".utf8)
-            + Data("Content-Length: 10000000\r\n\r\n".utf8) + TestMedia.garbage(count: 1 << 20))
+        try await connection.send(
+            Data("POST /v1/uploads?filename=cut.mov HTTP/1.1\r\nHost: test\r\n".utf8)
+                + Data("Content-Length: 10000000\r\n\r\n".utf8) + TestMedia.garbage(count: 1 << 20))
         // Wait until the server has a file open in the staging folder, then drop the connection mid-body.
         #expect(await Self.eventually { Self.openFiles(in: server.farm.uploadStaging) > 0 })
         connection.close()

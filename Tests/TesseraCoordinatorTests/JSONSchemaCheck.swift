@@ -7,13 +7,21 @@ enum JSONValue: Decodable, Equatable {
 
     init(from decoder: any Decoder) throws {
         let c = try decoder.singleValueContainer()
-        if c.decodeNil() { self = .null }
-        else if let b = try? c.decode(Bool.self) { self = .bool(b) }
-        else if let i = try? c.decode(Int64.self) { self = .integer(i) }
-        else if let d = try? c.decode(Double.self) { self = .number(d) }
-        else if let s = try? c.decode(String.self) { self = .string(s) }
-        else if let a = try? c.decode([JSONValue].self) { self = .array(a) }
-        else { self = .object(try c.decode([String: JSONValue].self)) }
+        if c.decodeNil() {
+            self = .null
+        } else if let b = try? c.decode(Bool.self) {
+            self = .bool(b)
+        } else if let i = try? c.decode(Int64.self) {
+            self = .integer(i)
+        } else if let d = try? c.decode(Double.self) {
+            self = .number(d)
+        } else if let s = try? c.decode(String.self) {
+            self = .string(s)
+        } else if let a = try? c.decode([JSONValue].self) {
+            self = .array(a)
+        } else {
+            self = .object(try c.decode([String: JSONValue].self))
+        }
     }
 
     subscript(key: String) -> JSONValue? { object?[key] }
@@ -38,7 +46,9 @@ struct SchemaChecker {
     }
 
     /// Problems found (empty when `value` fits `schema`).
-    mutating func check(_ value: JSONValue, against schema: JSONValue, name: String = "", path: String = "$")
+    mutating func check(
+        _ value: JSONValue, against schema: JSONValue, name: String = "", path: String = "$"
+    )
         -> [String]
     {
         if let ref = schema["$ref"]?.string {
@@ -61,7 +71,7 @@ struct SchemaChecker {
         if let allowed = schema["enum"]?.array, !allowed.contains(value) { return ["\(path): \(value) not in enum"] }
         switch (schema["type"]?.string, value) {
         case ("string", .string), ("boolean", .bool), ("integer", .integer), ("number", .integer),
-             ("number", .number), (nil, _):
+            ("number", .number), (nil, _):
             return []
         case ("array", .array(let items)):
             guard let itemSchema = schema["items"] else { return [] }

@@ -1,8 +1,8 @@
 import Foundation
 import Synchronization
-import Testing
 import TesseraCoordinator
 import TesseraTestSupport
+import Testing
 
 @Suite("SegmentSpool")
 struct SpoolTests {
@@ -37,8 +37,9 @@ struct SpoolTests {
             let first = TestMedia.garbage(count: 1000, seed: 1)
             let url = try spool.write(jobID: "j-1", segment: 0, attempt: 2, data: first)
             for attempt in [1, 2, 3] {
-                let again = try spool.write(jobID: "j-1", segment: 0, attempt: attempt,
-                                            data: TestMedia.garbage(count: 500, seed: UInt64(attempt + 10)))
+                let again = try spool.write(
+                    jobID: "j-1", segment: 0, attempt: attempt,
+                    data: TestMedia.garbage(count: 500, seed: UInt64(attempt + 10)))
                 #expect(again == url)
             }
             #expect(try spool.read(url) == first)
@@ -86,9 +87,11 @@ struct SpoolTests {
         }
     }
 
-    @Test("bad names are refused with a clear error", arguments: [
-        ("", 0, 1), ("..", 0, 1), (".", 0, 1), ("a/b", 0, 1), ("j-1", -1, 1), ("j-1", 0, 0),
-    ])
+    @Test(
+        "bad names are refused with a clear error",
+        arguments: [
+            ("", 0, 1), ("..", 0, 1), (".", 0, 1), ("a/b", 0, 1), ("j-1", -1, 1), ("j-1", 0, 0),
+        ])
     func badNames(jobID: String, segment: Int, attempt: Int) throws {
         try withSpool { spool, root in
             let error = #expect(throws: SpoolError.self) {

@@ -1,9 +1,9 @@
 import Foundation
 import Synchronization
-import Testing
 import TesseraCoordinator
 import TesseraCore
 import TesseraTestSupport
+import Testing
 
 @Suite("JobStore async reads")
 struct StoreAsyncTests {
@@ -23,9 +23,10 @@ struct StoreAsyncTests {
         let writer = Thread {
             let outcome = Result<Void, StoreError> { () throws(StoreError) in
                 while let lease = try store.lease("w", deadline: 9_999) {
-                    _ = try store.complete(jobID: lease.jobID, segment: lease.segment, attempt: lease.attempt,
-                                           spoolFile: "/spool/\(lease.segment).seg", encodeSeconds: 0.1,
-                                           processor: "cpu")
+                    _ = try store.complete(
+                        jobID: lease.jobID, segment: lease.segment, attempt: lease.attempt,
+                        spoolFile: "/spool/\(lease.segment).seg", encodeSeconds: 0.1,
+                        processor: "cpu")
                     if lease.segment == total / 2 {
                         let deadline = Date().addingTimeInterval(10)
                         while !sawHalfWay.withLock({ $0 }) && Date() < deadline { usleep(1000) }

@@ -41,8 +41,9 @@ func path(to state: JobState) -> [JobState] {
 extension JobStore {
     /// A job in state `running` with one segment per entry of `frames`.
     func runningJob(priority: Int = 0, frames: [Int] = [10, 10, 10, 10], name: String = "in.mov") throws -> String {
-        let job = try insertJob(request: JobRequest(source: "/media/\(name)", priority: priority),
-                                source: "/media/\(name)", output: "/out/\(name).mp4", priority: priority)
+        let job = try insertJob(
+            request: JobRequest(source: "/media/\(name)", priority: priority),
+            source: "/media/\(name)", output: "/out/\(name).mp4", priority: priority)
         try transition(job.id, to: .planning)
         try setPlan(job.id, segmentFrames: frames, framesTotal: frames.reduce(0, +))
         try transition(job.id, to: .running)

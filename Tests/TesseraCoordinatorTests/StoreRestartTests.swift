@@ -1,12 +1,14 @@
 import Foundation
-import Testing
 import TesseraCoordinator
 import TesseraCore
 import TesseraTestSupport
+import Testing
 
 @Suite("JobStore across a coordinator restart")
 struct StoreRestartTests {
-    @Test("a reopened store resumes the job: leases kept for their workers' claims, done segments kept through a new plan")
+    @Test(
+        "a reopened store resumes the job: leases kept for their workers' claims, done segments kept through a new plan"
+    )
     func resume() throws {
         try withStore { store, clock, folder in
             let id = try store.runningJob(frames: [3, 4, 5, 6])
@@ -15,10 +17,14 @@ struct StoreRestartTests {
             let lease0 = try #require(try store.lease("w1"))
             _ = try #require(try store.lease("w2"))
             _ = try #require(try store.lease("w3"))
-            #expect(try store.complete(jobID: id, segment: lease0.segment, attempt: 1, spoolFile: "/spool/0.seg",
-                                       encodeSeconds: 2, processor: "cpu") == .accepted)
-            #expect(try store.failAttempt(jobID: id, segment: 2, attempt: 1, error: "oom", counts: true,
-                                          maxFailures: 3) == .requeued)
+            #expect(
+                try store.complete(
+                    jobID: id, segment: lease0.segment, attempt: 1, spoolFile: "/spool/0.seg",
+                    encodeSeconds: 2, processor: "cpu") == .accepted)
+            #expect(
+                try store.failAttempt(
+                    jobID: id, segment: 2, attempt: 1, error: "oom", counts: true,
+                    maxFailures: 3) == .requeued)
             try store.close()
             #expect(throws: StoreError.self) { try store.jobs() }
 
@@ -61,13 +67,16 @@ struct StoreRestartTests {
             #expect(try store.adopt(jobID: id, segment: 0, attempt: 1, worker: "w1", deadline: 9))
             let segment = try #require(try store.segment(id, 0))
             #expect(segment.state == .leased && segment.attempt == 1 && segment.worker == "w1")
-            #expect(try store.complete(jobID: id, segment: 0, attempt: 1, spoolFile: "/s/0", encodeSeconds: 1,
-                                       processor: "cpu") == .accepted)
+            #expect(
+                try store.complete(
+                    jobID: id, segment: 0, attempt: 1, spoolFile: "/s/0", encodeSeconds: 1,
+                    processor: "cpu") == .accepted)
         }
     }
 
-    @Test("a plan that differs from the stored one is refused and the stored plan stays",
-          arguments: [[3, 4, 5], [3, 4, 5, 6, 7], [3, 4, 5, 7]])
+    @Test(
+        "a plan that differs from the stored one is refused and the stored plan stays",
+        arguments: [[3, 4, 5], [3, 4, 5, 6, 7], [3, 4, 5, 7]])
     func changedPlan(frames: [Int]) throws {
         try withStore { store, _, folder in
             let id = try store.runningJob(frames: [3, 4, 5, 6])

@@ -1,15 +1,16 @@
 import Foundation
-import Testing
 import TesseraCoordinator
 import TesseraCore
+import Testing
 
 @Suite("JobStore jobs and transitions")
 struct StoreTransitionTests {
     @Test("a new job is queued, with a short id and its request kept")
     func insert() throws {
         try withStore { store, clock, _ in
-            let request = JobRequest(source: "/media/a.mov", output: "a.mp4", preset: "1280x720",
-                                     segmentDuration: 2, priority: 3)
+            let request = JobRequest(
+                source: "/media/a.mov", output: "a.mp4", preset: "1280x720",
+                segmentDuration: 2, priority: 3)
             let job = try store.insertJob(request: request, source: "/media/a.mov", output: "/out/a.mp4", priority: 3)
             #expect(job.id.wholeMatch(of: /j-[0-9a-f]{8}/) != nil)
             #expect(job.state == .queued)
@@ -75,8 +76,10 @@ struct StoreTransitionTests {
             let failed = try store.transition(id, to: .failed, error: "segment 2 cannot be decoded")
             #expect(failed.error == "segment 2 cannot be decoded" && failed.finishedAt == 1_001)
             #expect(try store.segments(of: id).allSatisfy { $0.state == .pending })
-            #expect(try store.complete(jobID: id, segment: lease.segment, attempt: lease.attempt, spoolFile: "/x",
-                                       encodeSeconds: 1, processor: "cpu") == .unknown)
+            #expect(
+                try store.complete(
+                    jobID: id, segment: lease.segment, attempt: lease.attempt, spoolFile: "/x",
+                    encodeSeconds: 1, processor: "cpu") == .unknown)
             #expect(try store.lease("w1") == nil)
         }
     }
@@ -86,9 +89,11 @@ struct StoreTransitionTests {
         try withStore { store, _, _ in
             let missing = try store.job("j-00000000")
             #expect(missing == nil)
-            for call in [{ _ = try store.transition("j-00000000", to: .planning) },
-                         { try store.setReport(jobID: "j-00000000", json: "{}") },
-                         { try store.setPlan("j-00000000", segmentFrames: [1], framesTotal: 1) }] {
+            for call in [
+                { _ = try store.transition("j-00000000", to: .planning) },
+                { try store.setReport(jobID: "j-00000000", json: "{}") },
+                { try store.setPlan("j-00000000", segmentFrames: [1], framesTotal: 1) },
+            ] {
                 let error = #expect(throws: StoreError.self) { try call() }
                 guard case .notFound(let id)? = error else {
                     Issue.record("expected notFound, got \(String(describing: error))")
@@ -109,8 +114,9 @@ struct StoreTransitionTests {
             try store.setReport(jobID: first, json: #"{"frames":12}"#)
             #expect(try store.job(first)?.report == #"{"frames":12}"#)
             let lease = try #require(try store.lease("w"))
-            _ = try store.complete(jobID: first, segment: lease.segment, attempt: 1, spoolFile: "/s/0.seg",
-                                   encodeSeconds: 0.5, processor: "cpu")
+            _ = try store.complete(
+                jobID: first, segment: lease.segment, attempt: 1, spoolFile: "/s/0.seg",
+                encodeSeconds: 0.5, processor: "cpu")
             let job = try #require(try store.job(first))
             #expect(job.segmentsDone == 1 && job.framesDone == 5 && job.segmentsTotal == 2 && job.framesTotal == 12)
         }

@@ -1,26 +1,36 @@
 import Foundation
-import Testing
 import TesseraCore
-@testable import TesseraCoordinator
 import TesseraWire
+import Testing
+
+@testable import TesseraCoordinator
 
 /// The dispatcher's in-memory board: which segment goes out next, back-pressure, requeue, completion.
 @Suite struct TaskBoardTests {
     static func work(_ index: Int) -> SegmentWork {
-        SegmentWork(spec: SegmentSpec(index: index, outputFrames: index * 10 ..< index * 10 + 10,
-                                      presentationRange: Int64(index) * 10 ..< Int64(index) * 10 + 10,
-                                      decodePackets: index * 10 ..< index * 10 + 10,
-                                      timeMap: TimeMapPiece(sourceStart: 0, outputStart: 0)),
-                    source: CodecConfiguration(codec: "h264", width: 16, height: 16, pixelFormat: "yuv420p"),
-                    timeBase: Fraction(1, 30), frameRate: Fraction(30, 1), rotation: .none, packets: [],
-                    settings: VideoSettings(codec: .h264), endTick: nil, sourceName: "t", backend: .cpu)
+        SegmentWork(
+            spec: SegmentSpec(
+                index: index, outputFrames: index * 10..<index * 10 + 10,
+                presentationRange: Int64(index) * 10..<Int64(index) * 10 + 10,
+                decodePackets: index * 10..<index * 10 + 10,
+                timeMap: TimeMapPiece(sourceStart: 0, outputStart: 0)),
+            source: CodecConfiguration(codec: "h264", width: 16, height: 16, pixelFormat: "yuv420p"),
+            timeBase: Fraction(1, 30), frameRate: Fraction(30, 1), rotation: .none, packets: [],
+            settings: VideoSettings(codec: .h264), endTick: nil, sourceName: "t", backend: .cpu)
     }
 
     /// Leases everything ready, one at a time, and returns "job/segment" in the order given out.
     static func drain(_ board: TaskBoard, limit: Int) -> [String] {
         var order: [String] = []
         var attempt = 0
-        while order.count < limit, let next = board.next(worker: "w", now: 0, attempt: { _, _ in attempt += 1; return attempt }) {
+        while order.count < limit,
+            let next = board.next(
+                worker: "w", now: 0,
+                attempt: { _, _ in
+                    attempt += 1
+                    return attempt
+                })
+        {
             order.append("\(next.job)/\(next.work.spec.index)")
         }
         return order
@@ -121,8 +131,9 @@ import TesseraWire
     /// claim gives it back under its attempt; a heartbeat of w1's that no longer lists a segment releases it.
     @Test func reservedSegmentsWaitForTheirWorkersClaim() {
         let board = TaskBoard(readyLimit: 10) {}
-        board.open(job: "j", priority: 0, created: 1, finished: [:], framesFinished: 0,
-                   reserved: [0: .init(worker: "w1", attempt: 3), 1: .init(worker: "w1", attempt: 1)], reservedUntil: 100)
+        board.open(
+            job: "j", priority: 0, created: 1, finished: [:], framesFinished: 0,
+            reserved: [0: .init(worker: "w1", attempt: 3), 1: .init(worker: "w1", attempt: 1)], reservedUntil: 100)
         for i in 0..<3 { #expect(board.add(job: "j", Self.work(i))) }
         // Only segment 2 is free to lease, to anyone (w1 included: it claims, it does not lease).
         let first = board.next(worker: "w2", now: 10, attempt: { _, _ in 1 })
@@ -144,8 +155,9 @@ import TesseraWire
 
     @Test func reservationsLapseAtTheirDeadline() {
         let board = TaskBoard(readyLimit: 10) {}
-        board.open(job: "j", priority: 0, created: 1, finished: [:], framesFinished: 0,
-                   reserved: [0: .init(worker: "gone", attempt: 1)], reservedUntil: 100)
+        board.open(
+            job: "j", priority: 0, created: 1, finished: [:], framesFinished: 0,
+            reserved: [0: .init(worker: "gone", attempt: 1)], reservedUntil: 100)
         #expect(board.add(job: "j", Self.work(0)))
         #expect(board.next(worker: "w2", now: 99, attempt: { _, _ in 2 }) == nil)
         #expect(board.next(worker: "w2", now: 100, attempt: { _, _ in 2 })?.work.spec.index == 0)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TesseraCore
 
 @Suite struct ExportPresetTests {
@@ -25,9 +26,10 @@ import Testing
 
     @Test func recommendedSettingsRaiseTheH264LevelForHighFrameRates() {
         let tick = MediaTime(value: 1, timescale: 30)
-        var source = VideoFormatDescription(codec: "h264", width: 1920, height: 1080, pixelFormat: .yuv420p,
-                                            nominalFrameDuration: tick, averageFrameDuration: tick,
-                                            minFrameDuration: tick)
+        var source = VideoFormatDescription(
+            codec: "h264", width: 1920, height: 1080, pixelFormat: .yuv420p,
+            nominalFrameDuration: tick, averageFrameDuration: tick,
+            minFrameDuration: tick)
         #expect(OutputSettings.recommended(for: source, audio: nil).video?.level == 40)
         let fast = MediaTime(value: 1, timescale: 120)
         source.nominalFrameDuration = fast

@@ -1,13 +1,14 @@
 import Foundation
-import Testing
 import TesseraCore
+import Testing
 
 /// Every field of a job request is checked against stated bounds before any work, and a refusal names
 /// the field. Values that trapped a coordinator or worker (Double → Int64, Int → Int32) are among them.
 @Suite struct JobRequestValidationTests {
     static func video(_ change: (inout VideoSettings) -> Void) -> JobRequest {
-        var v = VideoSettings(codec: .h264, maxWidth: 1280, maxHeight: 720, rateControl: .crf(23), speed: "veryfast",
-                              gopLength: 60, profile: "high", level: 41)
+        var v = VideoSettings(
+            codec: .h264, maxWidth: 1280, maxHeight: 720, rateControl: .crf(23), speed: "veryfast",
+            gopLength: 60, profile: "high", level: 41)
         change(&v)
         return JobRequest(source: "/m/a.mp4", settings: OutputSettings(video: v, audio: AudioSettings(codec: .aac)))
     }
@@ -32,12 +33,22 @@ import TesseraCore
         (JobRequest(source: "/m/a.mp4", output: "a/../../b.mp4"), "output"),
         (JobRequest(source: "/m/a.mp4", output: "shows/"), "output"),
         (JobRequest(source: "/m/a.mp4", output: String(repeating: "n", count: 300) + ".mp4"), "output"),
-        (JobRequest(source: "/m/a.mp4", timeRange: TimeRange(start: MediaTime(value: -1, timescale: 1),
-                                                                duration: MediaTime(value: 1, timescale: 1))),
-         "timeRange"),
-        (JobRequest(source: "/m/a.mp4", timeRange: TimeRange(start: MediaTime(value: .max, timescale: 1),
-                                                                duration: MediaTime(value: 1, timescale: 1))),
-         "timeRange"),
+        (
+            JobRequest(
+                source: "/m/a.mp4",
+                timeRange: TimeRange(
+                    start: MediaTime(value: -1, timescale: 1),
+                    duration: MediaTime(value: 1, timescale: 1))),
+            "timeRange"
+        ),
+        (
+            JobRequest(
+                source: "/m/a.mp4",
+                timeRange: TimeRange(
+                    start: MediaTime(value: .max, timescale: 1),
+                    duration: MediaTime(value: 1, timescale: 1))),
+            "timeRange"
+        ),
         (video { $0.gopLength = 1 << 31 }, "settings.video.gopLength"),
         (video { $0.gopLength = (1 << 32) - 1 }, "settings.video.gopLength"),
         (video { $0.gopLength = 0 }, "settings.video.gopLength"),
@@ -51,12 +62,23 @@ import TesseraCore
         (video { $0.profile = "extreme" }, "settings.video.profile"),
         (video { $0.maxWidth = 1 << 40 }, "settings.video.maxWidth"),
         (video { $0.maxHeight = nil }, "settings.video.maxHeight"),
-        (video { $0.codec = .vp9; $0.speed = "4"; $0.profile = nil }, "settings.video.level"),
+        (
+            video {
+                $0.codec = .vp9
+                $0.speed = "4"
+                $0.profile = nil
+            }, "settings.video.level"
+        ),
         (audio { $0.sampleRate = 1 }, "settings.audio.sampleRate"),
         (audio { $0.channelCount = 100 }, "settings.audio.channelCount"),
         (audio { $0.bitRate = 0 }, "settings.audio.bitRate"),
-        (JobRequest(source: "/m/a.mp4", settings: OutputSettings(video: VideoSettings(codec: .h264), audio: nil,
-                                                                 fileType: .m4a)), "settings.fileType"),
+        (
+            JobRequest(
+                source: "/m/a.mp4",
+                settings: OutputSettings(
+                    video: VideoSettings(codec: .h264), audio: nil,
+                    fileType: .m4a)), "settings.fileType"
+        ),
     ]
 
     @Test(arguments: refused)
@@ -70,12 +92,27 @@ import TesseraCore
 
     @Test(arguments: [
         JobRequest(source: "/m/a.mp4"),
-        JobRequest(uploadID: "u-1", output: "shows/s01/ep1.mkv", preset: "1280x720", segmentDuration: 0.5,
-                   parallelism: 8, priority: -5),
+        JobRequest(
+            uploadID: "u-1", output: "shows/s01/ep1.mkv", preset: "1280x720", segmentDuration: 0.5,
+            parallelism: 8, priority: -5),
         video { _ in },
-        video { $0.codec = .hevc; $0.profile = "main10"; $0.level = 51; $0.speed = "fast" },
-        video { $0.codec = .av1; $0.profile = nil; $0.level = nil; $0.speed = "8"; $0.rateControl = .crf(63) },
-        audio { $0.sampleRate = 44_100; $0.channelCount = 6 },
+        video {
+            $0.codec = .hevc
+            $0.profile = "main10"
+            $0.level = 51
+            $0.speed = "fast"
+        },
+        video {
+            $0.codec = .av1
+            $0.profile = nil
+            $0.level = nil
+            $0.speed = "8"
+            $0.rateControl = .crf(63)
+        },
+        audio {
+            $0.sampleRate = 44_100
+            $0.channelCount = 6
+        },
     ])
     func acceptsWhatIsInBounds(request: JobRequest) throws {
         try request.validate()

@@ -1,6 +1,7 @@
 import Foundation
 import PropertyBased
 import Testing
+
 @testable import TesseraCore
 
 @Suite struct MediaTimeCodableTests {
@@ -44,7 +45,10 @@ import Testing
     }
 
     @Test func decodesInsideAJobSpec() throws {
-        struct Spec: Decodable { var start: MediaTime; var frameDuration: MediaTime }
+        struct Spec: Decodable {
+            var start: MediaTime
+            var frameDuration: MediaTime
+        }
         let json = #"{"start": "00:00:01.5", "frameDuration": "1001/30000"}"#
         let spec = try JSONDecoder().decode(Spec.self, from: Data(json.utf8))
         #expect(spec.start == MediaTime(value: 3, timescale: 2))

@@ -1,5 +1,6 @@
 import PropertyBased
 import Testing
+
 @testable import TesseraCore
 
 @Suite struct MediaTimeOrderingTests {
@@ -38,10 +39,16 @@ import Testing
         #expect(MediaTime(value: .min, timescale: 90000) > MediaTime(value: .min, timescale: 44100))
         // 2⁶³ − 1 is divisible by neither, so the nearest representable neighbours must still order exactly.
         let seconds = Int64.max / 90000
-        #expect(MediaTime(value: seconds * 90000, timescale: 90000) == MediaTime(value: seconds * 44100,
-                                                                                  timescale: 44100))
-        #expect(MediaTime(value: seconds * 90000 + 1, timescale: 90000) > MediaTime(value: seconds * 44100,
-                                                                                     timescale: 44100))
+        #expect(
+            MediaTime(value: seconds * 90000, timescale: 90000)
+                == MediaTime(
+                    value: seconds * 44100,
+                    timescale: 44100))
+        #expect(
+            MediaTime(value: seconds * 90000 + 1, timescale: 90000)
+                > MediaTime(
+                    value: seconds * 44100,
+                    timescale: 44100))
     }
 
     @Test func orderIsTotalAndAntisymmetricForEveryKindOfTime() async {
@@ -142,7 +149,8 @@ import Testing
         #expect(MediaTime.minimum(.invalid, .zero) == .zero)
         #expect(MediaTime.maximum(.invalid, .positiveInfinity) == .invalid)
         #expect(MediaTime.minimum(.negativeInfinity, MediaTime(value: .min, timescale: 1)) == .negativeInfinity)
-        #expect(MediaTime.maximum(MediaTime(value: 1, timescale: 90000), MediaTime(value: 1, timescale: 44100))
-            .timescale == 44100)
+        #expect(
+            MediaTime.maximum(MediaTime(value: 1, timescale: 90000), MediaTime(value: 1, timescale: 44100))
+                .timescale == 44100)
     }
 }

@@ -1,5 +1,6 @@
 import PropertyBased
 import Testing
+
 @testable import TesseraCore
 
 @Suite struct MediaTimeRoundingTests {

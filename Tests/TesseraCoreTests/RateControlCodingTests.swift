@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TesseraCore
+import Testing
 
 /// The HTTP API showed Swift's synthesized enum coding to people (`{"crf": {"_0": 23}}`): rate control
 /// is written as a person writes it, and what earlier releases stored still reads.

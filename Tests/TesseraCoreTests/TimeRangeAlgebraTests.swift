@@ -1,5 +1,6 @@
 import PropertyBased
 import Testing
+
 @testable import TesseraCore
 
 /// Laws of containment, intersection and union on valid ranges over media timescales.
@@ -32,8 +33,9 @@ import Testing
                 #expect(a.contains(both) && b.contains(both))
                 #expect(both.end == MediaTime.minimum(a.end, b.end))
             } else {
-                #expect(a.end <= b.start || b.end <= a.start || a.isEmpty || b.isEmpty,
-                        "only disjoint ranges meet in an empty range")
+                #expect(
+                    a.end <= b.start || b.end <= a.start || a.isEmpty || b.isEmpty,
+                    "only disjoint ranges meet in an empty range")
             }
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TesseraCore
 
 @Suite struct TimeRangeTests {
@@ -91,8 +92,10 @@ import Testing
         #expect(range.start.timescale == t(start).timescale || !range.start.isNumeric)
     }
 
-    @Test(arguments: ["", "1s", "1s-", "-4s", "a-b", "1s-4s-5s", "1s~4s", "-", "1s--", "1s\u{2014}4s",
-                      "-inf-3s"])
+    @Test(arguments: [
+        "", "1s", "1s-", "-4s", "a-b", "1s-4s-5s", "1s~4s", "-", "1s--", "1s\u{2014}4s",
+        "-inf-3s",
+    ])
     func rejectsTextThatIsNotTwoTimesOrCannotBeHeld(text: String) {
         #expect(TimeRange(string: text) == nil, "\"\(text)\" should not parse")
     }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TesseraTestSupport
+import Testing
 
 /// A bounded schemathesis pass (PyPI, installed by Scripts/install-deps.sh) against a real coordinator:
 /// status codes, content types, response schemas, 405 for undeclared methods, schema-violating requests
@@ -18,17 +18,23 @@ struct FarmAPIConformanceTests {
     @Test("schemathesis finds no mismatch between openapi.yaml and the coordinator")
     func schemathesis() throws {
         let tool = "/usr/local/bin/schemathesis"
-        try #require(FileManager.default.isExecutableFile(atPath: tool), "Scripts/install-deps.sh installs schemathesis")
+        try #require(
+            FileManager.default.isExecutableFile(atPath: tool), "Scripts/install-deps.sh installs schemathesis")
         let farm = try FarmFixture()
         try TestMedia.make(farm.media.appendingPathComponent("a.mp4"), seconds: 1)
         try farm.startCoordinator()
         // Run from the farm's temporary folder: schemathesis keeps a cache in its working directory.
-        let r = try TestMedia.runCapturing("/usr/bin/env", [
-            "-C", farm.root.path, "/usr/bin/timeout", "300", tool, "run", Self.spec.path, "--url", farm.httpURL, "-H", "Authorization: Bearer \(farm.token)",
-            "--max-examples", "25", "--seed", "7", "--exclude-checks", "positive_data_acceptance", "--no-color",
-        ])
+        let r = try TestMedia.runCapturing(
+            "/usr/bin/env",
+            [
+                "-C", farm.root.path, "/usr/bin/timeout", "300", tool, "run", Self.spec.path, "--url", farm.httpURL,
+                "-H", "Authorization: Bearer \(farm.token)",
+                "--max-examples", "25", "--seed", "7", "--exclude-checks", "positive_data_acceptance", "--no-color",
+            ])
         #expect(r.status == 0, "\(r.stdout.suffix(6000))\(r.stderr.suffix(2000))")
         #expect(r.stdout.contains("generated"), "\(r.stdout.suffix(2000))")
-        #expect(farm.coordinator?.isRunning == true, "the coordinator died under the fuzzer:\n\(farm.log("coordinator").suffix(3000))")
+        #expect(
+            farm.coordinator?.isRunning == true,
+            "the coordinator died under the fuzzer:\n\(farm.log("coordinator").suffix(3000))")
     }
 }

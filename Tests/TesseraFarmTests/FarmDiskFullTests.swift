@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TesseraTestSupport
+import Testing
 
 /// The coordinator's data folder fills up mid-job (a small tmpfs, topped up with a filler file): the job
 /// fails once with that cause instead of staying "running" while two lines repeat every tick, and once
@@ -12,7 +12,8 @@ struct FarmDiskFullTests {
     func dataFolderFull() throws {
         let farm = try FarmFixture()
         try FileManager.default.createDirectory(at: farm.data, withIntermediateDirectories: true)
-        let mounted = try TestMedia.runCapturing("/usr/bin/mount", ["-t", "tmpfs", "-o", "size=16m", "tmpfs", farm.data.path])
+        let mounted = try TestMedia.runCapturing(
+            "/usr/bin/mount", ["-t", "tmpfs", "-o", "size=16m", "tmpfs", farm.data.path])
         try #require(mounted.status == 0, "mount a tmpfs: \(mounted.stderr)")
         defer {
             farm.signal("coordinator", SIGKILL)
@@ -41,7 +42,9 @@ struct FarmDiskFullTests {
         let status = try farm.wait(id, timeout: 60)
         #expect(status["state"] as? String == "failed")
         #expect((status["segmentsTotal"] as? Int ?? 0) > 0, "the job should fail mid-job, after planning: \(status)")
-        #expect((status["error"] as? String)?.contains("data folder") == true, "\(status)\n\(farm.log("coordinator").suffix(3000))")
+        #expect(
+            (status["error"] as? String)?.contains("data folder") == true,
+            "\(status)\n\(farm.log("coordinator").suffix(3000))")
         #expect(!FileManager.default.fileExists(atPath: farm.outputs.appendingPathComponent("out.mp4").path))
         // Space is back: the farm works again.
         let next = try farm.submit(src, output: "next.mp4", ["--segment-duration", "1"])

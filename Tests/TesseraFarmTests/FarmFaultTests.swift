@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TesseraTestSupport
+import Testing
 
 /// Failures a farm must survive: dead, frozen and unauthorised workers, a coordinator killed mid-job.
 @Suite("Farm faults", .serialized)
@@ -8,15 +8,17 @@ struct FarmFaultTests {
     /// A source whose 1-second segments each take a second or two to encode with `slowOptions`.
     static func slowSource(_ farm: FarmFixture, seconds: Double = 12) throws -> URL {
         let src = farm.media.appendingPathComponent("slow.mp4")
-        try TestMedia.make(src, seconds: seconds, width: 640, height: 360,
-                           video: ["-c:v", "libx264", "-preset", "ultrafast", "-g", "30", "-pix_fmt", "yuv420p"])
+        try TestMedia.make(
+            src, seconds: seconds, width: 640, height: 360,
+            video: ["-c:v", "libx264", "-preset", "ultrafast", "-g", "30", "-pix_fmt", "yuv420p"])
         return src
     }
 
     static let slowOptions = ["--segment-duration", "1", "--speed", "slower"]
 
     static func verify(_ out: URL, against src: URL) throws -> Bool {
-        try TestMedia.runCapturing(TestMedia.tesseraBinary.path, ["verify", out.path, "--against", src.path]).status == 0
+        try TestMedia.runCapturing(TestMedia.tesseraBinary.path, ["verify", out.path, "--against", src.path]).status
+            == 0
     }
 
     /// Segment numbers of one job in log lines like "segment j-…/3#1 <word>".
@@ -41,8 +43,9 @@ struct FarmFaultTests {
         let status = try farm.wait(id)
         #expect(status["state"] as? String == "completed", "\(status)")
         #expect(try Self.verify(farm.outputs.appendingPathComponent("out.mp4"), against: src))
-        #expect(farm.log("coordinator").contains("worker w1 went silent") || farm.log("coordinator").contains("w1 silent"),
-                "the coordinator noticed: \(farm.log("coordinator").suffix(1500))")
+        #expect(
+            farm.log("coordinator").contains("worker w1 went silent") || farm.log("coordinator").contains("w1 silent"),
+            "the coordinator noticed: \(farm.log("coordinator").suffix(1500))")
     }
 
     @Test("SIGSTOP of a worker: its segment is re-leased within the failure timeout")
@@ -70,8 +73,9 @@ struct FarmFaultTests {
     /// A quick restart (the workers are still encoding, and hold prefetched segments, when the new
     /// coordinator welcomes them) and a slower one (they finish during the outage): either way every
     /// segment is encoded exactly once. Workers claim what they kept; results are re-sent and spooled.
-    @Test("coordinator killed mid-job and restarted: the job completes, no segment is encoded twice",
-          arguments: [0.2, 3.0])
+    @Test(
+        "coordinator killed mid-job and restarted: the job completes, no segment is encoded twice",
+        arguments: [0.2, 3.0])
     func coordinatorRestart(outage: Double) throws {
         let farm = try FarmFixture()
         let src = try Self.slowSource(farm, seconds: 14)
@@ -111,8 +115,9 @@ struct FarmFaultTests {
         #expect(joinsAfter <= 4, "\(joinsAfter) joins of 2 workers after the restart")
         #expect(farm.log("coordinator").contains("already spooled"))
         // Nothing but the output is left in the output root, whatever the killed run had written.
-        #expect(try FileManager.default.contentsOfDirectory(atPath: farm.outputs.path) == ["out.mp4"],
-                "left in the output root (before the restart: \(leftBehind))")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: farm.outputs.path) == ["out.mp4"],
+            "left in the output root (before the restart: \(leftBehind))")
     }
 
     @Test("a worker whose CURVE key is not on the allow-list is refused; an allowed one works")
@@ -128,8 +133,11 @@ struct FarmFaultTests {
         #expect(try farm.eventually(15) { try farm.client(["workers", "--json"]).stdout.contains("\"good\"") })
         Thread.sleep(forTimeInterval: 2)
         #expect(try !farm.client(["workers", "--json"]).stdout.contains("intruder"))
-        let refusedKey = try String(contentsOf: farm.keys.appendingPathComponent("intruder.pub"), encoding: .utf8)
-            .split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.last { !$0.hasPrefix("#") && !$0.isEmpty } ?? "?"
+        let refusedKey =
+            try String(contentsOf: farm.keys.appendingPathComponent("intruder.pub"), encoding: .utf8)
+            .split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.last {
+                !$0.hasPrefix("#") && !$0.isEmpty
+            } ?? "?"
         #expect(farm.log("coordinator").contains(refusedKey), "the refusal names the key")
         let id = try farm.submit(src, output: "out.mp4", ["--segment-duration", "1"])
         #expect(try farm.wait(id)["state"] as? String == "completed")

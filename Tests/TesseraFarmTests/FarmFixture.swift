@@ -31,19 +31,24 @@ final class FarmFixture: @unchecked Sendable {
         data = root.appendingPathComponent("data")
         logs = root.appendingPathComponent("logs")
         keys = root.appendingPathComponent("keys")
-        for d in [media, outputs, logs, keys] { try FileManager.default.createDirectory(at: d, withIntermediateDirectories: true) }
+        for d in [media, outputs, logs, keys] {
+            try FileManager.default.createDirectory(at: d, withIntermediateDirectories: true)
+        }
         try Data(token.utf8).write(to: keys.appendingPathComponent("token"))
         zmqPort = try Self.freePort()
         httpPort = try Self.freePort()
         self.curve = curve
         if curve {
             try tessera(["keys", "generate", "--out", keys.appendingPathComponent("coordinator").path])
-            try FileManager.default.createDirectory(at: keys.appendingPathComponent("allowed"), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: keys.appendingPathComponent("allowed"), withIntermediateDirectories: true)
         }
     }
 
     deinit {
-        for p in [coordinator].compactMap({ $0 }) + Array(workers.values) where p.isRunning { kill(p.processIdentifier, SIGKILL) }
+        for p in [coordinator].compactMap({ $0 }) + Array(workers.values) where p.isRunning {
+            kill(p.processIdentifier, SIGKILL)
+        }
         TestMedia.cleanup(root)
     }
 
@@ -52,13 +57,18 @@ final class FarmFixture: @unchecked Sendable {
 
     /// Starts (or restarts) the coordinator and waits until its HTTP API answers.
     func startCoordinator() throws {
-        var args = ["coordinator", "--listen", "tcp://\(coordinatorNamespace == nil ? "127.0.0.1" : "*"):\(zmqPort)",
-                    "--http", "127.0.0.1:\(httpPort)",
-                    "--data", data.path, "--media-root", media.path, "--output-root", outputs.path,
-                    "--token-file", keys.appendingPathComponent("token").path] + coordinatorFlags
+        var args =
+            [
+                "coordinator", "--listen", "tcp://\(coordinatorNamespace == nil ? "127.0.0.1" : "*"):\(zmqPort)",
+                "--http", "127.0.0.1:\(httpPort)",
+                "--data", data.path, "--media-root", media.path, "--output-root", outputs.path,
+                "--token-file", keys.appendingPathComponent("token").path,
+            ] + coordinatorFlags
         if curve {
-            args += ["--curve-secret", keys.appendingPathComponent("coordinator.key").path,
-                     "--allowed-keys", keys.appendingPathComponent("allowed").path]
+            args += [
+                "--curve-secret", keys.appendingPathComponent("coordinator.key").path,
+                "--allowed-keys", keys.appendingPathComponent("allowed").path,
+            ]
         }
         coordinator = try launch(args, log: "coordinator", namespace: coordinatorNamespace)
         let deadline = Date().addingTimeInterval(30)
@@ -74,8 +84,9 @@ final class FarmFixture: @unchecked Sendable {
     func makeWorkerKey(_ name: String, allowed: Bool) throws {
         try tessera(["keys", "generate", "--out", keys.appendingPathComponent(name).path])
         if allowed {
-            try FileManager.default.copyItem(at: keys.appendingPathComponent("\(name).pub"),
-                                             to: keys.appendingPathComponent("allowed/\(name).pub"))
+            try FileManager.default.copyItem(
+                at: keys.appendingPathComponent("\(name).pub"),
+                to: keys.appendingPathComponent("allowed/\(name).pub"))
         }
     }
 
@@ -83,8 +94,10 @@ final class FarmFixture: @unchecked Sendable {
     func startWorker(_ name: String, threads: Int = 1, namespace: String? = nil) throws -> Process {
         var args = ["worker", "--coordinator", endpoint, "--id", name, "--backend", "cpu", "--threads", "\(threads)"]
         if curve {
-            args += ["--curve-key", keys.appendingPathComponent("\(name).key").path,
-                     "--coordinator-key", keys.appendingPathComponent("coordinator.pub").path]
+            args += [
+                "--curve-key", keys.appendingPathComponent("\(name).key").path,
+                "--coordinator-key", keys.appendingPathComponent("coordinator.pub").path,
+            ]
         }
         let p = try launch(args, log: name, namespace: namespace)
         workers[name] = p
@@ -111,8 +124,9 @@ final class FarmFixture: @unchecked Sendable {
         env["TESSERA_COORDINATOR"] = httpURL
         env["TESSERA_TOKEN"] = token
         if let ns = coordinatorNamespace {
-            return try TestMedia.runCapturing("/usr/sbin/ip", ["netns", "exec", ns, TestMedia.tesseraBinary.path] + args,
-                                              environment: env)
+            return try TestMedia.runCapturing(
+                "/usr/sbin/ip", ["netns", "exec", ns, TestMedia.tesseraBinary.path] + args,
+                environment: env)
         }
         return try TestMedia.runCapturing(TestMedia.tesseraBinary.path, args, environment: env)
     }
@@ -124,7 +138,7 @@ final class FarmFixture: @unchecked Sendable {
     func submit(_ source: URL, output: String, _ extra: [String] = []) throws -> String {
         let r = try client(["submit", source.path, "-o", output, "--json"] + extra)
         guard r.status == 0, let json = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any],
-              let id = json["id"] as? String
+            let id = json["id"] as? String
         else { throw failure("submit failed (\(r.status)): \(r.stderr)\(r.stdout)") }
         return id
     }
@@ -144,7 +158,8 @@ final class FarmFixture: @unchecked Sendable {
             if let state = s["state"] as? String, ["completed", "failed", "cancelled"].contains(state) { return s }
             Thread.sleep(forTimeInterval: 0.25)
         }
-        throw failure("job \(id) did not finish in \(Int(timeout)) s: \(try job(id))\n\(log("coordinator").suffix(3000))")
+        throw failure(
+            "job \(id) did not finish in \(Int(timeout)) s: \(try job(id))\n\(log("coordinator").suffix(3000))")
     }
 
     /// Waits until `predicate` holds, polling; false on timeout.
@@ -178,7 +193,9 @@ final class FarmFixture: @unchecked Sendable {
             p.arguments = args
         }
         let logURL = logs.appendingPathComponent("\(name).log")
-        if !FileManager.default.fileExists(atPath: logURL.path) { FileManager.default.createFile(atPath: logURL.path, contents: nil) }
+        if !FileManager.default.fileExists(atPath: logURL.path) {
+            FileManager.default.createFile(atPath: logURL.path, contents: nil)
+        }
         let handle = try FileHandle(forWritingTo: logURL)
         handle.seekToEndOfFile()
         p.standardOutput = handle
@@ -201,7 +218,9 @@ final class FarmFixture: @unchecked Sendable {
         addr.sin_port = 0
         var len = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0
+            }
         }
         guard bound else { throw TestMedia.ToolFailure(description: "bind() failed") }
         return Int(UInt16(bigEndian: addr.sin_port))

@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import TesseraTestSupport
 import TesseraWire
+import Testing
 
 /// A real ZeroMQ peer speaking the protocol against a real coordinator and worker: injected results,
 /// blind failures, an unknown version, forged ids and oversized strings, and a flood. Each time the
@@ -73,7 +73,8 @@ struct FarmHostilePeerTests {
         let status = try farm.wait(id)
         #expect(status["state"] as? String == "completed", "\(status)")
         let out = farm.outputs.appendingPathComponent("out.mp4")
-        let verify = try TestMedia.runCapturing(TestMedia.tesseraBinary.path, ["verify", out.path, "--against", src.path])
+        let verify = try TestMedia.runCapturing(
+            TestMedia.tesseraBinary.path, ["verify", out.path, "--against", src.path])
         #expect(verify.status == 0, "\(verify.stdout)")
         let log = farm.log("coordinator")
         #expect(!log.contains("blind failure"), "a blind failure was counted")
@@ -183,8 +184,14 @@ struct FarmHostilePeerTests {
         // Quarantined after 3 failures in a row; one more task may already have been sent to fill its second slot.
         #expect(failures <= 4, "the broken worker took \(failures) attempts")
         #expect(sawQuarantine || failures < 3)
-        #expect(try TestMedia.runCapturing(TestMedia.tesseraBinary.path, ["verify", farm.outputs.appendingPathComponent("out.mp4").path,
-                                                                          "--against", src.path]).status == 0)
+        #expect(
+            try TestMedia.runCapturing(
+                TestMedia.tesseraBinary.path,
+                [
+                    "verify", farm.outputs.appendingPathComponent("out.mp4").path,
+                    "--against", src.path,
+                ]
+            ).status == 0)
         broken.close()
     }
     @Test("a live worker's id cannot be taken: refused while it lives, and under CURVE by any other key")
@@ -222,7 +229,8 @@ struct FarmHostilePeerTests {
         let context = ZMQContext()
         let other = try ZMQSocket(context, .dealer)
         let keys = try CurveKeyPair.load(secretFile: farm.keys.appendingPathComponent("other.key").path)
-        let server = try #require(try CurveKeyPair.loadPublicKeys(farm.keys.appendingPathComponent("coordinator.pub").path).first)
+        let server = try #require(
+            try CurveKeyPair.loadPublicKeys(farm.keys.appendingPathComponent("coordinator.pub").path).first)
         try other.makeCurveClient(serverPublicKey: server, keyPair: keys)
         try other.connect(farm.endpoint)
         var caps = Tessera_V1_Capabilities()

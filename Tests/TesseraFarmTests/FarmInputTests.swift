@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import TesseraTestSupport
 import TesseraWire
+import Testing
 
 /// What reaches a farm from outside: uploads and downloads, paths outside the roots, and garbage on the
 /// workers' port.
@@ -18,12 +18,14 @@ struct FarmInputTests {
         try farm.startWorker("w1")
         let r = try farm.client(["submit", src.path, "--upload", "--segment-duration", "1", "--wait"])
         #expect(r.status == 0, "\(r.stderr)")
-        let id = try #require(r.stdout.split(whereSeparator: \.isWhitespace).first { $0.hasPrefix("j-") }.map(String.init),
-                              "job id printed: \(r.stdout)")
+        let id = try #require(
+            r.stdout.split(whereSeparator: \.isWhitespace).first { $0.hasPrefix("j-") }.map(String.init),
+            "job id printed: \(r.stdout)")
         let fetched = elsewhere.appendingPathComponent("fetched.mp4")
         let f = try farm.client(["fetch", id, "-o", fetched.path])
         #expect(f.status == 0, "\(f.stderr)")
-        let verify = try TestMedia.runCapturing(TestMedia.tesseraBinary.path, ["verify", fetched.path, "--against", src.path])
+        let verify = try TestMedia.runCapturing(
+            TestMedia.tesseraBinary.path, ["verify", fetched.path, "--against", src.path])
         #expect(verify.status == 0, "\(verify.stdout)")
     }
 
@@ -34,12 +36,15 @@ struct FarmInputTests {
         defer { TestMedia.cleanup(outside) }
         let src = outside.appendingPathComponent("secret.mp4")
         try TestMedia.make(src, seconds: 1)
-        try FileManager.default.createSymbolicLink(at: farm.media.appendingPathComponent("link.mp4"), withDestinationURL: src)
+        try FileManager.default.createSymbolicLink(
+            at: farm.media.appendingPathComponent("link.mp4"), withDestinationURL: src)
         let inside = farm.media.appendingPathComponent("ok.mp4")
         try TestMedia.make(inside, seconds: 1)
         try farm.startCoordinator()
-        for path in [src.path, farm.media.appendingPathComponent("link.mp4").path,
-                     farm.media.path + "/../" + outside.lastPathComponent + "/secret.mp4"] {
+        for path in [
+            src.path, farm.media.appendingPathComponent("link.mp4").path,
+            farm.media.path + "/../" + outside.lastPathComponent + "/secret.mp4",
+        ] {
             let r = try farm.client(["submit", path, "-o", "x.mp4"])
             #expect(r.status == 77, "\(path): \(r.status) \(r.stderr)")
             #expect(r.stderr.contains("outside"), "\(r.stderr)")
@@ -61,14 +66,14 @@ struct FarmInputTests {
         let context = ZMQContext()
         let rogue = try ZMQSocket(context, .dealer)
         try rogue.connect(farm.endpoint)
-        _ = try rogue.send([TestMedia.garbage(count: 4096)])                         // not protobuf
-        _ = try rogue.send([Data([0x08, 0x02])])                                        // version 2, no body
+        _ = try rogue.send([TestMedia.garbage(count: 4096)])  // not protobuf
+        _ = try rogue.send([Data([0x08, 0x02])])  // version 2, no body
         var ready = Tessera_V1_Envelope()
         ready.version = 1
         ready.ready.credit = 5
-        _ = try rogue.send([WireCodec.encode(ready)])                                   // no session
-        _ = try rogue.send([Data("a".utf8), Data("b".utf8), Data("c".utf8)])            // wrong frame count
-        let big = try ZMQSocket(context, .dealer)                                        // over --max-message-mb
+        _ = try rogue.send([WireCodec.encode(ready)])  // no session
+        _ = try rogue.send([Data("a".utf8), Data("b".utf8), Data("c".utf8)])  // wrong frame count
+        let big = try ZMQSocket(context, .dealer)  // over --max-message-mb
         try big.connect(farm.endpoint)
         _ = try big.send([Data(count: 2 << 20)])
         // A raw TCP client speaking no ZMTP at all.
@@ -77,7 +82,9 @@ struct FarmInputTests {
         addr.sin_family = sa_family_t(AF_INET)
         addr.sin_port = UInt16(farm.zmqPort).bigEndian
         addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        _ = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, 16) } }
+        _ = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, 16) }
+        }
         let junk = [UInt8](TestMedia.garbage(count: 65536, seed: 7))
         _ = junk.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         close(fd)

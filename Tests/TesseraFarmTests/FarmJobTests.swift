@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TesseraTestSupport
+import Testing
 
 /// Jobs through a real farm: a coordinator process and worker processes on loopback, driven with the
 /// client CLI, outputs checked with `tessera verify` and ffprobe.
@@ -15,17 +15,21 @@ struct FarmJobTests {
     @Test("three jobs at once on three workers all complete and verify")
     func threeJobsAtOnce() throws {
         let farm = try FarmFixture()
-        let sources = [("a.mp4", ["-c:v", "libx264", "-preset", "ultrafast", "-bf", "3", "-g", "24"]),
-                       ("b.mkv", ["-c:v", "libx264", "-preset", "ultrafast", "-g", "15"]),
-                       ("c.mov", ["-c:v", "libx264", "-preset", "ultrafast", "-g", "30", "-r", "25"])]
+        let sources = [
+            ("a.mp4", ["-c:v", "libx264", "-preset", "ultrafast", "-bf", "3", "-g", "24"]),
+            ("b.mkv", ["-c:v", "libx264", "-preset", "ultrafast", "-g", "15"]),
+            ("c.mov", ["-c:v", "libx264", "-preset", "ultrafast", "-g", "30", "-r", "25"]),
+        ]
         for (name, video) in sources {
-            try TestMedia.make(farm.media.appendingPathComponent(name), seconds: 6, video: video + ["-pix_fmt", "yuv420p"])
+            try TestMedia.make(
+                farm.media.appendingPathComponent(name), seconds: 6, video: video + ["-pix_fmt", "yuv420p"])
         }
         try farm.startCoordinator()
         for n in 1...3 { try farm.startWorker("w\(n)") }
         let ids = try sources.map { (name, _) in
-            try farm.submit(farm.media.appendingPathComponent(name), output: "out-\(name).mp4",
-                            ["--segment-duration", "1", "--preset", "640x480"])
+            try farm.submit(
+                farm.media.appendingPathComponent(name), output: "out-\(name).mp4",
+                ["--segment-duration", "1", "--preset", "640x480"])
         }
         for (id, (name, _)) in zip(ids, sources) {
             let status = try farm.wait(id)
@@ -33,14 +37,17 @@ struct FarmJobTests {
             let out = farm.outputs.appendingPathComponent("out-\(name).mp4")
             let src = farm.media.appendingPathComponent(name)
             #expect(try Self.frameCount(out) == Self.frameCount(src), "\(name) frame count")
-            let verify = try TestMedia.runCapturing(TestMedia.tesseraBinary.path, ["verify", out.path, "--against", src.path])
+            let verify = try TestMedia.runCapturing(
+                TestMedia.tesseraBinary.path, ["verify", out.path, "--against", src.path])
             #expect(verify.status == 0, "\(name): \(verify.stdout)\(verify.stderr)")
             #expect(try TestMedia.psnr(out, against: src, width: 320, height: 240) > 30, "\(name) PSNR")
             #expect((status["segmentsTotal"] as? Int ?? 0) >= 3, "\(name) was cut into segments: \(status)")
         }
         // Fair sharing: every worker took part.
         for n in 1...3 {
-            #expect(farm.log("w\(n)").contains(" done: "), "worker w\(n) encoded nothing:\n\(farm.log("w\(n)").suffix(800))")
+            #expect(
+                farm.log("w\(n)").contains(" done: "), "worker w\(n) encoded nothing:\n\(farm.log("w\(n)").suffix(800))"
+            )
         }
         // The workers list shows all three.
         let workers = try farm.client(["workers", "--json"])
@@ -53,8 +60,9 @@ struct FarmJobTests {
         let farm = try FarmFixture()
         let src = farm.media.appendingPathComponent("tail.mp4")
         // 105 frames with a keyframe every 30: keyframe segments of 30, 30, 30 and 15 frames.
-        try TestMedia.make(src, seconds: 3.5, width: 960, height: 540,
-                           video: ["-c:v", "libx264", "-preset", "ultrafast", "-g", "30", "-bf", "3", "-pix_fmt", "yuv420p"])
+        try TestMedia.make(
+            src, seconds: 3.5, width: 960, height: 540,
+            video: ["-c:v", "libx264", "-preset", "ultrafast", "-g", "30", "-bf", "3", "-pix_fmt", "yuv420p"])
         try farm.startCoordinator()
         for n in 1...2 { try farm.startWorker("w\(n)") }
         #expect(try farm.eventually(30) { try farm.client(["workers", "--json"]).stdout.contains("\"w2\"") })
@@ -63,7 +71,8 @@ struct FarmJobTests {
         #expect(status["state"] as? String == "completed", "\(status)")
         let out = farm.outputs.appendingPathComponent("tail-out.mp4")
         #expect(try Self.frameCount(out) == 105)
-        let verify = try TestMedia.runCapturing(TestMedia.tesseraBinary.path, ["verify", out.path, "--against", src.path])
+        let verify = try TestMedia.runCapturing(
+            TestMedia.tesseraBinary.path, ["verify", out.path, "--against", src.path])
         #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
         // Segment sizes from the workers' logs ("segment J/i#a done: N frames"): the 30 + 15 tail became
         // two pieces of about 22, one starting mid-GOP.
@@ -91,12 +100,13 @@ struct FarmJobTests {
         let good = farm.media.appendingPathComponent("good.mp4")
         let bad = farm.media.appendingPathComponent("bad.mp4")
         try TestMedia.make(good, seconds: 4)
-        try TestMedia.make(bad, seconds: 4, video: ["-c:v", "libx264", "-preset", "ultrafast", "-g", "30"], audio: nil,
-                           extra: ["-movflags", "+faststart"])
+        try TestMedia.make(
+            bad, seconds: 4, video: ["-c:v", "libx264", "-preset", "ultrafast", "-g", "30"], audio: nil,
+            extra: ["-movflags", "+faststart"])
         // Overwrite the middle of the media data with noise: the container still opens, the packets don't decode.
         var bytes = try Data(contentsOf: bad)
         let noise = TestMedia.garbage(count: bytes.count / 3)
-        bytes.replaceSubrange(bytes.count / 3 ..< bytes.count / 3 + noise.count, with: noise)
+        bytes.replaceSubrange(bytes.count / 3..<bytes.count / 3 + noise.count, with: noise)
         try bytes.write(to: bad)
         try farm.startCoordinator()
         try farm.startWorker("w1")
@@ -110,7 +120,9 @@ struct FarmJobTests {
         #expect(error.contains("segment"), "error names the segment: \(error)")
         #expect(goodStatus["state"] as? String == "completed", "\(goodStatus)")
         #expect(!FileManager.default.fileExists(atPath: farm.outputs.appendingPathComponent("bad-out.mp4").path))
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: farm.outputs.path).filter { $0.contains("partial") }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: farm.outputs.path).filter {
+            $0.contains("partial")
+        }
         #expect(leftovers.isEmpty, "no half-written output: \(leftovers)")
         // `tessera status` exits non-zero for a failed job's watch.
         let watch = try farm.client(["watch", badID])
@@ -121,8 +133,9 @@ struct FarmJobTests {
     func cancel() throws {
         let farm = try FarmFixture()
         let src = farm.media.appendingPathComponent("long.mp4")
-        try TestMedia.make(src, seconds: 20, width: 640, height: 360,
-                           video: ["-c:v", "libx264", "-preset", "ultrafast", "-g", "30", "-pix_fmt", "yuv420p"])
+        try TestMedia.make(
+            src, seconds: 20, width: 640, height: 360,
+            video: ["-c:v", "libx264", "-preset", "ultrafast", "-g", "30", "-pix_fmt", "yuv420p"])
         try farm.startCoordinator()
         try farm.startWorker("w1")
         // 4 s segments at veryslow: the cancel lands while a segment is being encoded.
@@ -133,10 +146,11 @@ struct FarmJobTests {
         let status = try farm.wait(id, timeout: 30)
         #expect(status["state"] as? String == "cancelled")
         #expect(!FileManager.default.fileExists(atPath: farm.outputs.appendingPathComponent("long-out.mp4").path))
-        #expect(try farm.eventually(10) {
-            let w = try farm.client(["workers", "--json"]).stdout
-            return w.contains("\"idle\"") && !w.contains("\"busy\"")
-        }, "worker freed")
+        #expect(
+            try farm.eventually(10) {
+                let w = try farm.client(["workers", "--json"]).stdout
+                return w.contains("\"idle\"") && !w.contains("\"busy\"")
+            }, "worker freed")
         #expect(farm.log("w1").contains("withdrawn"), "the running segment was withdrawn from the worker")
     }
 }

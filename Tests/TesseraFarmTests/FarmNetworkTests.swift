@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TesseraTestSupport
+import Testing
 
 /// Several hosts on one machine: the coordinator and each worker in its own network namespace, joined
 /// by veth pairs on a bridge, so the protocol crosses real network interfaces. Needs root (CAP_NET_ADMIN).
@@ -31,7 +31,9 @@ struct FarmNetworkTests {
             }
         }
 
-        func setLink(_ name: String, up: Bool) throws { try Self.ip(["link", "set", hostLink(name), up ? "up" : "down"]) }
+        func setLink(_ name: String, up: Bool) throws {
+            try Self.ip(["link", "set", hostLink(name), up ? "up" : "down"])
+        }
 
         func down() {
             for (name, _) in hosts {
@@ -61,15 +63,17 @@ struct FarmNetworkTests {
         farm.coordinatorNamespace = net.ns("c")
         farm.coordinatorAddress = "10.77.0.1"
         let src = farm.media.appendingPathComponent("src.mp4")
-        try TestMedia.make(src, seconds: 12, width: 640, height: 360,
-                           video: ["-c:v", "libx264", "-preset", "ultrafast", "-g", "30", "-pix_fmt", "yuv420p"])
+        try TestMedia.make(
+            src, seconds: 12, width: 640, height: 360,
+            video: ["-c:v", "libx264", "-preset", "ultrafast", "-g", "30", "-pix_fmt", "yuv420p"])
         try farm.startCoordinator()
         try farm.startWorker("w1", namespace: net.ns("w1"))
         try farm.startWorker("w2", namespace: net.ns("w2"))
-        #expect(try farm.eventually(20) {
-            let w = try farm.client(["workers", "--json"]).stdout
-            return w.contains("\"w1\"") && w.contains("\"w2\"")
-        }, "both remote workers joined: \(farm.log("w1").suffix(500))")
+        #expect(
+            try farm.eventually(20) {
+                let w = try farm.client(["workers", "--json"]).stdout
+                return w.contains("\"w1\"") && w.contains("\"w2\"")
+            }, "both remote workers joined: \(farm.log("w1").suffix(500))")
         let id = try farm.submit(src, output: "out.mp4", ["--segment-duration", "1", "--speed", "slower"])
         #expect(try farm.eventually(60) { farm.log("w1").contains(" done: ") })
         try net.setLink("w1", up: false)
@@ -77,13 +81,16 @@ struct FarmNetworkTests {
         try net.setLink("w1", up: true)
         let status = try farm.wait(id)
         #expect(status["state"] as? String == "completed", "\(status)\n\(farm.log("coordinator").suffix(2000))")
-        #expect(farm.log("coordinator").contains("worker w1 went silent") || farm.log("coordinator").contains("w1 silent"),
-                "the cut was noticed")
+        #expect(
+            farm.log("coordinator").contains("worker w1 went silent") || farm.log("coordinator").contains("w1 silent"),
+            "the cut was noticed")
         // The worker came back over the restored link.
-        #expect(try farm.eventually(30) { try farm.client(["workers", "--json"]).stdout.contains("\"w1\"") },
-                "w1 reconnected: \(farm.log("w1").suffix(800))")
-        let verify = try TestMedia.runCapturing(TestMedia.tesseraBinary.path,
-                                                ["verify", farm.outputs.appendingPathComponent("out.mp4").path, "--against", src.path])
+        #expect(
+            try farm.eventually(30) { try farm.client(["workers", "--json"]).stdout.contains("\"w1\"") },
+            "w1 reconnected: \(farm.log("w1").suffix(800))")
+        let verify = try TestMedia.runCapturing(
+            TestMedia.tesseraBinary.path,
+            ["verify", farm.outputs.appendingPathComponent("out.mp4").path, "--against", src.path])
         #expect(verify.status == 0, "\(verify.stdout)")
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TesseraTestSupport
+import Testing
 
 /// Job requests against a real coordinator: every out-of-bounds field is refused with 400 naming it
 /// before any work, and a stored job that can no longer be planned fails without taking the
@@ -43,8 +43,10 @@ struct FarmRequestTests {
             (#"{\#(s),"settings":\#(Self.settings(video: #","level":4294967295"#))}"#, "level"),
             (#"{\#(s),"settings":\#(Self.settings(video: #","speed":"ludicrous""#))}"#, "speed"),
             (#"{\#(s),"settings":\#(Self.settings(video: #","profile":"extreme""#))}"#, "profile"),
-            (#"{\#(s),"settings":{"video":{"codec":"h264","rateControl":{"crf":{"_0":1000}}},"passthrough":false,"optimizeForNetworkUse":false}}"#,
-             "crf"),
+            (
+                #"{\#(s),"settings":{"video":{"codec":"h264","rateControl":{"crf":{"_0":1000}}},"passthrough":false,"optimizeForNetworkUse":false}}"#,
+                "crf"
+            ),
             (#"{\#(s),"settings":\#(Self.settings(audio: #","sampleRate":1"#))}"#, "sampleRate"),
             (#"{\#(s),"settings":\#(Self.settings(audio: #","channelCount":100"#))}"#, "channelCount"),
             (#"{\#(s),"backend":"gpu"}"#, "backend"),
@@ -55,8 +57,14 @@ struct FarmRequestTests {
             (#"{\#(s),"output":"x.m4a","fileType":"m4a"}"#, "fileType"),
             // The source's only audio track is track 1.
             (#"{\#(s),"settings":\#(Self.settings(more: #","audioTracks":{"tracks":[9]}"#))}"#, "audioTracks"),
-            (#"{\#(s),"settings":\#(Self.settings(more: #","audioTracks":{"languages":["e1"]}"#))}"#, "audioTracks.languages"),
-            (#"{\#(s),"settings":\#(Self.settings(more: #","audioTracks":{"tracks":[4096]}"#))}"#, "audioTracks.tracks"),
+            (
+                #"{\#(s),"settings":\#(Self.settings(more: #","audioTracks":{"languages":["e1"]}"#))}"#,
+                "audioTracks.languages"
+            ),
+            (
+                #"{\#(s),"settings":\#(Self.settings(more: #","audioTracks":{"tracks":[4096]}"#))}"#,
+                "audioTracks.tracks"
+            ),
         ]
         for (body, field) in cases {
             let answer = try Self.post(farm, "/v1/jobs", body)

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TesseraTestSupport
+import Testing
 
 /// Secrets kept where others can change them are refused, as ssh refuses such keys; ones others can read
 /// are taken with a warning; an empty token file does not start a coordinator that refuses everything.
@@ -14,10 +14,14 @@ struct FarmSecretFileTests {
         let secret = farm.keys.appendingPathComponent("coordinator.key").path
         func coordinator() throws -> (status: Int32, stdout: String, stderr: String) {
             // Exits before it serves when a secret is refused; a short timeout stops one that starts.
-            try TestMedia.runCapturing("/usr/bin/timeout", ["5", TestMedia.tesseraBinary.path, "coordinator",
-                "--listen", "tcp://127.0.0.1:\(farm.zmqPort)", "--http", "127.0.0.1:\(farm.httpPort)",
-                "--data", farm.data.path, "--token-file", token, "--curve-secret", secret,
-                "--allowed-keys", farm.keys.appendingPathComponent("allowed").path])
+            try TestMedia.runCapturing(
+                "/usr/bin/timeout",
+                [
+                    "5", TestMedia.tesseraBinary.path, "coordinator",
+                    "--listen", "tcp://127.0.0.1:\(farm.zmqPort)", "--http", "127.0.0.1:\(farm.httpPort)",
+                    "--data", farm.data.path, "--token-file", token, "--curve-secret", secret,
+                    "--allowed-keys", farm.keys.appendingPathComponent("allowed").path,
+                ])
         }
         chmod(token, 0o666)
         var r = try coordinator()
@@ -47,9 +51,13 @@ struct FarmSecretFileTests {
         // A worker's world-writable key is refused too.
         let key = farm.keys.appendingPathComponent("w1.key").path
         chmod(key, 0o606)
-        let w = try TestMedia.runCapturing("/usr/bin/timeout", ["5", TestMedia.tesseraBinary.path, "worker",
-            "--coordinator", farm.endpoint, "--curve-key", key,
-            "--coordinator-key", farm.keys.appendingPathComponent("coordinator.pub").path])
+        let w = try TestMedia.runCapturing(
+            "/usr/bin/timeout",
+            [
+                "5", TestMedia.tesseraBinary.path, "worker",
+                "--coordinator", farm.endpoint, "--curve-key", key,
+                "--coordinator-key", farm.keys.appendingPathComponent("coordinator.pub").path,
+            ])
         #expect(w.status != 0 && w.status != 124)
         #expect(w.stderr.contains("writable by anyone"), "\(w.stderr)")
     }

@@ -18,8 +18,12 @@ import Testing
     }
 
     static func packets(_ url: URL, stream: String = "v:0") throws -> [ProbedPacket] {
-        let text = try TestMedia.run("ffprobe", ["-v", "error", "-select_streams", stream, "-show_entries",
-                                                 "packet=pts,dts,pos,flags", "-of", "csv=p=0", url.path])
+        let text = try TestMedia.run(
+            "ffprobe",
+            [
+                "-v", "error", "-select_streams", stream, "-show_entries",
+                "packet=pts,dts,pos,flags", "-of", "csv=p=0", url.path,
+            ])
         return text.split(separator: "\n").map { line in
             let f = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
             return ProbedPacket(pts: Int64(f[0]), dts: Int64(f[1]), pos: Int64(f[2]) ?? -1, isKey: f[3].contains("K"))
@@ -31,9 +35,11 @@ import Testing
     /// ffprobe ends a frame's CSV line with a comma when side data follows (x264's SEI on the first frame),
     /// so only the first field is read.
     static func frameTimes(_ url: URL, keyOnly: Bool) throws -> [Double] {
-        let text = try TestMedia.run("ffprobe", ["-v", "error", "-select_streams", "v:0"]
-            + (keyOnly ? ["-skip_frame", "nokey"] : [])
-            + ["-show_entries", "frame=pts_time", "-of", "csv=p=0", url.path])
+        let text = try TestMedia.run(
+            "ffprobe",
+            ["-v", "error", "-select_streams", "v:0"]
+                + (keyOnly ? ["-skip_frame", "nokey"] : [])
+                + ["-show_entries", "frame=pts_time", "-of", "csv=p=0", url.path])
         return text.split(separator: "\n").compactMap { line in
             line.split(separator: ",").first.flatMap { Double($0.trimmingCharacters(in: .whitespaces)) }
         }
@@ -58,10 +64,13 @@ import Testing
     @Test func h264WithBFramesAndAAC() throws {
         try Self.withDirectory { dir in
             let url = dir.appendingPathComponent("clip.mp4")
-            try TestMedia.make(url, seconds: 4,
-                               video: ["-c:v", "libx264", "-preset", "veryfast", "-bf", "2", "-g", "24",
-                                       "-pix_fmt", "yuv420p"],
-                               audio: ["-c:a", "aac", "-ac", "2", "-b:a", "96k"])
+            try TestMedia.make(
+                url, seconds: 4,
+                video: [
+                    "-c:v", "libx264", "-preset", "veryfast", "-bf", "2", "-g", "24",
+                    "-pix_fmt", "yuv420p",
+                ],
+                audio: ["-c:a", "aac", "-ac", "2", "-b:a", "96k"])
             let asset = try Asset.load(url.path)
             let probe = try TestMedia.probe(url, countFrames: true)
             let format = try #require(probe["format"] as? [String: Any])
@@ -135,10 +144,13 @@ import Testing
     @Test func hevcMain10() throws {
         try Self.withDirectory { dir in
             let url = dir.appendingPathComponent("hevc10.mp4")
-            try TestMedia.make(url, seconds: 1,
-                               video: ["-c:v", "libx265", "-preset", "ultrafast", "-pix_fmt", "yuv420p10le",
-                                       "-x265-params", "log-level=error", "-tag:v", "hvc1"],
-                               audio: nil)
+            try TestMedia.make(
+                url, seconds: 1,
+                video: [
+                    "-c:v", "libx265", "-preset", "ultrafast", "-pix_fmt", "yuv420p10le",
+                    "-x265-params", "log-level=error", "-tag:v", "hvc1",
+                ],
+                audio: nil)
             let asset = try Asset.load(url.path)
             let v = try #require(asset.firstVideoTrack?.video)
             #expect(v.codec == "hevc")
@@ -154,9 +166,10 @@ import Testing
     @Test func vp9AndOpusInWebM() throws {
         try Self.withDirectory { dir in
             let url = dir.appendingPathComponent("clip.webm")
-            try TestMedia.make(url, seconds: 2,
-                               video: ["-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8", "-g", "30"],
-                               audio: ["-c:a", "libopus", "-b:a", "64k"])
+            try TestMedia.make(
+                url, seconds: 2,
+                video: ["-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8", "-g", "30"],
+                audio: ["-c:a", "libopus", "-b:a", "64k"])
             let asset = try Asset.load(url.path)
             #expect(asset.container.contains("webm"))
             let video = try #require(asset.firstVideoTrack)
@@ -177,8 +190,9 @@ import Testing
     @Test func mpegTSStartsAfterZero() throws {
         try Self.withDirectory { dir in
             let url = dir.appendingPathComponent("clip.ts")
-            try TestMedia.make(url, seconds: 2, video: ["-c:v", "libx264", "-preset", "ultrafast", "-g", "15"],
-                               audio: ["-c:a", "aac"], extra: ["-f", "mpegts"])
+            try TestMedia.make(
+                url, seconds: 2, video: ["-c:v", "libx264", "-preset", "ultrafast", "-g", "15"],
+                audio: ["-c:a", "aac"], extra: ["-f", "mpegts"])
             let asset = try Asset.load(url.path)
             let probe = try TestMedia.probe(url)
             let format = try #require(probe["format"] as? [String: Any])
@@ -203,8 +217,9 @@ import Testing
     @Test func mpegPSKeyframesWithoutPTS() throws {
         try Self.withDirectory { dir in
             let url = dir.appendingPathComponent("clip.mpg")
-            try TestMedia.make(url, seconds: 2, rate: "25",
-                               video: ["-c:v", "mpeg2video", "-bf", "2", "-g", "10"], audio: nil, extra: ["-f", "mpeg"])
+            try TestMedia.make(
+                url, seconds: 2, rate: "25",
+                video: ["-c:v", "mpeg2video", "-bf", "2", "-g", "10"], audio: nil, extra: ["-f", "mpeg"])
             let asset = try Asset.load(url.path)
             let video = try #require(asset.firstVideoTrack)
             let index = try #require(asset.keyframeIndexes[video.trackID])
@@ -226,8 +241,12 @@ import Testing
     /// display matrix (autorotate), as a clockwise rotation of the picture.
     static func clockwiseRotationShownByFFmpeg(_ url: URL, dir: URL) throws -> (degrees: Int, width: Int, height: Int) {
         let frame = dir.appendingPathComponent("frame.pgm")
-        try TestMedia.run("ffmpeg", ["-hide_banner", "-loglevel", "error", "-y", "-i", url.path, "-frames:v", "1",
-                                     "-c:v", "pgm", "-f", "image2", frame.path])
+        try TestMedia.run(
+            "ffmpeg",
+            [
+                "-hide_banner", "-loglevel", "error", "-y", "-i", url.path, "-frames:v", "1",
+                "-c:v", "pgm", "-f", "image2", frame.path,
+            ])
         // Binary PGM: "P5\n<width> <height>\n255\n" then one byte per pixel.
         let bytes = [UInt8](try Data(contentsOf: frame))
         var fields: [String] = [], field = "", offset = 0
@@ -258,13 +277,21 @@ import Testing
     func rotationFromDisplayMatrix(tag: Int, clockwise: Int) throws {
         try Self.withDirectory { dir in
             let plain = dir.appendingPathComponent("plain.mp4")
-            try TestMedia.run("ffmpeg", ["-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
-                                         "color=black:size=320x240:duration=0.5,"
-                                             + "drawbox=x=0:y=0:w=40:h=40:color=white:t=fill",
-                                         "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", plain.path])
+            try TestMedia.run(
+                "ffmpeg",
+                [
+                    "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
+                    "color=black:size=320x240:duration=0.5,"
+                        + "drawbox=x=0:y=0:w=40:h=40:color=white:t=fill",
+                    "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", plain.path,
+                ])
             let url = dir.appendingPathComponent("rotated.mp4")
-            try TestMedia.run("ffmpeg", ["-hide_banner", "-loglevel", "error", "-y", "-i", plain.path, "-c", "copy",
-                                         "-metadata:s:v:0", "rotate=\(tag)", url.path])
+            try TestMedia.run(
+                "ffmpeg",
+                [
+                    "-hide_banner", "-loglevel", "error", "-y", "-i", plain.path, "-c", "copy",
+                    "-metadata:s:v:0", "rotate=\(tag)", url.path,
+                ])
             let shown = try Self.clockwiseRotationShownByFFmpeg(url, dir: dir)
             #expect(shown.degrees == clockwise)
 
@@ -293,14 +320,17 @@ import Testing
             let plain = dir.appendingPathComponent("plain.mp4")
             try TestMedia.make(plain, seconds: 0.5, audio: nil)
             var bytes = [UInt8](try Data(contentsOf: plain))
-            let identity: [UInt8] = [0, 1, 0, 0] + [UInt8](repeating: 0, count: 12) + [0, 1, 0, 0]
+            let identity: [UInt8] =
+                [0, 1, 0, 0] + [UInt8](repeating: 0, count: 12) + [0, 1, 0, 0]
                 + [UInt8](repeating: 0, count: 12) + [0x40, 0, 0, 0]
-            let tkhd = try #require(bytes.indices.first {
-                bytes[$0..<min($0 + 4, bytes.count)].elementsEqual("tkhd".utf8)
-            })
-            let matrix = try #require((tkhd..<bytes.count - identity.count).first {
-                bytes[$0..<$0 + identity.count].elementsEqual(identity)
-            })
+            let tkhd = try #require(
+                bytes.indices.first {
+                    bytes[$0..<min($0 + 4, bytes.count)].elementsEqual("tkhd".utf8)
+                })
+            let matrix = try #require(
+                (tkhd..<bytes.count - identity.count).first {
+                    bytes[$0..<$0 + identity.count].elementsEqual(identity)
+                })
             bytes.replaceSubrange(matrix..<matrix + 4, with: [0xFF, 0xFF, 0, 0])
             let url = dir.appendingPathComponent("mirrored.mp4")
             try Data(bytes).write(to: url)
@@ -316,8 +346,9 @@ import Testing
     @Test func variableFrameRateFromDroppedFrames() throws {
         try Self.withDirectory { dir in
             let url = dir.appendingPathComponent("vfr.mp4")
-            try TestMedia.make(url, seconds: 2, audio: nil,
-                               extra: ["-vf", "select='not(eq(n\\,5)+eq(n\\,6))'", "-fps_mode", "vfr"])
+            try TestMedia.make(
+                url, seconds: 2, audio: nil,
+                extra: ["-vf", "select='not(eq(n\\,5)+eq(n\\,6))'", "-fps_mode", "vfr"])
             let asset = try Asset.load(url.path)
             let video = try #require(asset.firstVideoTrack)
             let v = try #require(video.video)
@@ -345,9 +376,12 @@ import Testing
     @Test func colourTagsReadBack() throws {
         try Self.withDirectory { dir in
             let url = dir.appendingPathComponent("bt709.mp4")
-            try TestMedia.make(url, seconds: 0.5, audio: nil,
-                               extra: ["-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc", "bt709",
-                                       "-color_range", "tv"])
+            try TestMedia.make(
+                url, seconds: 0.5, audio: nil,
+                extra: [
+                    "-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc", "bt709",
+                    "-color_range", "tv",
+                ])
             let v = try #require(try Asset.load(url.path).firstVideoTrack?.video)
             #expect(v.color.matrix == .bt709)
             #expect(v.color.primaries == .bt709)
@@ -452,10 +486,14 @@ extension AssetTests {
     /// The keyframe lookups the segment planner relies on.
     @Suite struct KeyframeLookups {
         static func index(_ pts: [Int64]) -> KeyframeIndex {
-            KeyframeIndex(trackID: 0, timeBase: Fraction(1, 30),
-                          keyframes: pts.map { Keyframe(pts: $0, dts: $0, time: MediaTime(value: $0, timescale: 30),
-                                                        bytePosition: $0 * 100) },
-                          packetCount: 100)
+            KeyframeIndex(
+                trackID: 0, timeBase: Fraction(1, 30),
+                keyframes: pts.map {
+                    Keyframe(
+                        pts: $0, dts: $0, time: MediaTime(value: $0, timescale: 30),
+                        bytePosition: $0 * 100)
+                },
+                packetCount: 100)
         }
 
         @Test func lookups() {

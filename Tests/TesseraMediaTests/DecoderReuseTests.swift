@@ -1,9 +1,10 @@
 import Foundation
-import Testing
 import TesseraAV
 import TesseraCompute
 import TesseraCore
 import TesseraTestSupport
+import Testing
+
 @testable import TesseraMedia
 
 /// A segment thread flushes and reuses its decoders from one segment to the next
@@ -18,18 +19,24 @@ import TesseraTestSupport
         let makeProcessor: SegmentRunner.MakeProcessor
         private(set) var segments = 0
 
-        init(shared: SegmentDecoders?, makeProcessor: @escaping SegmentRunner.MakeProcessor = { (spec, _) throws(MediaError) in
-            try SwscaleProcessor(spec: spec, threads: 1)
-        }) {
+        init(
+            shared: SegmentDecoders?,
+            makeProcessor: @escaping SegmentRunner.MakeProcessor = { (spec, _) throws(MediaError) in
+                try SwscaleProcessor(spec: spec, threads: 1)
+            }
+        ) {
             self.shared = shared
             self.makeProcessor = makeProcessor
         }
 
         func schedule(_ work: SegmentWork) -> Bool {
             segments += 1
-            board.post(work.spec.index, Result { () throws(MediaError) in
-                try SegmentRunner.run(work, threads: 1, decoders: shared ?? SegmentDecoders(), makeProcessor: makeProcessor)
-            })
+            board.post(
+                work.spec.index,
+                Result { () throws(MediaError) in
+                    try SegmentRunner.run(
+                        work, threads: 1, decoders: shared ?? SegmentDecoders(), makeProcessor: makeProcessor)
+                })
             return true
         }
         func isFinished(_ index: Int) -> Bool { false }
@@ -39,13 +46,22 @@ import TesseraTestSupport
     }
 
     static let sources: [(name: String, file: String, video: [String], settings: OutputSettings)] = [
-        ("H.264 B-pyramid", "bpyr.mp4",
-         ["-c:v", "libx264", "-preset", "fast", "-bf", "3", "-b-pyramid", "normal", "-g", "15", "-pix_fmt", "yuv420p"],
-         X264Reproducibility.settings),
-        ("HEVC 10-bit open GOP", "open.mkv",
-         ["-c:v", "libx265", "-preset", "ultrafast", "-pix_fmt", "yuv420p10le",
-          "-x265-params", "keyint=15:min-keyint=15:open-gop=1:bframes=4:log-level=error"],
-         OutputSettings(video: VideoSettings(codec: .hevc, speed: "ultrafast"), audio: nil)),
+        (
+            "H.264 B-pyramid", "bpyr.mp4",
+            [
+                "-c:v", "libx264", "-preset", "fast", "-bf", "3", "-b-pyramid", "normal", "-g", "15", "-pix_fmt",
+                "yuv420p",
+            ],
+            X264Reproducibility.settings
+        ),
+        (
+            "HEVC 10-bit open GOP", "open.mkv",
+            [
+                "-c:v", "libx265", "-preset", "ultrafast", "-pix_fmt", "yuv420p10le",
+                "-x265-params", "keyint=15:min-keyint=15:open-gop=1:bframes=4:log-level=error",
+            ],
+            OutputSettings(video: VideoSettings(codec: .hevc, speed: "ultrafast"), audio: nil)
+        ),
     ]
 
     @Test(arguments: sources.indices)
@@ -88,8 +104,9 @@ import TesseraTestSupport
         let failing = InlineExecutor(shared: decoders) { (_, _) throws(MediaError) in
             throw MediaError(.unsupported, "no processor in this test")
         }
-        let session = ExportSession(sourcePath: src.path, outputPath: dir.appendingPathComponent("o.mp4").path,
-                                    preset: .preset640x480)
+        let session = ExportSession(
+            sourcePath: src.path, outputPath: dir.appendingPathComponent("o.mp4").path,
+            preset: .preset640x480)
         session.segmentDuration = 0.5
         session.backend = .cpu
         session.makeSegmentExecutor = { _ in failing }

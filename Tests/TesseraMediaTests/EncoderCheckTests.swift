@@ -1,7 +1,7 @@
-import Testing
-import TesseraCore
 import TesseraAV
+import TesseraCore
 import TesseraMedia
+import Testing
 
 /// `EncoderCheck` opens the real encoders with a job's settings, so settings an encoder or container
 /// refuses are refused before any work; values out of a C field's range throw instead of trapping.
@@ -14,9 +14,16 @@ import TesseraMedia
 
     @Test func openableSettingsPass() throws {
         try EncoderCheck.check(Self.h264 { _ in }, fileType: .mp4)
-        try EncoderCheck.check(Self.h264 { $0.profile = "high"; $0.level = 41; $0.gopLength = 48 }, fileType: .matroska)
-        try EncoderCheck.check(OutputSettings(video: VideoSettings(codec: .vp9, speed: "8"),
-                                              audio: AudioSettings(codec: .opus, bitRate: 96_000)), fileType: .webm)
+        try EncoderCheck.check(
+            Self.h264 {
+                $0.profile = "high"
+                $0.level = 41
+                $0.gopLength = 48
+            }, fileType: .matroska)
+        try EncoderCheck.check(
+            OutputSettings(
+                video: VideoSettings(codec: .vp9, speed: "8"),
+                audio: AudioSettings(codec: .opus, bitRate: 96_000)), fileType: .webm)
     }
 
     @Test(arguments: [
@@ -25,7 +32,10 @@ import TesseraMedia
         Self.h264 { $0.level = (1 << 32) - 1 },
         Self.h264 { $0.speed = "ludicrous" },
         Self.h264 { $0.profile = "extreme" },
-        Self.h264 { $0.profile = "baseline"; $0.pixelFormat = .yuv422p },
+        Self.h264 {
+            $0.profile = "baseline"
+            $0.pixelFormat = .yuv422p
+        },
         OutputSettings(video: VideoSettings(codec: .h264), audio: AudioSettings(codec: .aac, sampleRate: 1)),
         OutputSettings(video: VideoSettings(codec: .h264), audio: AudioSettings(codec: .aac, channelCount: 100)),
         OutputSettings(video: VideoSettings(codec: .h264), audio: AudioSettings(codec: .aac, sampleRate: 1 << 33)),

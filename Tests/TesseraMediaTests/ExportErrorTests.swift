@@ -1,8 +1,9 @@
 import Foundation
-import Testing
 import TesseraAV
 import TesseraCore
 import TesseraTestSupport
+import Testing
+
 @testable import TesseraMedia
 
 /// Every bad input gets one clear error naming the file and the cause, and leaves nothing behind.
@@ -19,7 +20,9 @@ import TesseraTestSupport
     }
 
     /// Runs an export expected to fail and returns its error; checks the output was not created.
-    func failure(_ source: URL, out name: String = "out.mp4", configure: (ExportSession) -> Void = { _ in })
+    func failure(
+        _ source: URL, out name: String = "out.mp4", configure: (ExportSession) -> Void = { _ in }
+    )
         throws -> MediaError
     {
         let out = dir.appendingPathComponent(name)
@@ -28,7 +31,8 @@ import TesseraTestSupport
         do {
             _ = try session.export()
         } catch {
-            let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: dir.path))?
+            let leftovers =
+                (try? FileManager.default.contentsOfDirectory(atPath: dir.path))?
                 .filter { $0.contains(".partial") } ?? []
             #expect(leftovers.isEmpty, "temporary files left: \(leftovers)")
             return error
@@ -106,8 +110,12 @@ import TesseraTestSupport
         defer { TestMedia.cleanup(dir) }
         // a64multi can be encoded and muxed but FFmpeg has no decoder for it.
         let url = dir.appendingPathComponent("c64.mkv")
-        try TestMedia.run("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x200:rate=10:duration=1",
-                                     "-c:v", "a64multi", "-f", "matroska", url.path])
+        try TestMedia.run(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x200:rate=10:duration=1",
+                "-c:v", "a64multi", "-f", "matroska", url.path,
+            ])
         let e = try failure(url)
         #expect(e.kind == .unsupported, "\(e)")
         #expect(e.description.contains("c64.mkv"))
@@ -137,7 +145,8 @@ import TesseraTestSupport
     @Test func timeRangeOutsideTheAsset() throws {
         defer { TestMedia.cleanup(dir) }
         let e = try failure(try good()) {
-            $0.timeRange = TimeRange(start: MediaTime(value: 5, timescale: 1), duration: MediaTime(value: 1, timescale: 1))
+            $0.timeRange = TimeRange(
+                start: MediaTime(value: 5, timescale: 1), duration: MediaTime(value: 1, timescale: 1))
         }
         #expect(e.kind == .invalidArgument)
         #expect(e.description.contains("after the asset ends"))
@@ -147,8 +156,9 @@ import TesseraTestSupport
         defer { TestMedia.cleanup(dir) }
         let src = dir.appendingPathComponent("long.mp4")
         try TestMedia.make(src, seconds: 20, width: 640, height: 360)
-        let session = ExportSession(sourcePath: src.path, outputPath: dir.appendingPathComponent("out.mp4").path,
-                                    preset: .highestQuality)
+        let session = ExportSession(
+            sourcePath: src.path, outputPath: dir.appendingPathComponent("out.mp4").path,
+            preset: .highestQuality)
         session.progressHandler = { p in if p.frames > 10 { session.cancel() } }
         do {
             _ = try session.export()
@@ -171,8 +181,9 @@ import TesseraTestSupport
         let id = try #require(reader.videoTrackID)
         let output = try reader.addOutput(trackID: id, decode: false)
         let writer = try AssetWriter(outputPath: out.path, fileType: .mp4)
-        let input = try writer.addPassthroughInput(parameters: output.codecParameters, timeBase: output.streamTimeBase,
-                                                   sideDataFrom: nil)
+        let input = try writer.addPassthroughInput(
+            parameters: output.codecParameters, timeBase: output.streamTimeBase,
+            sideDataFrom: nil)
         try writer.startWriting()
         try reader.startReading()
         while let packet = try output.copyNextPacket() { try input.append(packet) }

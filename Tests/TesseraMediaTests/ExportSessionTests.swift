@@ -1,8 +1,9 @@
 import Foundation
-import Testing
 import TesseraAV
 import TesseraCore
 import TesseraTestSupport
+import Testing
+
 @testable import TesseraMedia
 
 /// End-to-end exports through the real libav* pipeline, checked independently with ffprobe/ffmpeg.
@@ -37,8 +38,9 @@ import TesseraTestSupport
         let src = try source()
         let out = dir.appendingPathComponent("out.\(c.ext)")
         let settings = OutputSettings(
-            video: VideoSettings(codec: c.video, maxWidth: 480, maxHeight: 480, rateControl: .crf(c.video == .vp9 ? 30 : 23),
-                                 speed: c.speed),
+            video: VideoSettings(
+                codec: c.video, maxWidth: 480, maxHeight: 480, rateControl: .crf(c.video == .vp9 ? 30 : 23),
+                speed: c.speed),
             audio: AudioSettings(codec: c.audio, bitRate: 96_000))
         let report = try ExportSession(sourcePath: src.path, outputPath: out.path, settings: settings).export()
 
@@ -65,7 +67,8 @@ import TesseraTestSupport
         let src = try source(seconds: 4, extra: ["-g", "60", "-bf", "3"])
         let out = dir.appendingPathComponent("cut.mp4")
         let session = ExportSession(sourcePath: src.path, outputPath: out.path, preset: .preset640x480)
-        session.timeRange = TimeRange(start: MediaTime(value: 1, timescale: 1), duration: MediaTime(value: 3, timescale: 2))
+        session.timeRange = TimeRange(
+            start: MediaTime(value: 1, timescale: 1), duration: MediaTime(value: 3, timescale: 2))
         let report = try session.export()
         #expect(report.video?.frames == 45)
         let pts = try TestMedia.framePTS(out)
@@ -85,29 +88,43 @@ import TesseraTestSupport
         // FFmpeg 5.1 turns the rotate tag into a counter-clockwise matrix: rotate=270 is a phone's
         // portrait recording, displayed 90° clockwise (ffprobe's rotation -90).
         let rotated = dir.appendingPathComponent("rotated.mp4")
-        try TestMedia.run("ffmpeg", ["-v", "error", "-i", plain.path, "-c", "copy", "-metadata:s:v:0", "rotate=270",
-                                     "-metadata", "title=Harbour at dawn", rotated.path])
+        try TestMedia.run(
+            "ffmpeg",
+            [
+                "-v", "error", "-i", plain.path, "-c", "copy", "-metadata:s:v:0", "rotate=270",
+                "-metadata", "title=Harbour at dawn", rotated.path,
+            ])
         let out = dir.appendingPathComponent("out.mp4")
         var settings = ExportPreset.preset1280x720.settings
         settings.optimizeForNetworkUse = true
         let report = try ExportSession(sourcePath: rotated.path, outputPath: out.path, settings: settings).export()
         #expect(report.video?.rotation == 90)
-        let text = try TestMedia.run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
-                                                 "stream_side_data=rotation:format_tags=title", "-of", "json", out.path])
+        let text = try TestMedia.run(
+            "ffprobe",
+            [
+                "-v", "error", "-select_streams", "v:0", "-show_entries",
+                "stream_side_data=rotation:format_tags=title", "-of", "json", out.path,
+            ])
         #expect(text.contains("\"rotation\": -90"), "display matrix lost: \(text)")
         #expect(text.contains("Harbour at dawn"))
         let bytes = try Data(contentsOf: out)
-        let moov = try #require(bytes.range(of: Data("moov".utf8))), mdat = try #require(bytes.range(of: Data("mdat".utf8)))
+        let moov = try #require(bytes.range(of: Data("moov".utf8))),
+            mdat = try #require(bytes.range(of: Data("mdat".utf8)))
         #expect(moov.lowerBound < mdat.lowerBound, "optimizeForNetworkUse must put moov before mdat")
     }
 
     @Test func colourTagsSurviveAScale() throws {
         defer { TestMedia.cleanup(dir) }
-        let src = try source("tagged.mp4", seconds: 1, extra: ["-colorspace", "bt709", "-color_primaries", "bt709",
-                                                               "-color_trc", "bt709", "-color_range", "tv"])
+        let src = try source(
+            "tagged.mp4", seconds: 1,
+            extra: [
+                "-colorspace", "bt709", "-color_primaries", "bt709",
+                "-color_trc", "bt709", "-color_range", "tv",
+            ])
         let out = dir.appendingPathComponent("out.mp4")
-        let settings = OutputSettings(video: VideoSettings(codec: .h264, maxWidth: 320, maxHeight: 320, speed: "ultrafast"),
-                                      audio: nil)
+        let settings = OutputSettings(
+            video: VideoSettings(codec: .h264, maxWidth: 320, maxHeight: 320, speed: "ultrafast"),
+            audio: nil)
         let report = try ExportSession(sourcePath: src.path, outputPath: out.path, settings: settings).export()
         #expect(report.video?.processor != "none", "the test must go through the scaler")
         let v = try #require(TestMedia.stream(try TestMedia.probe(out), "video"))
@@ -147,9 +164,12 @@ import TesseraTestSupport
     @Test func tenBitHEVCStaysTenBit() throws {
         defer { TestMedia.cleanup(dir) }
         let src = dir.appendingPathComponent("hdr.mkv")
-        try TestMedia.make(src, seconds: 1, width: 320, height: 240,
-                           video: ["-c:v", "libx265", "-preset", "ultrafast", "-pix_fmt", "yuv420p10le",
-                                   "-x265-params", "log-level=error"], audio: nil)
+        try TestMedia.make(
+            src, seconds: 1, width: 320, height: 240,
+            video: [
+                "-c:v", "libx265", "-preset", "ultrafast", "-pix_fmt", "yuv420p10le",
+                "-x265-params", "log-level=error",
+            ], audio: nil)
         let out = dir.appendingPathComponent("out.mp4")
         let settings = OutputSettings(video: VideoSettings(codec: .hevc, speed: "ultrafast"), audio: nil)
         _ = try ExportSession(sourcePath: src.path, outputPath: out.path, settings: settings).export()

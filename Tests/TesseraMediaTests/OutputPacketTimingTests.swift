@@ -1,7 +1,8 @@
 import Foundation
-import Testing
 import TesseraCore
 import TesseraTestSupport
+import Testing
+
 @testable import TesseraMedia
 
 /// Output timing as other tools read it: ffprobe (an independent reader) must see a duration on every
@@ -16,8 +17,10 @@ import TesseraTestSupport
         var testDescription: String { "\(output) \(settings.video!.codec) \(segmented ? "segmented" : "one pass")" }
     }
 
-    static let h264 = OutputSettings(video: VideoSettings(codec: .h264, speed: "superfast"), audio: AudioSettings(codec: .aac))
-    static let hevc = OutputSettings(video: VideoSettings(codec: .hevc, speed: "ultrafast"), audio: AudioSettings(codec: .aac))
+    static let h264 = OutputSettings(
+        video: VideoSettings(codec: .h264, speed: "superfast"), audio: AudioSettings(codec: .aac))
+    static let hevc = OutputSettings(
+        video: VideoSettings(codec: .hevc, speed: "ultrafast"), audio: AudioSettings(codec: .aac))
     static let cases = [
         Case(output: "o.mp4", settings: h264, segmented: false), Case(output: "o.mp4", settings: h264, segmented: true),
         Case(output: "o.mkv", settings: h264, segmented: false), Case(output: "o.mkv", settings: h264, segmented: true),
@@ -26,8 +29,12 @@ import TesseraTestSupport
 
     /// (pts, duration) of every video packet as ffprobe reads them; nil duration where it prints N/A.
     static func packets(_ url: URL) throws -> [(pts: Int64, duration: Int64?)] {
-        let text = try TestMedia.run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
-                                                 "packet=pts,duration", "-of", "csv=p=0", url.path])
+        let text = try TestMedia.run(
+            "ffprobe",
+            [
+                "-v", "error", "-select_streams", "v:0", "-show_entries",
+                "packet=pts,duration", "-of", "csv=p=0", url.path,
+            ])
         return text.split(separator: "\n").compactMap { line in
             let f = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
             guard let pts = Int64(f[0]) else { return nil }
@@ -52,19 +59,29 @@ import TesseraTestSupport
 
         let packets = try Self.packets(out).sorted { $0.pts < $1.pts }
         #expect(packets.count == 75)
-        #expect(packets.allSatisfy { ($0.duration ?? 0) > 0 }, "packets without a duration: \(packets.filter { $0.duration == nil }.count)")
+        #expect(
+            packets.allSatisfy { ($0.duration ?? 0) > 0 },
+            "packets without a duration: \(packets.filter { $0.duration == nil }.count)")
         let wrong = zip(packets, packets.dropFirst()).first { a, b in abs((b.pts - a.pts) - (a.duration ?? 0)) > 1 }
-        #expect(wrong == nil, "packet at \(wrong?.0.pts ?? 0): \(wrong?.0.duration ?? -1) vs step \((wrong?.1.pts ?? 0) - (wrong?.0.pts ?? 0))")
+        #expect(
+            wrong == nil,
+            "packet at \(wrong?.0.pts ?? 0): \(wrong?.0.duration ?? -1) vs step \((wrong?.1.pts ?? 0) - (wrong?.0.pts ?? 0))"
+        )
         let v = try #require(TestMedia.stream(try TestMedia.probe(out), "video"))
         #expect(v["r_frame_rate"] as? String == "25/1")
         #expect(v["avg_frame_rate"] as? String == "25/1")
         if c.settings.video?.codec == .h264 {
             // H.264 VUI: time_scale / num_units_in_tick = 2 × frame rate.
-            let trace = try TestMedia.runCapturing("ffmpeg", ["-hide_banner", "-loglevel", "trace", "-i", out.path, "-c", "copy",
-                                                              "-bsf:v", "trace_headers", "-frames:v", "1", "-f", "null", "-"])
+            let trace = try TestMedia.runCapturing(
+                "ffmpeg",
+                [
+                    "-hide_banner", "-loglevel", "trace", "-i", out.path, "-c", "copy",
+                    "-bsf:v", "trace_headers", "-frames:v", "1", "-f", "null", "-",
+                ])
             func field(_ name: String) -> Int? {
                 trace.stderr.split(separator: "\n").first { $0.contains(" \(name) ") }
-                    .flatMap { $0.split(separator: "=").last.map { Int($0.trimmingCharacters(in: .whitespaces)) } } ?? nil
+                    .flatMap { $0.split(separator: "=").last.map { Int($0.trimmingCharacters(in: .whitespaces)) } }
+                    ?? nil
             }
             let units = try #require(field("num_units_in_tick")), scale = try #require(field("time_scale"))
             #expect(scale == 50 * units, "VUI says \(scale)/(2·\(units)) fps")
@@ -72,7 +89,9 @@ import TesseraTestSupport
         // Tessera's own verifier checks the same.
         let verified = try OutputVerifier(path: out.path).verify()
         for name in [VerificationReport.Check.Name.packetDurations, .frameRate] {
-            #expect(verified.checks.first { $0.name == name }?.passed == true, "\(name): \(verified.checks.first { $0.name == name }?.detail ?? "missing")")
+            #expect(
+                verified.checks.first { $0.name == name }?.passed == true,
+                "\(name): \(verified.checks.first { $0.name == name }?.detail ?? "missing")")
         }
     }
 
@@ -82,9 +101,12 @@ import TesseraTestSupport
         let dir = try TestMedia.makeDirectory("pkt-none")
         defer { TestMedia.cleanup(dir) }
         let mp4 = dir.appendingPathComponent("a.mp4")
-        try TestMedia.make(mp4, seconds: 1, audio: nil, extra: [
-            "-vf", "settb=1/15360,setpts=N*512", "-fps_mode", "passthrough", "-enc_time_base", "1/15360",
-            "-video_track_timescale", "15360", "-preset", "veryfast", "-bf", "2"])
+        try TestMedia.make(
+            mp4, seconds: 1, audio: nil,
+            extra: [
+                "-vf", "settb=1/15360,setpts=N*512", "-fps_mode", "passthrough", "-enc_time_base", "1/15360",
+                "-video_track_timescale", "15360", "-preset", "veryfast", "-bf", "2",
+            ])
         #expect(try Self.packets(mp4).contains { $0.duration == nil }, "the fixture should read N/A durations")
         let report = try OutputVerifier(path: mp4.path).verify()
         let check = try #require(report.checks.first { $0.name == .packetDurations })

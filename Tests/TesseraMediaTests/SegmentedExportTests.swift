@@ -1,8 +1,9 @@
 import Foundation
-import Testing
 import TesseraAV
 import TesseraCore
 import TesseraTestSupport
+import Testing
+
 @testable import TesseraMedia
 
 /// The segmented path must write exactly what the one-pass export writes: the same frames at the same
@@ -23,41 +24,57 @@ import TesseraTestSupport
         var testDescription: String { name }
     }
 
-    static let hevcSettings = OutputSettings(video: VideoSettings(codec: .hevc, speed: "ultrafast"),
-                                             audio: AudioSettings(codec: .aac))
-    static let vp9Settings = OutputSettings(video: VideoSettings(codec: .vp9, rateControl: .crf(32), speed: "8"),
-                                            audio: AudioSettings(codec: .opus))
+    static let hevcSettings = OutputSettings(
+        video: VideoSettings(codec: .hevc, speed: "ultrafast"),
+        audio: AudioSettings(codec: .aac))
+    static let vp9Settings = OutputSettings(
+        video: VideoSettings(codec: .vp9, rateControl: .crf(32), speed: "8"),
+        audio: AudioSettings(codec: .opus))
 
     static let cases: [Source] = [
-        Source(name: "H.264 with B-pyramid", file: "bpyr.mp4", seconds: 4,
-               video: ["-c:v", "libx264", "-preset", "fast", "-bf", "3", "-b-pyramid", "normal", "-g", "30",
-                       "-pix_fmt", "yuv420p"]),
-        Source(name: "HEVC 10-bit open GOP", file: "open.mkv", seconds: 4, width: 320, height: 240,
-               video: ["-c:v", "libx265", "-preset", "ultrafast", "-pix_fmt", "yuv420p10le",
-                       "-x265-params", "keyint=30:min-keyint=30:open-gop=1:bframes=4:log-level=error"],
-               settings: hevcSettings),
-        Source(name: "variable frame rate with dropped frames", file: "vfr.mkv", seconds: 4,
-               video: ["-c:v", "libx264", "-preset", "ultrafast", "-g", "20", "-pix_fmt", "yuv420p"],
-               extra: ["-vf", "select='not(between(n\\,25\\,28))*not(eq(n\\,61))'", "-fps_mode", "vfr"]),
-        Source(name: "MPEG-TS with a non-zero start", file: "start.ts", seconds: 4,
-               video: ["-c:v", "libx264", "-preset", "ultrafast", "-g", "30", "-pix_fmt", "yuv420p"],
-               extra: ["-output_ts_offset", "10"]),
-        Source(name: "rotated phone video", file: "phone.mov", seconds: 3,
-               video: ["-c:v", "libx264", "-preset", "ultrafast", "-g", "30", "-pix_fmt", "yuv420p"],
-               extra: ["-metadata:s:v:0", "rotate=270"], output: "out.mov"),
-        Source(name: "odd dimensions 1918x1078", file: "odd.mp4", seconds: 2, width: 1918, height: 1078,
-               video: ["-c:v", "libx264", "-preset", "ultrafast", "-g", "15", "-pix_fmt", "yuv420p"],
-               settings: ExportPreset.preset1280x720.settings),
-        Source(name: "VP9 in WebM with Opus", file: "vp9.webm", seconds: 3, width: 320, height: 240,
-               video: ["-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8", "-g", "30"],
-               audio: ["-c:a", "libopus"], output: "out.webm", settings: vp9Settings),
-        Source(name: "MP2 audio", file: "mp2.mkv", seconds: 3,
-               video: ["-c:v", "libx264", "-preset", "ultrafast", "-g", "30", "-pix_fmt", "yuv420p"],
-               audio: ["-c:a", "mp2"], output: "out.mkv"),
-        Source(name: "a single GOP", file: "onegop.mp4", seconds: 3,
-               video: ["-c:v", "libx264", "-preset", "ultrafast", "-g", "1000", "-pix_fmt", "yuv420p"]),
-        Source(name: "shorter than one segment", file: "short.mp4", seconds: 0.5,
-               video: ["-c:v", "libx264", "-preset", "ultrafast", "-g", "5", "-pix_fmt", "yuv420p"]),
+        Source(
+            name: "H.264 with B-pyramid", file: "bpyr.mp4", seconds: 4,
+            video: [
+                "-c:v", "libx264", "-preset", "fast", "-bf", "3", "-b-pyramid", "normal", "-g", "30",
+                "-pix_fmt", "yuv420p",
+            ]),
+        Source(
+            name: "HEVC 10-bit open GOP", file: "open.mkv", seconds: 4, width: 320, height: 240,
+            video: [
+                "-c:v", "libx265", "-preset", "ultrafast", "-pix_fmt", "yuv420p10le",
+                "-x265-params", "keyint=30:min-keyint=30:open-gop=1:bframes=4:log-level=error",
+            ],
+            settings: hevcSettings),
+        Source(
+            name: "variable frame rate with dropped frames", file: "vfr.mkv", seconds: 4,
+            video: ["-c:v", "libx264", "-preset", "ultrafast", "-g", "20", "-pix_fmt", "yuv420p"],
+            extra: ["-vf", "select='not(between(n\\,25\\,28))*not(eq(n\\,61))'", "-fps_mode", "vfr"]),
+        Source(
+            name: "MPEG-TS with a non-zero start", file: "start.ts", seconds: 4,
+            video: ["-c:v", "libx264", "-preset", "ultrafast", "-g", "30", "-pix_fmt", "yuv420p"],
+            extra: ["-output_ts_offset", "10"]),
+        Source(
+            name: "rotated phone video", file: "phone.mov", seconds: 3,
+            video: ["-c:v", "libx264", "-preset", "ultrafast", "-g", "30", "-pix_fmt", "yuv420p"],
+            extra: ["-metadata:s:v:0", "rotate=270"], output: "out.mov"),
+        Source(
+            name: "odd dimensions 1918x1078", file: "odd.mp4", seconds: 2, width: 1918, height: 1078,
+            video: ["-c:v", "libx264", "-preset", "ultrafast", "-g", "15", "-pix_fmt", "yuv420p"],
+            settings: ExportPreset.preset1280x720.settings),
+        Source(
+            name: "VP9 in WebM with Opus", file: "vp9.webm", seconds: 3, width: 320, height: 240,
+            video: ["-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8", "-g", "30"],
+            audio: ["-c:a", "libopus"], output: "out.webm", settings: vp9Settings),
+        Source(
+            name: "MP2 audio", file: "mp2.mkv", seconds: 3,
+            video: ["-c:v", "libx264", "-preset", "ultrafast", "-g", "30", "-pix_fmt", "yuv420p"],
+            audio: ["-c:a", "mp2"], output: "out.mkv"),
+        Source(
+            name: "a single GOP", file: "onegop.mp4", seconds: 3,
+            video: ["-c:v", "libx264", "-preset", "ultrafast", "-g", "1000", "-pix_fmt", "yuv420p"]),
+        Source(
+            name: "shorter than one segment", file: "short.mp4", seconds: 0.5,
+            video: ["-c:v", "libx264", "-preset", "ultrafast", "-g", "5", "-pix_fmt", "yuv420p"]),
     ]
 
     @Test(arguments: cases)
@@ -65,8 +82,9 @@ import TesseraTestSupport
         let dir = try TestMedia.makeDirectory("seg")
         defer { TestMedia.cleanup(dir) }
         let src = dir.appendingPathComponent(c.file)
-        try TestMedia.make(src, seconds: c.seconds, width: c.width, height: c.height, rate: c.rate, video: c.video,
-                           audio: c.audio, extra: c.extra)
+        try TestMedia.make(
+            src, seconds: c.seconds, width: c.width, height: c.height, rate: c.rate, video: c.video,
+            audio: c.audio, extra: c.extra)
         let one = dir.appendingPathComponent("one-" + c.output), seg = dir.appendingPathComponent("seg-" + c.output)
         _ = try ExportSession(sourcePath: src.path, outputPath: one.path, settings: c.settings).export()
         let session = ExportSession(sourcePath: src.path, outputPath: seg.path, settings: c.settings)
@@ -79,7 +97,9 @@ import TesseraTestSupport
         let onePTS = try TestMedia.framePTS(one), segPTS = try TestMedia.framePTS(seg)
         #expect(!onePTS.isEmpty)
         #expect(segPTS.count == onePTS.count, "frames: segmented \(segPTS.count), one pass \(onePTS.count)")
-        #expect(segPTS == onePTS, "first PTS difference at frame \(Array(zip(segPTS, onePTS)).firstIndex { $0.0 != $0.1 } ?? -1)")
+        #expect(
+            segPTS == onePTS,
+            "first PTS difference at frame \(Array(zip(segPTS, onePTS)).firstIndex { $0.0 != $0.1 } ?? -1)")
 
         let probe = try TestMedia.probe(seg)
         let v = try #require(TestMedia.stream(probe, "video"))
@@ -101,8 +121,9 @@ import TesseraTestSupport
         let dir = try TestMedia.makeDirectory("seg-boundary")
         defer { TestMedia.cleanup(dir) }
         let src = dir.appendingPathComponent("src.mp4")
-        try TestMedia.make(src, seconds: 6, width: 640, height: 360, audio: nil,
-                           extra: ["-g", "30", "-bf", "3"])
+        try TestMedia.make(
+            src, seconds: 6, width: 640, height: 360, audio: nil,
+            extra: ["-g", "30", "-bf", "3"])
         let seg = dir.appendingPathComponent("seg.mp4")
         let session = ExportSession(sourcePath: src.path, outputPath: seg.path, preset: .preset640x480)
         session.segmentDuration = 1
@@ -110,9 +131,13 @@ import TesseraTestSupport
         #expect(report.segments == 6)
         // Per-frame PSNR against the source; boundaries at every 30th frame.
         let stats = dir.appendingPathComponent("psnr.log")
-        _ = try TestMedia.runCapturing("ffmpeg", ["-i", seg.path, "-i", src.path, "-filter_complex",
-            "[0:v]settb=1/30,setpts=N[d];[1:v]settb=1/30,setpts=N[r];[d][r]psnr=stats_file=\(stats.path)",
-            "-f", "null", "-"])
+        _ = try TestMedia.runCapturing(
+            "ffmpeg",
+            [
+                "-i", seg.path, "-i", src.path, "-filter_complex",
+                "[0:v]settb=1/30,setpts=N[d];[1:v]settb=1/30,setpts=N[r];[d][r]psnr=stats_file=\(stats.path)",
+                "-f", "null", "-",
+            ])
         let values = try String(contentsOf: stats, encoding: .utf8).split(separator: "\n").compactMap { line in
             line.split(separator: " ").first { $0.hasPrefix("psnr_avg:") }.flatMap { Double($0.dropFirst(9)) }
         }

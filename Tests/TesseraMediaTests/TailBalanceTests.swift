@@ -1,7 +1,8 @@
 import Foundation
-import Testing
 import TesseraCore
 import TesseraTestSupport
+import Testing
+
 @testable import TesseraMedia
 
 /// The planner re-cuts the last round of segments so every slot finishes together.
@@ -63,8 +64,9 @@ struct TailBalanceTests {
         #expect(SegmentPlanner.balanceTail(evenCuts, framePTS: even, isKeyframe: evenKey, parallel: 2) == evenCuts)
     }
 
-    @Test("random layouts: boundaries stay ordered and inside, and the makespan never grows",
-          arguments: 0..<40)
+    @Test(
+        "random layouts: boundaries stay ordered and inside, and the makespan never grows",
+        arguments: 0..<40)
     func randomLayouts(seed: Int) {
         var rng = SplitMix(seed: UInt64(seed))
         let count = 200 + Int(rng.next() % 2000)
@@ -73,7 +75,10 @@ struct TailBalanceTests {
         let target = 30 + Int(rng.next() % 200)
         var cuts: [Int64] = []
         var last = 0
-        for i in 1..<count where key[i] && i - last >= target { cuts.append(Int64(i)); last = i }
+        for i in 1..<count where key[i] && i - last >= target {
+            cuts.append(Int64(i))
+            last = i
+        }
         let slots = 2 + Int(rng.next() % 15)
         let balanced = SegmentPlanner.balanceTail(cuts, framePTS: pts, isKeyframe: key, parallel: slots)
         #expect(zip(balanced, balanced.dropFirst()).allSatisfy { $0 < $1 }, "ordered: \(balanced)")

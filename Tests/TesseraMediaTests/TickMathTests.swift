@@ -1,7 +1,8 @@
 import CFFmpeg
-import Testing
 import TesseraAV
 import TesseraCore
+import Testing
+
 @testable import TesseraMedia
 
 /// Ticks come from files: a timestamp whose product with the time base's numerator passes 64 bits is
@@ -27,8 +28,9 @@ import TesseraCore
         let audio = try Frame()
         audio.pointer.pointee.nb_samples = 1024
         audio.pts = Int64.max - 10
-        var gate = AudioGate(range: TickRange(start: 0, end: Int64.max, offset: 0),
-                             streamTimeBase: AVRational(num: 1, den: 48_000), sampleRate: 48_000)
+        var gate = AudioGate(
+            range: TickRange(start: 0, end: Int64.max, offset: 0),
+            streamTimeBase: AVRational(num: 1, den: 48_000), sampleRate: 48_000)
         let error = #expect(throws: MediaError.self) { _ = try gate.accept(audio) { _ in true } }
         #expect(error?.kind == .corrupt)
 

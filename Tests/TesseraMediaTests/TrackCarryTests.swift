@@ -1,8 +1,9 @@
 import Foundation
-import Testing
 import TesseraAV
 import TesseraCore
 import TesseraTestSupport
+import Testing
+
 @testable import TesseraMedia
 
 /// Every track of the source reaches the output, as AVAssetExportSession keeps every track: each audio
@@ -10,11 +11,14 @@ import TesseraTestSupport
 /// converted to MP4's mov_text), attachments and chapters carried; what a container cannot hold is
 /// named. A Matroska source with English and French audio and subtitles came out with English alone.
 @Suite(.serialized) struct TrackCarryTests {
-    static let settings = OutputSettings(video: VideoSettings(codec: .h264, speed: "superfast"),
-                                         audio: AudioSettings(codec: .aac))
+    static let settings = OutputSettings(
+        video: VideoSettings(codec: .h264, speed: "superfast"),
+        audio: AudioSettings(codec: .aac))
 
-    static func export(_ src: URL, _ out: URL, segmented: Bool, range: TimeRange? = nil,
-                       settings: OutputSettings = settings) throws -> ExportReport {
+    static func export(
+        _ src: URL, _ out: URL, segmented: Bool, range: TimeRange? = nil,
+        settings: OutputSettings = settings
+    ) throws -> ExportReport {
         let session = ExportSession(sourcePath: src.path, outputPath: out.path, settings: settings)
         session.timeRange = range
         session.verifyOutput = true
@@ -71,7 +75,9 @@ import TesseraTestSupport
         let out = dir.appendingPathComponent("out.mp4")
         let report = try Self.export(src, out, segmented: true)
         #expect(report.notCarried.count == 1)
-        #expect(report.notCarried.first?.contains("attachment (ttf, \"font.ttf\") is not carried: mp4 cannot hold attachments") == true)
+        #expect(
+            report.notCarried.first?.contains(
+                "attachment (ttf, \"font.ttf\") is not carried: mp4 cannot hold attachments") == true)
         #expect(report.subtitleTracks.first?.converted == true)
         let streams = try TestMedia.streams(out)
         let subtitle = streams.first { $0["codec_type"] as? String == "subtitle" }
@@ -93,8 +99,9 @@ import TesseraTestSupport
         let src = try TestMedia.makeMultiTrack(dir, attachment: false)
         let out = dir.appendingPathComponent("out.mkv")
         let start = 1.0, end = 3.5
-        let range = TimeRange(start: MediaTime(seconds: start, preferredTimescale: 1000),
-                              end: MediaTime(seconds: end, preferredTimescale: 1000))
+        let range = TimeRange(
+            start: MediaTime(seconds: start, preferredTimescale: 1000),
+            end: MediaTime(seconds: end, preferredTimescale: 1000))
         _ = try Self.export(src, out, segmented: true, range: range)
         // On the source's timeline, cut to the range and moved to its start (where the output's video starts).
         let sourceEvents = try TestMedia.subtitleEvents(src, fromVideo: false)
@@ -126,7 +133,8 @@ import TesseraTestSupport
 
         settings.audioTracks = AudioTrackSelection(tracks: [1])
         let byNumber = dir.appendingPathComponent("one.mkv")
-        #expect(try Self.export(src, byNumber, segmented: true, settings: settings).audioTracks.map(\.sourceTrack) == [1])
+        #expect(
+            try Self.export(src, byNumber, segmented: true, settings: settings).audioTracks.map(\.sourceTrack) == [1])
 
         settings.audioTracks = AudioTrackSelection(tracks: [7], languages: ["deu"])
         let none = dir.appendingPathComponent("none.mkv")
@@ -142,10 +150,15 @@ import TesseraTestSupport
         let dir = try TestMedia.makeDirectory("carry-verify")
         defer { TestMedia.cleanup(dir) }
         let file = dir.appendingPathComponent("short-second.mkv")
-        _ = try TestMedia.run("ffmpeg", ["-hide_banner", "-loglevel", "error", "-y",
-            "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25:duration=3",
-            "-f", "lavfi", "-i", "sine=duration=3", "-f", "lavfi", "-i", "sine=duration=2",
-            "-map", "0", "-map", "1", "-map", "2", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", file.path])
+        _ = try TestMedia.run(
+            "ffmpeg",
+            [
+                "-hide_banner", "-loglevel", "error", "-y",
+                "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25:duration=3",
+                "-f", "lavfi", "-i", "sine=duration=3", "-f", "lavfi", "-i", "sine=duration=2",
+                "-map", "0", "-map", "1", "-map", "2", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac",
+                file.path,
+            ])
         var verifier = OutputVerifier(path: file.path)
         verifier.expectedAudioEndGaps = [.zero, .zero]
         let report = try verifier.verify()
@@ -167,14 +180,19 @@ import TesseraTestSupport
         defer { TestMedia.cleanup(dir) }
         let src = try TestMedia.makeMultiTrack(dir, attachment: false)
         let pcm = dir.appendingPathComponent("pcm.mkv")
-        _ = try TestMedia.run("ffmpeg", ["-hide_banner", "-loglevel", "error", "-y", "-i", src.path, "-map", "0",
-                                         "-c", "copy", "-c:a:1", "pcm_s16le", pcm.path])
+        _ = try TestMedia.run(
+            "ffmpeg",
+            [
+                "-hide_banner", "-loglevel", "error", "-y", "-i", src.path, "-map", "0",
+                "-c", "copy", "-c:a:1", "pcm_s16le", pcm.path,
+            ])
         let out = dir.appendingPathComponent("out.mp4")
         let report = try Self.export(pcm, out, segmented: false, settings: ExportPreset.passthrough.settings)
         #expect(report.audioTracks.map(\.sourceTrack) == [1])
         #expect(report.notCarried.count == 1)
-        #expect(report.notCarried.first?.hasPrefix("track 2: audio (pcm_s16le, fre, \"Français\") is not carried") == true,
-                "\(report.notCarried)")
+        #expect(
+            report.notCarried.first?.hasPrefix("track 2: audio (pcm_s16le, fre, \"Français\") is not carried") == true,
+            "\(report.notCarried)")
         let types = try TestMedia.streams(out).map { $0["codec_type"] as? String ?? "" }
         #expect(types.filter { $0 == "audio" }.count == 1 && types.contains("subtitle"), "\(types)")
     }

@@ -1,9 +1,10 @@
 import Foundation
-import Testing
 import TesseraAV
 import TesseraCompute
 import TesseraCore
 import TesseraTestSupport
+import Testing
+
 @testable import TesseraMedia
 
 /// A segmented export's `VerificationLevel`: `.decode` has every segment decoded where it was encoded,
@@ -30,10 +31,12 @@ import TesseraTestSupport
         let dir = try TestMedia.makeDirectory("verify-level")
         defer { TestMedia.cleanup(dir) }
         let src = dir.appendingPathComponent("src.mp4")
-        try TestMedia.make(src, seconds: 2, width: 320, height: 240,
-                           video: ["-c:v", "libx264", "-preset", "ultrafast", "-bf", "2", "-g", "12", "-pix_fmt", "yuv420p"])
+        try TestMedia.make(
+            src, seconds: 2, width: 320, height: 240,
+            video: ["-c:v", "libx264", "-preset", "ultrafast", "-bf", "2", "-g", "12", "-pix_fmt", "yuv420p"])
 
-        let (decoded, decodeDecoders) = try Self.export(src, to: dir.appendingPathComponent("decode.mp4"), level: .decode)
+        let (decoded, decodeDecoders) = try Self.export(
+            src, to: dir.appendingPathComponent("decode.mp4"), level: .decode)
         let (timed, timingDecoders) = try Self.export(src, to: dir.appendingPathComponent("timing.mp4"), level: .timing)
 
         // .decode opens a check decoder besides the source's; .timing only the source's.
@@ -49,7 +52,8 @@ import TesseraTestSupport
         #expect(Self.decodable(decoded)?.detail.contains("each segment decoded by its encoder") == true)
         #expect(Self.decodable(timed)?.detail.contains("not decoded") == true, "\(Self.decodable(timed)?.detail ?? "")")
         // The level changes what is checked, never what is written.
-        #expect(try Data(contentsOf: dir.appendingPathComponent("decode.mp4"))
+        #expect(
+            try Data(contentsOf: dir.appendingPathComponent("decode.mp4"))
                 == Data(contentsOf: dir.appendingPathComponent("timing.mp4")))
     }
 }

@@ -1,9 +1,9 @@
 import Foundation
-import Testing
 import TesseraAV
 import TesseraCore
 import TesseraMedia
 import TesseraTestSupport
+import Testing
 
 /// `OutputVerifier` on outputs made at run time with the ffmpeg CLI: good ones pass, and each kind of
 /// damage fails the check it should, naming the first offending frame or packet.
@@ -66,8 +66,9 @@ import TesseraTestSupport
     @Test func droppedFrameFailsAgainstTheSourceNamingIt() throws {
         defer { TestMedia.cleanup(dir) }
         let src = try source()
-        let out = try ffmpeg(["-i", src.path, "-vf", "select='not(eq(n\\,10))'", "-fps_mode", "passthrough"] + x264
-                             + ["-c:a", "copy"], "dropped.mp4")
+        let out = try ffmpeg(
+            ["-i", src.path, "-vf", "select='not(eq(n\\,10))'", "-fps_mode", "passthrough"] + x264
+                + ["-c:a", "copy"], "dropped.mp4")
         let report = try OutputVerifier(path: out.path, against: src.path).verify()
         #expect(!report.passed)
         #expect(report.frameCount == 59)
@@ -81,8 +82,9 @@ import TesseraTestSupport
         defer { TestMedia.cleanup(dir) }
         let src = try source()
         // 100 ticks of 1/15360 s (6.5 ms) later than the grid: more than the one tick allowed.
-        let out = try ffmpeg(["-i", src.path, "-c", "copy", "-bsf:v", "setts=pts=if(eq(N\\,20)\\,PTS+100\\,PTS)"],
-                             "shifted.mp4")
+        let out = try ffmpeg(
+            ["-i", src.path, "-c", "copy", "-bsf:v", "setts=pts=if(eq(N\\,20)\\,PTS+100\\,PTS)"],
+            "shifted.mp4")
         var verifier = OutputVerifier(path: out.path)
         verifier.expectation = .constantFrameRate(frameDuration: frameDuration, frameCount: 60)
         let report = try verifier.verify()
@@ -96,8 +98,9 @@ import TesseraTestSupport
         defer { TestMedia.cleanup(dir) }
         let src = try source()
         // Matroska's muxer accepts a repeated timestamp, as a faulty stitch could write.
-        let out = try ffmpeg(["-i", src.path, "-c", "copy", "-bsf:v", "setts=ts=if(eq(N\\,20)\\,PREV_OUTPTS\\,TS)"],
-                             "duplicated.mkv")
+        let out = try ffmpeg(
+            ["-i", src.path, "-c", "copy", "-bsf:v", "setts=ts=if(eq(N\\,20)\\,PREV_OUTPTS\\,TS)"],
+            "duplicated.mkv")
         let report = try OutputVerifier(path: out.path, against: src.path).verify()
         #expect(!report.passed)
         #expect(report.check(.dtsIncreasing)?.packet == 20)
@@ -107,9 +110,12 @@ import TesseraTestSupport
 
     @Test func audioMuchShorterThanVideoFailsTheDurationCheck() throws {
         defer { TestMedia.cleanup(dir) }
-        let out = try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:duration=2",
-                              "-f", "lavfi", "-t", "1", "-i", "sine=frequency=440:sample_rate=48000"] + x264
-                             + ["-c:a", "aac"], "short-audio.mp4")
+        let out = try ffmpeg(
+            [
+                "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:duration=2",
+                "-f", "lavfi", "-t", "1", "-i", "sine=frequency=440:sample_rate=48000",
+            ] + x264
+                + ["-c:a", "aac"], "short-audio.mp4")
         let report = try OutputVerifier(path: out.path).verify()
         #expect(!report.passed)
         #expect(report.check(.audioDuration)?.passed == false)
@@ -179,8 +185,9 @@ import TesseraTestSupport
         defer { TestMedia.cleanup(dir) }
         let src = try source()
         // Every fifth frame dropped with the others kept at their times: steps of 1/30 and 2/30 s.
-        let vfr = try ffmpeg(["-i", src.path, "-vf", "select='not(eq(mod(n\\,5)\\,3))'", "-fps_mode", "passthrough"]
-                             + x264 + ["-c:a", "copy"], "vfr.mp4")
+        let vfr = try ffmpeg(
+            ["-i", src.path, "-vf", "select='not(eq(mod(n\\,5)\\,3))'", "-fps_mode", "passthrough"]
+                + x264 + ["-c:a", "copy"], "vfr.mp4")
         #expect(try Asset.load(vfr.path).firstVideoTrack?.video?.isVariableFrameRate == true)
         let report = try OutputVerifier(path: vfr.path, against: vfr.path).verify()
         #expect(report.passed, "\(report.firstFailure ?? "")")

@@ -23,14 +23,17 @@ public enum TestMedia {
     public static func run(_ tool: String, _ arguments: [String]) throws -> String {
         let result = try runCapturing(tool, arguments)
         guard result.status == 0 else {
-            throw ToolFailure(description: "\(tool) \(arguments.joined(separator: " ")) exited \(result.status): "
-                + String(result.stderr.suffix(1500)))
+            throw ToolFailure(
+                description: "\(tool) \(arguments.joined(separator: " ")) exited \(result.status): "
+                    + String(result.stderr.suffix(1500)))
         }
         return result.stdout
     }
 
     /// Runs a program and returns its exit status, stdout and stderr.
-    public static func runCapturing(_ tool: String, _ arguments: [String], environment: [String: String]? = nil)
+    public static func runCapturing(
+        _ tool: String, _ arguments: [String], environment: [String: String]? = nil
+    )
         throws -> (status: Int32, stdout: String, stderr: String)
     {
         let process = Process()
@@ -49,20 +52,23 @@ public enum TestMedia {
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         while !errReader.isFinished { usleep(1000) }
-        return (process.terminationStatus, String(decoding: outData, as: UTF8.self),
-                String(decoding: errData, as: UTF8.self))
+        return (
+            process.terminationStatus, String(decoding: outData, as: UTF8.self),
+            String(decoding: errData, as: UTF8.self)
+        )
     }
 
     /// Bytes no demuxer recognises, the same on every run: xorshift64 from a fixed seed. Truly random
     /// bytes are occasionally claimed by a demuxer (an MP3 sync word in the noise), which made tests flaky.
     public static func garbage(count: Int, seed: UInt64 = 0x9E37_79B9_7F4A_7C15) -> Data {
         var state = seed
-        return Data((0..<count).map { _ in
-            state ^= state << 13
-            state ^= state >> 7
-            state ^= state << 17
-            return UInt8(truncatingIfNeeded: state >> 32)
-        })
+        return Data(
+            (0..<count).map { _ in
+                state ^= state << 13
+                state ^= state >> 7
+                state ^= state << 17
+                return UInt8(truncatingIfNeeded: state >> 32)
+            })
     }
 
     /// Makes a clip with ffmpeg: `testsrc2` video and/or `sine` audio, encoded as asked.
@@ -70,10 +76,12 @@ public enum TestMedia {
     /// - Parameters:
     ///   - video: e.g. `["-c:v", "libx264", "-bf", "3"]`; nil for no video.
     ///   - audio: e.g. `["-c:a", "aac"]`; nil for no audio.
-    public static func make(_ url: URL, seconds: Double, width: Int = 320, height: Int = 240, rate: String = "30",
-                            video: [String]? = ["-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p"],
-                            audio: [String]? = ["-c:a", "aac", "-b:a", "96k"], sampleRate: Int = 48_000,
-                            extra: [String] = []) throws {
+    public static func make(
+        _ url: URL, seconds: Double, width: Int = 320, height: Int = 240, rate: String = "30",
+        video: [String]? = ["-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p"],
+        audio: [String]? = ["-c:a", "aac", "-b:a", "96k"], sampleRate: Int = 48_000,
+        extra: [String] = []
+    ) throws {
         var args = ["-hide_banner", "-loglevel", "error", "-y"]
         if video != nil {
             args += ["-f", "lavfi", "-i", "testsrc2=size=\(width)x\(height):rate=\(rate):duration=\(seconds)"]
@@ -103,8 +111,12 @@ public enum TestMedia {
 
     /// The presentation times (seconds) of every video frame, decoded by ffprobe.
     public static func framePTS(_ url: URL, stream: String = "v:0") throws -> [Double] {
-        let text = try run("ffprobe", ["-v", "error", "-select_streams", stream, "-show_entries",
-                                       "frame=pts_time", "-of", "csv=p=0", url.path])
+        let text = try run(
+            "ffprobe",
+            [
+                "-v", "error", "-select_streams", stream, "-show_entries",
+                "frame=pts_time", "-of", "csv=p=0", url.path,
+            ])
         // ffprobe may end a line with a comma (side data fields), so take the first field only.
         return text.split(separator: "\n").compactMap {
             Double($0.split(separator: ",").first.map(String.init)?.trimmingCharacters(in: .whitespaces) ?? "")
@@ -114,8 +126,12 @@ public enum TestMedia {
     /// Where a stream's last packet ends (pts + duration, seconds), from its packets; works for containers
     /// that store no per-stream duration (Matroska, WebM).
     public static func streamEnd(_ url: URL, stream: String) throws -> Double {
-        let text = try run("ffprobe", ["-v", "error", "-select_streams", stream, "-show_entries",
-                                       "packet=pts_time,duration_time", "-of", "csv=p=0", url.path])
+        let text = try run(
+            "ffprobe",
+            [
+                "-v", "error", "-select_streams", stream, "-show_entries",
+                "packet=pts_time,duration_time", "-of", "csv=p=0", url.path,
+            ])
         return text.split(separator: "\n").compactMap { line -> Double? in
             let f = line.split(separator: ",", omittingEmptySubsequences: false).map { Double($0) }
             guard let pts = f.first ?? nil else { return nil }
@@ -128,15 +144,22 @@ public enum TestMedia {
     ///
     /// Frames are paired by index (k-th with k-th), not by timestamp, so containers that round time
     /// differently (Matroska's milliseconds) still compare the same pictures.
-    public static func psnr(_ distorted: URL, against reference: URL, width: Int, height: Int,
-                            referenceStart: Double = 0) throws -> Double {
-        let filter = "[1:v]trim=start=\(referenceStart),settb=1/30,setpts=N,"
+    public static func psnr(
+        _ distorted: URL, against reference: URL, width: Int, height: Int,
+        referenceStart: Double = 0
+    ) throws -> Double {
+        let filter =
+            "[1:v]trim=start=\(referenceStart),settb=1/30,setpts=N,"
             + "scale=\(width):\(height):flags=bicubic[ref];[0:v]settb=1/30,setpts=N[dist];[dist][ref]psnr=shortest=1"
-        let result = try runCapturing("ffmpeg", ["-hide_banner", "-i", distorted.path, "-i", reference.path,
-                                                 "-filter_complex", filter, "-f", "null", "-"])
+        let result = try runCapturing(
+            "ffmpeg",
+            [
+                "-hide_banner", "-i", distorted.path, "-i", reference.path,
+                "-filter_complex", filter, "-f", "null", "-",
+            ])
         guard result.status == 0,
-              let line = result.stderr.split(separator: "\n").last(where: { $0.contains("PSNR") }),
-              let avg = line.split(separator: " ").first(where: { $0.hasPrefix("average:") })
+            let line = result.stderr.split(separator: "\n").last(where: { $0.contains("PSNR") }),
+            let avg = line.split(separator: " ").first(where: { $0.hasPrefix("average:") })
         else {
             throw ToolFailure(description: "ffmpeg psnr failed: \(result.stderr.suffix(800))")
         }

@@ -1,7 +1,8 @@
 import Foundation
 import PropertyBased
-import Testing
 import TesseraCore
+import Testing
+
 @testable import TesseraWire
 
 @Suite struct ConversionTests {
@@ -37,8 +38,9 @@ import TesseraCore
     }
 
     @Test func videoSettingsOnTheWireUseTheProtocolsNames() throws {
-        let settings = VideoSettings(codec: .hevc, maxWidth: 1920, rateControl: .bitRate(4_000_000),
-                                     pixelFormat: .yuv420p10le, level: 51)
+        let settings = VideoSettings(
+            codec: .hevc, maxWidth: 1920, rateControl: .bitRate(4_000_000),
+            pixelFormat: .yuv420p10le, level: 51)
         let wire = try Tessera_V1_VideoSettings(settings)
         #expect(wire.codec == "hevc")
         #expect(wire.maxWidth == 1920 && wire.maxHeight == 0)
@@ -137,7 +139,13 @@ import TesseraCore
             ("task.settings.speed", { $0.settings.speed = "" }),
             ("task.settings.crf", { $0.settings.rateControl = .crf(-1) }),
             ("task.time_base", { $0.timeBase = Fraction(1, 0) }),
-            ("task.packets", { $0.packets.removeAll() ; $0.spec.decodePackets = 0..<1 }),
+            (
+                "task.packets",
+                {
+                    $0.packets.removeAll()
+                    $0.spec.decodePackets = 0..<1
+                }
+            ),
         ]
         for (field, breakIt) in cases {
             var broken = work

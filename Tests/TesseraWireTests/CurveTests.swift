@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TesseraWire
 
 /// CURVE with a ZAP allow-list, over real TCP on loopback.

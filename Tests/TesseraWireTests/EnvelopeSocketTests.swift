@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TesseraCore
+import Testing
+
 @testable import TesseraWire
 
 /// Envelopes through real sockets with `ZMQSocket.send(_:to:)`, the path that serializes straight into
@@ -12,8 +13,9 @@ import TesseraCore
         var generator = WorkGenerator(seed: 5)
         var output = generator.segmentOutput()
         output.packets = (0..<500).map { i in
-            EncodedPacket(data: [UInt8](patternedData(count: 40_000, seed: UInt8(truncatingIfNeeded: i))),
-                          pts: Int64(i) * 512, dts: Int64(i) * 512 - 1024, duration: 512, isKeyframe: i % 60 == 0)
+            EncodedPacket(
+                data: [UInt8](patternedData(count: 40_000, seed: UInt8(truncatingIfNeeded: i))),
+                pts: Int64(i) * 512, dts: Int64(i) * 512 - 1024, duration: 512, isKeyframe: i % 60 == 0)
         }
         let ref = Tessera_V1_TaskRef(jobID: "job-big", segment: 4, attempt: 1)
         #expect(try worker.send(.result(ref, output: Tessera_V1_SegmentOutput(output))))
@@ -27,11 +29,13 @@ import TesseraCore
             return
         }
         #expect(result.ref == ref)
-        #expect(try SegmentOutput(wire: result.output, index: Int(result.ref.segment)) == {
-            var expected = output
-            expected.index = 4
-            return expected
-        }())
+        #expect(
+            try SegmentOutput(wire: result.output, index: Int(result.ref.segment))
+                == {
+                    var expected = output
+                    expected.index = 4
+                    return expected
+                }())
 
         #expect(try loopback.router.send(.ack(ref), to: frames[0]))
         let reply = try #require(try worker.receive(timeoutMilliseconds: 5000))

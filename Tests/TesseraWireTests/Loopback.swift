@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TesseraWire
 
 /// A ROUTER bound on loopback with DEALERs connected to it, all in one context: the farm's topology

@@ -20,8 +20,9 @@ struct WorkGenerator {
 
     mutating func int(_ range: ClosedRange<Int>) -> Int {
         let span = UInt64(bitPattern: Int64(range.upperBound &- range.lowerBound)) &+ 1
-        return span == 0 ? Int(truncatingIfNeeded: next())
-                         : range.lowerBound &+ Int(truncatingIfNeeded: next() % span)
+        return span == 0
+            ? Int(truncatingIfNeeded: next())
+            : range.lowerBound &+ Int(truncatingIfNeeded: next() % span)
     }
 
     mutating func int64() -> Int64 { Int64(bitPattern: next()) }
@@ -57,8 +58,9 @@ struct WorkGenerator {
 
     mutating func packets(_ count: Int, maxBytes: Int) -> [EncodedPacket] {
         (0..<count).map { _ in
-            EncodedPacket(data: bytes(int(0...maxBytes)), pts: int64(), dts: int64(),
-                          duration: Int64(int(0...1_000_000)), isKeyframe: bool())
+            EncodedPacket(
+                data: bytes(int(0...maxBytes)), pts: int64(), dts: int64(),
+                duration: Int64(int(0...1_000_000)), isKeyframe: bool())
         }
     }
 
@@ -71,20 +73,23 @@ struct WorkGenerator {
             index: int(0...10_000), outputFrames: firstFrame..<(firstFrame + int(0...500)),
             presentationRange: start..<(start + Int64(int(0...10_000_000))),
             decodePackets: firstPacket..<(firstPacket + packetCount),
-            timeMap: TimeMapPiece(sourceStart: int64() >> 2, outputStart: int64() >> 2,
-                                  rate: fraction(positive: true)))
+            timeMap: TimeMapPiece(
+                sourceStart: int64() >> 2, outputStart: int64() >> 2,
+                rate: fraction(positive: true)))
         return SegmentWork(
             spec: spec, source: configuration(), timeBase: fraction(positive: true),
             frameRate: fraction(positive: false),
             rotation: Rotation(degrees: pick([0, 90, 180, 270]), mirrored: bool()),
             packets: packets(packetCount, maxBytes: 3000), settings: settings(), endTick: maybe { $0.int64() },
-            sourceName: pick(["", "clip.mov", "/srv/media/ünïcode name.mp4"]), backend: pick(ProcessingBackend.allCases),
+            sourceName: pick(["", "clip.mov", "/srv/media/ünïcode name.mp4"]),
+            backend: pick(ProcessingBackend.allCases),
             checkDecodes: bool())
     }
 
     mutating func segmentOutput() -> SegmentOutput {
-        SegmentOutput(index: int(0...10_000), parameters: configuration(),
-                      packets: packets(int(0...30), maxBytes: 2000), frames: int(0...100_000),
-                      seconds: Double(int(0...1_000_000)) / 1000, processor: pick(["vulkan", "cpu", "none"]))
+        SegmentOutput(
+            index: int(0...10_000), parameters: configuration(),
+            packets: packets(int(0...30), maxBytes: 2000), frames: int(0...100_000),
+            seconds: Double(int(0...1_000_000)) / 1000, processor: pick(["vulkan", "cpu", "none"]))
     }
 }

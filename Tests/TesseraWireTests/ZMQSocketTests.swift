@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TesseraWire
 
 @Suite struct ZMQSocketTests {
@@ -121,7 +122,10 @@ import Testing
                 Issue.record("bind \(endpoint) succeeded")
             } catch {
                 #expect(error.message.contains(endpoint))
-                guard case .zmq = error.kind else { Issue.record("kind \(error.kind) for \(endpoint)"); continue }
+                guard case .zmq = error.kind else {
+                    Issue.record("kind \(error.kind) for \(endpoint)")
+                    continue
+                }
             }
         }
         #expect(throws: WireError.self) { try socket.set(.routingID(Data())) }

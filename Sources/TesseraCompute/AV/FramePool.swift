@@ -14,7 +14,9 @@ final class FramePool {
     private let pool: OpaquePointer
 
     /// - Throws: `MediaError.ffmpeg` when the pool cannot be created.
-    init(width: Int, height: Int, format: PixelFormat, planes: [ProcessingPlan.PlaneSlot], bytes: Int)
+    init(
+        width: Int, height: Int, format: PixelFormat, planes: [ProcessingPlan.PlaneSlot], bytes: Int
+    )
         throws(MediaError)
     {
         self.width = width
@@ -60,7 +62,9 @@ final class FramePool {
         f.pointee.width = Int32(width)
         f.pointee.height = Int32(height)
         f.pointee.format = format.rawValue
-        for (i, plane) in planes.enumerated() { frame.setPlane(i, buffer.pointee.data + plane.offset, linesize: plane.stride) }
+        for (i, plane) in planes.enumerated() {
+            frame.setPlane(i, buffer.pointee.data + plane.offset, linesize: plane.stride)
+        }
         // As av_frame_get_buffer does for video: extended_data points at data, AVFrame's first field.
         f.pointee.extended_data = UnsafeMutableRawPointer(f).assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self)
         return frame
@@ -71,8 +75,10 @@ final class FramePool {
 }
 
 /// Copies `rows` rows of `rowBytes` between two strided planes; one memcpy when the strides agree.
-func copyPlane(from source: UnsafeRawPointer, sourceStride: Int, to destination: UnsafeMutableRawPointer,
-               destinationStride: Int, rowBytes: Int, rows: Int) {
+func copyPlane(
+    from source: UnsafeRawPointer, sourceStride: Int, to destination: UnsafeMutableRawPointer,
+    destinationStride: Int, rowBytes: Int, rows: Int
+) {
     guard rows > 0 else { return }
     if sourceStride == destinationStride {
         memcpy(destination, source, (rows - 1) * sourceStride + rowBytes)

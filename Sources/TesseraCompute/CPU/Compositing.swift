@@ -6,8 +6,10 @@ enum Compositing {
     /// - Parameters:
     ///   - background: background code value of each channel of the plane, in the plane's order.
     ///   - pixelChannels: channels interleaved in the plane (1, 2 for UV, 4 for RGBA whose 4th, alpha, stays).
-    static func fade(_ plane: UnsafeMutablePointer<UInt8>, stride: Int, width: Int, height: Int, bytesPerSample: Int,
-                     shift: Int, pixelChannels: Int, background: [Double], opacity: Double) {
+    static func fade(
+        _ plane: UnsafeMutablePointer<UInt8>, stride: Int, width: Int, height: Int, bytesPerSample: Int,
+        shift: Int, pixelChannels: Int, background: [Double], opacity: Double
+    ) {
         let a = Float(opacity)
         let bg = background.map { Float($0) }
         for y in 0..<height {
@@ -29,8 +31,10 @@ enum Compositing {
 
     /// Composites straight-alpha RGBA over an opaque background in place (alpha becomes 255), before
     /// libswscale, which would drop alpha.
-    static func flattenAlpha(_ plane: UnsafeMutablePointer<UInt8>, stride: Int, width: Int, height: Int,
-                             background: RGBColor) {
+    static func flattenAlpha(
+        _ plane: UnsafeMutablePointer<UInt8>, stride: Int, width: Int, height: Int,
+        background: RGBColor
+    ) {
         let bg = [Float(background.red * 255), Float(background.green * 255), Float(background.blue * 255)]
         for y in 0..<height {
             let row = plane + y * stride

@@ -9,9 +9,11 @@ enum FrameBlend {
     static func check(_ first: Frame, _ second: Frame, weight: Double) throws(MediaError) {
         guard first.width == second.width, first.height == second.height, first.pixelFormat == second.pixelFormat
         else {
-            throw MediaError(.invalidArgument, "cannot blend a \(first.width)x\(first.height) "
-                + "\(PixelFormat(first.pixelFormat)) frame with a \(second.width)x\(second.height) "
-                + "\(PixelFormat(second.pixelFormat)) one")
+            throw MediaError(
+                .invalidArgument,
+                "cannot blend a \(first.width)x\(first.height) "
+                    + "\(PixelFormat(first.pixelFormat)) frame with a \(second.width)x\(second.height) "
+                    + "\(PixelFormat(second.pixelFormat)) one")
         }
         guard weight >= 0, weight <= 1 else {
             throw MediaError(.invalidArgument, "blend weight \(weight) is outside 0…1")
@@ -51,8 +53,10 @@ enum FrameBlend {
         return output
     }
 
-    static func blendRow(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ o: UnsafeMutablePointer<UInt8>,
-                         count: Int, weight: Float) {
+    static func blendRow(
+        _ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ o: UnsafeMutablePointer<UInt8>,
+        count: Int, weight: Float
+    ) {
         var i = 0
         let w = SIMD16<Float>(repeating: weight), half = SIMD16<Float>(repeating: 0.5)
         while i + 16 <= count {
@@ -69,8 +73,10 @@ enum FrameBlend {
         }
     }
 
-    static func blendRow16(_ a: UnsafePointer<UInt16>, _ b: UnsafePointer<UInt16>, _ o: UnsafeMutablePointer<UInt16>,
-                           count: Int, weight: Float, shift: Int) {
+    static func blendRow16(
+        _ a: UnsafePointer<UInt16>, _ b: UnsafePointer<UInt16>, _ o: UnsafeMutablePointer<UInt16>,
+        count: Int, weight: Float, shift: Int
+    ) {
         for i in 0..<count {
             let x = Float(a[i] >> shift), y = Float(b[i] >> shift)
             o[i] = UInt16((x + weight * (y - x) + 0.5).rounded(.down)) << shift

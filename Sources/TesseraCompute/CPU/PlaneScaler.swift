@@ -38,18 +38,19 @@ struct PlaneScaler {
     /// Nil when the plan has no plane fast path, or its planes are not 8-bit with an identity colour map.
     init?(plan: ProcessingPlan) {
         guard let inputs = plan.planeInputs,
-              inputs.allSatisfy({ p in
-                  p.bytesPerSample == 1 && p.bitDepth == 8 && abs(p.scale - 1) < 1e-9 && abs(p.bias) < 1e-6
-                      && p.vertical.taps <= Self.maxTaps && p.horizontal.taps <= Self.maxTaps
-              })
+            inputs.allSatisfy({ p in
+                p.bytesPerSample == 1 && p.bitDepth == 8 && abs(p.scale - 1) < 1e-9 && abs(p.bias) < 1e-6
+                    && p.vertical.taps <= Self.maxTaps && p.horizontal.taps <= Self.maxTaps
+            })
         else { return nil }
         planes = inputs.map { p in
             let hTaps = (p.horizontal.taps + 7) / 8 * 8
-            return Plane(sourceWidth: p.width, outputWidth: p.outputWidth, outputHeight: p.outputHeight,
-                         verticalFirst: p.vertical.first,
-                         verticalWeights: Self.fixedPoint(p.vertical, paddedTo: p.vertical.taps),
-                         verticalTaps: p.vertical.taps, horizontalFirst: p.horizontal.first,
-                         horizontalWeights: Self.fixedPoint(p.horizontal, paddedTo: hTaps), horizontalTaps: hTaps)
+            return Plane(
+                sourceWidth: p.width, outputWidth: p.outputWidth, outputHeight: p.outputHeight,
+                verticalFirst: p.vertical.first,
+                verticalWeights: Self.fixedPoint(p.vertical, paddedTo: p.vertical.taps),
+                verticalTaps: p.vertical.taps, horizontalFirst: p.horizontal.first,
+                horizontalWeights: Self.fixedPoint(p.horizontal, paddedTo: hTaps), horizontalTaps: hTaps)
         }
         let widest = planes.map { $0.sourceWidth + $0.horizontalTaps }.max() ?? 0
         row = Array(repeating: 0, count: widest)

@@ -10,8 +10,10 @@ import TesseraAV
 enum Reorientation {
     static let tile = 32
 
-    static func apply(_ orientation: Orientation, from p: UnsafePointer<UInt8>, stride pStride: Int, width pw: Int,
-                      height ph: Int, to o: UnsafeMutablePointer<UInt8>, stride oStride: Int, pixelBytes: Int) {
+    static func apply(
+        _ orientation: Orientation, from p: UnsafePointer<UInt8>, stride pStride: Int, width pw: Int,
+        height ph: Int, to o: UnsafeMutablePointer<UInt8>, stride oStride: Int, pixelBytes: Int
+    ) {
         let (w, h) = orientation.swap ? (ph, pw) : (pw, ph)
         switch pixelBytes {
         case 1: run(UInt8.self, orientation, p, pStride, pw, ph, o, oStride, w, h)
@@ -20,9 +22,11 @@ enum Reorientation {
         }
     }
 
-    private static func run<T: FixedWidthInteger & SendableMetatype>(_: T.Type, _ orientation: Orientation,
-                                                  _ p: UnsafePointer<UInt8>, _ pStride: Int, _ pw: Int, _ ph: Int,
-                                                  _ o: UnsafeMutablePointer<UInt8>, _ oStride: Int, _ w: Int, _ h: Int) {
+    private static func run<T: FixedWidthInteger & SendableMetatype>(
+        _: T.Type, _ orientation: Orientation,
+        _ p: UnsafePointer<UInt8>, _ pStride: Int, _ pw: Int, _ ph: Int,
+        _ o: UnsafeMutablePointer<UInt8>, _ oStride: Int, _ w: Int, _ h: Int
+    ) {
         let size = MemoryLayout<T>.size
         let tilesY = (h + tile - 1) / tile
         // Each tile row writes its own output rows only.

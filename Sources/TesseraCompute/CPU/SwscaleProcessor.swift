@@ -56,14 +56,17 @@ public final class SwscaleProcessor: FrameProcessor {
         guard outputFormat != AV_PIX_FMT_NONE, sws_isSupportedOutput(outputFormat) != 0 else {
             throw MediaError(.unsupported, "libswscale cannot write pixel format \(spec.outputFormat)")
         }
-        orientation = Orientation(rotation: spec.rotation, flipHorizontal: spec.flipHorizontal,
-                                  flipVertical: spec.flipVertical)
+        orientation = Orientation(
+            rotation: spec.rotation, flipHorizontal: spec.flipHorizontal,
+            flipVertical: spec.flipVertical)
         if !orientation.isIdentity {
             guard let layout = PictureLayout(spec.outputFormat),
-                  !orientation.swap || layout.log2ChromaX == layout.log2ChromaY
+                !orientation.swap || layout.log2ChromaX == layout.log2ChromaY
             else {
-                throw MediaError(.unsupported, "the CPU path cannot turn pictures into \(spec.outputFormat) "
-                    + "(\(spec.rotation)); use the Vulkan backend or a 4:2:0, 4:4:4 or RGB output")
+                throw MediaError(
+                    .unsupported,
+                    "the CPU path cannot turn pictures into \(spec.outputFormat) "
+                        + "(\(spec.rotation)); use the Vulkan backend or a 4:2:0, 4:4:4 or RGB output")
             }
         }
     }
@@ -80,11 +83,15 @@ public final class SwscaleProcessor: FrameProcessor {
         var source = input
         if PixelFormat(input.pixelFormat) == .rgba { source = try flattenAlpha(input) }
         if outputPool == nil {
-            outputPool = try FramePool.make(width: spec.outputWidth, height: spec.outputHeight, format: spec.outputFormat)
+            outputPool = try FramePool.make(
+                width: spec.outputWidth, height: spec.outputHeight, format: spec.outputFormat)
         }
         let output: Frame
-        if let pool = outputPool { output = try pool.makeFrame() }
-        else { output = try Frame(width: spec.outputWidth, height: spec.outputHeight, format: outputFormat) }
+        if let pool = outputPool {
+            output = try pool.makeFrame()
+        } else {
+            output = try Frame(width: spec.outputWidth, height: spec.outputHeight, format: outputFormat)
+        }
         try ff(av_frame_copy_props(output.pointer, input.pointer), "copy frame properties")
         if scaler != nil {
             scaler!.scale(source, into: output)
@@ -94,9 +101,13 @@ public final class SwscaleProcessor: FrameProcessor {
             if !orientation.isIdentity { turn(target, into: output) }
             if spec.opacity < 1 { fade(output) }
         }
-        output.pointer.pointee.colorspace = spec.outputFormat == .rgba ? AVCOL_SPC_RGB
+        output.pointer.pointee.colorspace =
+            spec.outputFormat == .rgba
+            ? AVCOL_SPC_RGB
             : (spec.outputMatrix.map { avColorSpace($0) } ?? avColorSpace(input.colorMatrix))
-        output.pointer.pointee.color_range = spec.outputFormat == .rgba ? AVCOL_RANGE_JPEG
+        output.pointer.pointee.color_range =
+            spec.outputFormat == .rgba
+            ? AVCOL_RANGE_JPEG
             : (spec.outputRange.map { avColorRange($0) } ?? normalisedRange(f))
         output.pointer.pointee.chroma_location = AVCHROMA_LOC_LEFT
         return output
@@ -120,8 +131,9 @@ public final class SwscaleProcessor: FrameProcessor {
             let size = layout.planeSize(p, width: unturned.width, height: unturned.height)
             let pixelBytes = layout.channels.first { $0.plane == p }?.pixelStride ?? 1
             guard let from = unturned.plane(p), let to = output.plane(p) else { continue }
-            Reorientation.apply(orientation, from: from, stride: unturned.linesize(p), width: size.width,
-                                height: size.height, to: to, stride: output.linesize(p), pixelBytes: pixelBytes)
+            Reorientation.apply(
+                orientation, from: from, stride: unturned.linesize(p), width: size.width,
+                height: size.height, to: to, stride: output.linesize(p), pixelBytes: pixelBytes)
         }
     }
 
@@ -132,10 +144,11 @@ public final class SwscaleProcessor: FrameProcessor {
             let size = layout.planeSize(p, width: output.width, height: output.height)
             guard let data = output.plane(p), let first = channels.first else { continue }
             let ch = layout.channels[first]
-            Compositing.fade(data, stride: output.linesize(p), width: size.width, height: size.height,
-                             bytesPerSample: ch.bytesPerSample, shift: ch.shift,
-                             pixelChannels: ch.pixelStride / ch.bytesPerSample,
-                             background: channels.compactMap { $0 < 3 ? background[$0] : nil }, opacity: spec.opacity)
+            Compositing.fade(
+                data, stride: output.linesize(p), width: size.width, height: size.height,
+                bytesPerSample: ch.bytesPerSample, shift: ch.shift,
+                pixelChannels: ch.pixelStride / ch.bytesPerSample,
+                background: channels.compactMap { $0 < 3 ? background[$0] : nil }, opacity: spec.opacity)
         }
     }
 
@@ -144,11 +157,13 @@ public final class SwscaleProcessor: FrameProcessor {
             flattened = try Frame(width: input.width, height: input.height, format: input.pixelFormat)
         }
         guard let copy = flattened, let to = copy.plane(0), let from = input.plane(0) else { return input }
-        copyPlane(from: from, sourceStride: input.linesize(0), to: to, destinationStride: copy.linesize(0),
-                  rowBytes: 4 * input.width, rows: input.height)
+        copyPlane(
+            from: from, sourceStride: input.linesize(0), to: to, destinationStride: copy.linesize(0),
+            rowBytes: 4 * input.width, rows: input.height)
         try ff(av_frame_copy_props(copy.pointer, input.pointer), "copy frame properties")
-        Compositing.flattenAlpha(to, stride: copy.linesize(0), width: input.width, height: input.height,
-                                 background: spec.backgroundColor)
+        Compositing.flattenAlpha(
+            to, stride: copy.linesize(0), width: input.width, height: input.height,
+            background: spec.backgroundColor)
         return copy
     }
 
@@ -156,11 +171,14 @@ public final class SwscaleProcessor: FrameProcessor {
         sws_freeContext(context)
         context = nil
         let f = input.pointer.pointee
-        let planInput = ProcessingPlan.Input(format: PixelFormat(input.pixelFormat), width: input.width,
-                                             height: input.height, matrix: input.colorMatrix, range: input.colorRange,
-                                             chromaLocation: input.chromaLocation)
-        scaler = allowsPlaneScaler
-            ? (try? ProcessingPlan(input: planInput, spec: spec, planeKernels: nil)).flatMap(PlaneScaler.init(plan:)) : nil
+        let planInput = ProcessingPlan.Input(
+            format: PixelFormat(input.pixelFormat), width: input.width,
+            height: input.height, matrix: input.colorMatrix, range: input.colorRange,
+            chromaLocation: input.chromaLocation)
+        scaler =
+            allowsPlaneScaler
+            ? (try? ProcessingPlan(input: planInput, spec: spec, planeKernels: nil)).flatMap(PlaneScaler.init(plan:))
+            : nil
         guard sws_isSupportedInput(AVPixelFormat(rawValue: f.format)) != 0 else {
             throw MediaError(.unsupported, "libswscale cannot read pixel format \(PixelFormat(input.pixelFormat))")
         }
@@ -171,9 +189,17 @@ public final class SwscaleProcessor: FrameProcessor {
         switch spec.filter {
         case .bilinear: flags = Int64(SWS_BILINEAR)
         // libswscale's bicubic parameters are (B, C); its default C is 0.6, not Catmull-Rom's 0.5.
-        case .bicubic: flags = Int64(SWS_BICUBIC); param0 = 0; param1 = 0.5
-        case .mitchell: flags = Int64(SWS_BICUBIC); param0 = 1.0 / 3; param1 = 1.0 / 3
-        case .lanczos3: flags = Int64(SWS_LANCZOS); param0 = 3
+        case .bicubic:
+            flags = Int64(SWS_BICUBIC)
+            param0 = 0
+            param1 = 0.5
+        case .mitchell:
+            flags = Int64(SWS_BICUBIC)
+            param0 = 1.0 / 3
+            param1 = 1.0 / 3
+        case .lanczos3:
+            flags = Int64(SWS_LANCZOS)
+            param0 = 3
         }
         let (w, h) = orientation.swap ? (spec.outputHeight, spec.outputWidth) : (spec.outputWidth, spec.outputHeight)
         let raw = UnsafeMutableRawPointer(ctx)
@@ -185,8 +211,9 @@ public final class SwscaleProcessor: FrameProcessor {
         try ff(av_opt_set_int(raw, "dst_format", Int64(outputFormat.rawValue), 0), "configure scaler")
         // RGB input: convert chroma at full width before filtering, rather than averaging pixel pairs.
         let rgbInput = PictureLayout(PixelFormat(input.pixelFormat))?.isRGB ?? false
-        try ff(av_opt_set_int(raw, "sws_flags", flags | (rgbInput ? Int64(SWS_FULL_CHR_H_INP) : 0), 0),
-               "configure scaler")
+        try ff(
+            av_opt_set_int(raw, "sws_flags", flags | (rgbInput ? Int64(SWS_FULL_CHR_H_INP) : 0), 0),
+            "configure scaler")
         try ff(av_opt_set_double(raw, "param0", param0, 0), "configure scaler")
         try ff(av_opt_set_double(raw, "param1", param1, 0), "configure scaler")
         try ff(av_opt_set_int(raw, "threads", Int64(threads), 0), "configure scaler threads")
@@ -199,16 +226,22 @@ public final class SwscaleProcessor: FrameProcessor {
         let srcSpace = avColorSpace(input.colorMatrix)
         let dstSpace = spec.outputMatrix.map { avColorSpace($0) } ?? srcSpace
         let srcFull: Int32 = f.color_range == AVCOL_RANGE_JPEG ? 1 : 0
-        let dstFull: Int32 = (spec.outputRange.map { avColorRange($0) } ?? normalisedRange(f)) == AVCOL_RANGE_JPEG ? 1 : 0
-        _ = sws_setColorspaceDetails(ctx, sws_getCoefficients(Int32(srcSpace.rawValue)), srcFull,
-                                     sws_getCoefficients(Int32(dstSpace.rawValue)), dstFull, 0, 1 << 16, 1 << 16)
+        let dstFull: Int32 =
+            (spec.outputRange.map { avColorRange($0) } ?? normalisedRange(f)) == AVCOL_RANGE_JPEG ? 1 : 0
+        _ = sws_setColorspaceDetails(
+            ctx, sws_getCoefficients(Int32(srcSpace.rawValue)), srcFull,
+            sws_getCoefficients(Int32(dstSpace.rawValue)), dstFull, 0, 1 << 16, 1 << 16)
 
         if let source = PictureLayout(PixelFormat(input.pixelFormat)), let output = PictureLayout(spec.outputFormat) {
-            background = ColorTransform(source: source, sourceMatrix: input.colorMatrix, sourceRange: input.colorRange,
-                                        output: output, outputMatrix: spec.outputMatrix ?? input.colorMatrix,
-                                        outputRange: output.isRGB ? .full
-                                            : (spec.outputRange ?? input.colorRange),
-                                        background: spec.backgroundColor).background
+            background =
+                ColorTransform(
+                    source: source, sourceMatrix: input.colorMatrix, sourceRange: input.colorRange,
+                    output: output, outputMatrix: spec.outputMatrix ?? input.colorMatrix,
+                    outputRange: output.isRGB
+                        ? .full
+                        : (spec.outputRange ?? input.colorRange),
+                    background: spec.backgroundColor
+                ).background
         } else {
             background = [0, 128, 128]
         }
@@ -220,22 +253,32 @@ public final class SwscaleProcessor: FrameProcessor {
     private func initialise(_ ctx: OpaquePointer, input: Frame, width: Int, height: Int) throws(MediaError) {
         let source = PictureLayout(PixelFormat(input.pixelFormat))
         let output = PictureLayout(spec.outputFormat)
-        let chromaMoves = !orientation.isIdentity || input.chromaLocation != .left && input.chromaLocation != .unspecified
+        let chromaMoves =
+            !orientation.isIdentity || input.chromaLocation != .left && input.chromaLocation != .unspecified
             || source?.log2ChromaX != output?.log2ChromaX || source?.log2ChromaY != output?.log2ChromaY
         guard input.width == width, input.height == height, chromaMoves,
-              let h = sws_allocVec(3), let v = sws_allocVec(3)
+            let h = sws_allocVec(3), let v = sws_allocVec(3)
         else {
             try ff(sws_init_context(ctx, nil, nil), "initialise libswscale for \(input.width)x\(input.height)")
             return
         }
-        defer { sws_freeVec(h); sws_freeVec(v) }
-        for vector in [h, v] { vector.pointee.coeff[0] = 0; vector.pointee.coeff[1] = 1; vector.pointee.coeff[2] = 0 }
+        defer {
+            sws_freeVec(h)
+            sws_freeVec(v)
+        }
+        for vector in [h, v] {
+            vector.pointee.coeff[0] = 0
+            vector.pointee.coeff[1] = 1
+            vector.pointee.coeff[2] = 0
+        }
         var filter = SwsFilter(lumH: nil, lumV: nil, chrH: h, chrV: v)
         try ff(sws_init_context(ctx, &filter, nil), "initialise libswscale for \(input.width)x\(input.height)")
     }
 
     /// Source siting from the frame (unspecified = MPEG-2), output siting MPEG-2 after any turn.
-    private func setChromaPositions(_ raw: UnsafeMutableRawPointer, input: Frame, width: Int, height: Int)
+    private func setChromaPositions(
+        _ raw: UnsafeMutableRawPointer, input: Frame, width: Int, height: Int
+    )
         throws(MediaError)
     {
         // Along an axis that is not subsampled chroma sits with luma (position 0).
@@ -246,9 +289,11 @@ public final class SwscaleProcessor: FrameProcessor {
         try ff(av_opt_set_int(raw, "src_h_chr_pos", Int64(srcH), 0), "configure scaler chroma")
         try ff(av_opt_set_int(raw, "src_v_chr_pos", Int64(srcV), 0), "configure scaler chroma")
         let o = orientation
-        let h = (output?.log2ChromaX ?? 1) > 0
+        let h =
+            (output?.log2ChromaX ?? 1) > 0
             ? Reorientation.chromaPosition(length: width, flipped: o.flipU, cosited: !o.swap) : 0
-        let v = (output?.log2ChromaY ?? 1) > 0
+        let v =
+            (output?.log2ChromaY ?? 1) > 0
             ? Reorientation.chromaPosition(length: height, flipped: o.flipV, cosited: o.swap) : 0
         try ff(av_opt_set_int(raw, "dst_h_chr_pos", Int64(h), 0), "configure scaler chroma")
         try ff(av_opt_set_int(raw, "dst_v_chr_pos", Int64(v), 0), "configure scaler chroma")

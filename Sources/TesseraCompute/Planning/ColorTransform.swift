@@ -37,25 +37,31 @@ struct ColorTransform: Sendable, Equatable {
     static func yuvToRGB(_ matrix: ColorMatrix) -> [[Double]] {
         let (kr, kb) = lumaWeights(matrix)
         let kg = 1 - kr - kb
-        return [[1, 0, 2 * (1 - kr)],
-                [1, -2 * (1 - kb) * kb / kg, -2 * (1 - kr) * kr / kg],
-                [1, 2 * (1 - kb), 0]]
+        return [
+            [1, 0, 2 * (1 - kr)],
+            [1, -2 * (1 - kb) * kb / kg, -2 * (1 - kr) * kr / kg],
+            [1, 2 * (1 - kb), 0],
+        ]
     }
 
     /// R'G'B' → YCbCr for a matrix, as a 3x3.
     static func rgbToYUV(_ matrix: ColorMatrix) -> [[Double]] {
         let (kr, kb) = lumaWeights(matrix)
         let kg = 1 - kr - kb
-        return [[kr, kg, kb],
-                [-kr / (2 * (1 - kb)), -kg / (2 * (1 - kb)), 0.5],
-                [0.5, -kg / (2 * (1 - kr)), -kb / (2 * (1 - kr))]]
+        return [
+            [kr, kg, kb],
+            [-kr / (2 * (1 - kb)), -kg / (2 * (1 - kb)), 0.5],
+            [0.5, -kg / (2 * (1 - kr)), -kb / (2 * (1 - kr))],
+        ]
     }
 
     /// - Parameters:
     ///   - sourceMatrix/outputMatrix: ignored on the RGB side(s).
     ///   - opacity/background: folded in when the source has no alpha of its own.
-    init(source: PictureLayout, sourceMatrix: ColorMatrix, sourceRange: ColorRange,
-         output: PictureLayout, outputMatrix: ColorMatrix, outputRange: ColorRange, background rgb: RGBColor) {
+    init(
+        source: PictureLayout, sourceMatrix: ColorMatrix, sourceRange: ColorRange,
+        output: PictureLayout, outputMatrix: ColorMatrix, outputRange: ColorRange, background rgb: RGBColor
+    ) {
         // Normalised source: n = s * code + o per channel.
         let inNorm = Self.normalise(depth: source.bitDepth, range: sourceRange, rgb: source.isRGB)
         // A 3x4 affine as [[Double]], starting from the source normalisation.
@@ -77,9 +83,12 @@ struct ColorTransform: Sendable, Equatable {
             return (0..<4).map { c in c < 3 ? m[r][c] / s : (m[r][3] - o) / s }
         }
         let bgRGB = [rgb.red, rgb.green, rgb.blue]
-        let bgNorm = output.isRGB ? bgRGB : Self.rgbToYUV(outputMatrix).map { row in
-            (0..<3).reduce(0) { $0 + row[$1] * bgRGB[$1] }
-        }
+        let bgNorm =
+            output.isRGB
+            ? bgRGB
+            : Self.rgbToYUV(outputMatrix).map { row in
+                (0..<3).reduce(0) { $0 + row[$1] * bgRGB[$1] }
+            }
         background = (0..<3).map { (bgNorm[$0] - outNorm[$0].offset) / outNorm[$0].scale }
     }
 }

@@ -36,36 +36,66 @@ struct PictureLayout: Sendable, Hashable {
     init?(_ format: PixelFormat) {
         self.format = format
         func planar(_ bytes: Int, _ sx: Int, _ sy: Int) -> [Channel] {
-            [Channel(plane: 0, byteOffset: 0, pixelStride: bytes, bytesPerSample: bytes, shift: 0, log2SubX: 0,
-                     log2SubY: 0),
-             Channel(plane: 1, byteOffset: 0, pixelStride: bytes, bytesPerSample: bytes, shift: 0, log2SubX: sx,
-                     log2SubY: sy),
-             Channel(plane: 2, byteOffset: 0, pixelStride: bytes, bytesPerSample: bytes, shift: 0, log2SubX: sx,
-                     log2SubY: sy)]
+            [
+                Channel(
+                    plane: 0, byteOffset: 0, pixelStride: bytes, bytesPerSample: bytes, shift: 0, log2SubX: 0,
+                    log2SubY: 0),
+                Channel(
+                    plane: 1, byteOffset: 0, pixelStride: bytes, bytesPerSample: bytes, shift: 0, log2SubX: sx,
+                    log2SubY: sy),
+                Channel(
+                    plane: 2, byteOffset: 0, pixelStride: bytes, bytesPerSample: bytes, shift: 0, log2SubX: sx,
+                    log2SubY: sy),
+            ]
         }
         func semiPlanar(_ bytes: Int, _ shift: Int) -> [Channel] {
-            [Channel(plane: 0, byteOffset: 0, pixelStride: bytes, bytesPerSample: bytes, shift: shift, log2SubX: 0,
-                     log2SubY: 0),
-             Channel(plane: 1, byteOffset: 0, pixelStride: 2 * bytes, bytesPerSample: bytes, shift: shift,
-                     log2SubX: 1, log2SubY: 1),
-             Channel(plane: 1, byteOffset: bytes, pixelStride: 2 * bytes, bytesPerSample: bytes, shift: shift,
-                     log2SubX: 1, log2SubY: 1)]
+            [
+                Channel(
+                    plane: 0, byteOffset: 0, pixelStride: bytes, bytesPerSample: bytes, shift: shift, log2SubX: 0,
+                    log2SubY: 0),
+                Channel(
+                    plane: 1, byteOffset: 0, pixelStride: 2 * bytes, bytesPerSample: bytes, shift: shift,
+                    log2SubX: 1, log2SubY: 1),
+                Channel(
+                    plane: 1, byteOffset: bytes, pixelStride: 2 * bytes, bytesPerSample: bytes, shift: shift,
+                    log2SubX: 1, log2SubY: 1),
+            ]
         }
         var rgb = false, alpha = false, depth = 8, planes = 3, cx = 1, cy = 1
         switch format {
         case .yuv420p: channels = planar(1, 1, 1)
-        case .yuv422p: channels = planar(1, 1, 0); cy = 0
-        case .yuv444p: channels = planar(1, 0, 0); cx = 0; cy = 0
-        case .yuv420p10le: channels = planar(2, 1, 1); depth = 10
-        case .yuv422p10le: channels = planar(2, 1, 0); depth = 10; cy = 0
-        case .nv12: channels = semiPlanar(1, 0); planes = 2
-        case .p010le: channels = semiPlanar(2, 6); planes = 2; depth = 10
+        case .yuv422p:
+            channels = planar(1, 1, 0)
+            cy = 0
+        case .yuv444p:
+            channels = planar(1, 0, 0)
+            cx = 0
+            cy = 0
+        case .yuv420p10le:
+            channels = planar(2, 1, 1)
+            depth = 10
+        case .yuv422p10le:
+            channels = planar(2, 1, 0)
+            depth = 10
+            cy = 0
+        case .nv12:
+            channels = semiPlanar(1, 0)
+            planes = 2
+        case .p010le:
+            channels = semiPlanar(2, 6)
+            planes = 2
+            depth = 10
         case .rgba:
             channels = (0..<4).map {
-                Channel(plane: 0, byteOffset: $0, pixelStride: 4, bytesPerSample: 1, shift: 0, log2SubX: 0,
-                        log2SubY: 0)
+                Channel(
+                    plane: 0, byteOffset: $0, pixelStride: 4, bytesPerSample: 1, shift: 0, log2SubX: 0,
+                    log2SubY: 0)
             }
-            rgb = true; alpha = true; planes = 1; cx = 0; cy = 0
+            rgb = true
+            alpha = true
+            planes = 1
+            cx = 0
+            cy = 0
         default: return nil
         }
         isRGB = rgb
@@ -77,8 +107,10 @@ struct PictureLayout: Sendable, Hashable {
     }
 
     /// Formats the kernels read.
-    static let readable: [PixelFormat] = [.yuv420p, .nv12, .yuv420p10le, .p010le, .yuv422p, .yuv422p10le, .yuv444p,
-                                          .rgba]
+    static let readable: [PixelFormat] = [
+        .yuv420p, .nv12, .yuv420p10le, .p010le, .yuv422p, .yuv422p10le, .yuv444p,
+        .rgba,
+    ]
     /// Formats the kernels write.
     static let writable: [PixelFormat] = [.yuv420p, .nv12, .p010le, .rgba, .yuv420p10le, .yuv422p, .yuv444p]
 

@@ -79,14 +79,16 @@ struct PlaneResampling: Sendable {
         for p in inputs {
             let v = p.vertical, h = p.horizontal
             guard v.taps <= Self.maxTaps, v.first.count == p.outputHeight, h.first.count == p.outputWidth,
-                  p.source.stride % 16 == 0, p.source.offset % 16 == 0,
-                  // Pass 2 writes whole 64-bit words, the last one of a row into the row's padding.
-                  p.output.stride % 8 == 0, p.output.offset % 8 == 0, p.output.stride >= (p.outputWidth + 7) / 8 * 8
+                p.source.stride % 16 == 0, p.source.offset % 16 == 0,
+                // Pass 2 writes whole 64-bit words, the last one of a row into the row's padding.
+                p.output.stride % 8 == 0, p.output.offset % 8 == 0, p.output.stride >= (p.outputWidth + 7) / 8 * 8
             else { return nil }
             let rowTexels = (p.source.rowBytes + 15) / 16
             let midStride = p.bytesPerSample == 1 ? 2 * rowTexels : rowTexels  // uvec4s: 8 halves each
             let fixedScale = Double(1 << (15 - p.bitDepth))
-            func weight(_ b: Int, _ t: Int) -> UInt32 { Float(Double(v.weights[b * v.taps + t]) * fixedScale).bitPattern }
+            func weight(_ b: Int, _ t: Int) -> UInt32 {
+                Float(Double(v.weights[b * v.taps + t]) * fixedScale).bitPattern
+            }
 
             // Vertical: output rows in groups of `rowCount`; row r's window starts `d` rows after row 0's,
             // and over all groups falls in [lo r, hi r) of the group's union of source rows.
@@ -104,8 +106,9 @@ struct PlaneResampling: Sendable {
                 return w
             }
             let wanted = p.bytesPerSample == 2 ? min(max(tuning.verticalRows, 2), Self.maxVerticalRows) : 2
-            guard let (rowCount, window) = stride(from: wanted, through: 2, by: -1).lazy
-                .compactMap({ n in windows(n).map { (n, $0) } }).first
+            guard
+                let (rowCount, window) = stride(from: wanted, through: 2, by: -1).lazy
+                    .compactMap({ n in windows(n).map { (n, $0) } }).first
             else { return nil }
             let union = window.map(\.hi).max() ?? v.taps
             let verticalGroups = (p.outputHeight + rowCount - 1) / rowCount
@@ -162,21 +165,30 @@ struct PlaneResampling: Sendable {
             let rows = p.outputHeight
             // The weights of an output sum to 1, so the sum over a span is fixedScale × value + fixedZero.
             let scale = p.scale / fixedScale, bias = p.bias - scale * Self.fixedZero
-            planes.append(Plane(
-                vertical: [UInt32(p.source.offset / 16), UInt32(p.source.stride / 16), UInt32(rowTexels),
-                           UInt32(p.height - 1), UInt32(intermediate), UInt32(midStride), UInt32(vTable)],
-                verticalConstants: [UInt32(v.taps), UInt32(p.bytesPerSample), UInt32(tuning.verticalLanes),
-                                    UInt32(union), UInt32(padded[1].lo), UInt32(rowCount), UInt32(padded[1].hi)]
-                    + padded[2...].flatMap { [UInt32($0.lo), UInt32($0.hi)] },
-                verticalGroups: verticalGroups,
-                horizontal: [UInt32(intermediate), UInt32(midStride), UInt32(p.output.offset / 4),
-                             UInt32(p.output.stride / 4), UInt32(words), UInt32(rows), UInt32(hTable),
-                             UInt32(tuning.rowsPerGroup), Float(scale).bitPattern, Float(bias).bitPattern,
-                             Float(255).bitPattern],
-                horizontalConstants: [UInt32(span), dither ? 1 : 0]
-                    + reads.flatMap { [UInt32(min($0.lo, $0.hi)), UInt32($0.hi)] },
-                horizontalDispatch: ((groups + Self.workgroupWidth - 1) / Self.workgroupWidth,
-                                     (rows + tuning.rowsPerGroup - 1) / tuning.rowsPerGroup)))
+            planes.append(
+                Plane(
+                    vertical: [
+                        UInt32(p.source.offset / 16), UInt32(p.source.stride / 16), UInt32(rowTexels),
+                        UInt32(p.height - 1), UInt32(intermediate), UInt32(midStride), UInt32(vTable),
+                    ],
+                    verticalConstants: [
+                        UInt32(v.taps), UInt32(p.bytesPerSample), UInt32(tuning.verticalLanes),
+                        UInt32(union), UInt32(padded[1].lo), UInt32(rowCount), UInt32(padded[1].hi),
+                    ]
+                        + padded[2...].flatMap { [UInt32($0.lo), UInt32($0.hi)] },
+                    verticalGroups: verticalGroups,
+                    horizontal: [
+                        UInt32(intermediate), UInt32(midStride), UInt32(p.output.offset / 4),
+                        UInt32(p.output.stride / 4), UInt32(words), UInt32(rows), UInt32(hTable),
+                        UInt32(tuning.rowsPerGroup), Float(scale).bitPattern, Float(bias).bitPattern,
+                        Float(255).bitPattern,
+                    ],
+                    horizontalConstants: [UInt32(span), dither ? 1 : 0]
+                        + reads.flatMap { [UInt32(min($0.lo, $0.hi)), UInt32($0.hi)] },
+                    horizontalDispatch: (
+                        (groups + Self.workgroupWidth - 1) / Self.workgroupWidth,
+                        (rows + tuning.rowsPerGroup - 1) / tuning.rowsPerGroup
+                    )))
             intermediate += midStride * rowCount * verticalGroups  // a short last group writes spare rows
         }
         self.planes = planes

@@ -75,8 +75,10 @@ struct ProcessingPlan: Sendable {
             throw MediaError(.unsupported, "the compute kernels cannot write pixel format \(spec.outputFormat)")
         }
         guard input.width > 0, input.height > 0, spec.outputWidth > 0, spec.outputHeight > 0 else {
-            throw MediaError(.invalidArgument, "empty picture: \(input.width)x\(input.height) → "
-                + "\(spec.outputWidth)x\(spec.outputHeight)")
+            throw MediaError(
+                .invalidArgument,
+                "empty picture: \(input.width)x\(input.height) → "
+                    + "\(spec.outputWidth)x\(spec.outputHeight)")
         }
         self.input = input
         outputWidth = spec.outputWidth
@@ -87,9 +89,10 @@ struct ProcessingPlan: Sendable {
         let outRange = output.isRGB ? .full : (spec.outputRange ?? (input.range == .full ? .full : .limited))
         outputMatrix = outMatrix
         outputRange = outRange
-        transform = ColorTransform(source: source, sourceMatrix: input.matrix,
-                                   sourceRange: source.isRGB ? .full : input.range, output: output,
-                                   outputMatrix: outMatrix, outputRange: outRange, background: spec.backgroundColor)
+        transform = ColorTransform(
+            source: source, sourceMatrix: input.matrix,
+            sourceRange: source.isRGB ? .full : input.range, output: output,
+            outputMatrix: outMatrix, outputRange: outRange, background: spec.backgroundColor)
 
         func slots(_ layout: PictureLayout, _ w: Int, _ h: Int) -> ([PlaneSlot], Int) {
             var offset = 0
@@ -106,8 +109,9 @@ struct ProcessingPlan: Sendable {
         (sourcePlanes, sourceBytes) = slots(source, input.width, input.height)
         (outputPlanes, outputBytes) = slots(output, spec.outputWidth, spec.outputHeight)
 
-        let orientation = Orientation(rotation: spec.rotation, flipHorizontal: spec.flipHorizontal,
-                                      flipVertical: spec.flipVertical)
+        let orientation = Orientation(
+            rotation: spec.rotation, flipHorizontal: spec.flipHorizontal,
+            flipVertical: spec.flipVertical)
         let outW = spec.outputWidth, outH = spec.outputHeight
 
         // Output grids: (size, log2 subsampling, which transform rows, plane writing).
@@ -117,15 +121,21 @@ struct ProcessingPlan: Sendable {
         }
         var grids: [Grid] = []
         if output.isRGB {
-            grids.append(Grid(width: outW, height: outH, log2SubX: 0, log2SubY: 0, rows: [0, 1, 2, 3], planes: [0],
-                              perSample: 4))
+            grids.append(
+                Grid(
+                    width: outW, height: outH, log2SubX: 0, log2SubY: 0, rows: [0, 1, 2, 3], planes: [0],
+                    perSample: 4))
         } else {
-            grids.append(Grid(width: outW, height: outH, log2SubX: 0, log2SubY: 0, rows: [0], planes: [0],
-                              perSample: 1))
+            grids.append(
+                Grid(
+                    width: outW, height: outH, log2SubX: 0, log2SubY: 0, rows: [0], planes: [0],
+                    perSample: 1))
             let c = output.planeSize(1, width: outW, height: outH)
-            grids.append(Grid(width: c.width, height: c.height, log2SubX: output.log2ChromaX,
-                              log2SubY: output.log2ChromaY, rows: [1, 2],
-                              planes: output.planeCount == 3 ? [1, 2] : [1], perSample: output.planeCount == 3 ? 1 : 2))
+            grids.append(
+                Grid(
+                    width: c.width, height: c.height, log2SubX: output.log2ChromaX,
+                    log2SubY: output.log2ChromaY, rows: [1, 2],
+                    planes: output.planeCount == 3 ? [1, 2] : [1], perSample: output.planeCount == 3 ? 1 : 2))
         }
 
         // Sample positions in display pixels: output chroma is MPEG-2 sited (left, vertically centred).
@@ -142,8 +152,10 @@ struct ProcessingPlan: Sendable {
 
         /// Output index k along an axis → source plane index A k + B.
         struct Axis { var a: Double, b: Double }
-        func axis(log2SubOut: Int, displayHorizontal: Bool, extent: Int, flipped: Bool, sourceExtent: Int,
-                  log2SubIn: Int, sourceHorizontal: Bool) -> Axis {
+        func axis(
+            log2SubOut: Int, displayHorizontal: Bool, extent: Int, flipped: Bool, sourceExtent: Int,
+            log2SubIn: Int, sourceHorizontal: Bool
+        ) -> Axis {
             func index(_ k: Int) -> Double {
                 var n = outputPosition(k, log2Sub: log2SubOut, horizontal: displayHorizontal) / Double(extent)
                 if flipped { n = 1 - n }
@@ -170,12 +182,19 @@ struct ProcessingPlan: Sendable {
             let bytes = output.channels[0].bytesPerSample
             let perWord = 4 / (grid.perSample * bytes)
             let words = (grid.width + perWord - 1) / perWord
-            g[0] = UInt32(grid.width); g[1] = UInt32(grid.height); g[2] = UInt32(words); g[3] = UInt32(perWord)
+            g[0] = UInt32(grid.width)
+            g[1] = UInt32(grid.height)
+            g[2] = UInt32(words)
+            g[3] = UInt32(perWord)
             g[4] = orientation.swap ? 1 : 0
-            g[5] = UInt32(bytes); g[6] = UInt32(output.channels[0].shift); g[7] = UInt32(output.maxCode)
-            g[8] = UInt32(grid.planes.count); g[9] = UInt32(grid.perSample)
+            g[5] = UInt32(bytes)
+            g[6] = UInt32(output.channels[0].shift)
+            g[7] = UInt32(output.maxCode)
+            g[8] = UInt32(grid.planes.count)
+            g[9] = UInt32(grid.perSample)
             for (i, p) in grid.planes.enumerated() {
-                g[10 + 2 * i] = UInt32(outputPlanes[p].offset); g[11 + 2 * i] = UInt32(outputPlanes[p].stride)
+                g[10 + 2 * i] = UInt32(outputPlanes[p].offset)
+                g[11 + 2 * i] = UInt32(outputPlanes[p].stride)
             }
             g[14] = spec.dither && output.bitDepth < source.bitDepth ? 1 : 0
             g[15] = source.hasAlpha ? 1 : 0
@@ -201,17 +220,26 @@ struct ProcessingPlan: Sendable {
                 if jobOfPlane[ch.plane] == nil {
                     let rowWords = (source.rowBytes(ch.plane, width: input.width) + 3) / 4
                     let stride = ch.bytesPerSample == 1 ? 2 * rowWords : rowWords
-                    let v = axis(log2SubOut: vSub, displayHorizontal: orientation.swap, extent: vExtent,
-                                 flipped: orientation.flipV, sourceExtent: input.height, log2SubIn: ch.log2SubY,
-                                 sourceHorizontal: false)
-                    let weights = ResamplingWeights(filter: spec.filter, count: vCount, sourceCount: plane.height,
-                                                    step: abs(v.a)) { v.a * Double($0) + v.b }
+                    let v = axis(
+                        log2SubOut: vSub, displayHorizontal: orientation.swap, extent: vExtent,
+                        flipped: orientation.flipV, sourceExtent: input.height, log2SubIn: ch.log2SubY,
+                        sourceHorizontal: false)
+                    let weights = ResamplingWeights(
+                        filter: spec.filter, count: vCount, sourceCount: plane.height,
+                        step: abs(v.a)
+                    ) { v.a * Double($0) + v.b }
                     var job = [UInt32](repeating: 0, count: 16)
-                    job[0] = UInt32(sourcePlanes[ch.plane].offset); job[1] = UInt32(sourcePlanes[ch.plane].stride)
-                    job[2] = UInt32(rowWords); job[3] = UInt32(ch.bytesPerSample); job[4] = UInt32(ch.shift)
-                    job[5] = UInt32(plane.height); job[6] = UInt32(vCount); job[7] = UInt32(intermediate)
+                    job[0] = UInt32(sourcePlanes[ch.plane].offset)
+                    job[1] = UInt32(sourcePlanes[ch.plane].stride)
+                    job[2] = UInt32(rowWords)
+                    job[3] = UInt32(ch.bytesPerSample)
+                    job[4] = UInt32(ch.shift)
+                    job[5] = UInt32(plane.height)
+                    job[6] = UInt32(vCount)
+                    job[7] = UInt32(intermediate)
                     job[8] = UInt32(stride)
-                    job[9] = UInt32(tableWords.count); job[10] = UInt32(weights.taps)
+                    job[9] = UInt32(tableWords.count)
+                    job[10] = UInt32(weights.taps)
                     tableWords += weights.words
                     jobs.append(job)
                     jobOfPlane[ch.plane] = (intermediate, stride)
@@ -221,17 +249,24 @@ struct ProcessingPlan: Sendable {
                     maxJobRows = max(maxJobRows, vCount)
                 }
                 guard let job = jobOfPlane[ch.plane] else { continue }
-                let u = axis(log2SubOut: uSub, displayHorizontal: !orientation.swap, extent: uExtent,
-                             flipped: orientation.flipU, sourceExtent: input.width, log2SubIn: ch.log2SubX,
-                             sourceHorizontal: true)
+                let u = axis(
+                    log2SubOut: uSub, displayHorizontal: !orientation.swap, extent: uExtent,
+                    flipped: orientation.flipU, sourceExtent: input.width, log2SubIn: ch.log2SubX,
+                    sourceHorizontal: true)
                 let uCount = orientation.swap ? grid.height : grid.width
-                let weights = ResamplingWeights(filter: spec.filter, count: uCount, sourceCount: plane.width,
-                                                step: abs(u.a)) { u.a * Double($0) + u.b }
+                let weights = ResamplingWeights(
+                    filter: spec.filter, count: uCount, sourceCount: plane.width,
+                    step: abs(u.a)
+                ) { u.a * Double($0) + u.b }
                 let o = 24 + 10 * c
-                g[o] = 1; g[o + 1] = UInt32(job.offset); g[o + 2] = UInt32(job.stride)
-                g[o + 3] = UInt32(ch.pixelStride / ch.bytesPerSample); g[o + 4] = UInt32(ch.byteOffset / ch.bytesPerSample)
+                g[o] = 1
+                g[o + 1] = UInt32(job.offset)
+                g[o + 2] = UInt32(job.stride)
+                g[o + 3] = UInt32(ch.pixelStride / ch.bytesPerSample)
+                g[o + 4] = UInt32(ch.byteOffset / ch.bytesPerSample)
                 g[o + 5] = UInt32(plane.width)
-                g[o + 6] = UInt32(tableWords.count); g[o + 7] = UInt32(weights.taps)
+                g[o + 6] = UInt32(tableWords.count)
+                g[o + 7] = UInt32(weights.taps)
                 tableWords += weights.words
                 if grid.rows.contains(c), let vertical = verticalOfPlane[ch.plane] {
                     channelWeights[c] = (vertical, weights)
@@ -245,8 +280,9 @@ struct ProcessingPlan: Sendable {
             source: source, output: output, transform: transform, orientation: orientation, spec: spec,
             input: input, sourcePlanes: sourcePlanes, outputPlanes: outputPlanes, weights: channelWeights)
         if let tuning = planeKernels, let planeInputs {
-            planeResampling = PlaneResampling(planeInputs, dither: spec.dither && output.bitDepth < source.bitDepth,
-                                              tuning: tuning)
+            planeResampling = PlaneResampling(
+                planeInputs, dither: spec.dither && output.bitDepth < source.bitDepth,
+                tuning: tuning)
         } else {
             planeResampling = nil
         }
@@ -277,25 +313,29 @@ struct ProcessingPlan: Sendable {
         weights: [(vertical: ResamplingWeights, horizontal: ResamplingWeights)?]
     ) -> [PlaneResampling.PlaneInput]? {
         func planar(_ layout: PictureLayout) -> Bool {
-            !layout.isRGB && !layout.hasAlpha && layout.planeCount == 3 && layout.channels.indices.allSatisfy { c in
-                let ch = layout.channels[c]
-                return ch.plane == c && ch.byteOffset == 0 && ch.pixelStride == ch.bytesPerSample && ch.shift == 0
-            }
+            !layout.isRGB && !layout.hasAlpha && layout.planeCount == 3
+                && layout.channels.indices.allSatisfy { c in
+                    let ch = layout.channels[c]
+                    return ch.plane == c && ch.byteOffset == 0 && ch.pixelStride == ch.bytesPerSample && ch.shift == 0
+                }
         }
         let m = transform.rows
         guard planar(source), planar(output), output.bitDepth == 8, orientation.isIdentity, spec.opacity >= 1,
-              (0..<3).allSatisfy({ r in (0..<3).allSatisfy { c in c == r || abs(m[r][c]) <= 1e-12 } })
+            (0..<3).allSatisfy({ r in (0..<3).allSatisfy { c in c == r || abs(m[r][c]) <= 1e-12 } })
         else { return nil }
         var planes: [PlaneResampling.PlaneInput] = []
         for p in 0..<3 {
             guard let w = weights[p] else { return nil }
             let sourceSize = source.planeSize(p, width: input.width, height: input.height)
             let outputSize = output.planeSize(p, width: spec.outputWidth, height: spec.outputHeight)
-            planes.append(PlaneResampling.PlaneInput(
-                source: sourcePlanes[p], bytesPerSample: source.channels[p].bytesPerSample, bitDepth: source.bitDepth,
-                width: sourceSize.width, height: sourceSize.height,
-                vertical: w.vertical, horizontal: w.horizontal, output: outputPlanes[p], outputWidth: outputSize.width,
-                outputHeight: outputSize.height, scale: m[p][p], bias: m[p][3]))
+            planes.append(
+                PlaneResampling.PlaneInput(
+                    source: sourcePlanes[p], bytesPerSample: source.channels[p].bytesPerSample,
+                    bitDepth: source.bitDepth,
+                    width: sourceSize.width, height: sourceSize.height,
+                    vertical: w.vertical, horizontal: w.horizontal, output: outputPlanes[p],
+                    outputWidth: outputSize.width,
+                    outputHeight: outputSize.height, scale: m[p][p], bias: m[p][3]))
         }
         return planes
     }

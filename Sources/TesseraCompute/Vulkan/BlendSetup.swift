@@ -38,8 +38,9 @@ final class BlendSetup {
         bytes = offset
         bytesPerSample = UInt32(layout.channels[0].bytesPerSample)
         shift = UInt32(layout.channels[0].shift)
-        pool = try FramePool(width: spec.outputWidth, height: spec.outputHeight, format: spec.outputFormat,
-                             planes: planes, bytes: bytes)
+        pool = try FramePool(
+            width: spec.outputWidth, height: spec.outputHeight, format: spec.outputFormat,
+            planes: planes, bytes: bytes)
         first = try VulkanBuffer(device: device, size: bytes, use: .upload)
         second = try VulkanBuffer(device: device, size: bytes, use: .upload)
         result = try VulkanBuffer(device: device, size: bytes, use: .download)
@@ -104,22 +105,27 @@ final class BlendSetup {
     func run(weight: Float) throws(MediaError) {
         let words = bytes / 4
         let rowWords = min(words, 65_535 * 64)
-        var constants: (UInt32, UInt32, Float, UInt32, UInt32) = (UInt32(words), bytesPerSample, weight,
-                                                                    UInt32(rowWords), shift)
+        var constants: (UInt32, UInt32, Float, UInt32, UInt32) = (
+            UInt32(words), bytesPerSample, weight,
+            UInt32(rowWords), shift
+        )
         try vk(vkResetCommandBuffer(commandBuffer, 0), "reset the blend commands")
         var begin = VkCommandBufferBeginInfo()
         begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO
         begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT.rawValue
         try vk(vkBeginCommandBuffer(commandBuffer, &begin), "begin the blend commands")
         var s = set
-        vkCmdBindDescriptorSets(commandBuffer, VK_PIPELINE_BIND_POINT_COMPUTE, device.blend.pipelineLayout, 0, 1, &s, 0,
-                                nil)
+        vkCmdBindDescriptorSets(
+            commandBuffer, VK_PIPELINE_BIND_POINT_COMPUTE, device.blend.pipelineLayout, 0, 1, &s, 0,
+            nil)
         vkCmdBindPipeline(commandBuffer, VK_PIPELINE_BIND_POINT_COMPUTE, try device.blend.pipeline())
-        vkCmdPushConstants(commandBuffer, device.blend.pipelineLayout, VK_SHADER_STAGE_COMPUTE_BIT.rawValue, 0, 20,
-                           &constants)
+        vkCmdPushConstants(
+            commandBuffer, device.blend.pipelineLayout, VK_SHADER_STAGE_COMPUTE_BIT.rawValue, 0, 20,
+            &constants)
         vkCmdDispatch(commandBuffer, UInt32((rowWords + 63) / 64), UInt32((words + rowWords - 1) / rowWords), 1)
-        barrier(commandBuffer, from: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT.rawValue, VK_ACCESS_SHADER_WRITE_BIT.rawValue,
-                to: VK_PIPELINE_STAGE_HOST_BIT.rawValue, VK_ACCESS_HOST_READ_BIT.rawValue)
+        barrier(
+            commandBuffer, from: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT.rawValue, VK_ACCESS_SHADER_WRITE_BIT.rawValue,
+            to: VK_PIPELINE_STAGE_HOST_BIT.rawValue, VK_ACCESS_HOST_READ_BIT.rawValue)
         try vk(vkEndCommandBuffer(commandBuffer), "record the blend")
         var f: VkFence? = fence
         try vk(vkResetFences(device.device, 1, &f), "reset a fence")

@@ -24,16 +24,18 @@ final class ComputeKernel: @unchecked Sendable {
     }
 
     /// - Throws: `MediaError` when the driver rejects the SPIR-V or runs out of memory.
-    init(device: VkDevice, bindings: [VkDescriptorType], pushConstantBytes: Int, code: [UInt32],
-         cache: VkPipelineCache?) throws(MediaError)
-    {
+    init(
+        device: VkDevice, bindings: [VkDescriptorType], pushConstantBytes: Int, code: [UInt32],
+        cache: VkPipelineCache?
+    ) throws(MediaError) {
         self.device = device
         self.bindings = bindings
         self.cache = cache
         var layoutBindings = bindings.indices.map { i in
-            VkDescriptorSetLayoutBinding(binding: UInt32(i), descriptorType: bindings[i],
-                                         descriptorCount: 1, stageFlags: VK_SHADER_STAGE_COMPUTE_BIT.rawValue,
-                                         pImmutableSamplers: nil)
+            VkDescriptorSetLayoutBinding(
+                binding: UInt32(i), descriptorType: bindings[i],
+                descriptorCount: 1, stageFlags: VK_SHADER_STAGE_COMPUTE_BIT.rawValue,
+                pImmutableSamplers: nil)
         }
         var setLayout: VkDescriptorSetLayout?
         var info = VkDescriptorSetLayoutCreateInfo()
@@ -47,8 +49,9 @@ final class ComputeKernel: @unchecked Sendable {
         guard let setLayout else { throw MediaError(.device, "Vulkan: no descriptor set layout") }
 
         var pipelineLayout: VkPipelineLayout?
-        var range = VkPushConstantRange(stageFlags: VK_SHADER_STAGE_COMPUTE_BIT.rawValue, offset: 0,
-                                        size: UInt32(pushConstantBytes))
+        var range = VkPushConstantRange(
+            stageFlags: VK_SHADER_STAGE_COMPUTE_BIT.rawValue, offset: 0,
+            size: UInt32(pushConstantBytes))
         var setLayoutCopy: VkDescriptorSetLayout? = setLayout
         var layoutInfo = VkPipelineLayoutCreateInfo()
         layoutInfo.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO
@@ -100,10 +103,11 @@ final class ComputeKernel: @unchecked Sendable {
         var pipeline: VkPipeline?
         let result = entries.withUnsafeMutableBufferPointer { entryPointer in
             values.withUnsafeMutableBytes { valueBytes in
-                var specialization = VkSpecializationInfo(mapEntryCount: UInt32(constants.count),
-                                                          pMapEntries: UnsafePointer(entryPointer.baseAddress),
-                                                          dataSize: valueBytes.count,
-                                                          pData: UnsafeRawPointer(valueBytes.baseAddress))
+                var specialization = VkSpecializationInfo(
+                    mapEntryCount: UInt32(constants.count),
+                    pMapEntries: UnsafePointer(entryPointer.baseAddress),
+                    dataSize: valueBytes.count,
+                    pData: UnsafeRawPointer(valueBytes.baseAddress))
                 return withUnsafePointer(to: &specialization) { spec in
                     "main".withCString { entry in
                         var info = VkComputePipelineCreateInfo()

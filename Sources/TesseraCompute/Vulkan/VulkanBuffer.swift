@@ -28,7 +28,8 @@ final class VulkanBuffer {
         var info = VkBufferCreateInfo()
         info.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO
         info.size = VkDeviceSize(self.size)
-        info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT.rawValue | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT.rawValue
+        info.usage =
+            VK_BUFFER_USAGE_STORAGE_BUFFER_BIT.rawValue | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT.rawValue
             | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT.rawValue | VK_BUFFER_USAGE_TRANSFER_SRC_BIT.rawValue
             | VK_BUFFER_USAGE_TRANSFER_DST_BIT.rawValue
         info.sharingMode = VK_SHARING_MODE_EXCLUSIVE
@@ -44,10 +45,12 @@ final class VulkanBuffer {
         switch use {
         case .upload: type = device.memoryType(bits: requirements.memoryTypeBits, required: visible, preferred: local)
         case .download:
-            type = device.memoryType(bits: requirements.memoryTypeBits, required: visible,
-                                     preferred: VK_MEMORY_PROPERTY_HOST_CACHED_BIT.rawValue)
+            type = device.memoryType(
+                bits: requirements.memoryTypeBits, required: visible,
+                preferred: VK_MEMORY_PROPERTY_HOST_CACHED_BIT.rawValue)
         case .deviceOnly:
-            type = device.memoryType(bits: requirements.memoryTypeBits, required: local)
+            type =
+                device.memoryType(bits: requirements.memoryTypeBits, required: local)
                 ?? device.memoryType(bits: requirements.memoryTypeBits, required: 0)
         }
         guard let type else {
@@ -163,8 +166,10 @@ final class VulkanTexelView {
         let limit = Int(buffer.device.limits.maxTexelBufferElements)
         let texels = buffer.size / (wide ? 16 : 4)
         guard texels <= limit else {
-            throw MediaError(.unsupported, "Vulkan: \(buffer.device.name) reads at most \(limit) texels from a buffer; "
-                + "this job needs \(texels)")
+            throw MediaError(
+                .unsupported,
+                "Vulkan: \(buffer.device.name) reads at most \(limit) texels from a buffer; "
+                    + "this job needs \(texels)")
         }
         var info = VkBufferViewCreateInfo()
         info.sType = VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO

@@ -103,7 +103,8 @@ final class VulkanDevice: @unchecked Sendable {
             self.memory = memory
 
             let importExtension = "VK_EXT_external_memory_host"
-            let importsHost = chosen.properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU
+            let importsHost =
+                chosen.properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU
                 && Self.extensions(of: chosen.device).contains(importExtension)
             hostImportAlignment = importsHost ? Self.hostPointerAlignment(chosen.device) : nil
             let extensionName = strdup(importExtension)
@@ -143,9 +144,11 @@ final class VulkanDevice: @unchecked Sendable {
             }
             guard let device else { throw MediaError(.device, "Vulkan: no device") }
             self.device = device
-            hostPointerProperties = importsHost
-                ? unsafeBitCast(vkGetDeviceProcAddr(device, "vkGetMemoryHostPointerPropertiesEXT"),
-                                to: PFN_vkGetMemoryHostPointerPropertiesEXT?.self)
+            hostPointerProperties =
+                importsHost
+                ? unsafeBitCast(
+                    vkGetDeviceProcAddr(device, "vkGetMemoryHostPointerPropertiesEXT"),
+                    to: PFN_vkGetMemoryHostPointerPropertiesEXT?.self)
                 : nil
         } catch {
             vkDestroyInstance(instance, nil)
@@ -167,17 +170,25 @@ final class VulkanDevice: @unchecked Sendable {
             let storage = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, uniform = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
             let texels = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER
             let resampling = [texels, storage, uniform, storage, texels, texels]
-            built.append(try ComputeKernel(device: device, bindings: resampling, pushConstantBytes: 0,
-                                           code: ShaderCode.verticalPass, cache: cache))
-            built.append(try ComputeKernel(device: device, bindings: resampling, pushConstantBytes: 0,
-                                           code: ShaderCode.horizontalPass, cache: cache))
-            built.append(try ComputeKernel(device: device, bindings: [storage, storage, storage],
-                                           pushConstantBytes: 20, code: ShaderCode.blend, cache: cache))
+            built.append(
+                try ComputeKernel(
+                    device: device, bindings: resampling, pushConstantBytes: 0,
+                    code: ShaderCode.verticalPass, cache: cache))
+            built.append(
+                try ComputeKernel(
+                    device: device, bindings: resampling, pushConstantBytes: 0,
+                    code: ShaderCode.horizontalPass, cache: cache))
+            built.append(
+                try ComputeKernel(
+                    device: device, bindings: [storage, storage, storage],
+                    pushConstantBytes: 20, code: ShaderCode.blend, cache: cache))
             let planes = [texels, storage, texels, storage, texels, texels]
             for code in hasInt64 ? [ShaderCode.planeVertical, ShaderCode.planeHorizontal] : [] {
-                built.append(try ComputeKernel(device: device, bindings: planes,
-                                               pushConstantBytes: PlaneResampling.pushConstantBytes, code: code,
-                                               cache: cache))
+                built.append(
+                    try ComputeKernel(
+                        device: device, bindings: planes,
+                        pushConstantBytes: PlaneResampling.pushConstantBytes, code: code,
+                        cache: cache))
             }
         } catch {
             for kernel in built { kernel.destroy() }
@@ -222,7 +233,8 @@ final class VulkanDevice: @unchecked Sendable {
         vkGetPhysicalDeviceQueueFamilyProperties(device, &count, &families)
         // Prefer a compute-only family (async compute on GPUs), else any with compute.
         let compute = VK_QUEUE_COMPUTE_BIT.rawValue, graphics = VK_QUEUE_GRAPHICS_BIT.rawValue
-        let family = families.indices.first { families[$0].queueFlags & compute != 0 && families[$0].queueFlags & graphics == 0 }
+        let family =
+            families.indices.first { families[$0].queueFlags & compute != 0 && families[$0].queueFlags & graphics == 0 }
             ?? families.indices.first { families[$0].queueFlags & compute != 0 }
         guard let family else { return nil }
         return Candidate(device: device, properties: properties, queueFamily: UInt32(family), name: name, index: 0)
@@ -233,9 +245,10 @@ final class VulkanDevice: @unchecked Sendable {
         guard vkEnumerateDeviceExtensionProperties(device, nil, &count, nil) == VK_SUCCESS else { return [] }
         var properties = [VkExtensionProperties](repeating: .init(), count: Int(count))
         guard vkEnumerateDeviceExtensionProperties(device, nil, &count, &properties) == VK_SUCCESS else { return [] }
-        return Set(properties.map { p in
-            withUnsafeBytes(of: p.extensionName) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        })
+        return Set(
+            properties.map { p in
+                withUnsafeBytes(of: p.extensionName) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            })
     }
 
     private static func hostPointerAlignment(_ device: VkPhysicalDevice) -> Int {
@@ -255,8 +268,9 @@ final class VulkanDevice: @unchecked Sendable {
         guard let hostPointerProperties else { return 0 }
         var properties = VkMemoryHostPointerPropertiesEXT()
         properties.sType = VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT
-        let result = hostPointerProperties(device, VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT, pointer,
-                                           &properties)
+        let result = hostPointerProperties(
+            device, VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT, pointer,
+            &properties)
         return result == VK_SUCCESS ? properties.memoryTypeBits : 0
     }
 
@@ -273,7 +287,9 @@ final class VulkanDevice: @unchecked Sendable {
     private static func choose(_ candidates: [Candidate]) -> Candidate? {
         if let wanted = ProcessInfo.processInfo.environment["TESSERA_VULKAN_DEVICE"], !wanted.isEmpty {
             if let i = Int(wanted), candidates.indices.contains(i) { return candidates[i] }
-            if let match = candidates.first(where: { $0.name.localizedCaseInsensitiveContains(wanted) }) { return match }
+            if let match = candidates.first(where: { $0.name.localizedCaseInsensitiveContains(wanted) }) {
+                return match
+            }
         }
         return candidates.enumerated().min { a, b in
             (rank(a.element.properties.deviceType), a.offset) < (rank(b.element.properties.deviceType), b.offset)
@@ -355,9 +371,13 @@ final class VulkanDevice: @unchecked Sendable {
     private static func pipelineCacheURL(_ physicalDevice: VkPhysicalDevice) -> URL? {
         let env = ProcessInfo.processInfo.environment
         let base: URL
-        if let xdg = env["XDG_CACHE_HOME"], !xdg.isEmpty { base = URL(fileURLWithPath: xdg) }
-        else if let home = env["HOME"], !home.isEmpty { base = URL(fileURLWithPath: home).appendingPathComponent(".cache") }
-        else { return nil }
+        if let xdg = env["XDG_CACHE_HOME"], !xdg.isEmpty {
+            base = URL(fileURLWithPath: xdg)
+        } else if let home = env["HOME"], !home.isEmpty {
+            base = URL(fileURLWithPath: home).appendingPathComponent(".cache")
+        } else {
+            return nil
+        }
         var properties = VkPhysicalDeviceProperties()
         vkGetPhysicalDeviceProperties(physicalDevice, &properties)
         let key = String(format: "%04x-%04x-%08x", properties.vendorID, properties.deviceID, properties.driverVersion)

@@ -91,15 +91,17 @@ public final class VulkanProcessor: PipelinedFrameProcessor {
         guard inFlight.count < framesInFlight else {
             throw MediaError(.invalidArgument, "all \(framesInFlight) Vulkan slots are busy; receive a frame first")
         }
-        let key = ProcessingPlan.Input(format: PixelFormat(input.pixelFormat), width: input.width, height: input.height,
-                                       matrix: input.colorMatrix, range: input.colorRange,
-                                       chromaLocation: input.chromaLocation)
+        let key = ProcessingPlan.Input(
+            format: PixelFormat(input.pixelFormat), width: input.width, height: input.height,
+            matrix: input.colorMatrix, range: input.colorRange,
+            chromaLocation: input.chromaLocation)
         if setup?.plan.input != key {
             while !inFlight.isEmpty { _ = try receive() }
             setup = nil
-            setup = try Setup(device: device,
-                              plan: ProcessingPlan(input: key, spec: spec, planeKernels: planeTuning),
-                              slots: framesInFlight, staging: usesStaging)
+            setup = try Setup(
+                device: device,
+                plan: ProcessingPlan(input: key, spec: spec, planeKernels: planeTuning),
+                slots: framesInFlight, staging: usesStaging)
         }
         guard let setup else { return }
         let index = nextSlot
@@ -116,8 +118,9 @@ public final class VulkanProcessor: PipelinedFrameProcessor {
             }
             for (p, plane) in setup.plan.sourcePlanes.enumerated() {
                 guard let data = input.plane(p) else { throw MediaError(.invalidArgument, "frame has no plane \(p)") }
-                copyPlane(from: data, sourceStride: input.linesize(p), to: base + plane.offset,
-                          destinationStride: plane.stride, rowBytes: plane.rowBytes, rows: plane.rows)
+                copyPlane(
+                    from: data, sourceStride: input.linesize(p), to: base + plane.offset,
+                    destinationStride: plane.stride, rowBytes: plane.rowBytes, rows: plane.rows)
             }
         }
         var fence: VkFence? = slot.fence
@@ -148,7 +151,9 @@ public final class VulkanProcessor: PipelinedFrameProcessor {
         let o = output.pointer
         o.pointee.colorspace = plan.output.isRGB ? AVCOL_SPC_RGB : avColorSpace(plan.outputMatrix)
         o.pointee.color_range = plan.outputRange == .full ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG
-        o.pointee.chroma_location = plan.output.log2ChromaY > 0 ? AVCHROMA_LOC_LEFT
+        o.pointee.chroma_location =
+            plan.output.log2ChromaY > 0
+            ? AVCHROMA_LOC_LEFT
             : (plan.output.log2ChromaX > 0 ? AVCHROMA_LOC_LEFT : AVCHROMA_LOC_UNSPECIFIED)
         o.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
     }
@@ -158,20 +163,22 @@ public final class VulkanProcessor: PipelinedFrameProcessor {
     public func blend(_ first: Frame, _ second: Frame, weight: Double) throws(MediaError) -> Frame {
         try FrameBlend.check(first, second, weight: weight)
         guard first.width == spec.outputWidth, first.height == spec.outputHeight,
-              PixelFormat(first.pixelFormat) == spec.outputFormat, let layout = PictureLayout(spec.outputFormat)
+            PixelFormat(first.pixelFormat) == spec.outputFormat, let layout = PictureLayout(spec.outputFormat)
         else { return try FrameBlend.blend(first, second, weight: weight) }
         if blendSetup == nil { blendSetup = try BlendSetup(device: device, spec: spec, layout: layout) }
         guard let b = blendSetup, let aBase = b.first.mapped, let bBase = b.second.mapped,
-              let outBase = b.result.mapped
+            let outBase = b.result.mapped
         else { throw MediaError(.device, "Vulkan: blend buffers are not mapped") }
         for (p, plane) in b.planes.enumerated() {
             guard let pa = first.plane(p), let pb = second.plane(p) else {
                 throw MediaError(.invalidArgument, "frame has no plane \(p)")
             }
-            copyPlane(from: pa, sourceStride: first.linesize(p), to: aBase + plane.offset, destinationStride: plane.stride,
-                      rowBytes: plane.rowBytes, rows: plane.rows)
-            copyPlane(from: pb, sourceStride: second.linesize(p), to: bBase + plane.offset,
-                      destinationStride: plane.stride, rowBytes: plane.rowBytes, rows: plane.rows)
+            copyPlane(
+                from: pa, sourceStride: first.linesize(p), to: aBase + plane.offset, destinationStride: plane.stride,
+                rowBytes: plane.rowBytes, rows: plane.rows)
+            copyPlane(
+                from: pb, sourceStride: second.linesize(p), to: bBase + plane.offset,
+                destinationStride: plane.stride, rowBytes: plane.rowBytes, rows: plane.rows)
         }
         try b.run(weight: Float(weight))
         let output = try b.pool.makeFrame()
@@ -236,31 +243,38 @@ private final class Setup {
         }
         let d = device.device
         let groups = device.limits.maxComputeWorkGroupCount
-        let dispatches: [(x: Int, y: Int, z: Int)] = [plan.verticalDispatch, plan.horizontalDispatch]
+        let dispatches: [(x: Int, y: Int, z: Int)] =
+            [plan.verticalDispatch, plan.horizontalDispatch]
             + (plan.planeResampling?.planes ?? []).flatMap { p in
                 [(1, p.verticalGroups, 1), (p.horizontalDispatch.x, p.horizontalDispatch.y, 1)]
             }
         guard dispatches.allSatisfy({ $0.x <= Int(groups.0) && $0.y <= Int(groups.1) && $0.z <= Int(groups.2) }) else {
-            throw MediaError(.unsupported, "Vulkan: \(device.name) cannot dispatch enough workgroups for this picture size")
+            throw MediaError(
+                .unsupported, "Vulkan: \(device.name) cannot dispatch enough workgroups for this picture size")
         }
         let limit = Int(device.limits.maxStorageBufferRange)
         let largest = max(plan.sourceBytes, plan.outputBytes, Self.intermediateBytes(plan))
         guard largest <= limit else {
-            throw MediaError(.unsupported, "Vulkan: \(device.name) allows storage buffers up to \(limit) bytes; "
-                + "this job needs \(largest)")
+            throw MediaError(
+                .unsupported,
+                "Vulkan: \(device.name) allows storage buffers up to \(limit) bytes; "
+                    + "this job needs \(largest)")
         }
-        pool = try FramePool(width: plan.outputWidth, height: plan.outputHeight, format: plan.output.format,
-                             planes: plan.outputPlanes, bytes: plan.outputBytes)
+        pool = try FramePool(
+            width: plan.outputWidth, height: plan.outputHeight, format: plan.output.format,
+            planes: plan.outputPlanes, bytes: plan.outputBytes)
 
         let commandPool = try device.makeCommandPool(resettableBuffers: true)
         self.commandPool = commandPool
         let descriptorPool: VkDescriptorPool
         do throws(MediaError) {
-            descriptorPool = try device.makeDescriptorPool(sizes: [
-                VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, descriptorCount: UInt32(2 * count)),
-                VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, descriptorCount: UInt32(count)),
-                VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, descriptorCount: UInt32(4 * count)),
-            ], maxSets: count)
+            descriptorPool = try device.makeDescriptorPool(
+                sizes: [
+                    VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, descriptorCount: UInt32(2 * count)),
+                    VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, descriptorCount: UInt32(count)),
+                    VkDescriptorPoolSize(
+                        type: VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, descriptorCount: UInt32(4 * count)),
+                ], maxSets: count)
         } catch {
             vkDestroyCommandPool(d, commandPool, nil)
             throw error
@@ -295,14 +309,18 @@ private final class Setup {
         }
 
         // Horizontal pipelines specialised per output grid: its index, the turn and the channels it reads.
-        pipelines = (try device.verticalPass.pipeline(),
-                     try plan.gridChannels.indices.map { (g) throws(MediaError) in
-                         try device.horizontalPass.pipeline([UInt32(g), plan.swap ? 1 : 0, plan.gridChannels[g]])
-                     })
+        pipelines = (
+            try device.verticalPass.pipeline(),
+            try plan.gridChannels.indices.map { (g) throws(MediaError) in
+                try device.horizontalPass.pipeline([UInt32(g), plan.swap ? 1 : 0, plan.gridChannels[g]])
+            }
+        )
         if let planeKernels, let planes = plan.planeResampling?.planes {
             planePipelines = try planes.map { (p) throws(MediaError) in
-                (try planeKernels.vertical.pipeline(p.verticalConstants),
-                 try planeKernels.horizontal.pipeline(p.horizontalConstants))
+                (
+                    try planeKernels.vertical.pipeline(p.verticalConstants),
+                    try planeKernels.horizontal.pipeline(p.horizontalConstants)
+                )
             }
         }
         device.savePipelineCache()
@@ -341,8 +359,10 @@ private final class Setup {
         return fence
     }
 
-    private static func oneShotCopy(_ device: VulkanDevice, _ commandPool: VkCommandPool, from source: VulkanBuffer,
-                                    to destination: VulkanBuffer, bytes: Int) throws(MediaError) {
+    private static func oneShotCopy(
+        _ device: VulkanDevice, _ commandPool: VkCommandPool, from source: VulkanBuffer,
+        to destination: VulkanBuffer, bytes: Int
+    ) throws(MediaError) {
         var info = VkCommandBufferAllocateInfo()
         info.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO
         info.commandPool = commandPool
@@ -396,20 +416,26 @@ private final class Setup {
         }
         try vk(r, "allocate a descriptor set")
         let storage = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
-        writeDescriptors(device.device, set: set, fast ? [
-            .texels(sourceTexels), .buffer(intermediate, storage), .texels(intermediateTexels),
-            .buffer(outputDevice ?? output, storage), .texels(tables), .texels(wideTables),
-        ] : [
-            .texels(sourceTexels), .buffer(intermediate, storage), .buffer(params, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER),
-            .buffer(outputDevice ?? output, storage), .texels(intermediateTexels), .texels(tables),
-        ])
+        writeDescriptors(
+            device.device, set: set,
+            fast
+                ? [
+                    .texels(sourceTexels), .buffer(intermediate, storage), .texels(intermediateTexels),
+                    .buffer(outputDevice ?? output, storage), .texels(tables), .texels(wideTables),
+                ]
+                : [
+                    .texels(sourceTexels), .buffer(intermediate, storage),
+                    .buffer(params, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER),
+                    .buffer(outputDevice ?? output, storage), .texels(intermediateTexels), .texels(tables),
+                ])
 
         let cb = try allocateCommandBuffer()
         // Signalled so the first reset-and-submit of each slot looks like every later one.
         let fence = try makeFence(signalled: true)
-        let slot = Slot(source: source, sourceDevice: sourceDevice, intermediate: intermediate, output: output,
-                        outputDevice: outputDevice, views: [sourceTexels, intermediateTexels], set: set,
-                        commandBuffer: cb, fence: fence)
+        let slot = Slot(
+            source: source, sourceDevice: sourceDevice, intermediate: intermediate, output: output,
+            outputDevice: outputDevice, views: [sourceTexels, intermediateTexels], set: set,
+            commandBuffer: cb, fence: fence)
         try record(slot, sourcePlanes: nil)
         return slot
     }
@@ -428,19 +454,22 @@ private final class Setup {
         if let sourceDevice = slot.sourceDevice {
             var region = VkBufferCopy(srcOffset: 0, dstOffset: 0, size: VkDeviceSize(plan.sourceBytes))
             vkCmdCopyBuffer(cb, source.buffer, sourceDevice.buffer, 1, &region)
-            barrier(cb, from: transfer, VK_ACCESS_TRANSFER_WRITE_BIT.rawValue, to: compute,
-                    VK_ACCESS_SHADER_READ_BIT.rawValue)
+            barrier(
+                cb, from: transfer, VK_ACCESS_TRANSFER_WRITE_BIT.rawValue, to: compute,
+                VK_ACCESS_SHADER_READ_BIT.rawValue)
         }
         if let fastPlan = plan.planeResampling, let planeKernels {  // init refuses a fast plan without kernels
             recordPlanes(cb, set: set, fastPlan, kernels: planeKernels, sourcePlanes: sourcePlanes)
         } else {
-            vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, device.verticalPass.pipelineLayout, 0, 1, &set,
-                                    0, nil)
+            vkCmdBindDescriptorSets(
+                cb, VK_PIPELINE_BIND_POINT_COMPUTE, device.verticalPass.pipelineLayout, 0, 1, &set,
+                0, nil)
             vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipelines.vertical)
             let d1 = plan.verticalDispatch
             vkCmdDispatch(cb, UInt32(d1.x), UInt32(d1.y), UInt32(d1.z))
-            barrier(cb, from: compute, VK_ACCESS_SHADER_WRITE_BIT.rawValue, to: compute,
-                    VK_ACCESS_SHADER_READ_BIT.rawValue)
+            barrier(
+                cb, from: compute, VK_ACCESS_SHADER_WRITE_BIT.rawValue, to: compute,
+                VK_ACCESS_SHADER_READ_BIT.rawValue)
             let d2 = plan.horizontalDispatch
             for pipeline in pipelines.horizontal {
                 vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline)
@@ -448,15 +477,18 @@ private final class Setup {
             }
         }
         if let outputDevice = slot.outputDevice {
-            barrier(cb, from: compute, VK_ACCESS_SHADER_WRITE_BIT.rawValue, to: transfer,
-                    VK_ACCESS_TRANSFER_READ_BIT.rawValue)
+            barrier(
+                cb, from: compute, VK_ACCESS_SHADER_WRITE_BIT.rawValue, to: transfer,
+                VK_ACCESS_TRANSFER_READ_BIT.rawValue)
             var region = VkBufferCopy(srcOffset: 0, dstOffset: 0, size: VkDeviceSize(plan.outputBytes))
             vkCmdCopyBuffer(cb, outputDevice.buffer, output.buffer, 1, &region)
-            barrier(cb, from: transfer, VK_ACCESS_TRANSFER_WRITE_BIT.rawValue, to: VK_PIPELINE_STAGE_HOST_BIT.rawValue,
-                    VK_ACCESS_HOST_READ_BIT.rawValue)
+            barrier(
+                cb, from: transfer, VK_ACCESS_TRANSFER_WRITE_BIT.rawValue, to: VK_PIPELINE_STAGE_HOST_BIT.rawValue,
+                VK_ACCESS_HOST_READ_BIT.rawValue)
         } else {
-            barrier(cb, from: compute, VK_ACCESS_SHADER_WRITE_BIT.rawValue, to: VK_PIPELINE_STAGE_HOST_BIT.rawValue,
-                    VK_ACCESS_HOST_READ_BIT.rawValue)
+            barrier(
+                cb, from: compute, VK_ACCESS_SHADER_WRITE_BIT.rawValue, to: VK_PIPELINE_STAGE_HOST_BIT.rawValue,
+                VK_ACCESS_HOST_READ_BIT.rawValue)
         }
         try vk(vkEndCommandBuffer(cb), "record the resampling commands")
     }
@@ -478,12 +510,14 @@ private final class Setup {
         }
         let a = UInt(alignment)
         let start = low / a * a, end = (high + a - 1) / a * a
-        guard end - start <= UInt(2 * plan.sourceBytes) + 2 * a, let pointer = UnsafeMutableRawPointer(bitPattern: start),
-              let buffer = try? VulkanBuffer(device: device, importing: pointer, size: Int(end - start)),
-              let view = try? VulkanTexelView(buffer, wide: true)
+        guard end - start <= UInt(2 * plan.sourceBytes) + 2 * a,
+            let pointer = UnsafeMutableRawPointer(bitPattern: start),
+            let buffer = try? VulkanBuffer(device: device, importing: pointer, size: Int(end - start)),
+            let view = try? VulkanTexelView(buffer, wide: true)
         else { return false }
-        let source = InPlaceSource(buffer: buffer, view: view,
-                                   planes: addresses.map { (Int($0.address - start), $0.stride) })
+        let source = InPlaceSource(
+            buffer: buffer, view: view,
+            planes: addresses.map { (Int($0.address - start), $0.stride) })
         writeDescriptors(device.device, set: slots[index].set, [.texels(view)])
         guard (try? record(slots[index], sourcePlanes: source.planes)) != nil else {
             inPlace[index] = nil
@@ -505,13 +539,16 @@ private final class Setup {
 
 extension Setup {
     /// The fast path's commands: every plane's vertical pass, then every plane's horizontal pass.
-    fileprivate func recordPlanes(_ cb: VkCommandBuffer, set: VkDescriptorSet?, _ fastPlan: PlaneResampling,
-                                  kernels: (vertical: ComputeKernel, horizontal: ComputeKernel),
-                                  sourcePlanes: [(offset: Int, stride: Int)]?) {
+    fileprivate func recordPlanes(
+        _ cb: VkCommandBuffer, set: VkDescriptorSet?, _ fastPlan: PlaneResampling,
+        kernels: (vertical: ComputeKernel, horizontal: ComputeKernel),
+        sourcePlanes: [(offset: Int, stride: Int)]?
+    ) {
         func push(_ kernel: ComputeKernel, _ words: [UInt32]) {
             var padded = words + [UInt32](repeating: 0, count: PlaneResampling.pushConstantBytes / 4 - words.count)
-            vkCmdPushConstants(cb, kernel.pipelineLayout, VK_SHADER_STAGE_COMPUTE_BIT.rawValue, 0,
-                               UInt32(PlaneResampling.pushConstantBytes), &padded)
+            vkCmdPushConstants(
+                cb, kernel.pipelineLayout, VK_SHADER_STAGE_COMPUTE_BIT.rawValue, 0,
+                UInt32(PlaneResampling.pushConstantBytes), &padded)
         }
         var set = set
         let compute = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT.rawValue
@@ -527,8 +564,9 @@ extension Setup {
             vkCmdDispatch(cb, 1, UInt32(plane.verticalGroups), 1)
         }
         barrier(cb, from: compute, VK_ACCESS_SHADER_WRITE_BIT.rawValue, to: compute, VK_ACCESS_SHADER_READ_BIT.rawValue)
-        vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, kernels.horizontal.pipelineLayout, 0, 1, &set, 0,
-                                nil)
+        vkCmdBindDescriptorSets(
+            cb, VK_PIPELINE_BIND_POINT_COMPUTE, kernels.horizontal.pipelineLayout, 0, 1, &set, 0,
+            nil)
         for (p, plane) in fastPlan.planes.enumerated() {
             vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, planePipelines[p].horizontal)
             push(kernels.horizontal, plane.horizontal)
@@ -538,8 +576,10 @@ extension Setup {
 }
 
 /// A global memory barrier between two pipeline stages.
-func barrier(_ cb: VkCommandBuffer?, from srcStage: UInt32, _ srcAccess: UInt32, to dstStage: UInt32,
-             _ dstAccess: UInt32) {
+func barrier(
+    _ cb: VkCommandBuffer?, from srcStage: UInt32, _ srcAccess: UInt32, to dstStage: UInt32,
+    _ dstAccess: UInt32
+) {
     var memoryBarrier = VkMemoryBarrier()
     memoryBarrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER
     memoryBarrier.srcAccessMask = srcAccess

@@ -12,7 +12,7 @@ func vk(_ result: VkResult, _ operation: @autoclosure () -> String, allowing: [V
     let kind: MediaError.Kind
     switch result {
     case VK_ERROR_INCOMPATIBLE_DRIVER, VK_ERROR_EXTENSION_NOT_PRESENT, VK_ERROR_FEATURE_NOT_PRESENT,
-         VK_ERROR_LAYER_NOT_PRESENT, VK_ERROR_INITIALIZATION_FAILED:
+        VK_ERROR_LAYER_NOT_PRESENT, VK_ERROR_INITIALIZATION_FAILED:
         kind = .unsupported
     default: kind = .device
     }

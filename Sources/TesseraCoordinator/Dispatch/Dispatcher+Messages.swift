@@ -13,7 +13,9 @@ extension Dispatcher {
             warnOnce(routingID, "bad-message", "dropped a message from \(Self.describe(routingID)): \(error)")
             // PROTOCOL.md §3: a version this side does not speak is answered, not ignored.
             if error.kind == .unsupportedVersion {
-                reject(routingID, .unsupportedVersion, "this coordinator speaks protocol version \(WireCodec.version) only")
+                reject(
+                    routingID, .unsupportedVersion, "this coordinator speaks protocol version \(WireCodec.version) only"
+                )
             }
             return
         }
@@ -39,13 +41,16 @@ extension Dispatcher {
             if !ready.backendChoices.isEmpty {
                 s.backendChoices = ready.backendChoices
                 for c in ready.backendChoices {
-                logger.info("worker \(s.id): backend \(c.requested.logSafe()) → \(c.chosen.logSafe()): \(c.reason.logSafe(limit: 200))")
-            }
+                    logger.info(
+                        "worker \(s.id): backend \(c.requested.logSafe()) → \(c.chosen.logSafe()): \(c.reason.logSafe(limit: 200))"
+                    )
+                }
             }
             sessions[routingID] = s
         case .progress(let p)?:
-            farm.board.progress(job: p.ref.jobID, segment: Int(p.ref.segment), attempt: Int(p.ref.attempt),
-                                frames: Int(p.framesDone), now: now)
+            farm.board.progress(
+                job: p.ref.jobID, segment: Int(p.ref.segment), attempt: Int(p.ref.attempt),
+                frames: Int(p.framesDone), now: now)
             farm.board.touch(worker: sessions[routingID]!.id, now: now)
         case .failed(let f)?:
             failed(f, from: routingID)
@@ -68,14 +73,20 @@ extension Dispatcher {
             return
         }
         guard Self.isValidWorkerID(hello.workerID) else {
-            warnOnce(routingID, "bad-id", "refused a Hello from \(Self.describe(routingID)): worker id \(hello.workerID.logSafe())")
-            reject(routingID, .badMessage, "Hello needs a worker_id of 1…\(Self.maxWorkerIDBytes) letters, digits, '.', '_' or '-'")
+            warnOnce(
+                routingID, "bad-id",
+                "refused a Hello from \(Self.describe(routingID)): worker id \(hello.workerID.logSafe())")
+            reject(
+                routingID, .badMessage,
+                "Hello needs a worker_id of 1…\(Self.maxWorkerIDBytes) letters, digits, '.', '_' or '-'")
             return
         }
         // With CURVE an id belongs to the key it first came with: another key cannot take it over.
         if let key {
             if let owner = idKeys[hello.workerID], owner != key {
-                warnOnce(routingID, "id-key", "refused worker id \(hello.workerID) from CURVE key \(key): it belongs to \(owner)")
+                warnOnce(
+                    routingID, "id-key",
+                    "refused worker id \(hello.workerID) from CURVE key \(key): it belongs to \(owner)")
                 reject(routingID, .unauthorized, "worker id \(hello.workerID) belongs to another CURVE key")
                 return
             }
@@ -85,10 +96,16 @@ extension Dispatcher {
         // the same id, or someone taking over a session) waits until that session ends. The same worker
         // reconnecting (its own key under CURVE, or a session gone quiet) starts afresh instead.
         let quiet = configuration.heartbeatInterval * 2
-        if key == nil, let live = sessions.first(where: { $0.key != routingID && $0.value.id == hello.workerID
-                                                      && now - $0.value.lastSeen < quiet }) {
-            warnOnce(routingID, "id-in-use", "refused a Hello for worker id \(hello.workerID) from \(Self.describe(routingID)): "
-                     + "live session \(Self.describe(live.key)) holds it")
+        if key == nil,
+            let live = sessions.first(where: {
+                $0.key != routingID && $0.value.id == hello.workerID
+                    && now - $0.value.lastSeen < quiet
+            })
+        {
+            warnOnce(
+                routingID, "id-in-use",
+                "refused a Hello for worker id \(hello.workerID) from \(Self.describe(routingID)): "
+                    + "live session \(Self.describe(live.key)) holds it")
             reject(routingID, .workerIDInUse, "worker id \(hello.workerID) is held by a live session; try again later")
             return
         }
@@ -97,13 +114,18 @@ extension Dispatcher {
         let slots = max(1, min(Int(hello.capabilities.slots == 0 ? 2 : hello.capabilities.slots), 8))
         var capabilities = hello.capabilities
         Self.bound(&capabilities)
-        sessions[routingID] = WorkerSession(routingID: routingID, id: hello.workerID, capabilities: capabilities,
-                                            slots: slots, lastSeen: now, lastSent: 0,
-                                            backendChoices: capabilities.backendChoices)
-        send(.welcome(heartbeatIntervalMilliseconds: UInt32(configuration.heartbeatInterval * 1000),
-                      liveness: UInt32(configuration.liveness), maxMessageBytes: UInt64(configuration.maxMessageBytes)),
-             to: routingID)
-        logger.info("worker \(hello.workerID) joined (\(capabilities.hostname), \(capabilities.cores) cores, backends \(capabilities.backends.joined(separator: ",")))")
+        sessions[routingID] = WorkerSession(
+            routingID: routingID, id: hello.workerID, capabilities: capabilities,
+            slots: slots, lastSeen: now, lastSent: 0,
+            backendChoices: capabilities.backendChoices)
+        send(
+            .welcome(
+                heartbeatIntervalMilliseconds: UInt32(configuration.heartbeatInterval * 1000),
+                liveness: UInt32(configuration.liveness), maxMessageBytes: UInt64(configuration.maxMessageBytes)),
+            to: routingID)
+        logger.info(
+            "worker \(hello.workerID) joined (\(capabilities.hostname), \(capabilities.cores) cores, backends \(capabilities.backends.joined(separator: ",")))"
+        )
     }
 
     static let maxWorkerIDBytes = 64
@@ -111,8 +133,11 @@ extension Dispatcher {
     /// Worker ids go into logs, the API and the store: short, and from a plain alphabet.
     static func isValidWorkerID(_ id: String) -> Bool {
         !id.isEmpty && id.utf8.count <= maxWorkerIDBytes
-            && id.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)
-                || $0 == "." || $0 == "_" || $0 == "-") }
+            && id.unicodeScalars.allSatisfy {
+                $0.isASCII
+                    && ($0.properties.isAlphabetic || ("0"..."9").contains($0)
+                        || $0 == "." || $0 == "_" || $0 == "-")
+            }
     }
 
     /// Capabilities are shown to people (`/v1/workers`, logs): every string bounded and escaped, every
@@ -158,8 +183,10 @@ extension Dispatcher {
         let key = TaskKey(result.ref)
         guard isHolder(key, routingID) else {
             // Acknowledged so an honest worker confused about its lease can forget it; never spooled.
-            warnOnce(routingID, "not-holder", "refused result \(key) from worker \(sessions[routingID]?.id ?? "?"): "
-                     + "that attempt was not leased to it")
+            warnOnce(
+                routingID, "not-holder",
+                "refused result \(key) from worker \(sessions[routingID]?.id ?? "?"): "
+                    + "that attempt was not leased to it")
             send(.ack(key.ref), to: routingID)
             return
         }
@@ -176,16 +203,22 @@ extension Dispatcher {
                     throw WireError(.malformed, "result.output holds no frames")
                 }
                 let file = try farm.spool.write(jobID: key.job, segment: key.segment, attempt: key.attempt, data: data)
-                switch try farm.store.complete(jobID: key.job, segment: key.segment, attempt: key.attempt,
-                                                spoolFile: file.path, encodeSeconds: output.encodeSeconds,
-                                                processor: output.processor) {
+                switch try farm.store.complete(
+                    jobID: key.job, segment: key.segment, attempt: key.attempt,
+                    spoolFile: file.path, encodeSeconds: output.encodeSeconds,
+                    processor: output.processor)
+                {
                 case .accepted:
                     logger.info("segment \(key) spooled (\(output.frames) frames)")
-                    if onBoard, let superseded = farm.board.complete(job: key.job, segment: key.segment,
-                                                                     attempt: key.attempt, spool: file,
-                                                                     frames: Int(output.frames)) {
-                        withdraw(job: key.job, segment: key.segment, attempt: superseded.attempt,
-                                 worker: superseded.worker, reason: "superseded")
+                    if onBoard,
+                        let superseded = farm.board.complete(
+                            job: key.job, segment: key.segment,
+                            attempt: key.attempt, spool: file,
+                            frames: Int(output.frames))
+                    {
+                        withdraw(
+                            job: key.job, segment: key.segment, attempt: superseded.attempt,
+                            worker: superseded.worker, reason: "superseded")
                     }
                     if let id = sessions[routingID]?.id {
                         farm.board.touch(worker: id, now: now)
@@ -200,7 +233,8 @@ extension Dispatcher {
                     dataFolderFull(job: key.job, error)
                 } else {
                     logger.error("result \(key) could not be kept: \(error)")
-                    requeueOrFail(key, error: "result unusable: \(error)", counts: true, worker: sessions[routingID]?.id)
+                    requeueOrFail(
+                        key, error: "result unusable: \(error)", counts: true, worker: sessions[routingID]?.id)
                 }
             }
         }
@@ -233,20 +267,24 @@ extension Dispatcher {
             if streak >= Self.quarantineAfter {
                 quarantinedUntil[worker] = Date().timeIntervalSince1970 + Self.quarantineSeconds
                 failureStreaks[worker] = nil
-                logger.warning("worker \(worker) failed \(streak) segments in a row: no new work for it for \(Int(Self.quarantineSeconds)) s")
+                logger.warning(
+                    "worker \(worker) failed \(streak) segments in a row: no new work for it for \(Int(Self.quarantineSeconds)) s"
+                )
             }
         }
         let outcome: FailOutcome
         do {
-            outcome = try farm.store.failAttempt(jobID: key.job, segment: key.segment, attempt: key.attempt,
-                                                 error: error, counts: counts, maxFailures: configuration.maxAttempts)
+            outcome = try farm.store.failAttempt(
+                jobID: key.job, segment: key.segment, attempt: key.attempt,
+                error: error, counts: counts, maxFailures: configuration.maxAttempts)
         } catch {
             if isDataFolderFull(error) {
                 dataFolderFull(job: key.job, error)
             } else {
                 // Off the board as well, so the stall check does not retry this every tick.
-                farm.stopJob(key.job, "the job store failed recording an attempt of segment \(key.segment): \(error)",
-                             reason: "job failed")
+                farm.stopJob(
+                    key.job, "the job store failed recording an attempt of segment \(key.segment): \(error)",
+                    reason: "job failed")
                 logger.error("job \(key.job): job store: \(error)")
             }
             return
@@ -279,10 +317,13 @@ extension Dispatcher {
         guard let s = sessions[routingID] else { return }
         for key in held.prefix(s.slots + 2) where !s.holding.contains(key) {
             var storeError: (any Error)?
-            let outcome = farm.board.adopt(job: key.job, segment: key.segment, attempt: key.attempt, worker: s.id, now: now) {
+            let outcome = farm.board.adopt(
+                job: key.job, segment: key.segment, attempt: key.attempt, worker: s.id, now: now
+            ) {
                 do {
-                    return try farm.store.adopt(jobID: key.job, segment: key.segment, attempt: key.attempt, worker: s.id,
-                                                deadline: now + configuration.stallTimeout)
+                    return try farm.store.adopt(
+                        jobID: key.job, segment: key.segment, attempt: key.attempt, worker: s.id,
+                        deadline: now + configuration.stallTimeout)
                 } catch {
                     storeError = error
                     return false
@@ -315,7 +356,9 @@ extension Dispatcher {
         for key in s.holding {
             requeueOrFail(key, error: "worker \(s.id) \(why)", counts: counts, worker: s.id)
         }
-        if !s.holding.isEmpty { logger.warning("worker \(s.id) \(why); re-leasing \(s.holding.map(\.description).sorted())") }
+        if !s.holding.isEmpty {
+            logger.warning("worker \(s.id) \(why); re-leasing \(s.holding.map(\.description).sorted())")
+        }
     }
 
     /// Heartbeats out, dead workers out, stalled segments re-leased.
@@ -334,13 +377,16 @@ extension Dispatcher {
         }
         for stalled in farm.board.stalled(before: now - configuration.stallTimeout) {
             let key = TaskKey(job: stalled.job, segment: stalled.segment, attempt: stalled.flight.attempt)
-            logger.warning("segment \(key) made no progress for \(Int(configuration.stallTimeout)) s on \(stalled.flight.worker): re-leasing")
+            logger.warning(
+                "segment \(key) made no progress for \(Int(configuration.stallTimeout)) s on \(stalled.flight.worker): re-leasing"
+            )
             if let (rid, _) = sessions.first(where: { $0.value.id == stalled.flight.worker }) {
                 sessions[rid]?.holding.remove(key)
                 send(.cancel(key.ref, reason: "stalled"), to: rid)
             }
-            requeueOrFail(key, error: "stalled on worker \(stalled.flight.worker)", counts: true,
-                          worker: stalled.flight.worker)
+            requeueOrFail(
+                key, error: "stalled on worker \(stalled.flight.worker)", counts: true,
+                worker: stalled.flight.worker)
         }
     }
 
@@ -351,17 +397,22 @@ extension Dispatcher {
             while let s = sessions[rid], s.credit > 0, !s.draining, (quarantinedUntil[s.id] ?? 0) <= now {
                 let deadline = now + configuration.stallTimeout
                 var leaseFailure: (job: String, error: any Error)?
-                let leased = farm.board.next(worker: s.id, now: now, accepts: { job, work in
-                    Self.canRun(work, s.capabilities) && !self.shouldAvoid(job: job, work: work, worker: s.id, now: now)
-                },
-                                                 attempt: { job, segment in
-                    do {
-                        return try self.farm.store.lease(jobID: job, segment: segment, worker: s.id, deadline: deadline).attempt
-                    } catch {
-                        leaseFailure = (job, error)
-                        return nil
-                    }
-                })
+                let leased = farm.board.next(
+                    worker: s.id, now: now,
+                    accepts: { job, work in
+                        Self.canRun(work, s.capabilities)
+                            && !self.shouldAvoid(job: job, work: work, worker: s.id, now: now)
+                    },
+                    attempt: { job, segment in
+                        do {
+                            return try self.farm.store.lease(
+                                jobID: job, segment: segment, worker: s.id, deadline: deadline
+                            ).attempt
+                        } catch {
+                            leaseFailure = (job, error)
+                            return nil
+                        }
+                    })
                 // A lease the store could not record (its segment is off the board now) fails its job with
                 // the cause, once; a segment the store no longer has pending was simply taken elsewhere.
                 if let (job, error) = leaseFailure {

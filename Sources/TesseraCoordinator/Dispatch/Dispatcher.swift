@@ -74,7 +74,9 @@ final class Dispatcher: @unchecked Sendable {
         try router.set(.receiveHighWaterMark(0))
         if let secretFile = configuration.curveSecretFile {
             let keys = try CurveKeyPair.load(secretFile: secretFile)
-            let allowed = try configuration.allowedKeysPath.map { (p) throws(WireError) in try CurveKeyPair.loadPublicKeys(p) } ?? []
+            let allowed =
+                try configuration.allowedKeysPath.map { (p) throws(WireError) in try CurveKeyPair.loadPublicKeys(p) }
+                ?? []
             let log = logger
             let auth = ZAPAuthenticator(context: context, allowedPublicKeys: allowed) { log.warning("\($0)") }
             try auth.start()
@@ -98,7 +100,13 @@ final class Dispatcher: @unchecked Sendable {
 
     /// Stops the thread (workers see silence and reconnect to the next coordinator).
     func stop() {
-        guard running.withLock({ let was = $0; $0 = false; return was }) else { return }
+        guard
+            running.withLock({
+                let was = $0
+                $0 = false
+                return was
+            })
+        else { return }
         wake()
         finished.wait()
         wakeUp?.close()
@@ -107,7 +115,10 @@ final class Dispatcher: @unchecked Sendable {
 
     /// Asks the worker holding `segment`'s attempt to stop it (job cancelled or failed).
     func withdraw(job: String, segment: Int, attempt: Int, worker: String, reason: String) {
-        commands.withLock { $0.append(.cancelTask(TaskKey(job: job, segment: segment, attempt: attempt), worker: worker, reason: reason)) }
+        commands.withLock {
+            $0.append(
+                .cancelTask(TaskKey(job: job, segment: segment, attempt: attempt), worker: worker, reason: reason))
+        }
         wake()
     }
 
@@ -137,11 +148,13 @@ final class Dispatcher: @unchecked Sendable {
                 housekeeping(now: now)
                 // For `tessera workers`: refreshed each tick, not on every message.
                 let now = Date().timeIntervalSince1970
-                snapshot.withLock { $0 = sessions.values.map { session in
-                    var status = session.status
-                    if (quarantinedUntil[session.id] ?? 0) > now { status.state = .quarantined }
-                    return status
-                }.sorted { $0.id < $1.id } }
+                snapshot.withLock {
+                    $0 = sessions.values.map { session in
+                        var status = session.status
+                        if (quarantinedUntil[session.id] ?? 0) > now { status.state = .quarantined }
+                        return status
+                    }.sorted { $0.id < $1.id }
+                }
             }
             dispatch(now: now)
         }
@@ -166,7 +179,11 @@ final class Dispatcher: @unchecked Sendable {
     }
 
     private func runCommands() {
-        for command in commands.withLock({ let c = $0; $0 = []; return c }) {
+        for command in commands.withLock({
+            let c = $0
+            $0 = []
+            return c
+        }) {
             switch command {
             case .cancelTask(let key, let worker, let reason):
                 guard let (rid, _) = sessions.first(where: { $0.value.id == worker }) else { continue }

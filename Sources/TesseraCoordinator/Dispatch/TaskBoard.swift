@@ -80,8 +80,10 @@ final class TaskBoard: @unchecked Sendable {
 
     /// - Parameter reserved: segments leased when the coordinator stopped, held for their workers until
     ///   `reservedUntil` (Unix seconds).
-    func open(job: String, priority: Int, created: Double, finished: [Int: URL], framesFinished: Int,
-              reserved: [Int: Reservation] = [:], reservedUntil: Double = 0) {
+    func open(
+        job: String, priority: Int, created: Double, finished: [Int: URL], framesFinished: Int,
+        reserved: [Int: Reservation] = [:], reservedUntil: Double = 0
+    ) {
         condition.withLock {
             let w = JobWork(id: job, priority: priority, created: created)
             w.finished = finished
@@ -149,8 +151,10 @@ final class TaskBoard: @unchecked Sendable {
     /// The next segment to lease, by the fairness rule, among the work `worker` can do (`accepts`: its
     /// codecs and backends); moves it to in-flight for `worker`. `attempt` is asked for once the segment
     /// is chosen (the store numbers attempts).
-    func next(worker: String, now: Double, accepts: (String, SegmentWork) -> Bool = { _, _ in true },
-              attempt: (String, Int) -> Int?) -> (job: String, work: SegmentWork, attempt: Int)? {
+    func next(
+        worker: String, now: Double, accepts: (String, SegmentWork) -> Bool = { _, _ in true },
+        attempt: (String, Int) -> Int?
+    ) -> (job: String, work: SegmentWork, attempt: Int)? {
         condition.withLock {
             let candidates = jobs.values.filter { !$0.ready.isEmpty && $0.failure == nil }
                 .sorted { a, b in
@@ -162,12 +166,14 @@ final class TaskBoard: @unchecked Sendable {
             for w in candidates {
                 if now >= w.reservedUntil { w.reserved.removeAll() }
                 guard let index = w.ready.keys.filter({ w.reserved[$0] == nil }).min(), let ready = w.ready[index],
-                      accepts(w.id, ready) else { continue }
+                    accepts(w.id, ready)
+                else { continue }
                 w.ready[index] = nil
                 let work = ready
                 guard let n = attempt(w.id, index) else { continue }
-                w.inFlight[index] = InFlight(work: work, attempt: n, worker: worker, leasedAt: now, lastProgress: now,
-                                             framesDone: 0)
+                w.inFlight[index] = InFlight(
+                    work: work, attempt: n, worker: worker, leasedAt: now, lastProgress: now,
+                    framesDone: 0)
                 condition.broadcast()  // room for the producer
                 return (w.id, work, n)
             }
@@ -231,18 +237,23 @@ final class TaskBoard: @unchecked Sendable {
     /// A worker that kept a task across a coordinator restart (or its own reconnect) claims it: when the
     /// segment is waiting and `confirm` (the store) agrees this is its latest attempt and was leased to
     /// this worker, it goes back to the worker under that attempt instead of being encoded again.
-    func adopt(job: String, segment: Int, attempt: Int, worker: String, now: Double,
-               confirm: () -> Bool) -> Claim {
+    func adopt(
+        job: String, segment: Int, attempt: Int, worker: String, now: Double,
+        confirm: () -> Bool
+    ) -> Claim {
         condition.withLock {
             guard let w = jobs[job], w.failure == nil else { return .unknown }
             if w.finished[segment] != nil { return .superseded }
-            if let f = w.inFlight[segment] { return f.attempt == attempt && f.worker == worker ? .adopted : .superseded }
+            if let f = w.inFlight[segment] {
+                return f.attempt == attempt && f.worker == worker ? .adopted : .superseded
+            }
             guard let work = w.ready[segment] else { return .unknown }
             guard confirm() else { return .superseded }
             w.ready[segment] = nil
             w.reserved[segment] = nil
-            w.inFlight[segment] = InFlight(work: work, attempt: attempt, worker: worker, leasedAt: now, lastProgress: now,
-                                           framesDone: 0)
+            w.inFlight[segment] = InFlight(
+                work: work, attempt: attempt, worker: worker, leasedAt: now, lastProgress: now,
+                framesDone: 0)
             condition.broadcast()  // room for the producer
             return .adopted
         }
@@ -253,8 +264,10 @@ final class TaskBoard: @unchecked Sendable {
         let released: Bool = condition.withLock {
             var any = false
             for w in jobs.values {
-                for (segment, r) in w.reserved where r.worker == worker
-                    && !held.contains(TaskKey(job: w.id, segment: segment, attempt: r.attempt)) {
+                for (segment, r) in w.reserved
+                where r.worker == worker
+                    && !held.contains(TaskKey(job: w.id, segment: segment, attempt: r.attempt))
+                {
                     w.reserved[segment] = nil
                     any = true
                 }

@@ -20,12 +20,13 @@ struct WorkerSession {
     var backendChoices: [Tessera_V1_BackendChoice] = []
 
     var status: WorkerStatus {
-        WorkerStatus(id: id, hostname: capabilities.hostname, cores: Int(capabilities.cores),
-                     memoryBytes: capabilities.memoryBytes, backends: capabilities.backends,
-                     encoders: capabilities.videoEncoders,
-                     state: draining ? .draining : holding.isEmpty ? .idle : .busy,
-                     tasks: holding.map(\.description).sorted(), segmentsDone: segmentsDone,
-                     lastSeenSeconds: max(0, Date().timeIntervalSince1970 - lastSeen),
-                     backendChoices: backendChoices.map { "\($0.requested) → \($0.chosen): \($0.reason)" })
+        WorkerStatus(
+            id: id, hostname: capabilities.hostname, cores: Int(capabilities.cores),
+            memoryBytes: capabilities.memoryBytes, backends: capabilities.backends,
+            encoders: capabilities.videoEncoders,
+            state: draining ? .draining : holding.isEmpty ? .idle : .busy,
+            tasks: holding.map(\.description).sorted(), segmentsDone: segmentsDone,
+            lastSeenSeconds: max(0, Date().timeIntervalSince1970 - lastSeen),
+            backendChoices: backendChoices.map { "\($0.requested) → \($0.chosen): \($0.reason)" })
     }
 }

@@ -32,7 +32,9 @@ struct ErrorBody: Codable, Sendable {
 /// Turns whatever a route throws into a JSON error answer with the right status, so clients never
 /// see Hummingbird's empty 500 or plain-text 404.
 struct ErrorBodyMiddleware<Context: RequestContext>: RouterMiddleware {
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    )
         async throws -> Response
     {
         do {
@@ -43,14 +45,18 @@ struct ErrorBodyMiddleware<Context: RequestContext>: RouterMiddleware {
             return try Self.answer(error.status, error.kind, error.message)
         } catch let error as HTTPError {
             if error.status == .notFound, let allowed = RouteMethods.allowed(path: request.uri.path),
-               !allowed.contains(request.method.rawValue) {
-                var answer = try Self.answer(.methodNotAllowed, "methodNotAllowed",
-                                             "\(request.uri.path) answers \(allowed.joined(separator: ", ")), not \(request.method)")
+                !allowed.contains(request.method.rawValue)
+            {
+                var answer = try Self.answer(
+                    .methodNotAllowed, "methodNotAllowed",
+                    "\(request.uri.path) answers \(allowed.joined(separator: ", ")), not \(request.method)")
                 answer.headers[.allow] = allowed.joined(separator: ", ")
                 return answer
             }
-            let message = error.body ?? (error.status == .notFound
-                ? "no route \(request.method) \(request.uri.path)" : error.status.reasonPhrase)
+            let message =
+                error.body
+                ?? (error.status == .notFound
+                    ? "no route \(request.method) \(request.uri.path)" : error.status.reasonPhrase)
             return try Self.answer(error.status, Self.kind(of: error.status), message)
         } catch {
             context.logger.error("request failed", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])

@@ -6,7 +6,9 @@ import Hummingbird
 struct BearerAuthMiddleware<Context: RequestContext>: RouterMiddleware {
     let token: String?
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    )
         async throws -> Response
     {
         guard let token else { return try await next(request, context) }
@@ -15,7 +17,7 @@ struct BearerAuthMiddleware<Context: RequestContext>: RouterMiddleware {
         }
         let scheme = "bearer "
         guard header.count > scheme.count, header.prefix(scheme.count).lowercased() == scheme,
-              Self.equalInConstantTime(Array(header.utf8.dropFirst(scheme.count)), Array(token.utf8))
+            Self.equalInConstantTime(Array(header.utf8.dropFirst(scheme.count)), Array(token.utf8))
         else {
             throw APIError.unauthorized("the token is not valid for this coordinator")
         }

@@ -27,8 +27,10 @@ public struct HTTPAPI: Sendable {
     public var shutdownGrace: Duration
     public var logger: Logger
 
-    public init(service: any FarmService, token: String?, maxUploadBytes: Int64 = 64 << 30,
-                shutdownGrace: Duration = .seconds(10), logger: Logger = Logger(label: "tessera.http")) {
+    public init(
+        service: any FarmService, token: String?, maxUploadBytes: Int64 = 64 << 30,
+        shutdownGrace: Duration = .seconds(10), logger: Logger = Logger(label: "tessera.http")
+    ) {
         self.service = service
         self.token = token
         self.maxUploadBytes = maxUploadBytes
@@ -40,7 +42,9 @@ public struct HTTPAPI: Sendable {
     /// once connections are accepted. See the type's documentation for how it stops.
     ///
     /// - Throws: the socket's error when the address cannot be bound.
-    public func run(host: String, port: Int, onListening: @escaping @Sendable (Int) -> Void = { _ in })
+    public func run(
+        host: String, port: Int, onListening: @escaping @Sendable (Int) -> Void = { _ in }
+    )
         async throws
     {
         let app = Application(
@@ -61,15 +65,21 @@ public struct HTTPAPI: Sendable {
             }
         }
         try await withGracefulShutdownHandler {
-            try await withTaskCancellationHandler { try await serving.value } onCancel: { stop() }
+            try await withTaskCancellationHandler {
+                try await serving.value
+            } onCancel: {
+                stop()
+            }
         } onGracefulShutdown: {
             stop()
         }
     }
 
     /// `HTTPAPI(service:token:).run(host:port:onListening:)` with the default upload limit.
-    public static func run(service: any FarmService, host: String, port: Int, token: String?,
-                           onListening: @escaping @Sendable (Int) -> Void) async throws {
+    public static func run(
+        service: any FarmService, host: String, port: Int, token: String?,
+        onListening: @escaping @Sendable (Int) -> Void
+    ) async throws {
         try await HTTPAPI(service: service, token: token).run(host: host, port: port, onListening: onListening)
     }
 

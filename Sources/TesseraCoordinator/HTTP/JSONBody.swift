@@ -11,8 +11,9 @@ enum JSONBody {
         encoder.outputFormatting = [.sortedKeys]
         var buffer = ByteBuffer(data: try encoder.encode(value))
         buffer.writeString("\n")
-        return Response(status: status, headers: [.contentType: "application/json; charset=utf-8"],
-                        body: ResponseBody(byteBuffer: buffer))
+        return Response(
+            status: status, headers: [.contentType: "application/json; charset=utf-8"],
+            body: ResponseBody(byteBuffer: buffer))
     }
 
     /// - Throws: `APIError.invalidRequest` for an empty body, bytes that are not JSON, or JSON that does
@@ -23,7 +24,7 @@ enum JSONBody {
             buffer = try await request.body.collect(upTo: maxBytes)
         } catch let error as HTTPError where error.status == .contentTooLarge {
             throw APIError.payloadTooLarge("the JSON body is larger than \(maxBytes) bytes")
-        } catch where "\(Swift.type(of: error))" == "NIOTooManyBytesError" {
+        } catch  where "\(Swift.type(of: error))" == "NIOTooManyBytesError" {
             // What `collect(upTo:)` throws when the body streams past the limit: the same 413, not a 500.
             // Matched by name: NIOCore, where the type lives, is not a direct dependency of this package.
             throw APIError.payloadTooLarge("the JSON body is larger than \(maxBytes) bytes")

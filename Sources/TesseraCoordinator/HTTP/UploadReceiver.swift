@@ -58,9 +58,11 @@ struct UploadReceiver: Sendable {
             throw APIError.invalidRequest("name the file: POST /v1/uploads?filename=NAME")
         }
         guard !name.contains("/"), !name.contains("\0"), name != ".", name != "..",
-              name.utf8.count <= JobRequestLimits.outputNameBytes else {
-            throw APIError.invalidRequest("\(JobRequestError.quoted(name)) is not a plain file name (no '/', at most "
-                                          + "\(JobRequestLimits.outputNameBytes) bytes)")
+            name.utf8.count <= JobRequestLimits.outputNameBytes
+        else {
+            throw APIError.invalidRequest(
+                "\(JobRequestError.quoted(name)) is not a plain file name (no '/', at most "
+                    + "\(JobRequestLimits.outputNameBytes) bytes)")
         }
         return name
     }

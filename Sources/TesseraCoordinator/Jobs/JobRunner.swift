@@ -24,8 +24,9 @@ final class JobRunner: @unchecked Sendable {
         jobID = record.id
         self.record = record
         self.farm = farm
-        session = ExportSession(sourcePath: record.source, outputPath: record.output,
-                                settings: Self.settings(for: request))
+        session = ExportSession(
+            sourcePath: record.source, outputPath: record.output,
+            settings: Self.settings(for: request))
         session.presetName = request.settings == nil ? request.preset.flatMap(ExportPreset.init(name:))?.rawValue : nil
         session.timeRange = request.timeRange
         session.overwrite = request.overwrite
@@ -37,7 +38,8 @@ final class JobRunner: @unchecked Sendable {
 
     /// The settings a request asks for: its own, else its preset's, else H.264 CRF 23 + AAC.
     static func settings(for request: JobRequest) -> OutputSettings {
-        var s = request.settings ?? request.preset.flatMap(ExportPreset.init(name:))?.settings
+        var s =
+            request.settings ?? request.preset.flatMap(ExportPreset.init(name:))?.settings
             ?? .standard
         if let type = request.fileType { s.fileType = type }
         return s
@@ -59,8 +61,9 @@ final class JobRunner: @unchecked Sendable {
     /// Stops the export; `.cancel` ends the job as cancelled, `.shutdown` leaves it to resume later.
     func stop(_ reason: Stop) {
         stopReason.withLock { $0 = reason }
-        farm.stopJob(jobID, reason == .cancel ? "job cancelled" : "coordinator shutting down",
-                     reason: reason == .cancel ? "job cancelled" : "coordinator shutting down")
+        farm.stopJob(
+            jobID, reason == .cancel ? "job cancelled" : "coordinator shutting down",
+            reason: reason == .cancel ? "job cancelled" : "coordinator shutting down")
         session.cancel()
     }
 
@@ -87,7 +90,9 @@ final class JobRunner: @unchecked Sendable {
             try record.request.validate()
             // A coordinator killed while it wrote this job's output left its temporary file beside it.
             let leftovers = AssetWriter.removeLeftovers(of: record.output)
-            if leftovers > 0 { log.info("job \(jobID): removed \(leftovers) unfinished output file(s) of an earlier run") }
+            if leftovers > 0 {
+                log.info("job \(jobID): removed \(leftovers) unfinished output file(s) of an earlier run")
+            }
             if record.state != .planning { _ = try farm.store.transition(jobID, to: .planning) }
             // What the source itself says about its ends is known now, not after the work: its own
             // audio/video end gap is what the verifier will hold the output to.
@@ -95,7 +100,9 @@ final class JobRunner: @unchecked Sendable {
             session.sourceAudioEndGaps = gaps
             for (track, gap) in gaps.sorted(by: { $0.key < $1.key }) where gap != .zero {
                 let text = String(format: "%.3f s %@", abs(gap.seconds), gap > .zero ? "after" : "before")
-                log.info("job \(jobID): the source's audio track \(track) ends \(text) its video; the output will keep that gap")
+                log.info(
+                    "job \(jobID): the source's audio track \(track) ends \(text) its video; the output will keep that gap"
+                )
             }
             let (id, store, board, farm) = (jobID, farm.store, farm.board, farm)
             let priority = record.priority, created = record.createdAt
@@ -108,7 +115,8 @@ final class JobRunner: @unchecked Sendable {
                     for s in try store.segments(of: id) where s.state == .leased {
                         if let worker = s.worker { reserved[s.index] = .init(worker: worker, attempt: s.attempt) }
                     }
-                    try store.setPlan(id, segmentFrames: plan.map(\.frameCount), framesTotal: plan.reduce(0) { $0 + $1.frameCount })
+                    try store.setPlan(
+                        id, segmentFrames: plan.map(\.frameCount), framesTotal: plan.reduce(0) { $0 + $1.frameCount })
                     var finished: [Int: URL] = [:]
                     var frames = 0
                     for s in try store.segments(of: id) where s.state == .done {
@@ -116,15 +124,21 @@ final class JobRunner: @unchecked Sendable {
                         finished[s.index] = URL(fileURLWithPath: file)
                         frames += s.frames
                     }
-                    board.open(job: id, priority: priority, created: created, finished: finished, framesFinished: frames,
-                               reserved: reserved, reservedUntil: Date().timeIntervalSince1970 + grace)
+                    board.open(
+                        job: id, priority: priority, created: created, finished: finished, framesFinished: frames,
+                        reserved: reserved, reservedUntil: Date().timeIntervalSince1970 + grace)
                     if !reserved.isEmpty {
-                        log.info("job \(id): segments \(reserved.keys.sorted()) were out at workers; holding them \(Int(grace)) s for those workers")
+                        log.info(
+                            "job \(id): segments \(reserved.keys.sorted()) were out at workers; holding them \(Int(grace)) s for those workers"
+                        )
                     }
                     _ = try store.transition(id, to: .running)
-                    if !finished.isEmpty { log.info("job \(id): \(finished.count) of \(plan.count) segments already spooled") }
+                    if !finished.isEmpty {
+                        log.info("job \(id): \(finished.count) of \(plan.count) segments already spooled")
+                    }
                 } catch {
-                    throw isDataFolderFull(error) ? MediaError(.io, dataFolderFullMessage(error)) : MediaError(.internal, "\(error)")
+                    throw isDataFolderFull(error)
+                        ? MediaError(.io, dataFolderFullMessage(error)) : MediaError(.internal, "\(error)")
                 }
                 return RemoteSegmentExecutor(job: id, farm: farm)
             }
@@ -137,7 +151,9 @@ final class JobRunner: @unchecked Sendable {
             }
             let report = try session.export()
             for line in report.notCarried { log.warning("job \(jobID): \(line)") }
-            if let json = try? JSONEncoder().encode(report) { try farm.store.setReport(jobID: jobID, json: String(decoding: json, as: UTF8.self)) }
+            if let json = try? JSONEncoder().encode(report) {
+                try farm.store.setReport(jobID: jobID, json: String(decoding: json, as: UTF8.self))
+            }
             _ = try farm.store.transition(jobID, to: .completed)
             try? farm.spool.remove(jobID: jobID)
             log.info("job \(jobID) completed: \(record.output)")

@@ -16,7 +16,9 @@ struct PathPolicy: Sendable {
         guard mediaRoots.contains(where: { Self.isInside(resolved, $0) }) || Self.isInside(resolved, uploads) else {
             throw FarmError(.forbidden, "\(path) is outside the coordinator's media roots")
         }
-        guard FileManager.default.fileExists(atPath: resolved) else { throw FarmError(.notFound, "\(path): no such file") }
+        guard FileManager.default.fileExists(atPath: resolved) else {
+            throw FarmError(.notFound, "\(path): no such file")
+        }
         return resolved
     }
 
@@ -26,7 +28,8 @@ struct PathPolicy: Sendable {
             return results.appendingPathComponent("\(name).\(fileExtension)").path
         }
         guard let root = outputRoot else {
-            throw FarmError(.invalidRequest, "this coordinator has no output root; omit the output and use `tessera fetch`")
+            throw FarmError(
+                .invalidRequest, "this coordinator has no output root; omit the output and use `tessera fetch`")
         }
         let joined = relative.hasPrefix("/") ? URL(fileURLWithPath: relative) : root.appendingPathComponent(relative)
         let parent = Self.resolve(joined.deletingLastPathComponent().path)

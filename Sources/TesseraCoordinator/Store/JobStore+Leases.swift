@@ -25,10 +25,13 @@ extension JobStore {
                     """,
                 arguments: [worker, deadline, jobID, segment])
             guard db.changesCount > 0 else { throw StoreError.notFound("\(jobID) segment \(segment) (pending)") }
-            let attempt = try Int.fetchOne(
-                db, sql: "SELECT attempt FROM segments WHERE jobID = ? AND idx = ?", arguments: [jobID, segment]) ?? 0
-            try db.execute(sql: "INSERT OR REPLACE INTO attempts (jobID, idx, attempt, worker) VALUES (?, ?, ?, ?)",
-                           arguments: [jobID, segment, attempt, worker])
+            let attempt =
+                try Int.fetchOne(
+                    db, sql: "SELECT attempt FROM segments WHERE jobID = ? AND idx = ?", arguments: [jobID, segment])
+                ?? 0
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO attempts (jobID, idx, attempt, worker) VALUES (?, ?, ?, ?)",
+                arguments: [jobID, segment, attempt, worker])
             return Lease(jobID: jobID, segment: segment, attempt: attempt, worker: worker, deadline: deadline)
         }
     }
@@ -36,8 +39,9 @@ extension JobStore {
     /// - Throws: `StoreError.database`.
     public func holder(jobID: String, segment: Int, attempt: Int) throws(StoreError) -> String? {
         try read("read who holds \(jobID)/\(segment)#\(attempt)") { db in
-            try String.fetchOne(db, sql: "SELECT worker FROM attempts WHERE jobID = ? AND idx = ? AND attempt = ?",
-                                arguments: [jobID, segment, attempt])
+            try String.fetchOne(
+                db, sql: "SELECT worker FROM attempts WHERE jobID = ? AND idx = ? AND attempt = ?",
+                arguments: [jobID, segment, attempt])
         }
     }
     /// Gives a pending segment back to the worker still running its latest attempt (a worker that kept
@@ -45,7 +49,9 @@ extension JobStore {
     /// number, so nothing is encoded twice. False when that attempt is no longer the segment's latest,
     /// was leased to another worker, or the segment is not pending.
     /// - Throws: `StoreError.database`.
-    public func adopt(jobID: String, segment: Int, attempt: Int, worker: String, deadline: Double) throws(StoreError) -> Bool {
+    public func adopt(
+        jobID: String, segment: Int, attempt: Int, worker: String, deadline: Double
+    ) throws(StoreError) -> Bool {
         try write("give segment \(segment) of \(jobID) back to \(worker)") { db in
             try db.execute(
                 sql: """
@@ -65,14 +71,15 @@ extension JobStore {
     /// - Returns: `.unknown` for a job that is missing or finished, a missing segment, or an attempt
     ///   never handed out.
     /// - Throws: `StoreError.database`.
-    public func complete(jobID: String, segment: Int, attempt: Int, spoolFile: String, encodeSeconds: Double,
-                         processor: String) throws(StoreError) -> CompletionOutcome
-    {
+    public func complete(
+        jobID: String, segment: Int, attempt: Int, spoolFile: String, encodeSeconds: Double,
+        processor: String
+    ) throws(StoreError) -> CompletionOutcome {
         let now = clock()
         return try write("complete segment \(segment) of job \(jobID)") { db in
             guard try Self.isActive(db, jobID),
-                  let stored = try SegmentRecord.fetchOne(db, jobID: jobID, index: segment),
-                  attempt >= 1, attempt <= stored.attempt
+                let stored = try SegmentRecord.fetchOne(db, jobID: jobID, index: segment),
+                attempt >= 1, attempt <= stored.attempt
             else { return .unknown }
             if stored.state == .done { return .duplicate }
             try db.execute(
@@ -94,13 +101,14 @@ extension JobStore {
     /// `.exhausted` with a message naming the job, the segment and every counted error with its
     /// attempt and worker; otherwise the segment is pending again.
     /// - Throws: `StoreError.database`.
-    public func failAttempt(jobID: String, segment: Int, attempt: Int, error: String, counts: Bool,
-                            maxFailures: Int) throws(StoreError) -> FailOutcome
-    {
+    public func failAttempt(
+        jobID: String, segment: Int, attempt: Int, error: String, counts: Bool,
+        maxFailures: Int
+    ) throws(StoreError) -> FailOutcome {
         try write("record the failure of \(jobID)/\(segment)#\(attempt)") { db in
             guard try Self.isActive(db, jobID),
-                  let stored = try SegmentRecord.fetchOne(db, jobID: jobID, index: segment),
-                  stored.state == .leased, stored.attempt == attempt
+                let stored = try SegmentRecord.fetchOne(db, jobID: jobID, index: segment),
+                stored.state == .leased, stored.attempt == attempt
             else { return .stale }
             guard counts else {
                 try db.execute(
@@ -116,11 +124,14 @@ extension JobStore {
                     UPDATE segments SET state = ?, failures = ?, lastError = ?, errors = ?, leaseDeadline = NULL
                     WHERE jobID = ? AND idx = ?
                     """,
-                arguments: [exhausted ? SegmentState.failed.rawValue : SegmentState.pending.rawValue, failures,
-                            error, try StoreJSON.encode(errors), jobID, segment])
+                arguments: [
+                    exhausted ? SegmentState.failed.rawValue : SegmentState.pending.rawValue, failures,
+                    error, try StoreJSON.encode(errors), jobID, segment,
+                ])
             guard exhausted else { return .requeued }
-            return .exhausted("segment \(segment) of job \(jobID) failed \(failures) times: "
-                + errors.joined(separator: "; "))
+            return .exhausted(
+                "segment \(segment) of job \(jobID) failed \(failures) times: "
+                    + errors.joined(separator: "; "))
         }
     }
 

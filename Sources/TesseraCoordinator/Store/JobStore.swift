@@ -27,7 +27,9 @@ public final class JobStore: Sendable {
 
     /// Opens (creating if needed) the store at `path` and brings its schema up to date.
     /// - Throws: `StoreError.database` when the file cannot be opened or migrated.
-    public init(path: String, clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 })
+    public init(
+        path: String, clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }
+    )
         throws(StoreError)
     {
         var configuration = Configuration()
@@ -54,7 +56,9 @@ public final class JobStore: Sendable {
     ///   - source: the resolved absolute source path.
     ///   - output: the resolved absolute final output path.
     /// - Throws: `StoreError.database`.
-    public func insertJob(request: JobRequest, source: String, output: String, priority: Int)
+    public func insertJob(
+        request: JobRequest, source: String, output: String, priority: Int
+    )
         throws(StoreError) -> JobRecord
     {
         let now = clock()
@@ -68,8 +72,10 @@ public final class JobStore: Sendable {
                     INSERT INTO jobs (id, state, priority, request, source, output, createdAt, updatedAt)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                     """,
-                arguments: [id, JobState.queued.rawValue, priority, try StoreJSON.encode(request), source, output,
-                            now, now])
+                arguments: [
+                    id, JobState.queued.rawValue, priority, try StoreJSON.encode(request), source, output,
+                    now, now,
+                ])
             return try Self.requireJob(db, id)
         }
     }
@@ -155,7 +161,8 @@ public final class JobStore: Sendable {
     public func setReport(jobID: String, json: String) throws(StoreError) {
         let now = clock()
         try write("store the report of job \(jobID)") { db in
-            try db.execute(sql: "UPDATE jobs SET report = ?, updatedAt = ? WHERE id = ?", arguments: [json, now, jobID])
+            try db.execute(
+                sql: "UPDATE jobs SET report = ?, updatedAt = ? WHERE id = ?", arguments: [json, now, jobID])
             guard db.changesCount > 0 else { throw StoreError.notFound(jobID) }
         }
     }
@@ -177,7 +184,9 @@ public final class JobStore: Sendable {
         do { return try pool.read(body) } catch { throw .database(operation: operation, underlying: error) }
     }
 
-    func readAsync<T: Sendable>(_ operation: String, _ body: @escaping @Sendable (Database) throws -> T)
+    func readAsync<T: Sendable>(
+        _ operation: String, _ body: @escaping @Sendable (Database) throws -> T
+    )
         async throws(StoreError) -> T
     {
         do { return try await pool.read(body) } catch { throw .database(operation: operation, underlying: error) }

@@ -35,8 +35,9 @@ public struct SegmentRecord: Sendable, Hashable, Codable {
     init(row: Row) throws {
         let stateName: String = row["state"]
         guard let state = SegmentState(rawValue: stateName) else {
-            throw CorruptRow(message: "segment \(row["idx"] as Int) of \(row["jobID"] as String) "
-                + "has unknown state '\(stateName)'")
+            throw CorruptRow(
+                message: "segment \(row["idx"] as Int) of \(row["jobID"] as String) "
+                    + "has unknown state '\(stateName)'")
         }
         jobID = row["jobID"]
         index = row["idx"]

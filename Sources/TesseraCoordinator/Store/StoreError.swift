@@ -28,8 +28,9 @@ extension StoreError {
     /// whose cause is ENOSPC).
     public var isOutOfSpace: Bool {
         guard case .database(_, let underlying) = self, let error = underlying as? DatabaseError else { return false }
-        return error.resultCode == .SQLITE_FULL || error.extendedResultCode == .SQLITE_IOERR_WRITE
-            && "\(error)".contains("No space")
+        return error.resultCode == .SQLITE_FULL
+            || error.extendedResultCode == .SQLITE_IOERR_WRITE
+                && "\(error)".contains("No space")
     }
 }
 

@@ -32,7 +32,8 @@ public struct AudioTrackSelection: Sendable, Hashable, Codable {
     /// Both lists are optional in JSON.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(tracks: try c.decodeIfPresent([Int].self, forKey: .tracks) ?? [],
-                  languages: try c.decodeIfPresent([String].self, forKey: .languages) ?? [])
+        self.init(
+            tracks: try c.decodeIfPresent([Int].self, forKey: .tracks) ?? [],
+            languages: try c.decodeIfPresent([String].self, forKey: .languages) ?? [])
     }
 }

@@ -21,12 +21,14 @@ public enum ExportPreset: String, Sendable, Hashable, Codable, CaseIterable, Cus
     /// The settings this preset stands for.
     public var settings: OutputSettings {
         func h264(_ w: Int?, _ h: Int?, crf: Int, audio: Int) -> OutputSettings {
-            OutputSettings(video: VideoSettings(codec: .h264, maxWidth: w, maxHeight: h, rateControl: .crf(crf)),
-                           audio: AudioSettings(codec: .aac, bitRate: audio))
+            OutputSettings(
+                video: VideoSettings(codec: .h264, maxWidth: w, maxHeight: h, rateControl: .crf(crf)),
+                audio: AudioSettings(codec: .aac, bitRate: audio))
         }
         func hevc(_ w: Int?, _ h: Int?, crf: Int) -> OutputSettings {
-            OutputSettings(video: VideoSettings(codec: .hevc, maxWidth: w, maxHeight: h, rateControl: .crf(crf)),
-                           audio: AudioSettings(codec: .aac, bitRate: 160_000))
+            OutputSettings(
+                video: VideoSettings(codec: .hevc, maxWidth: w, maxHeight: h, rateControl: .crf(crf)),
+                audio: AudioSettings(codec: .aac, bitRate: 160_000))
         }
         switch self {
         case .lowQuality: return h264(320, 240, crf: 30, audio: 64_000)

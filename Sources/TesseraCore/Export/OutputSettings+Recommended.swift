@@ -2,7 +2,9 @@ extension OutputSettings {
     /// Settings derived from a source, as AVOutputSettingsAssistant does: H.264 at the source size with
     /// a level that admits the source's size and frame rate (so 120 fps 1080p gets level 4.2+, not 4.0),
     /// a keyframe about every two seconds, and AAC at a bit rate that suits the channel count.
-    public static func recommended(for video: VideoFormatDescription?, audio: AudioFormatDescription?)
+    public static func recommended(
+        for video: VideoFormatDescription?, audio: AudioFormatDescription?
+    )
         -> OutputSettings
     {
         var videoSettings: VideoSettings? = nil
@@ -17,9 +19,10 @@ extension OutputSettings {
         var audioSettings: AudioSettings? = nil
         if let audio {
             let channels = min(audio.channelCount, 6)
-            audioSettings = AudioSettings(codec: .aac, bitRate: channels <= 2 ? 64_000 * max(channels, 1) : 384_000,
-                                          sampleRate: audio.sampleRate > 48_000 ? 48_000 : nil,
-                                          channelCount: channels)
+            audioSettings = AudioSettings(
+                codec: .aac, bitRate: channels <= 2 ? 64_000 * max(channels, 1) : 384_000,
+                sampleRate: audio.sampleRate > 48_000 ? 48_000 : nil,
+                channelCount: channels)
         }
         return OutputSettings(video: videoSettings, audio: audioSettings, fileType: .mp4, optimizeForNetworkUse: true)
     }

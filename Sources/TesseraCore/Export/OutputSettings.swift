@@ -29,8 +29,10 @@ public enum RateControl: Sendable, Hashable, Codable, CustomStringConvertible {
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         guard c.allKeys.count == 1, let key = c.allKeys.first else {
-            throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath,
-                                                    debugDescription: "rateControl needs exactly one of crf and bitRate"))
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: c.codingPath,
+                    debugDescription: "rateControl needs exactly one of crf and bitRate"))
         }
         let value: Int
         if let plain = try? c.decode(Int.self, forKey: key) {
@@ -59,9 +61,11 @@ public struct VideoSettings: Sendable, Hashable, Codable {
     /// H.264/HEVC level ×10 (e.g. 42 for 4.2); nil lets the encoder choose.
     public var level: Int?
 
-    public init(codec: VideoCodec, maxWidth: Int? = nil, maxHeight: Int? = nil, rateControl: RateControl = .crf(23),
-                speed: String? = nil, gopLength: Int? = nil, pixelFormat: PixelFormat? = nil,
-                profile: String? = nil, level: Int? = nil) {
+    public init(
+        codec: VideoCodec, maxWidth: Int? = nil, maxHeight: Int? = nil, rateControl: RateControl = .crf(23),
+        speed: String? = nil, gopLength: Int? = nil, pixelFormat: PixelFormat? = nil,
+        profile: String? = nil, level: Int? = nil
+    ) {
         self.codec = codec
         self.maxWidth = maxWidth
         self.maxHeight = maxHeight
@@ -126,11 +130,14 @@ public struct OutputSettings: Sendable, Hashable, Codable {
 
     /// What a transcode or a farm job encodes when asked for no preset or settings: H.264 CRF 23 at
     /// the source size with AAC 128 kb/s.
-    public static let standard = OutputSettings(video: VideoSettings(codec: .h264, rateControl: .crf(23)),
-                                                audio: AudioSettings(codec: .aac))
+    public static let standard = OutputSettings(
+        video: VideoSettings(codec: .h264, rateControl: .crf(23)),
+        audio: AudioSettings(codec: .aac))
 
-    public init(video: VideoSettings?, audio: AudioSettings?, passthrough: Bool = false, fileType: FileType? = nil,
-                optimizeForNetworkUse: Bool = false, audioTracks: AudioTrackSelection? = nil) {
+    public init(
+        video: VideoSettings?, audio: AudioSettings?, passthrough: Bool = false, fileType: FileType? = nil,
+        optimizeForNetworkUse: Bool = false, audioTracks: AudioTrackSelection? = nil
+    ) {
         self.video = video
         self.audio = audio
         self.audioTracks = audioTracks

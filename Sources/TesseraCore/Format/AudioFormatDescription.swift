@@ -11,8 +11,10 @@ public struct AudioFormatDescription: Sendable, Hashable, Codable {
     /// Samples per coded frame (1024 for AAC, 960 for Opus at 48 kHz), 0 when variable or unknown.
     public var frameSize: Int
 
-    public init(codec: String, profile: String? = nil, sampleRate: Int, channelCount: Int, channelLayout: String,
-                sampleFormat: String, bitRate: Int? = nil, frameSize: Int = 0) {
+    public init(
+        codec: String, profile: String? = nil, sampleRate: Int, channelCount: Int, channelLayout: String,
+        sampleFormat: String, bitRate: Int? = nil, frameSize: Int = 0
+    ) {
         self.codec = codec
         self.profile = profile
         self.sampleRate = sampleRate

@@ -54,9 +54,11 @@ public struct ColorDescription: Sendable, Hashable, Codable {
     public var range: ColorRange
     public var chromaLocation: ChromaLocation
 
-    public init(matrix: ColorMatrix = .unspecified, primaries: ColorPrimaries = .unspecified,
-                transfer: TransferFunction = .unspecified, range: ColorRange = .unspecified,
-                chromaLocation: ChromaLocation = .unspecified) {
+    public init(
+        matrix: ColorMatrix = .unspecified, primaries: ColorPrimaries = .unspecified,
+        transfer: TransferFunction = .unspecified, range: ColorRange = .unspecified,
+        chromaLocation: ChromaLocation = .unspecified
+    ) {
         self.matrix = matrix
         self.primaries = primaries
         self.transfer = transfer
@@ -65,6 +67,7 @@ public struct ColorDescription: Sendable, Hashable, Codable {
     }
 
     /// Standard-definition and HD defaults, used when a stream says nothing.
-    public static let bt709Limited = ColorDescription(matrix: .bt709, primaries: .bt709, transfer: .bt709,
-                                                       range: .limited, chromaLocation: .left)
+    public static let bt709Limited = ColorDescription(
+        matrix: .bt709, primaries: .bt709, transfer: .bt709,
+        range: .limited, chromaLocation: .left)
 }

@@ -22,11 +22,13 @@ public struct VideoFormatDescription: Sendable, Hashable, Codable {
     public var bitRate: Int?
     public var hasBFrames: Bool
 
-    public init(codec: String, profile: String? = nil, level: Int? = nil, width: Int, height: Int,
-                pixelFormat: PixelFormat, color: ColorDescription = .init(), rotation: Rotation = .none,
-                sampleAspectRatio: Fraction = .init(1, 1), nominalFrameDuration: MediaTime,
-                averageFrameDuration: MediaTime, minFrameDuration: MediaTime, isVariableFrameRate: Bool = false,
-                bitRate: Int? = nil, hasBFrames: Bool = false) {
+    public init(
+        codec: String, profile: String? = nil, level: Int? = nil, width: Int, height: Int,
+        pixelFormat: PixelFormat, color: ColorDescription = .init(), rotation: Rotation = .none,
+        sampleAspectRatio: Fraction = .init(1, 1), nominalFrameDuration: MediaTime,
+        averageFrameDuration: MediaTime, minFrameDuration: MediaTime, isVariableFrameRate: Bool = false,
+        bitRate: Int? = nil, hasBFrames: Bool = false
+    ) {
         self.codec = codec
         self.profile = profile
         self.level = level

@@ -23,11 +23,13 @@ public struct CodecConfiguration: Sendable, Hashable, Codable {
     public var videoDelay: Int
     public var bitRate: Int64
 
-    public init(codec: String, codecTag: UInt32 = 0, width: Int, height: Int, pixelFormat: String, profile: Int = -99,
-                level: Int = -99, extradata: [UInt8] = [], colorRange: Int = 0, colorPrimaries: Int = 2,
-                colorTransfer: Int = 2, colorSpace: Int = 2, chromaLocation: Int = 0, fieldOrder: Int = 0,
-                sampleAspectRatio: Fraction = Fraction(0, 1), bitsPerRawSample: Int = 0, videoDelay: Int = 0,
-                bitRate: Int64 = 0) {
+    public init(
+        codec: String, codecTag: UInt32 = 0, width: Int, height: Int, pixelFormat: String, profile: Int = -99,
+        level: Int = -99, extradata: [UInt8] = [], colorRange: Int = 0, colorPrimaries: Int = 2,
+        colorTransfer: Int = 2, colorSpace: Int = 2, chromaLocation: Int = 0, fieldOrder: Int = 0,
+        sampleAspectRatio: Fraction = Fraction(0, 1), bitsPerRawSample: Int = 0, videoDelay: Int = 0,
+        bitRate: Int64 = 0
+    ) {
         self.codec = codec
         self.codecTag = codecTag
         self.width = width
@@ -54,7 +56,9 @@ extension CodecConfiguration {
     /// decode both), or nil when they can.
     public func mismatch(with other: CodecConfiguration) -> String? {
         if codec != other.codec { return "codec \(codec) vs \(other.codec)" }
-        if width != other.width || height != other.height { return "size \(width)x\(height) vs \(other.width)x\(other.height)" }
+        if width != other.width || height != other.height {
+            return "size \(width)x\(height) vs \(other.width)x\(other.height)"
+        }
         if pixelFormat != other.pixelFormat { return "pixel format \(pixelFormat) vs \(other.pixelFormat)" }
         if profile != other.profile { return "profile \(profile) vs \(other.profile)" }
         if extradata != other.extradata { return "decoder configuration (extradata) differs" }

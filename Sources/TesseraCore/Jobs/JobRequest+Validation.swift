@@ -30,8 +30,10 @@ public enum JobRequestLimits {
     public static let audioBitRate: ClosedRange<Int> = 6_000...1_024_000
     public static let channelCount: ClosedRange<Int> = 1...8
     /// The sample rates AAC can be encoded at (Opus output is always 48 kHz).
-    public static let sampleRates: [Int] = [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000, 64000,
-                                            88200, 96000]
+    public static let sampleRates: [Int] = [
+        8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000, 64000,
+        88200, 96000,
+    ]
     /// Longest output path segment, in UTF-8 bytes (a Linux file name holds 255; the temporary name
     /// written beside the output adds a suffix).
     public static let outputNameBytes = 200
@@ -90,17 +92,21 @@ extension JobRequest {
         }
         if let output { try Self.validate(output: output) }
         if let preset, settings == nil, ExportPreset(name: preset) == nil {
-            throw JobRequestError(field: "preset", "unknown preset \(JobRequestError.quoted(preset)); `tessera presets` lists them")
+            throw JobRequestError(
+                field: "preset", "unknown preset \(JobRequestError.quoted(preset)); `tessera presets` lists them")
         }
         if let seconds = segmentDuration, !JobRequestLimits.segmentDuration.contains(seconds) {
-            throw JobRequestError(field: "segmentDuration",
-                                  "must be \(JobRequestError.range(JobRequestLimits.segmentDuration)) seconds, not \(seconds)")
+            throw JobRequestError(
+                field: "segmentDuration",
+                "must be \(JobRequestError.range(JobRequestLimits.segmentDuration)) seconds, not \(seconds)")
         }
         if let n = parallelism, !JobRequestLimits.parallelism.contains(n) {
-            throw JobRequestError(field: "parallelism", "must be \(JobRequestError.range(JobRequestLimits.parallelism)), not \(n)")
+            throw JobRequestError(
+                field: "parallelism", "must be \(JobRequestError.range(JobRequestLimits.parallelism)), not \(n)")
         }
         if !JobRequestLimits.priority.contains(priority) {
-            throw JobRequestError(field: "priority", "must be \(JobRequestError.range(JobRequestLimits.priority)), not \(priority)")
+            throw JobRequestError(
+                field: "priority", "must be \(JobRequestError.range(JobRequestLimits.priority)), not \(priority)")
         }
         if let range = timeRange {
             guard range.start.isNumeric, range.duration.isNumeric, range.start >= .zero, range.duration > .zero else {
@@ -108,8 +114,10 @@ extension JobRequest {
             }
             let longest = MediaTime(value: JobRequestLimits.timeRangeSeconds, timescale: 1)
             guard range.start <= longest, range.duration <= longest else {
-                throw JobRequestError(field: "timeRange", "start and duration must be at most "
-                                      + "\(JobRequestLimits.timeRangeSeconds) s")
+                throw JobRequestError(
+                    field: "timeRange",
+                    "start and duration must be at most "
+                        + "\(JobRequestLimits.timeRangeSeconds) s")
             }
         }
         if let settings { try settings.validate(field: "settings") }
@@ -131,8 +139,9 @@ extension JobRequest {
                 throw JobRequestError(field: "output", "\(JobRequestError.quoted(output)) has a '\(part)' component")
             }
             if part.utf8.count > JobRequestLimits.outputNameBytes {
-                throw JobRequestError(field: "output",
-                                      "a path component is longer than \(JobRequestLimits.outputNameBytes) bytes")
+                throw JobRequestError(
+                    field: "output",
+                    "a path component is longer than \(JobRequestLimits.outputNameBytes) bytes")
             }
         }
     }
@@ -151,8 +160,12 @@ extension OutputSettings {
 
     /// Why `fileType` cannot hold these settings' codecs; nil when it can.
     public func containerProblem(_ fileType: FileType) -> String? {
-        if let video, !fileType.canHold(video.codec) { return "\(fileType.rawValue) cannot hold \(video.codec.rawValue) video" }
-        if let audio, !fileType.canHold(audio.codec) { return "\(fileType.rawValue) cannot hold \(audio.codec.rawValue) audio" }
+        if let video, !fileType.canHold(video.codec) {
+            return "\(fileType.rawValue) cannot hold \(video.codec.rawValue) video"
+        }
+        if let audio, !fileType.canHold(audio.codec) {
+            return "\(fileType.rawValue) cannot hold \(audio.codec.rawValue) audio"
+        }
         return nil
     }
 }
@@ -163,37 +176,46 @@ extension VideoSettings {
         typealias L = JobRequestLimits
         for (name, value) in [("maxWidth", maxWidth), ("maxHeight", maxHeight)] {
             if let value, !L.pictureSide.contains(value) {
-                throw JobRequestError(field: "\(field).\(name)", "must be \(JobRequestError.range(L.pictureSide)), not \(value)")
+                throw JobRequestError(
+                    field: "\(field).\(name)", "must be \(JobRequestError.range(L.pictureSide)), not \(value)")
             }
         }
         if (maxWidth == nil) != (maxHeight == nil) {
-            throw JobRequestError(field: "\(field).\(maxWidth == nil ? "maxWidth" : "maxHeight")",
-                                  "give maxWidth and maxHeight together")
+            throw JobRequestError(
+                field: "\(field).\(maxWidth == nil ? "maxWidth" : "maxHeight")",
+                "give maxWidth and maxHeight together")
         }
         switch rateControl {
         case .crf(let q) where !L.crf(codec).contains(q):
-            throw JobRequestError(field: "\(field).rateControl.crf",
-                                  "\(codec.encoderName) takes crf \(JobRequestError.range(L.crf(codec))), not \(q)")
+            throw JobRequestError(
+                field: "\(field).rateControl.crf",
+                "\(codec.encoderName) takes crf \(JobRequestError.range(L.crf(codec))), not \(q)")
         case .bitRate(let b) where !L.videoBitRate.contains(b):
-            throw JobRequestError(field: "\(field).rateControl.bitRate",
-                                  "must be \(JobRequestError.range(L.videoBitRate)) bits per second, not \(b)")
+            throw JobRequestError(
+                field: "\(field).rateControl.bitRate",
+                "must be \(JobRequestError.range(L.videoBitRate)) bits per second, not \(b)")
         default:
             break
         }
         if let speed, !L.speeds(codec).contains(speed) {
-            throw JobRequestError(field: "\(field).speed", "\(codec.encoderName) has no speed \(JobRequestError.quoted(speed)); "
-                                  + "it takes \(L.speeds(codec).joined(separator: ", "))")
+            throw JobRequestError(
+                field: "\(field).speed",
+                "\(codec.encoderName) has no speed \(JobRequestError.quoted(speed)); "
+                    + "it takes \(L.speeds(codec).joined(separator: ", "))")
         }
         if let gopLength, !L.gopLength.contains(gopLength) {
-            throw JobRequestError(field: "\(field).gopLength", "must be \(JobRequestError.range(L.gopLength)), not \(gopLength)")
+            throw JobRequestError(
+                field: "\(field).gopLength", "must be \(JobRequestError.range(L.gopLength)), not \(gopLength)")
         }
         if let profile {
             guard let known = L.profiles(codec) else {
                 throw JobRequestError(field: "\(field).profile", "\(codec.encoderName) takes no profile here")
             }
             guard known.contains(profile) else {
-                throw JobRequestError(field: "\(field).profile", "\(codec.encoderName) has no profile "
-                                      + "\(JobRequestError.quoted(profile)); it takes \(known.joined(separator: ", "))")
+                throw JobRequestError(
+                    field: "\(field).profile",
+                    "\(codec.encoderName) has no profile "
+                        + "\(JobRequestError.quoted(profile)); it takes \(known.joined(separator: ", "))")
             }
         }
         if let level {
@@ -201,8 +223,10 @@ extension VideoSettings {
                 throw JobRequestError(field: "\(field).level", "\(codec.encoderName) takes no level")
             }
             guard known.contains(level) else {
-                throw JobRequestError(field: "\(field).level", "\(level) is not a \(codec.rawValue) level ×10; "
-                                      + "it takes \(known.map(String.init).joined(separator: ", "))")
+                throw JobRequestError(
+                    field: "\(field).level",
+                    "\(level) is not a \(codec.rawValue) level ×10; "
+                        + "it takes \(known.map(String.init).joined(separator: ", "))")
             }
         }
     }
@@ -213,15 +237,19 @@ extension AudioSettings {
     public func validate(field: String) throws(JobRequestError) {
         typealias L = JobRequestLimits
         if !L.audioBitRate.contains(bitRate) {
-            throw JobRequestError(field: "\(field).bitRate",
-                                  "must be \(JobRequestError.range(L.audioBitRate)) bits per second, not \(bitRate)")
+            throw JobRequestError(
+                field: "\(field).bitRate",
+                "must be \(JobRequestError.range(L.audioBitRate)) bits per second, not \(bitRate)")
         }
         if let rate = sampleRate, !L.sampleRates.contains(rate) {
-            throw JobRequestError(field: "\(field).sampleRate", "must be one of "
-                                  + "\(L.sampleRates.map(String.init).joined(separator: ", ")) Hz, not \(rate)")
+            throw JobRequestError(
+                field: "\(field).sampleRate",
+                "must be one of "
+                    + "\(L.sampleRates.map(String.init).joined(separator: ", ")) Hz, not \(rate)")
         }
         if let n = channelCount, !L.channelCount.contains(n) {
-            throw JobRequestError(field: "\(field).channelCount", "must be \(JobRequestError.range(L.channelCount)), not \(n)")
+            throw JobRequestError(
+                field: "\(field).channelCount", "must be \(JobRequestError.range(L.channelCount)), not \(n)")
         }
     }
 }
@@ -236,9 +264,11 @@ extension AudioTrackSelection {
         if let bad = tracks.first(where: { !(0...1023).contains($0) }) {
             throw JobRequestError(field: "\(field).tracks", "track numbers are 0…1023, not \(bad)")
         }
-        if let bad = languages.first(where: { !(2...8).contains($0.utf8.count) || !$0.utf8.allSatisfy(Self.isLetter) }) {
-            throw JobRequestError(field: "\(field).languages",
-                                  "\(JobRequestError.quoted(bad)) is not a language code (2 to 8 letters, e.g. eng)")
+        if let bad = languages.first(where: { !(2...8).contains($0.utf8.count) || !$0.utf8.allSatisfy(Self.isLetter) })
+        {
+            throw JobRequestError(
+                field: "\(field).languages",
+                "\(JobRequestError.quoted(bad)) is not a language code (2 to 8 letters, e.g. eng)")
         }
     }
 

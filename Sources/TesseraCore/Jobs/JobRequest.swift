@@ -33,10 +33,12 @@ public struct JobRequest: Sendable, Hashable, Codable {
     /// How the finished video is proven; nil is `.decode`.
     public var verification: VerificationLevel?
 
-    public init(source: String? = nil, uploadID: String? = nil, output: String? = nil, fileType: FileType? = nil,
-                preset: String? = nil, settings: OutputSettings? = nil, timeRange: TimeRange? = nil,
-                segmentDuration: Double? = nil, backend: ProcessingBackend? = nil, parallelism: Int? = nil, priority: Int = 0,
-                overwrite: Bool = false, verification: VerificationLevel? = nil) {
+    public init(
+        source: String? = nil, uploadID: String? = nil, output: String? = nil, fileType: FileType? = nil,
+        preset: String? = nil, settings: OutputSettings? = nil, timeRange: TimeRange? = nil,
+        segmentDuration: Double? = nil, backend: ProcessingBackend? = nil, parallelism: Int? = nil, priority: Int = 0,
+        overwrite: Bool = false, verification: VerificationLevel? = nil
+    ) {
         self.source = source
         self.uploadID = uploadID
         self.output = output
@@ -53,25 +55,27 @@ public struct JobRequest: Sendable, Hashable, Codable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case source, uploadID, output, fileType, preset, settings, timeRange, segmentDuration, backend, parallelism, priority
+        case source, uploadID, output, fileType, preset, settings, timeRange, segmentDuration, backend, parallelism,
+            priority
         case overwrite, verification
     }
 
     /// Every field is optional on the wire: `priority` defaults to 0 and `overwrite` to false.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(source: try c.decodeIfPresent(String.self, forKey: .source),
-                  uploadID: try c.decodeIfPresent(String.self, forKey: .uploadID),
-                  output: try c.decodeIfPresent(String.self, forKey: .output),
-                  fileType: try c.decodeIfPresent(FileType.self, forKey: .fileType),
-                  preset: try c.decodeIfPresent(String.self, forKey: .preset),
-                  settings: try c.decodeIfPresent(OutputSettings.self, forKey: .settings),
-                  timeRange: try c.decodeIfPresent(TimeRange.self, forKey: .timeRange),
-                  segmentDuration: try c.decodeIfPresent(Double.self, forKey: .segmentDuration),
-                  backend: try c.decodeIfPresent(ProcessingBackend.self, forKey: .backend),
-                  parallelism: try c.decodeIfPresent(Int.self, forKey: .parallelism),
-                  priority: try c.decodeIfPresent(Int.self, forKey: .priority) ?? 0,
-                  overwrite: try c.decodeIfPresent(Bool.self, forKey: .overwrite) ?? false,
-                  verification: try c.decodeIfPresent(VerificationLevel.self, forKey: .verification))
+        self.init(
+            source: try c.decodeIfPresent(String.self, forKey: .source),
+            uploadID: try c.decodeIfPresent(String.self, forKey: .uploadID),
+            output: try c.decodeIfPresent(String.self, forKey: .output),
+            fileType: try c.decodeIfPresent(FileType.self, forKey: .fileType),
+            preset: try c.decodeIfPresent(String.self, forKey: .preset),
+            settings: try c.decodeIfPresent(OutputSettings.self, forKey: .settings),
+            timeRange: try c.decodeIfPresent(TimeRange.self, forKey: .timeRange),
+            segmentDuration: try c.decodeIfPresent(Double.self, forKey: .segmentDuration),
+            backend: try c.decodeIfPresent(ProcessingBackend.self, forKey: .backend),
+            parallelism: try c.decodeIfPresent(Int.self, forKey: .parallelism),
+            priority: try c.decodeIfPresent(Int.self, forKey: .priority) ?? 0,
+            overwrite: try c.decodeIfPresent(Bool.self, forKey: .overwrite) ?? false,
+            verification: try c.decodeIfPresent(VerificationLevel.self, forKey: .verification))
     }
 }

@@ -13,7 +13,7 @@ public enum JobState: String, Sendable, Hashable, Codable, CaseIterable {
     public func canMove(to next: JobState) -> Bool {
         switch (self, next) {
         case (.queued, .planning), (.planning, .running), (.running, .stitching), (.stitching, .verifying),
-             (.verifying, .completed):
+            (.verifying, .completed):
             return true
         case (_, .failed), (_, .cancelled):
             return !isTerminal

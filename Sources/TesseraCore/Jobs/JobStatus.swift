@@ -23,9 +23,11 @@ public struct JobStatus: Sendable, Hashable, Codable {
     public var createdAt: Double
     public var updatedAt: Double
 
-    public init(id: String, state: JobState, priority: Int, source: String, output: String, segmentsTotal: Int,
-                segmentsDone: Int, framesTotal: Int, framesDone: Int, framesPerSecond: Double,
-                elapsedSeconds: Double?, etaSeconds: Double?, error: String?, createdAt: Double, updatedAt: Double) {
+    public init(
+        id: String, state: JobState, priority: Int, source: String, output: String, segmentsTotal: Int,
+        segmentsDone: Int, framesTotal: Int, framesDone: Int, framesPerSecond: Double,
+        elapsedSeconds: Double?, etaSeconds: Double?, error: String?, createdAt: Double, updatedAt: Double
+    ) {
         self.id = id
         self.state = state
         self.priority = priority

@@ -11,8 +11,10 @@ public struct SegmentOutput: Sendable, Hashable {
     /// Which frame processor ran ("none" when no conversion was needed).
     public var processor: String
 
-    public init(index: Int, parameters: CodecConfiguration, packets: [EncodedPacket], frames: Int, seconds: Double,
-                processor: String) {
+    public init(
+        index: Int, parameters: CodecConfiguration, packets: [EncodedPacket], frames: Int, seconds: Double,
+        processor: String
+    ) {
         self.index = index
         self.parameters = parameters
         self.packets = packets

@@ -15,8 +15,10 @@ public struct SegmentSpec: Sendable, Hashable, Codable {
     /// This segment's piece of the job's time map.
     public var timeMap: TimeMapPiece
 
-    public init(index: Int, outputFrames: Range<Int>, presentationRange: Range<Int64>, decodePackets: Range<Int>,
-                timeMap: TimeMapPiece) {
+    public init(
+        index: Int, outputFrames: Range<Int>, presentationRange: Range<Int64>, decodePackets: Range<Int>,
+        timeMap: TimeMapPiece
+    ) {
         self.index = index
         self.outputFrames = outputFrames
         self.presentationRange = presentationRange

@@ -21,9 +21,11 @@ public struct SegmentWork: Sendable, Hashable {
     /// Decode the encoded segment before returning it (`VerificationLevel.decode`).
     public var checkDecodes: Bool
 
-    public init(spec: SegmentSpec, source: CodecConfiguration, timeBase: Fraction, frameRate: Fraction,
-                rotation: Rotation, packets: [EncodedPacket], settings: VideoSettings, endTick: Int64?,
-                sourceName: String, backend: ProcessingBackend, checkDecodes: Bool = true) {
+    public init(
+        spec: SegmentSpec, source: CodecConfiguration, timeBase: Fraction, frameRate: Fraction,
+        rotation: Rotation, packets: [EncodedPacket], settings: VideoSettings, endTick: Int64?,
+        sourceName: String, backend: ProcessingBackend, checkDecodes: Bool = true
+    ) {
         self.spec = spec
         self.source = source
         self.timeBase = timeBase

@@ -17,7 +17,8 @@ public struct TimeMapPiece: Sendable, Hashable, Codable {
     /// (then refused) times, not a trap.
     public func output(_ source: Int64) -> Int64 {
         guard rate.denominator != 0 else { return outputStart }
-        let value = Int128(outputStart)
+        let value =
+            Int128(outputStart)
             + (Int128(source) - Int128(sourceStart)) * Int128(rate.numerator) / Int128(rate.denominator)
         return Int64(clamping: value)
     }

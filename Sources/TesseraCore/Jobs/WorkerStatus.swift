@@ -15,8 +15,10 @@ public struct WorkerStatus: Sendable, Hashable, Codable {
     /// How each requested backend resolved on it, e.g. "auto → cpu: vulkan 12.0 frames/s vs cpu 624.0 …".
     public var backendChoices: [String]
 
-    public init(id: String, hostname: String, cores: Int, memoryBytes: UInt64, backends: [String], encoders: [String],
-                state: WorkerState, tasks: [String], segmentsDone: Int, lastSeenSeconds: Double, backendChoices: [String] = []) {
+    public init(
+        id: String, hostname: String, cores: Int, memoryBytes: UInt64, backends: [String], encoders: [String],
+        state: WorkerState, tasks: [String], segmentsDone: Int, lastSeenSeconds: Double, backendChoices: [String] = []
+    ) {
         self.id = id
         self.hostname = hostname
         self.cores = cores

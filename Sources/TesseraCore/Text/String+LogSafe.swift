@@ -13,7 +13,9 @@ extension String {
                 break
             }
             taken += 1
-            if scalar.value < 0x20 || (0x7f...0x9f).contains(scalar.value) || scalar == "\u{2028}" || scalar == "\u{2029}" {
+            if scalar.value < 0x20 || (0x7f...0x9f).contains(scalar.value) || scalar == "\u{2028}"
+                || scalar == "\u{2029}"
+            {
                 out += "\\u{\(String(scalar.value, radix: 16))}"
             } else {
                 out.unicodeScalars.append(scalar)

@@ -25,8 +25,10 @@ enum ExactArithmetic {
     ///   - losesPrecision: Whether the division converts to a coarser timescale; only `.quickTime` reads it.
     ///     QuickTime's "never round a negative time to zero" rule is not applied here, because callers
     ///     divide only the fractional part of a larger value; `MediaTime.exactly` applies it to the total.
-    static func divide(_ numerator: Int128, by denominator: Int128, rounding method: RoundingMethod,
-                       losesPrecision: Bool) -> (quotient: Int128, isExact: Bool) {
+    static func divide(
+        _ numerator: Int128, by denominator: Int128, rounding method: RoundingMethod,
+        losesPrecision: Bool
+    ) -> (quotient: Int128, isExact: Bool) {
         precondition(denominator > 0, "denominator must be positive")
         let (truncated, remainder) = numerator.quotientAndRemainder(dividingBy: denominator)
         guard remainder != 0 else { return (truncated, true) }

@@ -51,8 +51,9 @@ extension MediaTime {
                 negated.value = -time.value
                 return negated
             }
-            return .exactly(-Int128(time.value), over: Int128(time.timescale), atTimescale: time.timescale,
-                            rounding: .default, coarsenOnOverflow: true, inheriting: time.flags, epoch: time.epoch)
+            return .exactly(
+                -Int128(time.value), over: Int128(time.timescale), atTimescale: time.timescale,
+                rounding: .default, coarsenOnOverflow: true, inheriting: time.flags, epoch: time.epoch)
         }
     }
 
@@ -73,8 +74,9 @@ extension MediaTime {
     /// keeps or swaps its sign with the factor's; ∞ · 0 is invalid. Indefinite and invalid are kept.
     public func multiplied(by factor: Int64) -> MediaTime {
         guard let scaled = scaledNonNumeric(sign: factor.signum()) else {
-            return .exactly(Int128(value) * Int128(factor), over: Int128(timescale), atTimescale: timescale,
-                            rounding: .default, coarsenOnOverflow: true, inheriting: flags, epoch: epoch)
+            return .exactly(
+                Int128(value) * Int128(factor), over: Int128(timescale), atTimescale: timescale,
+                rounding: .default, coarsenOnOverflow: true, inheriting: flags, epoch: epoch)
         }
         return scaled
     }
@@ -89,8 +91,10 @@ extension MediaTime {
     ///
     /// - Returns: `.invalid` when `denominator` is zero or for ∞ · 0. An infinity's sign follows the
     ///   fraction's; indefinite and invalid are kept.
-    public func multiplied(by numerator: Int64, dividedBy denominator: Int64,
-                           rounding: RoundingMethod = .default) -> MediaTime {
+    public func multiplied(
+        by numerator: Int64, dividedBy denominator: Int64,
+        rounding: RoundingMethod = .default
+    ) -> MediaTime {
         guard denominator != 0 else { return .invalid }
         guard let scaled = scaledNonNumeric(sign: numerator.signum() * denominator.signum()) else {
             var top = Int128(value) * Int128(numerator)  // < 2¹²⁶
@@ -99,11 +103,13 @@ extension MediaTime {
             let divisor = Int128(ExactArithmetic.gcd(top.magnitude, bottom.magnitude))
             (top, bottom) = (top / divisor, bottom / divisor)
             // lcm(timescale, bottom) is a multiple of both, so the product is exact there.
-            let common = Int128(timescale) / Int128(ExactArithmetic.gcd(UInt128(timescale), bottom.magnitude))
+            let common =
+                Int128(timescale) / Int128(ExactArithmetic.gcd(UInt128(timescale), bottom.magnitude))
                 * bottom
             let target = common <= Int128(Int32.max) ? Int32(common) : timescale
-            return .exactly(top, over: bottom, atTimescale: target, rounding: rounding, coarsenOnOverflow: true,
-                            inheriting: flags, epoch: epoch)
+            return .exactly(
+                top, over: bottom, atTimescale: target, rounding: rounding, coarsenOnOverflow: true,
+                inheriting: flags, epoch: epoch)
         }
         return scaled
     }
@@ -136,7 +142,7 @@ extension MediaTime {
         }
         switch (lhsKind, rhsKind) {
         case (.invalid, _), (_, .invalid),
-             (.positiveInfinity, .negativeInfinity), (.negativeInfinity, .positiveInfinity):
+            (.positiveInfinity, .negativeInfinity), (.negativeInfinity, .positiveInfinity):
             return .invalid
         case (.positiveInfinity, _), (_, .positiveInfinity):
             return .positiveInfinity
@@ -153,17 +159,21 @@ extension MediaTime {
         let rhsSign: Int128 = subtracting ? -1 : 1
         if lhs.timescale == rhs.timescale {
             let sum = Int128(lhs.value) + rhsSign * Int128(rhs.value)
-            return .exactly(sum, over: Int128(lhs.timescale), atTimescale: lhs.timescale, rounding: .default,
-                            coarsenOnOverflow: true, inheriting: inherited, epoch: epoch)
+            return .exactly(
+                sum, over: Int128(lhs.timescale), atTimescale: lhs.timescale, rounding: .default,
+                coarsenOnOverflow: true, inheriting: inherited, epoch: epoch)
         }
         // Both timescales are below 2³¹, so their lcm is below 2⁶² and each scaled value below 2⁹⁴.
-        let common = Int64(lhs.timescale) / Int64(ExactArithmetic.gcd(UInt64(lhs.timescale), UInt64(rhs.timescale)))
+        let common =
+            Int64(lhs.timescale) / Int64(ExactArithmetic.gcd(UInt64(lhs.timescale), UInt64(rhs.timescale)))
             * Int64(rhs.timescale)
-        let sum = Int128(lhs.value) * Int128(common / Int64(lhs.timescale))
+        let sum =
+            Int128(lhs.value) * Int128(common / Int64(lhs.timescale))
             + rhsSign * Int128(rhs.value) * Int128(common / Int64(rhs.timescale))
         let target = common <= Int64(Int32.max) ? Int32(common) : max(lhs.timescale, rhs.timescale)
-        return .exactly(sum, over: Int128(common), atTimescale: target, rounding: .default, coarsenOnOverflow: true,
-                        inheriting: inherited, epoch: epoch)
+        return .exactly(
+            sum, over: Int128(common), atTimescale: target, rounding: .default, coarsenOnOverflow: true,
+            inheriting: inherited, epoch: epoch)
     }
 
     /// The epoch of a sum or difference, or nil when the operands' epochs cannot be combined.

@@ -13,17 +13,19 @@ extension MediaTime {
         if let single = try? decoder.singleValueContainer(), let text = try? single.decode(String.self) {
             guard let time = MediaTime(string: text) else {
                 throw DecodingError.dataCorruptedError(
-                    in: single, debugDescription: "\"\(text)\" is not a media time (try \"1001/30000\", \"2.5s\", "
+                    in: single,
+                    debugDescription: "\"\(text)\" is not a media time (try \"1001/30000\", \"2.5s\", "
                         + "\"00:01:02.500\", \"90f@30000/1001\", \"+inf\", \"indefinite\" or \"invalid\")")
             }
             self = time
             return
         }
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(value: try container.decode(Int64.self, forKey: .value),
-                  timescale: try container.decode(Int32.self, forKey: .timescale),
-                  flags: try container.decodeIfPresent(Flags.self, forKey: .flags) ?? .valid,
-                  epoch: try container.decodeIfPresent(Int64.self, forKey: .epoch) ?? 0)
+        self.init(
+            value: try container.decode(Int64.self, forKey: .value),
+            timescale: try container.decode(Int32.self, forKey: .timescale),
+            flags: try container.decodeIfPresent(Flags.self, forKey: .flags) ?? .valid,
+            epoch: try container.decodeIfPresent(Int64.self, forKey: .epoch) ?? 0)
     }
 
     /// Writes the keyed form, with every field.

@@ -12,8 +12,9 @@ extension MediaTime {
         guard newTimescale > 0 else { return .invalid }
         guard kind == .numeric else { return self }
         if newTimescale == timescale { return self }
-        return .exactly(Int128(value), over: Int128(timescale), atTimescale: newTimescale, rounding: method,
-                        coarsenOnOverflow: false, inheriting: flags, epoch: epoch)
+        return .exactly(
+            Int128(value), over: Int128(timescale), atTimescale: newTimescale, rounding: method,
+            coarsenOnOverflow: false, inheriting: flags, epoch: epoch)
     }
 
     /// A time near `seconds`, for UI input only, as `CMTimeMakeWithSeconds`.
@@ -56,9 +57,11 @@ extension MediaTime {
     ///
     /// - Precondition: `denominator` is positive and below 2⁹⁶, so `remainder · timescale` cannot overflow;
     ///   `timescale` is positive.
-    static func exactly(_ numerator: Int128, over denominator: Int128, atTimescale timescale: Int32,
-                        rounding method: RoundingMethod, coarsenOnOverflow: Bool, inheriting inherited: Flags,
-                        epoch: Int64) -> MediaTime {
+    static func exactly(
+        _ numerator: Int128, over denominator: Int128, atTimescale timescale: Int32,
+        rounding method: RoundingMethod, coarsenOnOverflow: Bool, inheriting inherited: Flags,
+        epoch: Int64
+    ) -> MediaTime {
         precondition(denominator > 0 && denominator < (Int128(1) << 96) && timescale > 0)
         let carried: Flags = inherited.contains(.hasBeenRounded) ? [.valid, .hasBeenRounded] : .valid
         // Split off the whole seconds so that only `remainder · timescale` (< 2¹²⁷) needs forming; the whole
@@ -68,15 +71,17 @@ extension MediaTime {
         while true {
             let (scaledWhole, wholeOverflows) = whole.multipliedReportingOverflow(by: Int128(scale))
             if !wholeOverflows {
-                let (fraction, isExact) = ExactArithmetic.divide(remainder * Int128(scale), by: denominator,
-                                                                 rounding: method,
-                                                                 losesPrecision: denominator > Int128(scale))
+                let (fraction, isExact) = ExactArithmetic.divide(
+                    remainder * Int128(scale), by: denominator,
+                    rounding: method,
+                    losesPrecision: denominator > Int128(scale))
                 var (total, totalOverflows) = scaledWhole.addingReportingOverflow(fraction)
                 if method == .quickTime && total == 0 && numerator < 0 { total = -1 }
                 // The QuickTime −1 only replaces an inexact zero, so `isExact` stays the whole story.
                 if !totalOverflows, let value = Int64(exactly: total) {
-                    return MediaTime(value: value, timescale: scale,
-                                     flags: isExact ? carried : [.valid, .hasBeenRounded], epoch: epoch)
+                    return MediaTime(
+                        value: value, timescale: scale,
+                        flags: isExact ? carried : [.valid, .hasBeenRounded], epoch: epoch)
                 }
             }
             guard coarsenOnOverflow, scale > 1 else {

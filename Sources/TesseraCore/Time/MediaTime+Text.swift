@@ -87,8 +87,9 @@ extension MediaTime: CustomStringConvertible, LosslessStringConvertible {
         if seconds.last == UInt8(ascii: "s") { seconds = seconds.dropLast() }
         let (negative, unsigned) = splitSign(seconds)
         guard let decimal = decimal(unsigned) else { return nil }
-        return make(negative: negative, wholeSeconds: decimal.whole, fraction: decimal.fraction,
-                    digits: decimal.digits)
+        return make(
+            negative: negative, wholeSeconds: decimal.whole, fraction: decimal.fraction,
+            digits: decimal.digits)
     }
 
     /// `Nf@R` or `Nf@R/D`: N frames at R (or R/D) frames per second, which is N·D / R seconds.
@@ -98,7 +99,8 @@ extension MediaTime: CustomStringConvertible, LosslessStringConvertible {
         var rateNumerator = rate
         if let slash = rate.firstIndex(of: UInt8(ascii: "/")) {
             guard let denominator = unsigned(rate[(slash + 1)...]), denominator > 0,
-                  let fits = Int64(exactly: denominator) else { return nil }
+                let fits = Int64(exactly: denominator)
+            else { return nil }
             frameDuration = fits
             rateNumerator = rate[..<slash]
         }
@@ -113,12 +115,14 @@ extension MediaTime: CustomStringConvertible, LosslessStringConvertible {
         let (negative, body) = splitSign(text)
         let fields = body.split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false)
         guard fields.count == 2 || fields.count == 3, let secondsField = fields.last,
-              secondsField.prefix(while: isDigit).count == 2,
-              let seconds = decimal(secondsField), seconds.whole < 60,
-              var whole = unsigned(fields[0]) else { return nil }
+            secondsField.prefix(while: isDigit).count == 2,
+            let seconds = decimal(secondsField), seconds.whole < 60,
+            var whole = unsigned(fields[0])
+        else { return nil }
         if fields.count == 3 {
             guard fields[1].count == 2, let minutes = unsigned(fields[1]), minutes < 60,
-                  let hoursAndMinutes = sixtyfold(whole, plus: minutes) else { return nil }
+                let hoursAndMinutes = sixtyfold(whole, plus: minutes)
+            else { return nil }
             whole = hoursAndMinutes
         }
         guard let total = sixtyfold(whole, plus: seconds.whole) else { return nil }

@@ -20,7 +20,8 @@ extension TimeRange {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let start = try container.decode(MediaTime.self, forKey: .start)
         if let end = try container.decodeIfPresent(MediaTime.self, forKey: .end),
-           !container.contains(.duration) {
+            !container.contains(.duration)
+        {
             self.init(start: start, end: end)
         } else {
             self.init(start: start, duration: try container.decode(MediaTime.self, forKey: .duration))

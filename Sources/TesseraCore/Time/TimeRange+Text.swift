@@ -17,7 +17,8 @@ extension TimeRange: CustomStringConvertible, LosslessStringConvertible {
         // separator. No time form has a dash after its first character, so at most one split succeeds.
         for index in string.indices.dropFirst() where string[index] == "-" || string[index] == "\u{2013}" {
             if let start = MediaTime(string: String(string[..<index])),
-               let end = MediaTime(string: String(string[string.index(after: index)...])) {
+                let end = MediaTime(string: String(string[string.index(after: index)...]))
+            {
                 self.init(start: start, end: end)
                 guard self.end == end else { return nil }
                 return

@@ -43,8 +43,9 @@ extension Asset {
             return MediaError(.corrupt, "truncated or damaged \(longName) file: \(damage)", code: code)
         }
         let kind: MediaError.Kind = code == tessera_AVERROR_INVALIDDATA() ? .corrupt : .ffmpeg
-        return MediaError(kind, "damaged \(longName) file: libavformat cannot read it (\(ffErrorString(code)))",
-                          code: code)
+        return MediaError(
+            kind, "damaged \(longName) file: libavformat cannot read it (\(ffErrorString(code)))",
+            code: code)
     }
 
     /// The demuxer libavformat would pick for the first megabyte of the file, with its score (0…100).
@@ -58,8 +59,9 @@ extension Asset {
         var score: Int32 = 0
         let format = buffer.withUnsafeMutableBufferPointer { bytes in
             path.withCString { name in
-                var probe = AVProbeData(filename: name, buf: bytes.baseAddress, buf_size: Int32(head.count),
-                                        mime_type: nil)
+                var probe = AVProbeData(
+                    filename: name, buf: bytes.baseAddress, buf_size: Int32(head.count),
+                    mime_type: nil)
                 return av_probe_input_format3(&probe, 1, &score)
             }
         }
@@ -76,7 +78,7 @@ extension Asset {
         var seen: [String] = []
         while offset < size {
             guard (try? handle.seek(toOffset: UInt64(offset))) != nil,
-                  let header = try? handle.read(upToCount: 16), header.count >= 8
+                let header = try? handle.read(upToCount: 16), header.count >= 8
             else { return "the file ends inside a box header at byte \(offset)" }
             let bytes = [UInt8](header)
             let size32 = bytes[0..<4].reduce(Int64(0)) { $0 << 8 | Int64($1) }
@@ -97,8 +99,9 @@ extension Asset {
             }
             offset += boxSize
         }
-        return seen.contains("moov") ? nil
+        return seen.contains("moov")
+            ? nil
             : "no 'moov' index box among the top-level boxes (\(seen.joined(separator: ", "))); the file was "
-            + "cut short or never finished"
+                + "cut short or never finished"
     }
 }

@@ -77,8 +77,10 @@ extension Asset {
                 keyframesWithoutPTS += 1
                 return
             }
-            keyframes.append(Keyframe(pts: shown, dts: packet.dts, time: Asset.time(shown, in: timeBase),
-                                      bytePosition: packet.pos))
+            keyframes.append(
+                Keyframe(
+                    pts: shown, dts: packet.dts, time: Asset.time(shown, in: timeBase),
+                    bytePosition: packet.pos))
         }
     }
 }
@@ -101,9 +103,10 @@ extension InputFile {
             if code < 0 {
                 let read = scans.reduce(0) { $0 + $1.packetCount }
                 let position = avio_tell(context.pointee.pb)
-                throw MediaError(code == tessera_AVERROR_INVALIDDATA() ? .corrupt : .ffmpeg,
-                                 "cannot read packet \(read + 1) near byte \(position): \(ffErrorString(code))",
-                                 code: code)
+                throw MediaError(
+                    code == tessera_AVERROR_INVALIDDATA() ? .corrupt : .ffmpeg,
+                    "cannot read packet \(read + 1) near byte \(position): \(ffErrorString(code))",
+                    code: code)
             }
             defer { av_packet_unref(packet.pointer) }
             let index = Int(packet.pointer.pointee.stream_index)
@@ -119,8 +122,9 @@ extension InputFile {
                     timeBases.append(stream.pointee.time_base)
                 }
             }
-            scans[index].add(packet.pointer.pointee, isVideo: isVideo[index], hasReorderDelay: reorderDelay[index],
-                             timeBase: timeBases[index])
+            scans[index].add(
+                packet.pointer.pointee, isVideo: isVideo[index], hasReorderDelay: reorderDelay[index],
+                timeBase: timeBases[index])
         }
         return Dictionary(uniqueKeysWithValues: scans.enumerated().map { ($0.offset, $0.element) })
     }

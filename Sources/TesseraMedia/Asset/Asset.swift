@@ -32,8 +32,10 @@ public final class Asset: Sendable, Codable {
     /// Per video trackID; empty when loaded without the packet scan.
     public let keyframeIndexes: [Int: KeyframeIndex]
 
-    init(path: String, container: String, containerLongName: String, duration: MediaTime, startTime: MediaTime,
-         bitRate: Int?, metadata: [String: String], tracks: [AssetTrack], keyframeIndexes: [Int: KeyframeIndex]) {
+    init(
+        path: String, container: String, containerLongName: String, duration: MediaTime, startTime: MediaTime,
+        bitRate: Int?, metadata: [String: String], tracks: [AssetTrack], keyframeIndexes: [Int: KeyframeIndex]
+    ) {
         self.path = path
         self.container = container
         self.containerLongName = containerLongName
@@ -84,20 +86,24 @@ extension Asset {
         var indexes: [Int: KeyframeIndex] = [:]
         for track in tracks where track.mediaType == .video {
             guard let scan = scans[track.trackID] else { continue }
-            indexes[track.trackID] = KeyframeIndex(trackID: track.trackID, timeBase: track.timeBase,
-                                                   keyframes: scan.keyframes, packetCount: scan.packetCount,
-                                                   unindexedKeyframeCount: scan.keyframesWithoutPTS)
+            indexes[track.trackID] = KeyframeIndex(
+                trackID: track.trackID, timeBase: track.timeBase,
+                keyframes: scan.keyframes, packetCount: scan.packetCount,
+                unindexedKeyframeCount: scan.keyframesWithoutPTS)
         }
 
-        let duration = format.duration != tessera_AV_NOPTS_VALUE() && format.duration > 0
+        let duration =
+            format.duration != tessera_AV_NOPTS_VALUE() && format.duration > 0
             ? MediaTime(value: format.duration, timescale: AV_TIME_BASE)
             : Self.longest(tracks.map(\.timeRange.duration))
-        let start = format.start_time != tessera_AV_NOPTS_VALUE()
+        let start =
+            format.start_time != tessera_AV_NOPTS_VALUE()
             ? MediaTime(value: format.start_time, timescale: AV_TIME_BASE) : .zero
-        self.init(path: input.path, container: input.formatName,
-                  containerLongName: format.iformat.flatMap { $0.pointee.long_name }.map { String(cString: $0) } ?? "",
-                  duration: duration, startTime: start, bitRate: format.bit_rate > 0 ? Int(format.bit_rate) : nil,
-                  metadata: Self.dictionary(format.metadata), tracks: tracks, keyframeIndexes: indexes)
+        self.init(
+            path: input.path, container: input.formatName,
+            containerLongName: format.iformat.flatMap { $0.pointee.long_name }.map { String(cString: $0) } ?? "",
+            duration: duration, startTime: start, bitRate: format.bit_rate > 0 ? Int(format.bit_rate) : nil,
+            metadata: Self.dictionary(format.metadata), tracks: tracks, keyframeIndexes: indexes)
     }
 
     /// The longest of some durations, compared exactly across timescales; `.invalid` when none is numeric.

@@ -23,8 +23,9 @@ extension AssetTrack {
         self.init(
             trackID: Int(st.index), mediaType: type, codec: String(cString: avcodec_get_name(parameters.codec_id)),
             timeBase: Fraction(Int(timeBase.num), Int(timeBase.den)),
-            timeRange: TimeRange(start: Asset.time(startTicks, in: timeBase),
-                                 duration: Asset.time(durationTicks, in: timeBase)),
+            timeRange: TimeRange(
+                start: Asset.time(startTicks, in: timeBase),
+                duration: Asset.time(durationTicks, in: timeBase)),
             frameCount: counted, bitRate: parameters.bit_rate > 0 ? Int(parameters.bit_rate) : nil,
             language: language, isDefault: st.disposition & AV_DISPOSITION_DEFAULT != 0, metadata: metadata,
             video: type == .video ? Self.videoDescription(stream, scan: scan) : nil,
@@ -32,7 +33,9 @@ extension AssetTrack {
         if let end = scan?.endPTS { presentationEnd = Asset.time(end, in: timeBase) }
     }
 
-    static func videoDescription(_ stream: UnsafeMutablePointer<AVStream>, scan: Asset.PacketScan?)
+    static func videoDescription(
+        _ stream: UnsafeMutablePointer<AVStream>, scan: Asset.PacketScan?
+    )
         -> VideoFormatDescription
     {
         let st = stream.pointee
@@ -59,7 +62,8 @@ extension AssetTrack {
             width: Int(p.width), height: Int(p.height),
             pixelFormat: PixelFormat(AVPixelFormat(rawValue: p.format)),
             color: color, rotation: rotation(stream),
-            sampleAspectRatio: aspect.num > 0 && aspect.den > 0 ? Fraction(Int(aspect.num), Int(aspect.den))
+            sampleAspectRatio: aspect.num > 0 && aspect.den > 0
+                ? Fraction(Int(aspect.num), Int(aspect.den))
                 : Fraction(1, 1),
             nominalFrameDuration: nominal,
             averageFrameDuration: Asset.frameDuration(rate: st.avg_frame_rate),
@@ -76,8 +80,10 @@ extension AssetTrack {
             codec: String(cString: avcodec_get_name(p.codec_id)),
             profile: avcodec_profile_name(p.codec_id, p.profile).map { String(cString: $0) },
             sampleRate: Int(p.sample_rate), channelCount: Int(p.ch_layout.nb_channels),
-            channelLayout: described ? String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) },
-                                              as: UTF8.self) : "",
+            channelLayout: described
+                ? String(
+                    decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) },
+                    as: UTF8.self) : "",
             sampleFormat: name(av_get_sample_fmt_name(AVSampleFormat(rawValue: p.format)), default: "none"),
             bitRate: p.bit_rate > 0 ? Int(p.bit_rate) : nil, frameSize: Int(max(p.frame_size, 0)))
     }
@@ -90,7 +96,7 @@ extension AssetTrack {
     static func rotation(_ stream: UnsafeMutablePointer<AVStream>) -> Rotation {
         var size = 0
         guard let data = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &size),
-              size >= 9 * MemoryLayout<Int32>.size
+            size >= 9 * MemoryLayout<Int32>.size
         else { return .none }
         var matrix = [Int32](repeating: 0, count: 9)
         matrix.withUnsafeMutableBytes { $0.copyMemory(from: UnsafeRawBufferPointer(start: data, count: 36)) }

@@ -30,9 +30,11 @@ public struct AssetTrack: Sendable, Codable {
     /// Nil without a packet scan.
     public var presentationEnd: MediaTime?
 
-    public init(trackID: Int, mediaType: MediaType, codec: String, timeBase: Fraction, timeRange: TimeRange,
-                frameCount: Int?, bitRate: Int?, language: String?, isDefault: Bool, metadata: [String: String],
-                video: VideoFormatDescription?, audio: AudioFormatDescription?) {
+    public init(
+        trackID: Int, mediaType: MediaType, codec: String, timeBase: Fraction, timeRange: TimeRange,
+        frameCount: Int?, bitRate: Int?, language: String?, isDefault: Bool, metadata: [String: String],
+        video: VideoFormatDescription?, audio: AudioFormatDescription?
+    ) {
         self.trackID = trackID
         self.mediaType = mediaType
         self.codec = codec

@@ -37,8 +37,10 @@ public struct KeyframeIndex: Sendable, Codable {
     /// reorders frames (MPEG-PS anchor frames, AVI with B-frames, raw elementary streams).
     public let unindexedKeyframeCount: Int
 
-    public init(trackID: Int, timeBase: Fraction, keyframes: [Keyframe], packetCount: Int,
-                unindexedKeyframeCount: Int = 0) {
+    public init(
+        trackID: Int, timeBase: Fraction, keyframes: [Keyframe], packetCount: Int,
+        unindexedKeyframeCount: Int = 0
+    ) {
         self.trackID = trackID
         self.timeBase = timeBase
         var seen = Set<Int64>()

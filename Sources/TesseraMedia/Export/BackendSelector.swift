@@ -29,7 +29,8 @@ public final class BackendSelector: @unchecked Sendable {
         if let decided = box.withLock({ $0 }) {
             return try makeFrameProcessor(backend: decided.chosen, spec: spec, calibrationFrame: nil)
         }
-        let selection = try selectFrameProcessor(backend: requested, spec: spec, calibrationFrame: frame, memory: memory)
+        let selection = try selectFrameProcessor(
+            backend: requested, spec: spec, calibrationFrame: frame, memory: memory)
         box.withLock { $0 = selection.choice }
         return selection.processor
     }

@@ -106,15 +106,17 @@ public final class ExportSession: @unchecked Sendable {
         cancelLock.unlock()
         if cancelledEarly { throw MediaError(.cancelled, path: outputPath, "export cancelled") }
         let makeWriter = { [self] () throws(MediaError) -> AssetWriter in
-            let writer = try AssetWriter(outputPath: outputPath, fileType: fileType, overwrite: overwrite,
-                                         optimizeForNetworkUse: settings.optimizeForNetworkUse)
+            let writer = try AssetWriter(
+                outputPath: outputPath, fileType: fileType, overwrite: overwrite,
+                optimizeForNetworkUse: settings.optimizeForNetworkUse)
             writer.metadata = Self.copyableMetadata(reader.input)
             return writer
         }
         let total = range.map { $0.duration.seconds } ?? assetDuration.seconds
         if let seconds = segmentDuration, !settings.passthrough, settings.video != nil, tracks.video != nil {
-            return try exportSegmented(reader: reader, fileType: fileType, range: range, seconds: seconds,
-                                       total: total, started: started, makeWriter: makeWriter)
+            return try exportSegmented(
+                reader: reader, fileType: fileType, range: range, seconds: seconds,
+                total: total, started: started, makeWriter: makeWriter)
         }
         let writer = try makeWriter()
 
@@ -122,8 +124,9 @@ public final class ExportSession: @unchecked Sendable {
         if settings.passthrough {
             plan = try PassthroughPlan.make(reader: reader, writer: writer, tracks: tracks)
         } else {
-            plan = try TranscodePlan.make(reader: reader, writer: writer, settings: settings, tracks: tracks,
-                                          selector.factory)
+            plan = try TranscodePlan.make(
+                reader: reader, writer: writer, settings: settings, tracks: tracks,
+                selector.factory)
         }
         try writer.startWriting()
         try reader.startReading()
@@ -141,7 +144,8 @@ public final class ExportSession: @unchecked Sendable {
         var verification: VerificationReport? = nil
         do throws(MediaError) {
             try plan.checkComplete(expectedSeconds: total, source: sourcePath)
-            let expected = verifyOutput && !settings.passthrough && settings.video != nil && fileType != .m4a
+            let expected =
+                verifyOutput && !settings.passthrough && settings.video != nil && fileType != .m4a
                 ? try expectedVideoTimes(reader) : nil
             try writer.finishWriting { (temporary) throws(MediaError) in
                 if let expected { verification = try verify(temporary, expected: expected) }
@@ -156,20 +160,25 @@ public final class ExportSession: @unchecked Sendable {
         return report
     }
 
-    private func exportSegmented(reader: AssetReader, fileType: FileType, range: TimeRange?, seconds: Double,
-                                 total: Double, started: Date,
-                                 makeWriter: () throws(MediaError) -> AssetWriter) throws(MediaError) -> ExportReport {
+    private func exportSegmented(
+        reader: AssetReader, fileType: FileType, range: TimeRange?, seconds: Double,
+        total: Double, started: Date,
+        makeWriter: () throws(MediaError) -> AssetWriter
+    ) throws(MediaError) -> ExportReport {
         guard seconds > 0, parallel > 0 else {
             throw MediaError(.invalidArgument, "segment duration and parallelism must be positive")
         }
-        let segmented = SegmentedExport(reader: reader, configuration: .init(
-            settings: settings, tracks: tracks, fileType: fileType, segmentSeconds: seconds, parallel: parallel,
-            makeProcessor: selectorBox.withLock { $0 }!.factory, backend: backend, verification: verificationLevel,
-            makeExecutor: makeSegmentExecutor,
-            phase: phaseHandler ?? { _ in }))
+        let segmented = SegmentedExport(
+            reader: reader,
+            configuration: .init(
+                settings: settings, tracks: tracks, fileType: fileType, segmentSeconds: seconds, parallel: parallel,
+                makeProcessor: selectorBox.withLock { $0 }!.factory, backend: backend, verification: verificationLevel,
+                makeExecutor: makeSegmentExecutor,
+                phase: phaseHandler ?? { _ in }))
         let handler = progressHandler
-        let writer = try segmented.run(makeWriter: makeWriter, progress: { handler?($0) }, total: total,
-                                       started: started)
+        let writer = try segmented.run(
+            makeWriter: makeWriter, progress: { handler?($0) }, total: total,
+            started: started)
         reader.cancelReading()
         reader.waitUntilFinished()
         if let error = reader.failure.error, error.kind != .cancelled || cancelLock.withLock({ cancelled }) {
@@ -180,8 +189,9 @@ public final class ExportSession: @unchecked Sendable {
         phaseHandler?(.stitching)
         try writer.finishWriting { [phaseHandler] (temporary) throws(MediaError) in
             phaseHandler?(.verifying)
-            verification = try verify(temporary, expected: segmented.expectedTimes,
-                                      videoDecoding: verificationLevel.decodesSegments ? .bySegments : .skipped)
+            verification = try verify(
+                temporary, expected: segmented.expectedTimes,
+                videoDecoding: verificationLevel.decodesSegments ? .bySegments : .skipped)
         }
         var report = finishReport(segmented.report, fileType: fileType, range: range, started: started)
         report.verification = verification
@@ -189,9 +199,12 @@ public final class ExportSession: @unchecked Sendable {
     }
 
     /// Checks the finished temporary file against the expected frame times; throws when it fails.
-    private func verify(_ temporary: String, expected: [MediaTime],
-                        videoDecoding: OutputVerifier.VideoDecoding = .verifier)
-        throws(MediaError) -> VerificationReport {
+    private func verify(
+        _ temporary: String, expected: [MediaTime],
+        videoDecoding: OutputVerifier.VideoDecoding = .verifier
+    )
+        throws(MediaError) -> VerificationReport
+    {
         var verifier = OutputVerifier(path: temporary)
         verifier.expectation = .presentationTimes(expected)
         verifier.expectedStart = expected.first ?? .zero
@@ -201,8 +214,9 @@ public final class ExportSession: @unchecked Sendable {
         verifier.videoDecoding = videoDecoding
         let report = try verifier.verify()
         guard report.passed else {
-            throw MediaError(.verificationFailed, path: outputPath,
-                             "verification failed, nothing written: \(report.firstFailure ?? "unknown check")")
+            throw MediaError(
+                .verificationFailed, path: outputPath,
+                "verification failed, nothing written: \(report.firstFailure ?? "unknown check")")
         }
         return report
     }
@@ -213,8 +227,10 @@ public final class ExportSession: @unchecked Sendable {
         return try reader.planVideo(segmentSeconds: nil).outputTimes
     }
 
-    private func finishReport(_ planReport: ExportReport, fileType: FileType, range: TimeRange?,
-                              started: Date) -> ExportReport {
+    private func finishReport(
+        _ planReport: ExportReport, fileType: FileType, range: TimeRange?,
+        started: Date
+    ) -> ExportReport {
         let wall = Date().timeIntervalSince(started)
         let bytes = (try? FileManager.default.attributesOfItem(atPath: outputPath)[.size] as? Int) ?? 0
         var report = planReport
@@ -235,14 +251,17 @@ public final class ExportSession: @unchecked Sendable {
 
     private func resolveFileType() throws(MediaError) -> FileType {
         guard let type = settings.fileType ?? FileType.inferred(fromPath: outputPath) else {
-            throw MediaError(.invalidArgument, path: outputPath,
-                             "cannot tell the container from the extension (use .mp4, .mov, .mkv, .webm or .m4a)")
+            throw MediaError(
+                .invalidArgument, path: outputPath,
+                "cannot tell the container from the extension (use .mp4, .mov, .mkv, .webm or .m4a)")
         }
         if let v = settings.video, !settings.passthrough, !type.canHold(v.codec), type != .m4a {
-            throw MediaError(.invalidArgument, path: outputPath, "\(type.rawValue) cannot hold \(v.codec.rawValue) video")
+            throw MediaError(
+                .invalidArgument, path: outputPath, "\(type.rawValue) cannot hold \(v.codec.rawValue) video")
         }
         if let a = settings.audio, !settings.passthrough, !type.canHold(a.codec) {
-            throw MediaError(.invalidArgument, path: outputPath, "\(type.rawValue) cannot hold \(a.codec.rawValue) audio")
+            throw MediaError(
+                .invalidArgument, path: outputPath, "\(type.rawValue) cannot hold \(a.codec.rawValue) audio")
         }
         return type
     }
@@ -252,19 +271,21 @@ public final class ExportSession: @unchecked Sendable {
         guard let range = timeRange else { return nil }
         let start = range.start.seconds, end = start + range.duration.seconds, total = assetDuration.seconds
         guard range.start.isNumeric, range.duration.isNumeric || range.duration.flags.contains(.positiveInfinity),
-              start >= 0, range.duration.value > 0 || range.duration.flags.contains(.positiveInfinity)
+            start >= 0, range.duration.value > 0 || range.duration.flags.contains(.positiveInfinity)
         else {
             throw MediaError(.invalidArgument, path: sourcePath, "time range must start at or after 0 and not be empty")
         }
         guard total <= 0 || start < total else {
-            throw MediaError(.invalidArgument, path: sourcePath,
-                             String(format: "time range starts at %.3fs, after the asset ends (%.3fs)", start, total))
+            throw MediaError(
+                .invalidArgument, path: sourcePath,
+                String(format: "time range starts at %.3fs, after the asset ends (%.3fs)", start, total))
         }
         if total > 0 && end > total {
             // Exact clamp: the asset's duration is microseconds.
             let startUS = TickMath.ceilTicks(range.start, AVRational(num: 1, den: 1_000_000))
-            return TimeRange(start: range.start,
-                             duration: MediaTime(value: assetDuration.value - startUS, timescale: 1_000_000))
+            return TimeRange(
+                start: range.start,
+                duration: MediaTime(value: assetDuration.value - startUS, timescale: 1_000_000))
         }
         return range
     }

@@ -38,7 +38,9 @@ struct ExportTracks {
 
     /// Call it once the reader's time range is set.
     /// - Throws: `.invalidArgument` when `settings.audioTracks` selects none of the source's audio tracks.
-    static func choose(_ reader: AssetReader, settings: OutputSettings, fileType: FileType) throws(MediaError)
+    static func choose(
+        _ reader: AssetReader, settings: OutputSettings, fileType: FileType
+    ) throws(MediaError)
         -> ExportTracks
     {
         let input = reader.input
@@ -48,11 +50,14 @@ struct ExportTracks {
         let audioIDs = reader.audioTrackIDs
         if settings.audio != nil || settings.passthrough {
             let selection = settings.audioTracks ?? AudioTrackSelection()
-            let chosen = audioIDs.filter { selection.includes(track: $0, language: Self.tag(input.streams[$0], "language")) }
+            let chosen = audioIDs.filter {
+                selection.includes(track: $0, language: Self.tag(input.streams[$0], "language"))
+            }
             if chosen.isEmpty && !audioIDs.isEmpty {
                 let available = audioIDs.map { Self.describe(input.streams[$0]) }.joined(separator: "; ")
-                throw MediaError(.invalidArgument, path: reader.path,
-                                 "no audio track matches \(selection.description); the source's audio tracks are: \(available)")
+                throw MediaError(
+                    .invalidArgument, path: reader.path,
+                    "no audio track matches \(selection.description); the source's audio tracks are: \(available)")
             }
             // A track this build cannot read (or the container cannot hold, for passthrough) is named, not
             // fatal, while another can be written; when none can, the first is kept so the export fails
@@ -61,12 +66,16 @@ struct ExportTracks {
                 // Each track costs a decode and an encode thread: a file declaring hundreds is refused
                 // track by track, by name, rather than starting hundreds of threads.
                 if n >= Self.maxAudioTracks {
-                    lines(&tracks.notCarried, "track \(id): audio (\(details(input.streams[id]))) is not carried: "
-                          + "an export writes at most \(Self.maxAudioTracks) audio tracks (choose with --audio-track)")
+                    lines(
+                        &tracks.notCarried,
+                        "track \(id): audio (\(details(input.streams[id]))) is not carried: "
+                            + "an export writes at most \(Self.maxAudioTracks) audio tracks (choose with --audio-track)"
+                    )
                     continue
                 }
                 if let why = Self.audioProblem(input.streams[id], muxer: muxer, passthrough: settings.passthrough) {
-                    lines(&tracks.notCarried, "track \(id): audio (\(details(input.streams[id]))) is not carried: \(why)")
+                    lines(
+                        &tracks.notCarried, "track \(id): audio (\(details(input.streams[id]))) is not carried: \(why)")
                 } else {
                     tracks.audio.append(id)
                 }
@@ -112,7 +121,9 @@ struct ExportTracks {
         let chapters = Int(input.context.pointee.nb_chapters)
         if chapters > 0 {
             if fileType == .webm {
-                lines(&tracks.notCarried, "\(chapters) chapter\(chapters == 1 ? "" : "s") not carried: WebM output keeps no chapters here")
+                lines(
+                    &tracks.notCarried,
+                    "\(chapters) chapter\(chapters == 1 ? "" : "s") not carried: WebM output keeps no chapters here")
             } else {
                 tracks.chapters = Self.chapters(of: reader)
             }
@@ -159,8 +170,10 @@ struct ExportTracks {
 
     /// Why an audio track cannot be written: no decoder (or no usable format) to transcode it, or a
     /// container that cannot hold it as it is.
-    private static func audioProblem(_ stream: UnsafeMutablePointer<AVStream>, muxer: UnsafePointer<AVOutputFormat>?,
-                                     passthrough: Bool) -> String? {
+    private static func audioProblem(
+        _ stream: UnsafeMutablePointer<AVStream>, muxer: UnsafePointer<AVOutputFormat>?,
+        passthrough: Bool
+    ) -> String? {
         let p = stream.pointee.codecpar.pointee
         let name = String(cString: avcodec_get_name(p.codec_id))
         if passthrough {
@@ -176,8 +189,10 @@ struct ExportTracks {
 
     /// Copy when the container holds the codec; convert text subtitles to the container's own text
     /// format; otherwise the reason it cannot be carried.
-    private static func subtitleHandling(_ stream: UnsafeMutablePointer<AVStream>, muxer: UnsafePointer<AVOutputFormat>?,
-                                         fileType: FileType) -> Result<SubtitleHandling, Reason> {
+    private static func subtitleHandling(
+        _ stream: UnsafeMutablePointer<AVStream>, muxer: UnsafePointer<AVOutputFormat>?,
+        fileType: FileType
+    ) -> Result<SubtitleHandling, Reason> {
         let id = stream.pointee.codecpar.pointee.codec_id
         guard let muxer else { return .failure(Reason("no muxer")) }
         let name = String(cString: muxer.pointee.name)
@@ -185,19 +200,26 @@ struct ExportTracks {
         let isText = avcodec_descriptor_get(id).map { $0.pointee.props & AV_CODEC_PROP_TEXT_SUB != 0 } ?? false
         // libavformat 5.1 names no default subtitle codec for MP4 and QuickTime; theirs is mov_text (3GPP timed text).
         let quickTime: Set<FileType> = [.mp4, .mov, .m4a]
-        let target = muxer.pointee.subtitle_codec != AV_CODEC_ID_NONE || !quickTime.contains(fileType)
+        let target =
+            muxer.pointee.subtitle_codec != AV_CODEC_ID_NONE || !quickTime.contains(fileType)
             ? muxer.pointee.subtitle_codec : AV_CODEC_ID_MOV_TEXT
         guard isText else {
-            return .failure(Reason("\(name) cannot hold \(String(cString: avcodec_get_name(id))) (picture subtitles need Matroska)"))
+            return .failure(
+                Reason("\(name) cannot hold \(String(cString: avcodec_get_name(id))) (picture subtitles need Matroska)")
+            )
         }
         guard target != AV_CODEC_ID_NONE, avcodec_find_decoder(id) != nil, avcodec_find_encoder(target) != nil,
-              avformat_query_codec(muxer, target, FF_COMPLIANCE_NORMAL) == 1 else {
+            avformat_query_codec(muxer, target, FF_COMPLIANCE_NORMAL) == 1
+        else {
             return .failure(Reason("\(name) holds no text subtitles this build can write"))
         }
         return .success(.convert(to: target))
     }
 
-    struct Reason: Error { let text: String; init(_ text: String) { self.text = text } }
+    struct Reason: Error {
+        let text: String
+        init(_ text: String) { self.text = text }
+    }
 
     static func tag(_ stream: UnsafeMutablePointer<AVStream>, _ key: String) -> String? {
         guard let e = av_dict_get(stream.pointee.metadata, key, nil, 0) else { return nil }
@@ -220,7 +242,9 @@ struct ExportTracks {
     private static func details(_ stream: UnsafeMutablePointer<AVStream>) -> String {
         var details = [String(cString: avcodec_get_name(stream.pointee.codecpar.pointee.codec_id))]
         if let language = tag(stream, "language"), language != "und" { details.append(language.logSafe(limit: 16)) }
-        if let title = tag(stream, "title") ?? tag(stream, "filename") { details.append("\"\(title.logSafe(limit: 48))\"") }
+        if let title = tag(stream, "title") ?? tag(stream, "filename") {
+            details.append("\"\(title.logSafe(limit: 48))\"")
+        }
         return details.joined(separator: ", ")
     }
 

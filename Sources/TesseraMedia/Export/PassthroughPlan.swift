@@ -26,14 +26,17 @@ final class PassthroughPlan: ExportPlan, @unchecked Sendable {
 
     /// - Throws: `.unsupported` when the container cannot hold a source codec; `.invalidArgument` when the
     ///   source has neither video nor audio.
-    static func make(reader: AssetReader, writer: AssetWriter, tracks: ExportTracks) throws(MediaError) -> PassthroughPlan {
+    static func make(
+        reader: AssetReader, writer: AssetWriter, tracks: ExportTracks
+    ) throws(MediaError) -> PassthroughPlan {
         var legs: [Leg] = []
         for id in [tracks.video].compactMap({ $0 }) + tracks.audio {
             let stream = reader.input.streams[id]
             let output = try reader.addOutput(trackID: id, decode: false)
-            let input = try writer.addPassthroughInput(parameters: stream.pointee.codecpar,
-                                                       timeBase: stream.pointee.time_base,
-                                                       frameRate: stream.pointee.avg_frame_rate, sideDataFrom: stream)
+            let input = try writer.addPassthroughInput(
+                parameters: stream.pointee.codecpar,
+                timeBase: stream.pointee.time_base,
+                frameRate: stream.pointee.avg_frame_rate, sideDataFrom: stream)
             legs.append(Leg(output: output, input: input, source: StreamDescription(stream: stream)))
         }
         guard !legs.isEmpty else {
@@ -47,9 +50,12 @@ final class PassthroughPlan: ExportPlan, @unchecked Sendable {
             StageThread("tessera.copy.\(leg.output.trackID)", failure: failure) { [self] () throws(MediaError) in
                 try copy(leg)
             }
-        } + subtitles.map { leg in
-            StageThread("tessera.subtitle.\(leg.trackID)", failure: failure) { () throws(MediaError) in try leg.run() }
         }
+            + subtitles.map { leg in
+                StageThread("tessera.subtitle.\(leg.trackID)", failure: failure) { () throws(MediaError) in
+                    try leg.run()
+                }
+            }
     }
 
     private func copy(_ leg: Leg) throws(MediaError) {
@@ -86,30 +92,39 @@ final class PassthroughPlan: ExportPlan, @unchecked Sendable {
     func checkComplete(expectedSeconds: Double, source: String) throws(MediaError) {
         let slack = 1.0
         if expectedSeconds > 0 && reached.withLock({ $0 }) + slack < expectedSeconds {
-            throw MediaError(.corrupt, path: source, String(
-                format: "ends at %.3fs but the file declares %.3fs (truncated?)", reached.withLock { $0 }, expectedSeconds))
+            throw MediaError(
+                .corrupt, path: source,
+                String(
+                    format: "ends at %.3fs but the file declares %.3fs (truncated?)", reached.withLock { $0 },
+                    expectedSeconds))
         }
     }
 
     var report: ExportReport {
-        var r = ExportReport(source: "", output: "", fileType: "", preset: nil, passthrough: true, timeRange: nil,
-                             duration: MediaTime(seconds: reached.withLock { $0 }, preferredTimescale: 1_000_000),
-                             video: nil, audio: nil, bytes: 0, wallSeconds: 0, framesPerSecond: 0)
+        var r = ExportReport(
+            source: "", output: "", fileType: "", preset: nil, passthrough: true, timeRange: nil,
+            duration: MediaTime(seconds: reached.withLock { $0 }, preferredTimescale: 1_000_000),
+            video: nil, audio: nil, bytes: 0, wallSeconds: 0, framesPerSecond: 0)
         for leg in legs {
             let c = leg.source.parameters
             let codec = String(cString: avcodec_get_name(c.codec_id))
             if leg.output.mediaType == .video {
-                r.video = .init(codec: codec, width: Int(c.width), height: Int(c.height),
-                                pixelFormat: PixelFormat(AVPixelFormat(rawValue: c.format)).rawValue,
-                                frames: leg.input.packetCount, rotation: leg.source.rotation.degrees, processor: "none")
+                r.video = .init(
+                    codec: codec, width: Int(c.width), height: Int(c.height),
+                    pixelFormat: PixelFormat(AVPixelFormat(rawValue: c.format)).rawValue,
+                    frames: leg.input.packetCount, rotation: leg.source.rotation.degrees, processor: "none")
             } else {
-                r.audioTracks.append(.init(codec: codec, sampleRate: Int(c.sample_rate), channels: Int(c.ch_layout.nb_channels),
-                                           packets: leg.input.packetCount, sourceTrack: leg.output.trackID,
-                                           language: leg.source.language))
+                r.audioTracks.append(
+                    .init(
+                        codec: codec, sampleRate: Int(c.sample_rate), channels: Int(c.ch_layout.nb_channels),
+                        packets: leg.input.packetCount, sourceTrack: leg.output.trackID,
+                        language: leg.source.language))
             }
         }
         r.audio = r.audioTracks.first
-        r.subtitleTracks = subtitles.map { .init(sourceTrack: $0.trackID, events: $0.events, converted: $0.isConverted) }
+        r.subtitleTracks = subtitles.map {
+            .init(sourceTrack: $0.trackID, events: $0.events, converted: $0.isConverted)
+        }
         return r
     }
 }

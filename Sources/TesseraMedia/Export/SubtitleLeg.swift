@@ -19,13 +19,15 @@ final class SubtitleLeg: @unchecked Sendable {
         switch track.handling {
         case .copy:
             converter = nil
-            input = try writer.addPassthroughInput(parameters: stream.pointee.codecpar, timeBase: stream.pointee.time_base,
-                                                   sideDataFrom: stream)
+            input = try writer.addPassthroughInput(
+                parameters: stream.pointee.codecpar, timeBase: stream.pointee.time_base,
+                sideDataFrom: stream)
         case .convert(let target):
             let converter = try SubtitleConverter(stream: stream, to: target, path: reader.path)
             self.converter = converter
-            input = try writer.addEncodedInput(encoder: converter.encoder, timeBase: stream.pointee.time_base,
-                                               tagsFrom: stream)
+            input = try writer.addEncodedInput(
+                encoder: converter.encoder, timeBase: stream.pointee.time_base,
+                tagsFrom: stream)
         }
     }
 
@@ -89,7 +91,8 @@ final class SubtitleConverter: @unchecked Sendable {
         }
         let opened = avcodec_open2(ctx, codec, nil)
         if opened < 0 {
-            throw MediaError(.unsupported, path: path, "cannot open the \(name) subtitle encoder: \(ffErrorString(opened))")
+            throw MediaError(
+                .unsupported, path: path, "cannot open the \(name) subtitle encoder: \(ffErrorString(opened))")
         }
     }
 

@@ -37,8 +37,10 @@ final class TranscodePlan: ExportPlan, @unchecked Sendable {
     private let videoEnd = Mutex(0.0)
     private let audioEnd = Mutex(0.0)
 
-    private init(video: VideoLeg?, audio: [AudioLeg], subtitles: [SubtitleLeg],
-                 makeProcessor: @escaping @Sendable (ProcessingSpec, Frame) throws(MediaError) -> any FrameProcessor) {
+    private init(
+        video: VideoLeg?, audio: [AudioLeg], subtitles: [SubtitleLeg],
+        makeProcessor: @escaping @Sendable (ProcessingSpec, Frame) throws(MediaError) -> any FrameProcessor
+    ) {
         self.video = video
         self.audio = audio
         self.subtitles = subtitles
@@ -51,8 +53,11 @@ final class TranscodePlan: ExportPlan, @unchecked Sendable {
     ///   `.unsupported` for an encoder/pixel-format combination this build cannot do.
     /// - Parameter videoElsewhere: the video is written by someone else (the segmented path's stitcher):
     ///   a plan with only subtitles, or nothing, is fine.
-    static func make(reader: AssetReader, writer: AssetWriter, settings: OutputSettings, tracks: ExportTracks,
-                     videoElsewhere: Bool = false, _ makeProcessor: @escaping @Sendable (ProcessingSpec, Frame) throws(MediaError) -> any FrameProcessor)
+    static func make(
+        reader: AssetReader, writer: AssetWriter, settings: OutputSettings, tracks: ExportTracks,
+        videoElsewhere: Bool = false,
+        _ makeProcessor: @escaping @Sendable (ProcessingSpec, Frame) throws(MediaError) -> any FrameProcessor
+    )
         throws(MediaError) -> TranscodePlan
     {
         var video: VideoLeg? = nil
@@ -69,28 +74,37 @@ final class TranscodePlan: ExportPlan, @unchecked Sendable {
                 let p = source.parameters
                 let rate = settingsA.codec == .opus ? 48_000 : (settingsA.sampleRate ?? Int(p.sample_rate))
                 let channels = settingsA.channelCount ?? Int(max(1, p.ch_layout.nb_channels))
-                let input = try writer.addAudioInput(settings: settingsA, sampleRate: rate, channels: channels,
-                                                     tagsFrom: source.stream)
-                audio.append(AudioLeg(output: output, input: input, settings: settingsA, sampleRate: rate,
-                                      channels: channels, source: source))
+                let input = try writer.addAudioInput(
+                    settings: settingsA, sampleRate: rate, channels: channels,
+                    tagsFrom: source.stream)
+                audio.append(
+                    AudioLeg(
+                        output: output, input: input, settings: settingsA, sampleRate: rate,
+                        channels: channels, source: source))
             }
         }
         guard video != nil || !audio.isEmpty || videoElsewhere else {
-            throw MediaError(.invalidArgument, path: reader.path,
-                             "has no \(settings.video != nil && writer.fileType != .m4a ? "video or audio" : "audio") track to export")
+            throw MediaError(
+                .invalidArgument, path: reader.path,
+                "has no \(settings.video != nil && writer.fileType != .m4a ? "video or audio" : "audio") track to export"
+            )
         }
         let carried = try tracks.addCarried(reader: reader, writer: writer)
         return TranscodePlan(video: video, audio: audio, subtitles: carried, makeProcessor: makeProcessor)
     }
 
-    private static func makeVideoLeg(_ vs: VideoSettings, source: StreamDescription, output: AssetReaderTrackOutput,
-                                     writer: AssetWriter) throws(MediaError) -> VideoLeg {
+    private static func makeVideoLeg(
+        _ vs: VideoSettings, source: StreamDescription, output: AssetReaderTrackOutput,
+        writer: AssetWriter
+    ) throws(MediaError) -> VideoLeg {
         let encoding = try VideoEncoding(vs, source: source)
-        let input = try writer.addVideoInput(settings: vs, input: encoding.encoderInput, rotation: encoding.rotation,
-                                             tagsFrom: source.stream)
+        let input = try writer.addVideoInput(
+            settings: vs, input: encoding.encoderInput, rotation: encoding.rotation,
+            tagsFrom: source.stream)
         let endTick: Int64? = output.range.end == Int64.max ? nil : output.range.end - output.range.start
-        return VideoLeg(output: output, input: input, spec: encoding.processing, source: source, codec: vs.codec,
-                        rotation: encoding.rotation, endTick: endTick)
+        return VideoLeg(
+            output: output, input: input, spec: encoding.processing, source: source, codec: vs.codec,
+            rotation: encoding.rotation, endTick: endTick)
     }
 
     func start(failure: PipelineFailure) -> [StageThread] {
@@ -98,18 +112,22 @@ final class TranscodePlan: ExportPlan, @unchecked Sendable {
         if let video {
             let processed = BoundedQueue<Frame>()
             failure.watch(processed)
-            stages.append(StageThread("tessera.process", failure: failure) { [self] () throws(MediaError) in
-                defer { processed.close() }
-                try runProcess(video, into: processed)
-            })
-            stages.append(StageThread("tessera.encode.video", failure: failure) { [self] () throws(MediaError) in
-                try runVideoEncode(video, from: processed, failure: failure)
-            })
+            stages.append(
+                StageThread("tessera.process", failure: failure) { [self] () throws(MediaError) in
+                    defer { processed.close() }
+                    try runProcess(video, into: processed)
+                })
+            stages.append(
+                StageThread("tessera.encode.video", failure: failure) { [self] () throws(MediaError) in
+                    try runVideoEncode(video, from: processed, failure: failure)
+                })
         }
         for (i, leg) in audio.enumerated() {
-            stages.append(StageThread("tessera.encode.audio.\(leg.output.trackID)", failure: failure) { [self] () throws(MediaError) in
-                try runAudio(leg, first: i == 0, failure: failure)
-            })
+            stages.append(
+                StageThread("tessera.encode.audio.\(leg.output.trackID)", failure: failure) {
+                    [self] () throws(MediaError) in
+                    try runAudio(leg, first: i == 0, failure: failure)
+                })
         }
         stages += subtitles.map { leg in
             StageThread("tessera.subtitle.\(leg.trackID)", failure: failure) { () throws(MediaError) in try leg.run() }
@@ -133,8 +151,10 @@ final class TranscodePlan: ExportPlan, @unchecked Sendable {
     }
 
     /// Encodes frames with their durations (see `FrameDurations`); the last runs to the range end.
-    private func runVideoEncode(_ leg: VideoLeg, from queue: BoundedQueue<Frame>,
-                                failure: PipelineFailure) throws(MediaError) {
+    private func runVideoEncode(
+        _ leg: VideoLeg, from queue: BoundedQueue<Frame>,
+        failure: PipelineFailure
+    ) throws(MediaError) {
         let tb = leg.source.timeBase
         let seconds = { (t: Int64) in Double(t) * Double(tb.num) / Double(tb.den) }
         var durations = FrameDurations()
@@ -177,43 +197,53 @@ final class TranscodePlan: ExportPlan, @unchecked Sendable {
     func checkComplete(expectedSeconds: Double, source: String) throws(MediaError) {
         if let video {
             let declared = min(expectedSeconds, video.source.durationSeconds ?? expectedSeconds)
-            try Self.check("video", reached: videoEnd.withLock { $0 }, declared: declared,
-                           frame: 1 / max(1, av_q2d(video.source.frameRate)), source: source)
+            try Self.check(
+                "video", reached: videoEnd.withLock { $0 }, declared: declared,
+                frame: 1 / max(1, av_q2d(video.source.frameRate)), source: source)
         } else if let audio = audio.first {
             let declared = min(expectedSeconds, audio.source.durationSeconds ?? expectedSeconds)
             try Self.check("audio", reached: audioEnd.withLock { $0 }, declared: declared, frame: 0.1, source: source)
         }
     }
 
-    private static func check(_ what: String, reached: Double, declared: Double, frame: Double,
-                              source: String) throws(MediaError) {
+    private static func check(
+        _ what: String, reached: Double, declared: Double, frame: Double,
+        source: String
+    ) throws(MediaError) {
         let slack = max(0.5, 2 * frame)
         if declared > 0 && reached + slack < declared {
-            throw MediaError(.corrupt, path: source, String(
-                format: "%@ ends at %.3fs but the file declares %.3fs (truncated?)", what, reached, declared))
+            throw MediaError(
+                .corrupt, path: source,
+                String(
+                    format: "%@ ends at %.3fs but the file declares %.3fs (truncated?)", what, reached, declared))
         }
     }
 
     var report: ExportReport {
-        var r = ExportReport(source: "", output: "", fileType: "", preset: nil, passthrough: false, timeRange: nil,
-                             duration: .zero, video: nil, audio: nil, bytes: 0, wallSeconds: 0, framesPerSecond: 0)
+        var r = ExportReport(
+            source: "", output: "", fileType: "", preset: nil, passthrough: false, timeRange: nil,
+            duration: .zero, video: nil, audio: nil, bytes: 0, wallSeconds: 0, framesPerSecond: 0)
         if let video {
             let c = video.input.stream.pointee.codecpar.pointee
-            r.video = .init(codec: video.codec.rawValue, width: Int(c.width), height: Int(c.height),
-                            pixelFormat: PixelFormat(AVPixelFormat(rawValue: c.format)).rawValue,
-                            frames: video.input.packetCount, rotation: video.rotation.degrees,
-                            processor: processorName.withLock { $0 })
+            r.video = .init(
+                codec: video.codec.rawValue, width: Int(c.width), height: Int(c.height),
+                pixelFormat: PixelFormat(AVPixelFormat(rawValue: c.format)).rawValue,
+                frames: video.input.packetCount, rotation: video.rotation.degrees,
+                processor: processorName.withLock { $0 })
             r.duration = MediaTime(seconds: videoEnd.withLock { $0 }, preferredTimescale: 1_000_000)
         }
         r.audioTracks = audio.map {
-            .init(codec: $0.settings.codec.rawValue, sampleRate: $0.sampleRate, channels: $0.channels,
-                  packets: $0.input.packetCount, sourceTrack: $0.output.trackID, language: $0.source.language)
+            .init(
+                codec: $0.settings.codec.rawValue, sampleRate: $0.sampleRate, channels: $0.channels,
+                packets: $0.input.packetCount, sourceTrack: $0.output.trackID, language: $0.source.language)
         }
         r.audio = r.audioTracks.first
         if video == nil && !audio.isEmpty {
             r.duration = MediaTime(seconds: audioEnd.withLock { $0 }, preferredTimescale: 1_000_000)
         }
-        r.subtitleTracks = subtitles.map { .init(sourceTrack: $0.trackID, events: $0.events, converted: $0.isConverted) }
+        r.subtitleTracks = subtitles.map {
+            .init(sourceTrack: $0.trackID, events: $0.events, converted: $0.isConverted)
+        }
         return r
     }
 }

@@ -13,13 +13,16 @@ struct VideoEncoding {
 
     /// - Throws: `.unsupported` when the encoder cannot take the chosen pixel format.
     init(_ vs: VideoSettings, source: StreamDescription) throws(MediaError) {
-        try self.init(vs, parameters: source.parameters, timeBase: source.timeBase, frameRate: source.frameRate,
-                      rotation: source.rotation)
+        try self.init(
+            vs, parameters: source.parameters, timeBase: source.timeBase, frameRate: source.frameRate,
+            rotation: source.rotation)
     }
 
     /// From the source stream's parts, as a segment task carries them.
-    init(_ vs: VideoSettings, parameters p: AVCodecParameters, timeBase: AVRational, frameRate: AVRational,
-         rotation: Rotation) throws(MediaError) {
+    init(
+        _ vs: VideoSettings, parameters p: AVCodecParameters, timeBase: AVRational, frameRate: AVRational,
+        rotation: Rotation
+    ) throws(MediaError) {
         self.rotation = rotation
         let displayW = rotation.swapsDimensions ? Int(p.height) : Int(p.width)
         let displayH = rotation.swapsDimensions ? Int(p.width) : Int(p.height)

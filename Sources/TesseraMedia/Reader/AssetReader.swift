@@ -42,7 +42,9 @@ public final class AssetReader: @unchecked Sendable {
 
     /// Every audio track, in file order (cover-art and other attached pictures are video, not audio).
     public var audioTrackIDs: [Int] {
-        input.streams.filter { $0.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_AUDIO }.map { Int($0.pointee.index) }
+        input.streams.filter { $0.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_AUDIO }.map {
+            Int($0.pointee.index)
+        }
     }
 
     /// Adds an output of decoded frames (`decode: true`) or of compressed packets for a track.
@@ -51,7 +53,9 @@ public final class AssetReader: @unchecked Sendable {
     /// subtitle track that may have nothing more to say.
     /// - Throws: `.invalidArgument` after `startReading()` or for a track that does not exist;
     ///   `.unsupported` when the track's codec has no decoder.
-    public func addOutput(trackID: Int, decode: Bool = true, sparse: Bool = false) throws(MediaError)
+    public func addOutput(
+        trackID: Int, decode: Bool = true, sparse: Bool = false
+    ) throws(MediaError)
         -> AssetReaderTrackOutput
     {
         guard !started else { throw MediaError(.invalidArgument, path: path, "outputs must be added before reading") }
@@ -60,8 +64,9 @@ public final class AssetReader: @unchecked Sendable {
         }
         let stream = input.streams[trackID]
         let decoder = decode ? try Decoder(stream: stream, path: path) : nil
-        let output = AssetReaderTrackOutput(stream: stream, decoder: decoder, range: ticks(for: stream),
-                                            failure: failure, sparse: sparse)
+        let output = AssetReaderTrackOutput(
+            stream: stream, decoder: decoder, range: ticks(for: stream),
+            failure: failure, sparse: sparse)
         outputs.append(output)
         return output
     }
@@ -76,9 +81,10 @@ public final class AssetReader: @unchecked Sendable {
         }
         for output in outputs { if let thread = output.startDecoding() { threads.append(thread) } }
         let outputs = self.outputs, input = self.input
-        threads.append(StageThread("tessera.demux", failure: failure) { () throws(MediaError) in
-            try Self.demux(input, into: outputs)
-        })
+        threads.append(
+            StageThread("tessera.demux", failure: failure) { () throws(MediaError) in
+                try Self.demux(input, into: outputs)
+            })
     }
 
     /// Stops reading; outputs then return nil.
@@ -120,14 +126,16 @@ public final class AssetReader: @unchecked Sendable {
         let st = stream.pointee, none = tessera_AV_NOPTS_VALUE()
         var declaredEnd = Int64.max
         if input.formatName.hasPrefix("mov,"), st.codecpar.pointee.codec_type == AVMEDIA_TYPE_AUDIO,
-           st.start_time != none, st.duration != none,
-           st.duration > 0, case let (end, overflow) = st.start_time.addingReportingOverflow(st.duration), !overflow {
+            st.start_time != none, st.duration != none,
+            st.duration > 0, case let (end, overflow) = st.start_time.addingReportingOverflow(st.duration), !overflow
+        {
             declaredEnd = end
         }
         guard let range = timeRange else { return TickRange(start: offset, end: declaredEnd, offset: offset) }
         // A frame at tick t is inside [start, end) when t·tb ≥ start, i.e. t ≥ ⌈start / tb⌉.
         let start = TickMath.ceilTicks(range.start, tb) + offset
-        let end = range.duration.flags.contains(.positiveInfinity)
+        let end =
+            range.duration.flags.contains(.positiveInfinity)
             ? Int64.max : TickMath.ceilTicks(range.start, plus: range.duration, tb) + offset
         return TickRange(start: start, end: min(end, declaredEnd), offset: offset)
     }

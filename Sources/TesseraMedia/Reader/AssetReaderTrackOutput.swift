@@ -29,8 +29,10 @@ public final class AssetReaderTrackOutput: @unchecked Sendable {
 
     public enum MediaKind: Sendable { case video, audio, other }
 
-    init(stream: UnsafeMutablePointer<AVStream>, decoder: Decoder?, range: TickRange, failure: PipelineFailure,
-         sparse: Bool = false) {
+    init(
+        stream: UnsafeMutablePointer<AVStream>, decoder: Decoder?, range: TickRange, failure: PipelineFailure,
+        sparse: Bool = false
+    ) {
         self.sparse = sparse
         trackID = Int(stream.pointee.index)
         let parameters = stream.pointee.codecpar!
@@ -42,7 +44,8 @@ public final class AssetReaderTrackOutput: @unchecked Sendable {
         case AVMEDIA_TYPE_AUDIO: mediaType = .audio
         default: mediaType = .other
         }
-        timeBase = decoder != nil && mediaType == .audio
+        timeBase =
+            decoder != nil && mediaType == .audio
             ? AVRational(num: 1, den: parameters.pointee.sample_rate) : stream.pointee.time_base
         self.decoder = decoder
         self.range = range
@@ -78,8 +81,12 @@ public final class AssetReaderTrackOutput: @unchecked Sendable {
         let kind = mediaType
         return StageThread("tessera.decode.\(trackID)", failure: failure) { [self] () throws(MediaError) in
             defer { frames.close() }
-            var gate = kind == .video ? FrameGate.video(VideoGate(range: range)) : .audio(AudioGate(
-                range: range, streamTimeBase: streamTimeBase, sampleRate: sampleRate))
+            var gate =
+                kind == .video
+                ? FrameGate.video(VideoGate(range: range))
+                : .audio(
+                    AudioGate(
+                        range: range, streamTimeBase: streamTimeBase, sampleRate: sampleRate))
             let emit: (Frame) -> Bool = { [frames] in frames.push($0) }
             var more = true
             while more, let packet = packets.pop() {
@@ -198,15 +205,20 @@ struct AudioGate {
             let o = out.pointer
             o.pointee.format = frame.pointer.pointee.format
             o.pointee.sample_rate = frame.pointer.pointee.sample_rate
-            try ff(av_channel_layout_copy(&o.pointee.ch_layout, &frame.pointer.pointee.ch_layout), "copy channel layout")
+            try ff(
+                av_channel_layout_copy(&o.pointee.ch_layout, &frame.pointer.pointee.ch_layout), "copy channel layout")
             o.pointee.nb_samples = Int32(to - from)
             try ff(av_frame_get_buffer(o, 0), "allocate audio samples")
-            try ff(av_samples_copy(o.pointee.extended_data, frame.pointer.pointee.extended_data, 0,
-                                   Int32(from - first), Int32(to - from), o.pointee.ch_layout.nb_channels,
-                                   AVSampleFormat(rawValue: o.pointee.format)), "cut audio samples")
+            try ff(
+                av_samples_copy(
+                    o.pointee.extended_data, frame.pointer.pointee.extended_data, 0,
+                    Int32(from - first), Int32(to - from), o.pointee.ch_layout.nb_channels,
+                    AVSampleFormat(rawValue: o.pointee.format)), "cut audio samples")
         }
         let (relative, overflow) = from.subtractingReportingOverflow(startSample)
-        guard !overflow else { throw MediaError(.corrupt, "an audio timestamp (\(from)) lies too far from the range start") }
+        guard !overflow else {
+            throw MediaError(.corrupt, "an audio timestamp (\(from)) lies too far from the range start")
+        }
         out.pts = relative
         guard emit(out) else { return false }
         return to < endSample

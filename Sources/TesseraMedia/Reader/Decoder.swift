@@ -15,15 +15,20 @@ final class Decoder: @unchecked Sendable {
     /// - Throws: `.unsupported` when no decoder exists for the stream's codec, `.ffmpeg` when it fails to open.
     /// - Parameter checkOnly: skip the in-loop deblocking filter: every packet is still parsed and
     ///   reconstructed (damage is still an error) but the pictures are not fit to show. For verifiers.
-    convenience init(stream: UnsafeMutablePointer<AVStream>, path: String, threads: Int = 0,
-                     checkOnly: Bool = false) throws(MediaError) {
-        try self.init(parameters: stream.pointee.codecpar, timeBase: stream.pointee.time_base, path: path,
-                      threads: threads, checkOnly: checkOnly)
+    convenience init(
+        stream: UnsafeMutablePointer<AVStream>, path: String, threads: Int = 0,
+        checkOnly: Bool = false
+    ) throws(MediaError) {
+        try self.init(
+            parameters: stream.pointee.codecpar, timeBase: stream.pointee.time_base, path: path,
+            threads: threads, checkOnly: checkOnly)
     }
 
     /// A decoder for packets described by `parameters` with timestamps in `timeBase`.
-    init(parameters: UnsafePointer<AVCodecParameters>, timeBase: AVRational, path: String,
-         threads: Int = 0, checkOnly: Bool = false) throws(MediaError) {
+    init(
+        parameters: UnsafePointer<AVCodecParameters>, timeBase: AVRational, path: String,
+        threads: Int = 0, checkOnly: Bool = false
+    ) throws(MediaError) {
         self.path = path
         codecName = String(cString: avcodec_get_name(parameters.pointee.codec_id))
         guard let codec = avcodec_find_decoder(parameters.pointee.codec_id) else {
@@ -77,7 +82,8 @@ final class Decoder: @unchecked Sendable {
             if got < 0 { throw damaged(got, at: packet?.pts) }
             let f = frame.pointer.pointee
             if f.flags & AV_FRAME_FLAG_CORRUPT != 0 || f.decode_error_flags != 0 {
-                throw MediaError(.corrupt, path: path, "damaged \(codecName) picture at \(seconds(f.best_effort_timestamp))")
+                throw MediaError(
+                    .corrupt, path: path, "damaged \(codecName) picture at \(seconds(f.best_effort_timestamp))")
             }
             frame.pts = f.best_effort_timestamp
             if try !body(frame) { return false }
@@ -86,7 +92,8 @@ final class Decoder: @unchecked Sendable {
 
     private func damaged(_ code: Int32, at pts: Int64?) -> MediaError {
         let when = pts.map { " at \(seconds($0))" } ?? ""
-        return MediaError(.corrupt, path: path, "\(codecName) data is damaged\(when): \(ffErrorString(code))", code: code)
+        return MediaError(
+            .corrupt, path: path, "\(codecName) data is damaged\(when): \(ffErrorString(code))", code: code)
     }
 
     private func seconds(_ pts: Int64) -> String {

@@ -43,9 +43,11 @@ final class InputFile: @unchecked Sendable {
         }
         let media = [AVMEDIA_TYPE_VIDEO, AVMEDIA_TYPE_AUDIO]
         guard streams.contains(where: { media.contains($0.pointee.codecpar.pointee.codec_type) }) else {
-            throw MediaError(.notMedia, probeScore <= AVPROBE_SCORE_RETRY
-                ? "not a media file FFmpeg recognises (a weak guess of \(formatName) found no audio or video)"
-                : "has no audio or video streams (\(formatName) with \(streams.count) other streams)")
+            throw MediaError(
+                .notMedia,
+                probeScore <= AVPROBE_SCORE_RETRY
+                    ? "not a media file FFmpeg recognises (a weak guess of \(formatName) found no audio or video)"
+                    : "has no audio or video streams (\(formatName) with \(streams.count) other streams)")
         }
     }
 
@@ -129,8 +131,9 @@ final class InputFile: @unchecked Sendable {
         if code == tessera_AVERROR_EOF() { return false }
         if code < 0 {
             // A file cut short often ends in an I/O error rather than a clean EOF.
-            throw MediaError(.corrupt, path: path, "read failed: \(ffErrorString(code)) (truncated or damaged?)",
-                             code: code)
+            throw MediaError(
+                .corrupt, path: path, "read failed: \(ffErrorString(code)) (truncated or damaged?)",
+                code: code)
         }
         return true
     }

@@ -29,10 +29,12 @@ extension AssetReader {
         let stream = input.streams[id]
         let tb = stream.pointee.time_base
         let range = ticks(for: stream)
-        let target = try segmentSeconds.map { s throws(MediaError) in try SegmentPlanner.targetTicks(seconds: s, timeBase: tb) }
+        let target =
+            try segmentSeconds.map { s throws(MediaError) in try SegmentPlanner.targetTicks(seconds: s, timeBase: tb) }
             ?? Int64.max
         let index = try VideoPacketIndex.build(try InputFile(path: path), trackID: id)
-        let planned = SegmentPlanner.plan(index, start: range.start, end: range.end, targetTicks: target, parallel: parallel)
+        let planned = SegmentPlanner.plan(
+            index, start: range.start, end: range.end, targetTicks: target, parallel: parallel)
         return VideoPlan(trackID: id, timeBase: tb, index: index, planned: planned, range: range)
     }
 }

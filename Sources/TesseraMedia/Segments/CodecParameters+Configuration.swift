@@ -11,8 +11,12 @@ extension CodecParameters {
             throw MediaError(.unsupported, "unknown codec \"\(c.codec)\"")
         }
         let format = av_get_pix_fmt(c.pixelFormat)
-        guard format != AV_PIX_FMT_NONE else { throw MediaError(.unsupported, "unknown pixel format \"\(c.pixelFormat)\"") }
-        guard let p = avcodec_parameters_alloc() else { throw MediaError(.internal, "out of memory for codec parameters") }
+        guard format != AV_PIX_FMT_NONE else {
+            throw MediaError(.unsupported, "unknown pixel format \"\(c.pixelFormat)\"")
+        }
+        guard let p = avcodec_parameters_alloc() else {
+            throw MediaError(.internal, "out of memory for codec parameters")
+        }
         p.pointee.codec_type = AVMEDIA_TYPE_VIDEO
         p.pointee.codec_id = descriptor.pointee.id
         p.pointee.codec_tag = c.codecTag
@@ -27,14 +31,16 @@ extension CodecParameters {
         p.pointee.color_space = AVColorSpace(rawValue: UInt32(c.colorSpace))
         p.pointee.chroma_location = AVChromaLocation(rawValue: UInt32(c.chromaLocation))
         p.pointee.field_order = AVFieldOrder(rawValue: UInt32(c.fieldOrder))
-        p.pointee.sample_aspect_ratio = AVRational(num: Int32(c.sampleAspectRatio.numerator),
-                                                   den: Int32(c.sampleAspectRatio.denominator))
+        p.pointee.sample_aspect_ratio = AVRational(
+            num: Int32(c.sampleAspectRatio.numerator),
+            den: Int32(c.sampleAspectRatio.denominator))
         p.pointee.bits_per_raw_sample = Int32(c.bitsPerRawSample)
         p.pointee.video_delay = Int32(c.videoDelay)
         p.pointee.bit_rate = c.bitRate
         if !c.extradata.isEmpty {
             let size = c.extradata.count
-            guard let data = av_mallocz(size + Int(AV_INPUT_BUFFER_PADDING_SIZE))?.assumingMemoryBound(to: UInt8.self) else {
+            guard let data = av_mallocz(size + Int(AV_INPUT_BUFFER_PADDING_SIZE))?.assumingMemoryBound(to: UInt8.self)
+            else {
                 var owned: UnsafeMutablePointer<AVCodecParameters>? = p
                 avcodec_parameters_free(&owned)
                 throw MediaError(.internal, "out of memory for extradata")

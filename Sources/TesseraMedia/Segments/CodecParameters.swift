@@ -12,13 +12,17 @@ public final class CodecParameters: @unchecked Sendable {
     }
 
     init(copying source: UnsafePointer<AVCodecParameters>) throws(MediaError) {
-        guard let p = avcodec_parameters_alloc() else { throw MediaError(.internal, "out of memory copying codec parameters") }
+        guard let p = avcodec_parameters_alloc() else {
+            throw MediaError(.internal, "out of memory copying codec parameters")
+        }
         pointer = p
         try ff(avcodec_parameters_copy(p, source), "copy codec parameters")
     }
 
     init(encoder: UnsafePointer<AVCodecContext>) throws(MediaError) {
-        guard let p = avcodec_parameters_alloc() else { throw MediaError(.internal, "out of memory copying codec parameters") }
+        guard let p = avcodec_parameters_alloc() else {
+            throw MediaError(.internal, "out of memory copying codec parameters")
+        }
         pointer = p
         try ff(avcodec_parameters_from_context(p, encoder), "describe encoder output")
     }

@@ -6,8 +6,9 @@ import TesseraCore
 extension EncodedPacket {
     init(_ packet: Packet) {
         let p = packet.pointer.pointee
-        self.init(data: p.data.map { Array(UnsafeBufferPointer(start: $0, count: Int(p.size))) } ?? [],
-                  pts: p.pts, dts: p.dts, duration: p.duration, isKeyframe: p.flags & AV_PKT_FLAG_KEY != 0)
+        self.init(
+            data: p.data.map { Array(UnsafeBufferPointer(start: $0, count: Int(p.size))) } ?? [],
+            pts: p.pts, dts: p.dts, duration: p.duration, isKeyframe: p.flags & AV_PKT_FLAG_KEY != 0)
     }
 
     /// A libav packet holding a copy of the data.

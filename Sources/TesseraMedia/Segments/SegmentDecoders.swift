@@ -40,8 +40,9 @@ public final class SegmentDecoders {
             return kept.decoder
         }
         let timeBase = AVRational(num: Int32(key.timeBase.numerator), den: Int32(key.timeBase.denominator))
-        let decoder = try Decoder(parameters: parameters.pointer, timeBase: timeBase, path: path,
-                                  threads: key.threads, checkOnly: key.checkOnly)
+        let decoder = try Decoder(
+            parameters: parameters.pointer, timeBase: timeBase, path: path,
+            threads: key.threads, checkOnly: key.checkOnly)
         opened += 1
         return decoder
     }

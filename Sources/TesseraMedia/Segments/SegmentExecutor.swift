@@ -35,9 +35,12 @@ final class LocalSegmentExecutor: SegmentExecutor, @unchecked Sendable {
                 let decoders = SegmentDecoders()
                 while let work = tasks.pop() {
                     do throws(MediaError) {
-                        board.post(work.spec.index, .success(
-                            try SegmentRunner.run(work, threads: threadsPerSegment, decoders: decoders,
-                                                  makeProcessor: makeProcessor, isCancelled: { board.isCancelled })))
+                        board.post(
+                            work.spec.index,
+                            .success(
+                                try SegmentRunner.run(
+                                    work, threads: threadsPerSegment, decoders: decoders,
+                                    makeProcessor: makeProcessor, isCancelled: { board.isCancelled })))
                     } catch {
                         board.post(work.spec.index, .failure(error))
                     }

@@ -19,7 +19,9 @@ public enum SegmentFileStitcher {
     /// - Throws: the `InputFile` errors for an unreadable segment; `.invalidArgument` when segments
     ///   differ in streams or codec parameters, or their timestamps would go backwards; the
     ///   `AssetWriter` errors for the output. Nothing is left at `output` on failure.
-    public static func stitch(_ paths: [String], to output: String, overwrite: Bool = false) throws(MediaError) -> Report {
+    public static func stitch(
+        _ paths: [String], to output: String, overwrite: Bool = false
+    ) throws(MediaError) -> Report {
         let started = Date()
         guard let firstPath = paths.first else { throw MediaError(.invalidArgument, "no segments to stitch") }
         guard let fileType = FileType.inferred(fromPath: output) else {
@@ -32,11 +34,15 @@ public enum SegmentFileStitcher {
         var inputs: [AssetWriterInput] = []
         var stitchers: [SegmentStitcher] = []
         for stream in chosen {
-            inputs.append(try writer.addPassthroughInput(parameters: stream.pointee.codecpar,
-                                                         timeBase: stream.pointee.time_base,
-                                                         frameRate: stream.pointee.avg_frame_rate, sideDataFrom: stream))
-            stitchers.append(SegmentStitcher(reference: try CodecParameters(copying: stream.pointee.codecpar).configuration,
-                                             timeBase: stream.pointee.time_base, path: output))
+            inputs.append(
+                try writer.addPassthroughInput(
+                    parameters: stream.pointee.codecpar,
+                    timeBase: stream.pointee.time_base,
+                    frameRate: stream.pointee.avg_frame_rate, sideDataFrom: stream))
+            stitchers.append(
+                SegmentStitcher(
+                    reference: try CodecParameters(copying: stream.pointee.codecpar).configuration,
+                    timeBase: stream.pointee.time_base, path: output))
         }
         let timeBases = chosen.map { $0.pointee.time_base }
         try writer.startWriting()
@@ -47,12 +53,15 @@ public enum SegmentFileStitcher {
             let file = number == 0 ? first : try InputFile(path: path)
             let streams = file.streams.filter { kinds.contains($0.pointee.codecpar.pointee.codec_type) }
             guard streams.count == chosen.count else {
-                throw MediaError(.invalidArgument, path: path, "has \(streams.count) audio/video streams, "
-                                    + "the first segment has \(chosen.count)")
+                throw MediaError(
+                    .invalidArgument, path: path,
+                    "has \(streams.count) audio/video streams, "
+                        + "the first segment has \(chosen.count)")
             }
             var slot: [Int32: Int] = [:]
             for (i, stream) in streams.enumerated() {
-                try stitchers[i].check(try CodecParameters(copying: stream.pointee.codecpar).configuration, segment: number)
+                try stitchers[i].check(
+                    try CodecParameters(copying: stream.pointee.codecpar).configuration, segment: number)
                 slot[stream.pointee.index] = i
             }
             var counts = Array(repeating: 0, count: streams.count)
@@ -82,8 +91,9 @@ public enum SegmentFileStitcher {
         }
         try writer.finishWriting()
         let bytes = (try? FileManager.default.attributesOfItem(atPath: output)[.size] as? Int) ?? 0
-        return Report(output: output, segments: paths.count, packets: packets, bytes: bytes ?? 0,
-                      duration: TickMath.time(offset, timeBases[0]),
-                      wallSeconds: Date().timeIntervalSince(started))
+        return Report(
+            output: output, segments: paths.count, packets: packets, bytes: bytes ?? 0,
+            duration: TickMath.time(offset, timeBases[0]),
+            wallSeconds: Date().timeIntervalSince(started))
     }
 }

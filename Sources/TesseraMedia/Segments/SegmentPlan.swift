@@ -18,8 +18,10 @@ public struct SegmentPlan: Sendable, Codable {
     /// Indexes the video packets (no decoding) and plans segments about `segmentDuration` seconds long,
     /// the last round re-cut for `parallel` slots (see `SegmentPlanner.balanceTail`).
     /// - Throws: the `InputFile` errors; `.invalidArgument` when the file has no video or the range no frame.
-    public static func make(path: String, segmentDuration: Double, parallel: Int = 1,
-                            timeRange: TimeRange? = nil) throws(MediaError)
+    public static func make(
+        path: String, segmentDuration: Double, parallel: Int = 1,
+        timeRange: TimeRange? = nil
+    ) throws(MediaError)
         -> SegmentPlan
     {
         let started = Date()
@@ -28,8 +30,9 @@ public struct SegmentPlan: Sendable, Codable {
         let video = try reader.planVideo(segmentSeconds: segmentDuration, parallel: parallel)
         let plan = video.planned, tb = video.timeBase
         guard !plan.segments.isEmpty else { throw MediaError(.invalidArgument, path: path, "the range holds no frame") }
-        return SegmentPlan(path: path, trackID: video.trackID, timeBase: Fraction(Int(tb.num), Int(tb.den)),
-                           packetCount: video.index.entries.count, frameCount: plan.outputTimes.count,
-                           segments: plan.segments, planningSeconds: Date().timeIntervalSince(started))
+        return SegmentPlan(
+            path: path, trackID: video.trackID, timeBase: Fraction(Int(tb.num), Int(tb.den)),
+            packetCount: video.index.entries.count, frameCount: plan.outputTimes.count,
+            segments: plan.segments, planningSeconds: Date().timeIntervalSince(started))
     }
 }

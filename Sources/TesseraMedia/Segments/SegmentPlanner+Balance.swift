@@ -18,8 +18,10 @@ extension SegmentPlanner {
     ///   - cuts: segment boundaries as presentation times (each the first frame of a segment).
     ///   - framePTS, isKeyframe: the output frames in presentation order.
     /// - Returns: the new boundaries; the same when there is nothing to gain.
-    static func balanceTail(_ cuts: [Int64], framePTS: [Int64], isKeyframe: [Bool], parallel: Int,
-                            minimumFrames: Int = 8) -> [Int64] {
+    static func balanceTail(
+        _ cuts: [Int64], framePTS: [Int64], isKeyframe: [Bool], parallel: Int,
+        minimumFrames: Int = 8
+    ) -> [Int64] {
         let count = framePTS.count
         // Segment boundaries as frame indices.
         let bounds = [0] + cuts.map { cut in framePTS.firstIndex { $0 >= cut } ?? count } + [count]
@@ -35,8 +37,10 @@ extension SegmentPlanner {
         // What each segment between `bounds` costs: its frames plus its lead-in decoding.
         func costs(_ bounds: [Int]) -> [Double] { zip(bounds, bounds.dropFirst()).map { Double($1 - $0) + lead($0) } }
         // When each slot becomes free for the last round.
-        let free = slotsFree(after: costs(Array(bounds.prefix(segments - parallel + 1))),
-                             slots: parallel).sorted()
+        let free = slotsFree(
+            after: costs(Array(bounds.prefix(segments - parallel + 1))),
+            slots: parallel
+        ).sorted()
         // Slots that would get less than a minimum piece stay idle; the others share the tail.
         var slots = parallel
         var finish = 0.0
@@ -59,7 +63,9 @@ extension SegmentPlanner {
                 var end = position + Int((target - free[slot] - lead(position)).rounded())
                 let tolerance = max(1, (end - position) / 10)
                 let near = max(position + 1, end - tolerance), far = min(count - 1, end + tolerance)
-                if near <= far, let key = (near...far).filter({ isKeyframe[$0] }).min(by: { abs($0 - end) < abs($1 - end) }) {
+                if near <= far,
+                    let key = (near...far).filter({ isKeyframe[$0] }).min(by: { abs($0 - end) < abs($1 - end) })
+                {
                     end = key
                 }
                 end = min(max(end, position + minimumFrames), count - minimumFrames * remainingPieces)

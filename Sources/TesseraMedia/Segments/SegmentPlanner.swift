@@ -26,23 +26,26 @@ enum SegmentPlanner {
     /// - Throws: `.invalidArgument`.
     static func targetTicks(seconds: Double, timeBase tb: AVRational) throws(MediaError) -> Int64 {
         guard seconds.isFinite, seconds > 0, tb.num > 0, tb.den > 0,
-              let ticks = Int64(exactly: (seconds * Double(tb.den) / Double(tb.num)).rounded(.down)),
-              ticks < Int64.max / 4
+            let ticks = Int64(exactly: (seconds * Double(tb.den) / Double(tb.num)).rounded(.down)),
+            ticks < Int64.max / 4
         else {
-            throw MediaError(.invalidArgument, "segment duration \(seconds) s does not fit time base \(tb.num)/\(tb.den)")
+            throw MediaError(
+                .invalidArgument, "segment duration \(seconds) s does not fit time base \(tb.num)/\(tb.den)")
         }
         return max(1, ticks)
     }
 
     /// - Parameter parallel: segments expected to run at once. With more than one, the last round of
     ///   segments is re-cut so every slot finishes together (see `balanceTail`).
-    static func plan(_ index: VideoPacketIndex, start: Int64, end: Int64, targetTicks: Int64, parallel: Int = 1) -> Plan {
+    static func plan(_ index: VideoPacketIndex, start: Int64, end: Int64, targetTicks: Int64, parallel: Int = 1) -> Plan
+    {
         let packets = index.entries
         // Frames in presentation order, each with its decode-order position.
         let order = packets.indices.sorted { packets[$0].pts < packets[$1].pts }
         var frames = order.filter { packets[$0].pts >= start && packets[$0].pts < end }
         if let first = frames.first, packets[first].pts > start,
-           let held = order.last(where: { packets[$0].pts < start }) {
+            let held = order.last(where: { packets[$0].pts < start })
+        {
             frames.insert(held, at: 0)
         } else if frames.isEmpty, let held = order.last(where: { packets[$0].pts < start }) {
             frames = [held]
@@ -69,8 +72,9 @@ enum SegmentPlanner {
             // In Doubles: the held frame before the range can carry any pts a file wrote (Int64.min + 1).
             let frameTicks = (Double(ptsOfFrame.last!) - Double(ptsOfFrame.first!)) / Double(max(1, frames.count - 1))
             let minimum = min(Double(frames.count), Double(targetTicks) * 2 / 3 / max(frameTicks, 1))
-            cuts = balanceTail(cuts, framePTS: ptsOfFrame, isKeyframe: keyframeAt, parallel: parallel,
-                               minimumFrames: max(8, Int(minimum.rounded(.up))))
+            cuts = balanceTail(
+                cuts, framePTS: ptsOfFrame, isKeyframe: keyframeAt, parallel: parallel,
+                minimumFrames: max(8, Int(minimum.rounded(.up))))
         }
 
         var segments: [SegmentSpec] = []
@@ -92,10 +96,11 @@ enum SegmentPlanner {
             let keyStart = (0...firstDecode).last { packets[$0].isKeyframe && packets[$0].pts <= firstPTS } ?? 0
             let decodeEnd = members.max()! + 1
             let outputStart = segments.last.map { $0.outputFrames.upperBound } ?? 0
-            segments.append(SegmentSpec(
-                index: segments.count, outputFrames: outputStart..<(outputStart + members.count),
-                presentationRange: lo..<hi, decodePackets: keyStart..<decodeEnd,
-                timeMap: TimeMapPiece(sourceStart: start, outputStart: 0)))
+            segments.append(
+                SegmentSpec(
+                    index: segments.count, outputFrames: outputStart..<(outputStart + members.count),
+                    presentationRange: lo..<hi, decodePackets: keyStart..<decodeEnd,
+                    timeMap: TimeMapPiece(sourceStart: start, outputStart: 0)))
         }
         return Plan(segments: segments, outputTimes: frames.map { max(packets[$0].pts, start) - start })
     }

@@ -19,20 +19,25 @@ public enum SegmentRunner {
     ///   - isCancelled: polled between packets; when it turns true the run throws `.cancelled`.
     /// - Throws: `.corrupt` for damaged source data, `.unsupported` for codecs or formats that cannot be
     ///   decoded or encoded, `.cancelled`, `.ffmpeg` for other library failures.
-    public static func run(_ work: SegmentWork, threads: Int, decoders: SegmentDecoders = SegmentDecoders(),
-                           makeProcessor: @escaping MakeProcessor, progress: @escaping (SegmentProgress) -> Void = { _ in },
-                           isCancelled: () -> Bool = { false }) throws(MediaError) -> SegmentOutput {
+    public static func run(
+        _ work: SegmentWork, threads: Int, decoders: SegmentDecoders = SegmentDecoders(),
+        makeProcessor: @escaping MakeProcessor, progress: @escaping (SegmentProgress) -> Void = { _ in },
+        isCancelled: () -> Bool = { false }
+    ) throws(MediaError) -> SegmentOutput {
         let started = Date()
         let spec = work.spec
         let source = try CodecParameters(work.source)
         let timeBase = AVRational(num: Int32(work.timeBase.numerator), den: Int32(work.timeBase.denominator))
         let frameRate = AVRational(num: Int32(work.frameRate.numerator), den: Int32(work.frameRate.denominator))
-        let encoding = try VideoEncoding(work.settings, parameters: source.pointer.pointee, timeBase: timeBase,
-                                         frameRate: frameRate, rotation: work.rotation)
-        let sourceKey = SegmentDecoders.Key(configuration: work.source, timeBase: work.timeBase, threads: threads,
-                                            checkOnly: false)
+        let encoding = try VideoEncoding(
+            work.settings, parameters: source.pointer.pointee, timeBase: timeBase,
+            frameRate: frameRate, rotation: work.rotation)
+        let sourceKey = SegmentDecoders.Key(
+            configuration: work.source, timeBase: work.timeBase, threads: threads,
+            checkOnly: false)
         let decoder = try decoders.take(sourceKey, parameters: source, path: work.sourceName)
-        let encoder = try Encoder(video: work.settings, input: encoding.encoderInput, globalHeader: true, threads: threads)
+        let encoder = try Encoder(
+            video: work.settings, input: encoding.encoderInput, globalHeader: true, threads: threads)
         let range = spec.presentationRange
         var gate = VideoGate(range: TickRange(start: range.lowerBound, end: range.upperBound, offset: 0))
         let shift = spec.timeMap.output(range.lowerBound)
@@ -66,8 +71,12 @@ public enum SegmentRunner {
             frame.pts = try TickRange.end(decoded.pts, plus: shift)
             if let previous = timing.push(frame) {
                 try encode(previous)
-                if frames % 8 == 0 { progress(SegmentProgress(segment: spec.index, framesDone: frames,
-                                                              framesTotal: spec.frameCount)) }
+                if frames % 8 == 0 {
+                    progress(
+                        SegmentProgress(
+                            segment: spec.index, framesDone: frames,
+                            framesTotal: spec.frameCount))
+                }
             }
             return true
         }
@@ -99,30 +108,35 @@ public enum SegmentRunner {
         try encode(last)
         try encode(nil)
         guard frames == spec.frameCount else {
-            throw MediaError(.corrupt, path: work.sourceName,
-                             "segment \(spec.index) produced \(frames) frames, planned \(spec.frameCount)")
+            throw MediaError(
+                .corrupt, path: work.sourceName,
+                "segment \(spec.index) produced \(frames) frames, planned \(spec.frameCount)")
         }
         let parameters = try CodecParameters(encoder: encoder.context)
         if isCancelled() { throw MediaError(.cancelled, path: work.sourceName, "segment \(spec.index) cancelled") }
         decoders.keep(decoder, for: sourceKey)
         let configuration = parameters.configuration
         if work.checkDecodes {
-            try checkDecodes(out, parameters: parameters, configuration: configuration, timeBase: work.timeBase,
-                             encodedPTS: encodedPTS, segment: spec.index, decoders: decoders)
+            try checkDecodes(
+                out, parameters: parameters, configuration: configuration, timeBase: work.timeBase,
+                encodedPTS: encodedPTS, segment: spec.index, decoders: decoders)
         }
         progress(SegmentProgress(segment: spec.index, framesDone: frames, framesTotal: spec.frameCount))
-        return SegmentOutput(index: spec.index, parameters: configuration,
-                             packets: out, frames: frames, seconds: Date().timeIntervalSince(started),
-                             processor: processor?.backendName ?? "none")
+        return SegmentOutput(
+            index: spec.index, parameters: configuration,
+            packets: out, frames: frames, seconds: Date().timeIntervalSince(started),
+            processor: processor?.backendName ?? "none")
     }
 
     /// Decodes the segment's own output (loop filter skipped: timing and decodability, not pixels) and
     /// checks it yields exactly the frames encoded. Every segment is checked where it was made, so the
     /// stitched file's video needs no second decode (see `OutputVerifier.VideoDecoding.bySegments`).
     /// Skipped when the job asked for `VerificationLevel.timing` (`SegmentWork.checkDecodes`).
-    static func checkDecodes(_ packets: [EncodedPacket], parameters: CodecParameters, configuration: CodecConfiguration,
-                             timeBase: Fraction, encodedPTS: [Int64], segment: Int,
-                             decoders: SegmentDecoders) throws(MediaError) {
+    static func checkDecodes(
+        _ packets: [EncodedPacket], parameters: CodecParameters, configuration: CodecConfiguration,
+        timeBase: Fraction, encodedPTS: [Int64], segment: Int,
+        decoders: SegmentDecoders
+    ) throws(MediaError) {
         let key = SegmentDecoders.Key(configuration: configuration, timeBase: timeBase, threads: 1, checkOnly: true)
         let decoder = try decoders.take(key, parameters: parameters, path: "segment \(segment) output")
         var decoded: [Int64] = []
@@ -138,11 +152,14 @@ public enum SegmentRunner {
                 return true
             }
         } catch {
-            throw MediaError(.verificationFailed, "segment \(segment)'s encoded output does not decode: \(error.message)")
+            throw MediaError(
+                .verificationFailed, "segment \(segment)'s encoded output does not decode: \(error.message)")
         }
         guard decoded.sorted() == encodedPTS.sorted() else {
-            throw MediaError(.verificationFailed, "segment \(segment)'s encoded output decodes to \(decoded.count) frames, "
-                             + "\(encodedPTS.count) were encoded (or their times differ)")
+            throw MediaError(
+                .verificationFailed,
+                "segment \(segment)'s encoded output decodes to \(decoded.count) frames, "
+                    + "\(encodedPTS.count) were encoded (or their times differ)")
         }
         decoders.keep(decoder, for: key)
     }

@@ -49,14 +49,17 @@ final class SegmentStitcher {
             throw MediaError(.invalidArgument, path: path, "segment \(segment) does not start with a keyframe")
         }
         guard p.dts > lastDTS, p.pts >= p.dts else {
-            throw MediaError(.invalidArgument, path: path,
-                             "segment \(segment) packet \(number): DTS \(p.dts) after \(lastDTS), PTS \(p.pts)"
-                                + " — timestamps out of order at the boundary")
+            throw MediaError(
+                .invalidArgument, path: path,
+                "segment \(segment) packet \(number): DTS \(p.dts) after \(lastDTS), PTS \(p.pts)"
+                    + " — timestamps out of order at the boundary")
         }
         let (packetEnd, overflow) = p.pts.addingReportingOverflow(max(0, p.duration))
         guard !overflow else {
-            throw MediaError(.invalidArgument, path: path, "segment \(segment) packet \(number): PTS \(p.pts) + "
-                             + "duration \(p.duration) is past the end of time")
+            throw MediaError(
+                .invalidArgument, path: path,
+                "segment \(segment) packet \(number): PTS \(p.pts) + "
+                    + "duration \(p.duration) is past the end of time")
         }
         lastDTS = p.dts
         end = max(end, packetEnd)

@@ -52,8 +52,10 @@ final class SegmentedExport: @unchecked Sendable {
 
     /// Plans, transcodes and stitches; `makeWriter` is called once the first segment shows the codec
     /// parameters. Returns the writer, finished.
-    func run(makeWriter: () throws(MediaError) -> AssetWriter,
-             progress: (ExportProgress) -> Void, total: Double, started: Date) throws(MediaError) -> AssetWriter {
+    func run(
+        makeWriter: () throws(MediaError) -> AssetWriter,
+        progress: (ExportProgress) -> Void, total: Double, started: Date
+    ) throws(MediaError) -> AssetWriter {
         guard let vs = config.settings.video, let videoID = config.tracks.video else {
             throw MediaError(.invalidArgument, path: reader.path, "segmenting needs a video track to cut")
         }
@@ -68,7 +70,9 @@ final class SegmentedExport: @unchecked Sendable {
         let range = video.range
         let plan = video.planned.segments
         expectedTimes = video.outputTimes
-        guard !plan.isEmpty else { throw MediaError(.invalidArgument, path: reader.path, "the range holds no video frame") }
+        guard !plan.isEmpty else {
+            throw MediaError(.invalidArgument, path: reader.path, "the range holds no video frame")
+        }
         segmentCount = plan.count
         let lastEnd: Int64? = range.end == Int64.max ? nil : range.end - range.start
         let template = SegmentWork(
@@ -77,32 +81,39 @@ final class SegmentedExport: @unchecked Sendable {
             frameRate: Fraction(Int(source.frameRate.num), Int(source.frameRate.den)), rotation: rotation,
             packets: [], settings: vs, endTick: nil, sourceName: reader.path,
             backend: config.backend, checkDecodes: config.verification.decodesSegments)
-        let executor: any SegmentExecutor = try config.makeExecutor?(plan)
-            ?? LocalSegmentExecutor(parallel: config.parallel, threadsPerSegment: threadsPerSegment,
-                                    makeProcessor: config.makeProcessor)
+        let executor: any SegmentExecutor =
+            try config.makeExecutor?(plan)
+            ?? LocalSegmentExecutor(
+                parallel: config.parallel, threadsPerSegment: threadsPerSegment,
+                makeProcessor: config.makeProcessor)
         defer { executor.finish() }
-        failure.watchCancel { [failure] in executor.cancel(failure.error ?? MediaError(.cancelled, "export cancelled")) }
+        failure.watchCancel { [failure] in executor.cancel(failure.error ?? MediaError(.cancelled, "export cancelled"))
+        }
         config.phase(.running)
 
         // Producer: cut the packets into work for the executor.
-        var stages = [StageThread("tessera.segments.demux", failure: failure) { [self] () throws(MediaError) in
-            try produceWork(plan, videoID: videoID, template: template, lastEnd: lastEnd, into: executor)
-        }]
+        var stages = [
+            StageThread("tessera.segments.demux", failure: failure) { [self] () throws(MediaError) in
+                try produceWork(plan, videoID: videoID, template: template, lastEnd: lastEnd, into: executor)
+            }
+        ]
 
         // Stitch in order; the writer can only be made once segment 0 shows the encoder's parameters.
         let first: SegmentOutput
         do throws(MediaError) { first = try executor.output(0) } catch { throw stop(error, stages) }
         let writer = try makeWriter()
         let reference = try CodecParameters(first.parameters)
-        let input = try writer.addPassthroughInput(parameters: reference.pointer, timeBase: tb,
-                                                   frameRate: source.frameRate, sideDataFrom: stream)
+        let input = try writer.addPassthroughInput(
+            parameters: reference.pointer, timeBase: tb,
+            frameRate: source.frameRate, sideDataFrom: stream)
         videoInput = input
         var otherSettings = config.settings
         otherSettings.video = nil
         var otherTracks = config.tracks
         otherTracks.video = nil
-        audioPlan = try TranscodePlan.make(reader: reader, writer: writer, settings: otherSettings, tracks: otherTracks,
-                                           videoElsewhere: true, config.makeProcessor)
+        audioPlan = try TranscodePlan.make(
+            reader: reader, writer: writer, settings: otherSettings, tracks: otherTracks,
+            videoElsewhere: true, config.makeProcessor)
         try writer.startWriting()
         try reader.startReading()
         stages += audioPlan?.start(failure: failure) ?? []
@@ -120,8 +131,10 @@ final class SegmentedExport: @unchecked Sendable {
             } catch {
                 throw stop(error, stages)
             }
-            progress(ExportProgress(frames: done.snapshot.frames, seconds: stitcher.endSeconds, totalSeconds: total,
-                                    elapsedSeconds: Date().timeIntervalSince(started)))
+            progress(
+                ExportProgress(
+                    frames: done.snapshot.frames, seconds: stitcher.endSeconds, totalSeconds: total,
+                    elapsedSeconds: Date().timeIntervalSince(started)))
         }
         videoEnd = stitcher.endSeconds
         for stage in stages { stage.wait() }
@@ -139,8 +152,10 @@ final class SegmentedExport: @unchecked Sendable {
 
     /// Reads the video packets once, in decode order, handing each segment its packets as soon as
     /// the last one it needs has been read (segments can share packets past a keyframe).
-    private func produceWork(_ plan: [SegmentSpec], videoID: Int, template: SegmentWork, lastEnd: Int64?,
-                             into executor: any SegmentExecutor) throws(MediaError) {
+    private func produceWork(
+        _ plan: [SegmentSpec], videoID: Int, template: SegmentWork, lastEnd: Int64?,
+        into executor: any SegmentExecutor
+    ) throws(MediaError) {
         let input = try InputFile(path: reader.path)
         var buffer: [EncodedPacket] = []
         // The first packet any segment from i on needs: decode ranges need not start in plan order (a
@@ -164,14 +179,17 @@ final class SegmentedExport: @unchecked Sendable {
                     let lower = spec.decodePackets.lowerBound - bufferStart
                     let upper = spec.decodePackets.upperBound - bufferStart
                     guard lower >= 0, lower <= upper, upper <= buffer.count else {
-                        throw MediaError(.unsupported, path: reader.path, "segment \(spec.index) needs packets "
-                                         + "\(spec.decodePackets) that were read before it: this file's decode order "
-                                         + "cannot be segmented; transcode it in one pass")
+                        throw MediaError(
+                            .unsupported, path: reader.path,
+                            "segment \(spec.index) needs packets "
+                                + "\(spec.decodePackets) that were read before it: this file's decode order "
+                                + "cannot be segmented; transcode it in one pass")
                     }
                     var work = template
                     work.spec = spec
-                    work.packets = Array(buffer[lower ..< upper])
-                    work.endTick = nextSegment == plan.count - 1
+                    work.packets = Array(buffer[lower..<upper])
+                    work.endTick =
+                        nextSegment == plan.count - 1
                         ? lastEnd : spec.timeMap.output(spec.presentationRange.upperBound)
                     guard executor.schedule(work) else { return }
                 }
@@ -198,14 +216,18 @@ final class SegmentedExport: @unchecked Sendable {
     }
 
     var report: ExportReport {
-        var r = audioPlan?.report ?? ExportReport(source: "", output: "", fileType: "", preset: nil, passthrough: false,
-                                                  timeRange: nil, duration: .zero, video: nil, audio: nil, bytes: 0,
-                                                  wallSeconds: 0, framesPerSecond: 0)
+        var r =
+            audioPlan?.report
+            ?? ExportReport(
+                source: "", output: "", fileType: "", preset: nil, passthrough: false,
+                timeRange: nil, duration: .zero, video: nil, audio: nil, bytes: 0,
+                wallSeconds: 0, framesPerSecond: 0)
         if let input = videoInput {
             let c = input.stream.pointee.codecpar.pointee
-            r.video = .init(codec: codec.rawValue, width: Int(c.width), height: Int(c.height),
-                            pixelFormat: PixelFormat(AVPixelFormat(rawValue: c.format)).rawValue,
-                            frames: input.packetCount, rotation: rotation.degrees, processor: processorName)
+            r.video = .init(
+                codec: codec.rawValue, width: Int(c.width), height: Int(c.height),
+                pixelFormat: PixelFormat(AVPixelFormat(rawValue: c.format)).rawValue,
+                frames: input.packetCount, rotation: rotation.degrees, processor: processorName)
         }
         r.duration = MediaTime(seconds: videoEnd, preferredTimescale: 1_000_000)
         r.segments = segmentCount

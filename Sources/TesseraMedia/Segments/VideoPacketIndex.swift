@@ -27,8 +27,9 @@ struct VideoPacketIndex: Sendable {
             let p = packet.pointer.pointee
             let pts = p.pts != noValue ? p.pts : p.dts
             guard pts != noValue else {
-                throw MediaError(.unsupported, path: input.path,
-                                 "video packets carry no timestamps; segmenting needs presentation times")
+                throw MediaError(
+                    .unsupported, path: input.path,
+                    "video packets carry no timestamps; segmenting needs presentation times")
             }
             entries.append(Entry(pts: pts, dts: p.dts, isKeyframe: p.flags & AV_PKT_FLAG_KEY != 0))
         }

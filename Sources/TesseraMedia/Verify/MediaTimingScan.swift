@@ -78,7 +78,8 @@ struct MediaTimingScan {
     init(_ input: InputFile, decodeAudio: Bool = true, decodeVideo: Bool = true) {
         path = input.path
         formatName = input.formatName
-        hasFreeRunningTimestamps = input.context.pointee.iformat.map { $0.pointee.flags & AVFMT_TS_DISCONT != 0 }
+        hasFreeRunningTimestamps =
+            input.context.pointee.iformat.map { $0.pointee.flags & AVFMT_TS_DISCONT != 0 }
             ?? false
         let streams = input.streams
         videoStream = input.bestStream(AVMEDIA_TYPE_VIDEO)
@@ -96,8 +97,10 @@ struct MediaTimingScan {
         if decodeAudio {
             for stream in streams where stream.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_AUDIO {
                 let parameters = stream.pointee.codecpar.pointee, index = Int(stream.pointee.index)
-                audios.append(Audio(track: index, codec: String(cString: avcodec_get_name(parameters.codec_id)),
-                                    sampleRate: parameters.sample_rate, frameSize: Int(parameters.frame_size)))
+                audios.append(
+                    Audio(
+                        track: index, codec: String(cString: avcodec_get_name(parameters.codec_id)),
+                        sampleRate: parameters.sample_rate, frameSize: Int(parameters.frame_size)))
                 audioDecoders[index] = (audios.count - 1, open(stream), stream.pointee.time_base)
             }
         }
@@ -113,24 +116,31 @@ struct MediaTimingScan {
             do {
                 guard try input.read(into: packet) else { break }
             } catch {
-                record(Failure(message: "reading stopped after \(packetsRead) packets (\(packets.count) video): "
-                               + error.message, packet: videoStream.map { _ in packets.count }))
+                record(
+                    Failure(
+                        message: "reading stopped after \(packetsRead) packets (\(packets.count) video): "
+                            + error.message, packet: videoStream.map { _ in packets.count }))
                 break
             }
             defer { av_packet_unref(packet.pointer) }
             packetsRead += 1
             if packet.streamIndex == videoStream {
-                packets.append(VideoPacket(pts: packet.pts, dts: packet.dts, duration: packet.pointer.pointee.duration,
-                                           isKeyframe: packet.isKeyframe))
+                packets.append(
+                    VideoPacket(
+                        pts: packet.pts, dts: packet.dts, duration: packet.pointer.pointee.duration,
+                        isKeyframe: packet.isKeyframe))
                 if decodeVideo {
                     videoDecoder = decodeVideoPacket(packet, with: videoDecoder)
                 } else {
-                    frames.append(VideoFrame(pts: packet.pts, duration: packet.pointer.pointee.duration,
-                                             isKeyframe: packet.isKeyframe))
+                    frames.append(
+                        VideoFrame(
+                            pts: packet.pts, duration: packet.pointer.pointee.duration,
+                            isKeyframe: packet.isKeyframe))
                 }
             } else if let entry = audioDecoders[packet.streamIndex] {
-                audioDecoders[packet.streamIndex]?.decoder = decodeAudioPacket(packet, with: entry.decoder, slot: entry.slot,
-                                                                               timeBase: entry.timeBase)
+                audioDecoders[packet.streamIndex]?.decoder = decodeAudioPacket(
+                    packet, with: entry.decoder, slot: entry.slot,
+                    timeBase: entry.timeBase)
             }
         }
         _ = decodeVideoPacket(nil, with: videoDecoder)
@@ -162,22 +172,28 @@ struct MediaTimingScan {
         do {
             try decoder.decode(packet) { frame throws(MediaError) in
                 let f = frame.pointer.pointee
-                frames.append(VideoFrame(pts: frame.pts, duration: f.pkt_duration,
-                                         isKeyframe: f.key_frame != 0 || f.pict_type == AV_PICTURE_TYPE_I))
+                frames.append(
+                    VideoFrame(
+                        pts: frame.pts, duration: f.pkt_duration,
+                        isKeyframe: f.key_frame != 0 || f.pict_type == AV_PICTURE_TYPE_I))
                 return true
             }
             return decoder
         } catch {
             let index = packet == nil ? nil : packets.count - 1
-            record(Failure(message: "video packet \(index.map(String.init) ?? "at the end") does not decode: "
-                           + error.message, packet: index,
-                           time: packet.map { Asset.time($0.pts, in: videoTimeBase) }))
+            record(
+                Failure(
+                    message: "video packet \(index.map(String.init) ?? "at the end") does not decode: "
+                        + error.message, packet: index,
+                    time: packet.map { Asset.time($0.pts, in: videoTimeBase) }))
             return nil
         }
     }
 
-    private mutating func decodeAudioPacket(_ packet: Packet?, with decoder: Decoder?, slot: Int,
-                                            timeBase: AVRational) -> Decoder? {
+    private mutating func decodeAudioPacket(
+        _ packet: Packet?, with decoder: Decoder?, slot: Int,
+        timeBase: AVRational
+    ) -> Decoder? {
         guard let decoder else { return nil }
         var audio = audios[slot]
         defer { audios[slot] = audio }

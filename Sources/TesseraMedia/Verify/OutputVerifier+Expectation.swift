@@ -58,8 +58,9 @@ extension OutputVerifier {
         }
         let times = scan.frames.map { Asset.time($0.pts, in: scan.videoTimeBase) }
         if let missing = times.firstIndex(where: { !$0.isNumeric }) {
-            throw MediaError(.corrupt, path: sourcePath,
-                             "video frame \(missing) (decode order) has no presentation time")
+            throw MediaError(
+                .corrupt, path: sourcePath,
+                "video frame \(missing) (decode order) has no presentation time")
         }
         return .presentationTimes(times)
     }

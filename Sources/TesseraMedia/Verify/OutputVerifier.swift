@@ -108,8 +108,9 @@ public struct OutputVerifier: Sendable {
     ///   of the file) or `.ffmpeg`, as `InputFile` classifies them.
     public func verify() throws(MediaError) -> VerificationReport {
         let scan = MediaTimingScan(try InputFile(path: path), decodeVideo: videoDecoding == .verifier)
-        let checks = Self.checks(scan, expectation: expectation, expectedStart: expectedStart,
-                                 expectedAudioEndGaps: expectedAudioEndGaps, videoDecoding: videoDecoding)
+        let checks = Self.checks(
+            scan, expectation: expectation, expectedStart: expectedStart,
+            expectedAudioEndGaps: expectedAudioEndGaps, videoDecoding: videoDecoding)
         let video = scan.videoStream != nil && !scan.frames.isEmpty ? scan.videoSpan : nil
         return VerificationReport(
             path: path, against: expectationSource, checks: checks, frameCount: scan.frames.count,

@@ -47,8 +47,10 @@ extension VerificationReport {
         /// The offending frame's or packet's time, when it has one.
         public var time: MediaTime?
 
-        public init(_ name: Name, passed: Bool, _ detail: String, frame: Int? = nil, packet: Int? = nil,
-                    time: MediaTime? = nil) {
+        public init(
+            _ name: Name, passed: Bool, _ detail: String, frame: Int? = nil, packet: Int? = nil,
+            time: MediaTime? = nil
+        ) {
             self.name = name
             self.passed = passed
             self.detail = detail

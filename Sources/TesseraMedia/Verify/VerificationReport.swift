@@ -25,9 +25,11 @@ public struct VerificationReport: Codable, Sendable {
     /// First audio sample's time minus the first video frame's; negative when the audio starts first.
     public var avStartOffset: MediaTime?
 
-    public init(path: String, against: String? = nil, checks: [Check], frameCount: Int,
-                expectedFrameCount: Int? = nil, videoDuration: MediaTime? = nil, audioDuration: MediaTime? = nil,
-                avStartOffset: MediaTime? = nil) {
+    public init(
+        path: String, against: String? = nil, checks: [Check], frameCount: Int,
+        expectedFrameCount: Int? = nil, videoDuration: MediaTime? = nil, audioDuration: MediaTime? = nil,
+        avStartOffset: MediaTime? = nil
+    ) {
         self.path = path
         self.against = against
         self.checks = checks

@@ -42,8 +42,10 @@ public final class AssetWriter: @unchecked Sendable {
     /// Checks the destination and prepares the muxer.
     /// - Throws: `.outputExists` when the file exists and `overwrite` is false (as AVAssetExportSession
     ///   refuses), `.outputLocation` when its directory is missing or is not a directory.
-    public init(outputPath: String, fileType: FileType, overwrite: Bool = false,
-                optimizeForNetworkUse: Bool = false) throws(MediaError) {
+    public init(
+        outputPath: String, fileType: FileType, overwrite: Bool = false,
+        optimizeForNetworkUse: Bool = false
+    ) throws(MediaError) {
         self.outputPath = outputPath
         self.fileType = fileType
         self.optimizeForNetworkUse = optimizeForNetworkUse
@@ -57,7 +59,8 @@ public final class AssetWriter: @unchecked Sendable {
             if isDirectory.boolValue { throw MediaError(.outputLocation, path: outputPath, "is a directory") }
             if !overwrite { throw MediaError(.outputExists, path: outputPath, "already exists (use --overwrite)") }
         }
-        temporaryPath = directory + "/" + Self.temporaryPrefix(of: url) + String(UInt32.random(in: 0...UInt32.max), radix: 16)
+        temporaryPath =
+            directory + "/" + Self.temporaryPrefix(of: url) + String(UInt32.random(in: 0...UInt32.max), radix: 16)
         var ctx: UnsafeMutablePointer<AVFormatContext>? = nil
         try ff(avformat_alloc_output_context2(&ctx, nil, fileType.muxerName, temporaryPath), "create \(fileType) muxer")
         context = ctx
@@ -93,8 +96,10 @@ public final class AssetWriter: @unchecked Sendable {
 
     /// Adds a video track encoded with `settings` from pictures described by `input`.
     /// - Throws: `.unsupported` (encoder missing, pixel format refused), `.invalidArgument` (bad settings).
-    func addVideoInput(settings: VideoSettings, input: Encoder.VideoInput, rotation: Rotation,
-                       tagsFrom source: UnsafeMutablePointer<AVStream>?) throws(MediaError) -> AssetWriterInput {
+    func addVideoInput(
+        settings: VideoSettings, input: Encoder.VideoInput, rotation: Rotation,
+        tagsFrom source: UnsafeMutablePointer<AVStream>?
+    ) throws(MediaError) -> AssetWriterInput {
         let encoder = try Encoder(video: settings, input: input, globalHeader: needsGlobalHeader)
         let stream = try newStream()
         try ff(avcodec_parameters_from_context(stream.pointee.codecpar, encoder.context), "describe video track")
@@ -113,37 +118,46 @@ public final class AssetWriter: @unchecked Sendable {
             }
         }
         copyTags(from: source, to: stream)
-        return register(AssetWriterInput(writer: self, stream: stream, encoder: encoder, kind: .video,
-                                         timeBase: encoder.context.pointee.time_base))
+        return register(
+            AssetWriterInput(
+                writer: self, stream: stream, encoder: encoder, kind: .video,
+                timeBase: encoder.context.pointee.time_base))
     }
 
     /// Adds an audio track encoded with `settings`; appended PCM may have any format, rate or layout.
     /// The source track's language, title and disposition (default, forced, commentary…) are kept.
-    func addAudioInput(settings: AudioSettings, sampleRate: Int, channels: Int,
-                       tagsFrom source: UnsafeMutablePointer<AVStream>?) throws(MediaError) -> AssetWriterInput
-    {
-        let encoder = try Encoder(audio: settings, sampleRate: sampleRate, channels: channels,
-                                  globalHeader: needsGlobalHeader)
+    func addAudioInput(
+        settings: AudioSettings, sampleRate: Int, channels: Int,
+        tagsFrom source: UnsafeMutablePointer<AVStream>?
+    ) throws(MediaError) -> AssetWriterInput {
+        let encoder = try Encoder(
+            audio: settings, sampleRate: sampleRate, channels: channels,
+            globalHeader: needsGlobalHeader)
         let stream = try newStream()
         try ff(avcodec_parameters_from_context(stream.pointee.codecpar, encoder.context), "describe audio track")
         stream.pointee.time_base = encoder.context.pointee.time_base
         copyTags(from: source, to: stream)
         let converter = try AudioConverter(encoder: encoder)
-        return register(AssetWriterInput(writer: self, stream: stream, encoder: encoder, kind: .audio,
-                                         converter: converter, timeBase: encoder.context.pointee.time_base))
+        return register(
+            AssetWriterInput(
+                writer: self, stream: stream, encoder: encoder, kind: .audio,
+                converter: converter, timeBase: encoder.context.pointee.time_base))
     }
 
     /// Adds a track whose compressed packets are copied unchanged.
     /// - Parameter frameRate: video's frame rate, declared on the stream (Matroska then writes a default
     ///   duration, and readers see the rate); nil or 0/1 declares none.
     /// - Throws: `.unsupported` when the container cannot hold the codec.
-    func addPassthroughInput(parameters: UnsafePointer<AVCodecParameters>, timeBase: AVRational,
-                             frameRate: AVRational? = nil,
-                             sideDataFrom source: UnsafeMutablePointer<AVStream>?) throws(MediaError)
+    func addPassthroughInput(
+        parameters: UnsafePointer<AVCodecParameters>, timeBase: AVRational,
+        frameRate: AVRational? = nil,
+        sideDataFrom source: UnsafeMutablePointer<AVStream>?
+    ) throws(MediaError)
         -> AssetWriterInput
     {
         let codecName = String(cString: avcodec_get_name(parameters.pointee.codec_id))
-        guard avformat_query_codec(context!.pointee.oformat, parameters.pointee.codec_id, FF_COMPLIANCE_NORMAL) == 1 else {
+        guard avformat_query_codec(context!.pointee.oformat, parameters.pointee.codec_id, FF_COMPLIANCE_NORMAL) == 1
+        else {
             throw MediaError(.unsupported, path: outputPath, "\(fileType) cannot hold \(codecName) without re-encoding")
         }
         let stream = try newStream()
@@ -154,25 +168,33 @@ public final class AssetWriter: @unchecked Sendable {
         if let source {
             for i in 0..<Int(source.pointee.nb_side_data) {
                 let sd = source.pointee.side_data[i]
-                if let dst = av_stream_new_side_data(stream, sd.type, Int(sd.size)) { dst.update(from: sd.data, count: Int(sd.size)) }
+                if let dst = av_stream_new_side_data(stream, sd.type, Int(sd.size)) {
+                    dst.update(from: sd.data, count: Int(sd.size))
+                }
             }
             av_dict_copy(&stream.pointee.metadata, source.pointee.metadata, 0)
             stream.pointee.disposition = source.pointee.disposition
         }
-        return register(AssetWriterInput(writer: self, stream: stream, encoder: nil, kind: .passthrough,
-                                         timeBase: timeBase))
+        return register(
+            AssetWriterInput(
+                writer: self, stream: stream, encoder: nil, kind: .passthrough,
+                timeBase: timeBase))
     }
 
     /// Adds a track whose packets the caller encodes itself (converted subtitles): described by
     /// `encoder`'s parameters, tagged as `source`, timestamps appended in `timeBase`.
-    func addEncodedInput(encoder: UnsafeMutablePointer<AVCodecContext>, timeBase: AVRational,
-                         tagsFrom source: UnsafeMutablePointer<AVStream>?) throws(MediaError) -> AssetWriterInput {
+    func addEncodedInput(
+        encoder: UnsafeMutablePointer<AVCodecContext>, timeBase: AVRational,
+        tagsFrom source: UnsafeMutablePointer<AVStream>?
+    ) throws(MediaError) -> AssetWriterInput {
         let stream = try newStream()
         try ff(avcodec_parameters_from_context(stream.pointee.codecpar, encoder), "describe track")
         stream.pointee.time_base = timeBase
         copyTags(from: source, to: stream)
-        return register(AssetWriterInput(writer: self, stream: stream, encoder: nil, kind: .passthrough,
-                                         timeBase: timeBase))
+        return register(
+            AssetWriterInput(
+                writer: self, stream: stream, encoder: nil, kind: .passthrough,
+                timeBase: timeBase))
     }
 
     /// Adds an attachment (a font for styled subtitles): Matroska keeps its data in the header.
@@ -254,7 +276,8 @@ public final class AssetWriter: @unchecked Sendable {
         if code < 0 {
             // A full disk or a failing one is an I/O error, not a muxer's.
             let io = [tessera_AVERROR(ENOSPC), tessera_AVERROR(EIO), tessera_AVERROR(EDQUOT)].contains(code)
-            throw MediaError(io ? .io : .ffmpeg, path: outputPath, "cannot write packet: \(ffErrorString(code))", code: code)
+            throw MediaError(
+                io ? .io : .ffmpeg, path: outputPath, "cannot write packet: \(ffErrorString(code))", code: code)
         }
     }
 

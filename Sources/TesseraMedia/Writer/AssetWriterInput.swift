@@ -24,8 +24,10 @@ public final class AssetWriterInput: @unchecked Sendable {
     /// stream's own time base when it writes the header (Matroska uses 1/1000).
     public let timeBase: AVRational
 
-    init(writer: AssetWriter, stream: UnsafeMutablePointer<AVStream>, encoder: Encoder?, kind: Kind,
-         converter: AudioConverter? = nil, timeBase: AVRational) {
+    init(
+        writer: AssetWriter, stream: UnsafeMutablePointer<AVStream>, encoder: Encoder?, kind: Kind,
+        converter: AudioConverter? = nil, timeBase: AVRational
+    ) {
         self.writer = writer
         self.timeBase = timeBase
         self.stream = stream

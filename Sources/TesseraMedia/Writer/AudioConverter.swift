@@ -43,8 +43,10 @@ final class AudioConverter: @unchecked Sendable {
         try drain(minimum: 1, body)
     }
 
-    private func convert(input: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?, count: Int32,
-                         capacity: Int32) throws(MediaError) {
+    private func convert(
+        input: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?, count: Int32,
+        capacity: Int32
+    ) throws(MediaError) {
         guard capacity > 0 else { return }
         let scratch = try Frame()
         scratch.pointer.pointee.format = target.pointee.sample_fmt.rawValue
@@ -52,13 +54,18 @@ final class AudioConverter: @unchecked Sendable {
         try ff(av_channel_layout_copy(&scratch.pointer.pointee.ch_layout, &target.pointee.ch_layout), "copy layout")
         scratch.pointer.pointee.nb_samples = capacity
         try ff(av_frame_get_buffer(scratch.pointer, 0), "allocate resampler output")
-        let made = try ff(swr_convert(resampler, scratch.pointer.pointee.extended_data, capacity,
-                                      UnsafeMutablePointer(mutating: input?.withMemoryRebound(
-                                        to: UnsafePointer<UInt8>?.self, capacity: 1) { $0 }), count),
-                          "resample audio")
+        let made = try ff(
+            swr_convert(
+                resampler, scratch.pointer.pointee.extended_data, capacity,
+                UnsafeMutablePointer(
+                    mutating: input?.withMemoryRebound(
+                        to: UnsafePointer<UInt8>?.self, capacity: 1
+                    ) { $0 }), count),
+            "resample audio")
         guard made > 0 else { return }
         let written = scratch.pointer.pointee.extended_data.withMemoryRebound(
-            to: UnsafeMutableRawPointer?.self, capacity: 1) { av_audio_fifo_write(fifo, $0, made) }
+            to: UnsafeMutableRawPointer?.self, capacity: 1
+        ) { av_audio_fifo_write(fifo, $0, made) }
         try ff(written, "buffer audio")
     }
 
@@ -86,9 +93,11 @@ final class AudioConverter: @unchecked Sendable {
         let f = frame.pointer
         var inLayout = f.pointee.ch_layout
         if inLayout.order == AV_CHANNEL_ORDER_UNSPEC { av_channel_layout_default(&inLayout, inLayout.nb_channels) }
-        try ff(swr_alloc_set_opts2(&resampler, &target.pointee.ch_layout, target.pointee.sample_fmt,
-                                   target.pointee.sample_rate, &inLayout, AVSampleFormat(rawValue: f.pointee.format),
-                                   f.pointee.sample_rate, 0, nil), "configure resampler")
+        try ff(
+            swr_alloc_set_opts2(
+                &resampler, &target.pointee.ch_layout, target.pointee.sample_fmt,
+                target.pointee.sample_rate, &inLayout, AVSampleFormat(rawValue: f.pointee.format),
+                f.pointee.sample_rate, 0, nil), "configure resampler")
         try ff(swr_init(resampler), "initialise resampler")
     }
 }

@@ -42,10 +42,12 @@ final class Encoder: @unchecked Sendable {
         c.pointee.color_trc = input.colorTransfer
         c.pointee.color_range = input.colorRange
         c.pointee.chroma_sample_location = input.chromaLocation
-        let fps = input.frameRate.num > 0 && input.frameRate.den > 0
+        let fps =
+            input.frameRate.num > 0 && input.frameRate.den > 0
             ? Double(input.frameRate.num) / Double(input.frameRate.den) : 30
-        c.pointee.gop_size = try Self.int32(settings.gopLength ?? max(1, Int((min(fps, 1000) * 2).rounded())),
-                                            "gopLength", name)
+        c.pointee.gop_size = try Self.int32(
+            settings.gopLength ?? max(1, Int((min(fps, 1000) * 2).rounded())),
+            "gopLength", name)
         c.pointee.thread_count = try Self.int32(threads, "threads", name)
         if globalHeader { c.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
         if let level = settings.level { c.pointee.level = try Self.int32(level, "level", name) }
@@ -150,7 +152,9 @@ final class Encoder: @unchecked Sendable {
         return codec
     }
 
-    private static func allocate(_ codec: UnsafePointer<AVCodec>, _ name: String) throws(MediaError)
+    private static func allocate(
+        _ codec: UnsafePointer<AVCodec>, _ name: String
+    ) throws(MediaError)
         -> UnsafeMutablePointer<AVCodecContext>
     {
         guard let c = avcodec_alloc_context3(codec) else {

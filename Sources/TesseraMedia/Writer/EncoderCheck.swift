@@ -23,26 +23,35 @@ public enum EncoderCheck {
             do {
                 _ = try Encoder(video: video, input: input, globalHeader: false, threads: 1)
             } catch {
-                throw MediaError(.invalidArgument, "the video settings do not open \(video.codec.encoderName): "
-                                 + error.message, code: error.code)
+                throw MediaError(
+                    .invalidArgument,
+                    "the video settings do not open \(video.codec.encoderName): "
+                        + error.message, code: error.code)
             }
-            try requireMuxer(muxer, holds: video.codec.encoderName, "\(fileType.rawValue) cannot hold \(video.codec.rawValue) video")
+            try requireMuxer(
+                muxer, holds: video.codec.encoderName, "\(fileType.rawValue) cannot hold \(video.codec.rawValue) video")
         }
         if let audio = settings.audio {
             do {
-                _ = try Encoder(audio: audio, sampleRate: audio.sampleRate ?? 48_000, channels: audio.channelCount ?? 2,
-                                globalHeader: false)
+                _ = try Encoder(
+                    audio: audio, sampleRate: audio.sampleRate ?? 48_000, channels: audio.channelCount ?? 2,
+                    globalHeader: false)
             } catch {
-                throw MediaError(.invalidArgument, "the audio settings do not open \(audio.codec.encoderName): "
-                                 + error.message, code: error.code)
+                throw MediaError(
+                    .invalidArgument,
+                    "the audio settings do not open \(audio.codec.encoderName): "
+                        + error.message, code: error.code)
             }
-            try requireMuxer(muxer, holds: audio.codec.encoderName, "\(fileType.rawValue) cannot hold \(audio.codec.rawValue) audio")
+            try requireMuxer(
+                muxer, holds: audio.codec.encoderName, "\(fileType.rawValue) cannot hold \(audio.codec.rawValue) audio")
         }
     }
 
     /// libavformat's own answer to whether the muxer stores what the encoder makes.
-    private static func requireMuxer(_ muxer: UnsafePointer<AVOutputFormat>?, holds encoderName: String,
-                                     _ refusal: String) throws(MediaError) {
+    private static func requireMuxer(
+        _ muxer: UnsafePointer<AVOutputFormat>?, holds encoderName: String,
+        _ refusal: String
+    ) throws(MediaError) {
         guard let muxer, let codec = avcodec_find_encoder_by_name(encoderName) else { return }
         if avformat_query_codec(muxer, codec.pointee.id, FF_COMPLIANCE_NORMAL) != 1 {
             throw MediaError(.invalidArgument, refusal)

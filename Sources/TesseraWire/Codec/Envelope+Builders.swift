@@ -12,8 +12,10 @@ extension Tessera_V1_Envelope {
 
     // MARK: worker → coordinator
 
-    public static func hello(workerID: String, capabilities: Tessera_V1_Capabilities,
-                             versions: [UInt32] = [WireCodec.version]) -> Tessera_V1_Envelope {
+    public static func hello(
+        workerID: String, capabilities: Tessera_V1_Capabilities,
+        versions: [UInt32] = [WireCodec.version]
+    ) -> Tessera_V1_Envelope {
         var hello = Tessera_V1_Hello()
         hello.workerID = workerID
         hello.versions = versions
@@ -27,8 +29,10 @@ extension Tessera_V1_Envelope {
         return with(.ready(ready))
     }
 
-    public static func progress(_ ref: Tessera_V1_TaskRef, framesDone: UInt32, framesTotal: UInt32,
-                                framesPerSecond: Double) -> Tessera_V1_Envelope {
+    public static func progress(
+        _ ref: Tessera_V1_TaskRef, framesDone: UInt32, framesTotal: UInt32,
+        framesPerSecond: Double
+    ) -> Tessera_V1_Envelope {
         var progress = Tessera_V1_TaskProgress()
         progress.ref = ref
         progress.framesDone = framesDone
@@ -44,8 +48,10 @@ extension Tessera_V1_Envelope {
         return with(.result(result))
     }
 
-    public static func failed(_ ref: Tessera_V1_TaskRef, code: Tessera_V1_ErrorCode,
-                              message: String) -> Tessera_V1_Envelope {
+    public static func failed(
+        _ ref: Tessera_V1_TaskRef, code: Tessera_V1_ErrorCode,
+        message: String
+    ) -> Tessera_V1_Envelope {
         var failed = Tessera_V1_TaskFailed()
         failed.ref = ref
         failed.code = code
@@ -61,9 +67,11 @@ extension Tessera_V1_Envelope {
 
     // MARK: coordinator → worker
 
-    public static func welcome(heartbeatIntervalMilliseconds: UInt32 = 1000, liveness: UInt32 = 5,
-                               maxMessageBytes: UInt64 = UInt64(WireCodec.defaultMaxMessageBytes),
-                               version: UInt32 = WireCodec.version) -> Tessera_V1_Envelope {
+    public static func welcome(
+        heartbeatIntervalMilliseconds: UInt32 = 1000, liveness: UInt32 = 5,
+        maxMessageBytes: UInt64 = UInt64(WireCodec.defaultMaxMessageBytes),
+        version: UInt32 = WireCodec.version
+    ) -> Tessera_V1_Envelope {
         var welcome = Tessera_V1_Welcome()
         welcome.version = version
         welcome.heartbeatIntervalMs = heartbeatIntervalMilliseconds
@@ -79,8 +87,10 @@ extension Tessera_V1_Envelope {
         return with(.reject(reject))
     }
 
-    public static func assign(_ ref: Tessera_V1_TaskRef, task: Tessera_V1_SegmentTask,
-                              leaseDeadlineUnixMilliseconds: Int64) -> Tessera_V1_Envelope {
+    public static func assign(
+        _ ref: Tessera_V1_TaskRef, task: Tessera_V1_SegmentTask,
+        leaseDeadlineUnixMilliseconds: Int64
+    ) -> Tessera_V1_Envelope {
         var assign = Tessera_V1_TaskAssign()
         assign.ref = ref
         assign.task = task
@@ -104,8 +114,10 @@ extension Tessera_V1_Envelope {
     // MARK: both directions
 
     /// - Parameter sentUnixMilliseconds: defaults to now.
-    public static func heartbeat(holding: [Tessera_V1_TaskRef] = [],
-                                 sentUnixMilliseconds: Int64 = Int64(Date().timeIntervalSince1970 * 1000))
+    public static func heartbeat(
+        holding: [Tessera_V1_TaskRef] = [],
+        sentUnixMilliseconds: Int64 = Int64(Date().timeIntervalSince1970 * 1000)
+    )
         -> Tessera_V1_Envelope
     {
         var heartbeat = Tessera_V1_Heartbeat()

@@ -24,7 +24,9 @@ public enum WireCodec {
     /// - Throws: `.tooLarge` when `data` exceeds `maxBytes`; `.malformed` for bytes that do not parse, an
     ///   envelope without a version, or one without a body; `.unsupportedVersion` for a version other
     ///   than `WireCodec.version` (checked before the body, which a later version may have added).
-    public static func decode(_ data: Data, maxBytes: Int = defaultMaxMessageBytes) throws(WireError)
+    public static func decode(
+        _ data: Data, maxBytes: Int = defaultMaxMessageBytes
+    ) throws(WireError)
         -> Tessera_V1_Envelope
     {
         guard data.count <= maxBytes else {

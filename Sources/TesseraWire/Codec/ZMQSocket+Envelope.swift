@@ -10,8 +10,10 @@ extension ZMQSocket {
     ///   peer `routingID` (with `.routerMandatory(true)`).
     /// - Throws: `.unrepresentable` when the envelope is 2 GiB or more; socket errors as `send(_:dontWait:)`.
     @discardableResult
-    public func send(_ envelope: Tessera_V1_Envelope, to routingID: Data? = nil,
-                     dontWait: Bool = false) throws(WireError) -> Bool {
+    public func send(
+        _ envelope: Tessera_V1_Envelope, to routingID: Data? = nil,
+        dontWait: Bool = false
+    ) throws(WireError) -> Bool {
         var envelope = envelope
         if envelope.version == 0 { envelope.version = WireCodec.version }
         let message: ZMQOutgoingMessage

@@ -38,9 +38,11 @@ extension Tessera_V1_CodecParameters {
         try sampleAspectRatio.validate("\(field).sample_aspect_ratio", .nonNegative)
         // FFmpeg's colour, chroma and field-order enums are small and unsigned: a negative or huge value
         // would trap where it becomes the C enum's UInt32.
-        for (name, value) in [("color_range", colorRange), ("color_primaries", colorPrimaries),
-                              ("color_transfer", colorTransfer), ("color_space", colorSpace),
-                              ("chroma_location", chromaLocation), ("field_order", fieldOrder)]
+        for (name, value) in [
+            ("color_range", colorRange), ("color_primaries", colorPrimaries),
+            ("color_transfer", colorTransfer), ("color_space", colorSpace),
+            ("chroma_location", chromaLocation), ("field_order", fieldOrder),
+        ]
         where !(0...255).contains(value) {
             throw WireValue.malformed("\(field).\(name)", "is \(value): outside 0…255")
         }

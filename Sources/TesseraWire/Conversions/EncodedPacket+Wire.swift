@@ -25,7 +25,8 @@ extension EncodedPacket {
     /// - Throws: `.malformed` for a negative duration.
     public init(wire: Tessera_V1_Packet, field: String = "packet") throws(WireError) {
         try wire.validate(field)
-        self.init(data: [UInt8](wire.data), pts: wire.pts, dts: wire.dts, duration: wire.duration,
-                  isKeyframe: wire.keyframe)
+        self.init(
+            data: [UInt8](wire.data), pts: wire.pts, dts: wire.dts, duration: wire.duration,
+            isKeyframe: wire.keyframe)
     }
 }

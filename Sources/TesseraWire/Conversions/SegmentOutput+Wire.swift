@@ -36,7 +36,8 @@ extension SegmentOutput {
         for (i, packet) in wire.packets.enumerated() {
             packets.append(try EncodedPacket(wire: packet, field: "output.packets[\(i)]"))
         }
-        self.init(index: index, parameters: try CodecConfiguration(wire: wire.parameters, field: "output.parameters"),
-                  packets: packets, frames: Int(wire.frames), seconds: wire.encodeSeconds, processor: wire.processor)
+        self.init(
+            index: index, parameters: try CodecConfiguration(wire: wire.parameters, field: "output.parameters"),
+            packets: packets, frames: Int(wire.frames), seconds: wire.encodeSeconds, processor: wire.processor)
     }
 }

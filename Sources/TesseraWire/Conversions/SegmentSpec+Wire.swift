@@ -21,18 +21,22 @@ extension Tessera_V1_SegmentSpec {
     /// - Throws: `.malformed` for a range whose end is before its start, a number beyond Int, a missing
     ///   time map, or a time-map rate that is not positive.
     func validate(_ field: String) throws(WireError) {
-        for (name, first, end) in [("output", outputFirstFrame, outputEndFrame),
-                                   ("decode", decodeFirstPacket, decodeEndPacket)] {
+        for (name, first, end) in [
+            ("output", outputFirstFrame, outputEndFrame),
+            ("decode", decodeFirstPacket, decodeEndPacket),
+        ] {
             let suffix = name == "output" ? "frame" : "packet"
             _ = try WireValue.int(end, "\(field).\(name)_end_\(suffix)")
             guard end >= first else {
-                throw WireValue.malformed("\(field).\(name)_end_\(suffix)",
-                                          "(\(end)) is before \(field).\(name)_first_\(suffix) (\(first))")
+                throw WireValue.malformed(
+                    "\(field).\(name)_end_\(suffix)",
+                    "(\(end)) is before \(field).\(name)_first_\(suffix) (\(first))")
             }
         }
         guard presentationEnd >= presentationStart else {
-            throw WireValue.malformed("\(field).presentation_end",
-                                      "(\(presentationEnd)) is before presentation_start (\(presentationStart))")
+            throw WireValue.malformed(
+                "\(field).presentation_end",
+                "(\(presentationEnd)) is before presentation_start (\(presentationStart))")
         }
         guard hasTimeMap else { throw WireValue.malformed("\(field).time_map", "is missing") }
         try timeMap.rate.validate("\(field).time_map.rate", .positive)
@@ -49,7 +53,8 @@ extension SegmentSpec {
             outputFrames: Int(wire.outputFirstFrame)..<Int(wire.outputEndFrame),
             presentationRange: wire.presentationStart..<wire.presentationEnd,
             decodePackets: Int(wire.decodeFirstPacket)..<Int(wire.decodeEndPacket),
-            timeMap: TimeMapPiece(sourceStart: map.sourceStart, outputStart: map.outputStart,
-                                  rate: Fraction(unchecked: map.rate)))
+            timeMap: TimeMapPiece(
+                sourceStart: map.sourceStart, outputStart: map.outputStart,
+                rate: Fraction(unchecked: map.rate)))
     }
 }

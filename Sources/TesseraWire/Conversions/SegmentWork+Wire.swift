@@ -35,8 +35,10 @@ extension Tessera_V1_SegmentTask {
         }
         let expected = spec.decodeEndPacket &- spec.decodeFirstPacket
         guard UInt64(packets.count) == expected else {
-            throw WireValue.malformed("task.packets", "holds \(packets.count) packets but task.spec decodes "
-                                      + "[\(spec.decodeFirstPacket), \(spec.decodeEndPacket)), \(expected) packets")
+            throw WireValue.malformed(
+                "task.packets",
+                "holds \(packets.count) packets but task.spec decodes "
+                    + "[\(spec.decodeFirstPacket), \(spec.decodeEndPacket)), \(expected) packets")
         }
     }
 }

@@ -29,8 +29,9 @@ extension CurveKeyPair {
 
             """
         try Self.writeFile(secretText, to: secretFile, mode: 0o600, exclusive: true)
-        try Self.writeFile("# ZeroMQ CURVE public key (Tessera)\n\(publicKey)\n", to: publicFile, mode: 0o644,
-                       exclusive: false)
+        try Self.writeFile(
+            "# ZeroMQ CURVE public key (Tessera)\n\(publicKey)\n", to: publicFile, mode: 0o644,
+            exclusive: false)
         return (secretFile, publicFile)
     }
 
@@ -81,15 +82,20 @@ extension CurveKeyPair {
                 let line = raw.trimmingCharacters(in: .whitespaces)
                 if line.isEmpty || line.hasPrefix("#") { continue }
                 guard isValidKey(line) else {
-                    throw WireError(.keys, "\(file):\(number + 1): \"\(line.prefix(48))\" is not a "
-                                        + "40-character Z85 CURVE public key")
+                    throw WireError(
+                        .keys,
+                        "\(file):\(number + 1): \"\(line.prefix(48))\" is not a "
+                            + "40-character Z85 CURVE public key")
                 }
                 keys.insert(line)
             }
         }
         guard !keys.isEmpty else {
-            throw WireError(.keys, isDirectory.boolValue ? "no public key in any *.pub file in \(path)"
-                                                          : "no public key in \(path)")
+            throw WireError(
+                .keys,
+                isDirectory.boolValue
+                    ? "no public key in any *.pub file in \(path)"
+                    : "no public key in \(path)")
         }
         return keys
     }

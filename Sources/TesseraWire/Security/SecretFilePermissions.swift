@@ -14,8 +14,10 @@ public enum SecretFilePermissions {
         guard info.st_mode & S_IFMT == S_IFREG else { throw WireError(.keys, "\(what) \(path) is not a regular file") }
         let mode = info.st_mode & 0o777
         if mode & 0o002 != 0 {
-            throw WireError(.keys, "\(what) \(path) is writable by anyone (mode \(String(mode, radix: 8))); "
-                            + "refusing it: chmod 600 \(path)")
+            throw WireError(
+                .keys,
+                "\(what) \(path) is writable by anyone (mode \(String(mode, radix: 8))); "
+                    + "refusing it: chmod 600 \(path)")
         }
         if mode & 0o004 != 0 {
             return "\(what) \(path) is readable by anyone (mode \(String(mode, radix: 8))); chmod 600 \(path)"

@@ -76,7 +76,10 @@ public final class ZAPAuthenticator: @unchecked Sendable {
     public func stop() {
         let (wakeUp, finished) = lock.withLock { () -> (ZMQWakeUp?, DispatchSemaphore?) in
             stopping = true
-            defer { self.wakeUp = nil; self.finished = nil }
+            defer {
+                self.wakeUp = nil
+                self.finished = nil
+            }
             return (self.wakeUp, self.finished)
         }
         guard let wakeUp, let finished else { return }
@@ -89,7 +92,8 @@ public final class ZAPAuthenticator: @unchecked Sendable {
         while !lock.withLock({ stopping }) {
             do {
                 guard try poller.poll(timeoutMilliseconds: nil)[0],
-                      let request = try socket.receive(timeoutMilliseconds: 0) else { continue }
+                    let request = try socket.receive(timeoutMilliseconds: 0)
+                else { continue }
                 try socket.send(answer(request))
             } catch {
                 if error.kind != .closed { log("ZAP handler stopped: \(error)") }

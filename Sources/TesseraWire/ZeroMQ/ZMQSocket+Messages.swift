@@ -50,7 +50,9 @@ extension ZMQSocket {
 
     /// `receive`, also reading a metadata property of the connection the message came on (libzmq's
     /// `zmq_msg_gets`), e.g. "User-Id": the CURVE public key the ZAP handler accepted.
-    public func receive(timeoutMilliseconds: Int32? = nil, property: String?) throws(WireError)
+    public func receive(
+        timeoutMilliseconds: Int32? = nil, property: String?
+    ) throws(WireError)
         -> (frames: [Data], property: String?)?
     {
         let socket = try open()
@@ -64,8 +66,10 @@ extension ZMQSocket {
         var value: String?
         while true {
             // A ROUTER makes the routing-id frame itself: the connection's metadata is on the frames after it.
-            guard let (frame, more) = try receiveFrame(socket, flags: frames.isEmpty ? flags : 0,
-                                                       property: property, value: &value)
+            guard
+                let (frame, more) = try receiveFrame(
+                    socket, flags: frames.isEmpty ? flags : 0,
+                    property: property, value: &value)
             else {
                 return nil
             }
@@ -76,8 +80,10 @@ extension ZMQSocket {
 
     /// One frame and whether more follow; nil when nothing is there with ZMQ_DONTWAIT. Reads `property`
     /// of the frame into `value` when asked.
-    private func receiveFrame(_ socket: UnsafeMutableRawPointer, flags: Int32, property: String? = nil,
-                              value: inout String?) throws(WireError) -> (Data, Bool)? {
+    private func receiveFrame(
+        _ socket: UnsafeMutableRawPointer, flags: Int32, property: String? = nil,
+        value: inout String?
+    ) throws(WireError) -> (Data, Bool)? {
         let message = UnsafeMutablePointer<zmq_msg_t>.allocate(capacity: 1)
         zmq_msg_init(message)
         while zmq_msg_recv(message, socket, flags) < 0 {
@@ -99,11 +105,13 @@ extension ZMQSocket {
         }
         // The message lives on the heap so its data pointer stays put until the Data lets go of it.
         let address = UInt(bitPattern: message)
-        let data = Data(bytesNoCopy: zmq_msg_data(message), count: size, deallocator: .custom { _, _ in
-            let message = UnsafeMutablePointer<zmq_msg_t>(bitPattern: address)!
-            zmq_msg_close(message)
-            message.deallocate()
-        })
+        let data = Data(
+            bytesNoCopy: zmq_msg_data(message), count: size,
+            deallocator: .custom { _, _ in
+                let message = UnsafeMutablePointer<zmq_msg_t>(bitPattern: address)!
+                zmq_msg_close(message)
+                message.deallocate()
+            })
         return (data, more)
     }
 
