@@ -83,9 +83,9 @@ extension Coordinator: FarmService {
         let record: JobRecord
         let store = farm.store, toStore = stored
         do {
-            record = try await Self.offPool {
-                try store.insertJob(request: toStore, source: source, output: output, priority: request.priority)
-            }
+            record = try await store.insertJobAsync(
+                request: toStore, source: source, output: output,
+                priority: request.priority)
         } catch {
             throw FarmError(.internalError, "job store: \(error)")
         }
@@ -112,10 +112,9 @@ extension Coordinator: FarmService {
             runner.stop(.cancel)
             _ = try? await Self.offPool { runner.wait() }
         } else {
-            let store = farm.store, spool = farm.spool
-            _ = try? await Self.offPool {
-                _ = try store.transition(id, to: .cancelled)
-                try? spool.remove(jobID: id)
+            if (try? await farm.store.transitionAsync(id, to: .cancelled)) != nil {
+                let spool = farm.spool  // file removal stays off the cooperative pool
+                _ = try? await Self.offPool { try spool.remove(jobID: id) }
             }
         }
         return try await job(id)
@@ -189,8 +188,9 @@ extension Coordinator: FarmService {
             updatedAt: r.updatedAt)
     }
 
-    /// Runs blocking work (a durable SQLite commit, a thread join) on a plain thread and returns its
-    /// result, so Swift's cooperative pool is never held.
+    /// Runs blocking work (libav* probing and encoder checks, a thread join, file removal) on a plain
+    /// thread and returns its result, so Swift's cooperative pool is never held. Store writes use GRDB's
+    /// async API instead.
     static func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { (c: CheckedContinuation<T, any Error>) in
             Thread { c.resume(with: Result { try body() }) }.start()

@@ -5,7 +5,7 @@ import TesseraCore
 import TesseraTestSupport
 import Testing
 
-@Suite("JobStore async reads")
+@Suite("JobStore async reads and writes")
 struct StoreAsyncTests {
     @Test("async reads see consistent, growing snapshots while a thread writes")
     func readsWhileWriting() async throws {
@@ -54,5 +54,21 @@ struct StoreAsyncTests {
         #expect(try await store.jobAsync(id)?.segmentsDone == total)
         #expect(try await store.jobAsync("j-00000000") == nil)
         #expect(try await store.segmentsAsync(of: "j-00000000").isEmpty)
+    }
+
+    @Test("the HTTP layer's writes go through GRDB's async API: insert, move, refuse an illegal move")
+    func asyncWrites() async throws {
+        let folder = try TestMedia.makeDirectory("tessera-store")
+        defer { TestMedia.cleanup(folder) }
+        let store = try JobStore(path: folder.appendingPathComponent("jobs.sqlite").path)
+        let job = try await store.insertJobAsync(
+            request: JobRequest(priority: 3), source: "/m/a.mov",
+            output: "/o/a.mp4", priority: 3)
+        #expect(job.state == .queued && job.priority == 3 && job.source == "/m/a.mov")
+        #expect(try await store.jobAsync(job.id)?.output == "/o/a.mp4")
+        let cancelled = try await store.transitionAsync(job.id, to: .cancelled)
+        #expect(cancelled.state == .cancelled && cancelled.finishedAt != nil)
+        await #expect(throws: StoreError.self) { try await store.transitionAsync(job.id, to: .running) }
+        await #expect(throws: StoreError.self) { try await store.transitionAsync("j-00000000", to: .cancelled) }
     }
 }

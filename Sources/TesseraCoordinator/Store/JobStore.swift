@@ -63,21 +63,40 @@ public final class JobStore: Sendable {
     {
         let now = clock()
         return try write("insert a job for \(source)") { db in
-            var id = Self.newJobID()
-            while try Bool.fetchOne(db, sql: "SELECT 1 FROM jobs WHERE id = ?", arguments: [id]) != nil {
-                id = Self.newJobID()
-            }
-            try db.execute(
-                sql: """
-                    INSERT INTO jobs (id, state, priority, request, source, output, createdAt, updatedAt)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [
-                    id, JobState.queued.rawValue, priority, try StoreJSON.encode(request), source, output,
-                    now, now,
-                ])
-            return try Self.requireJob(db, id)
+            try Self.insertJob(db, request: request, source: source, output: output, priority: priority, now: now)
         }
+    }
+
+    /// `insertJob` for Swift concurrency (the HTTP API): GRDB's async write, no thread blocked.
+    /// - Throws: `StoreError.database`.
+    public func insertJobAsync(
+        request: JobRequest, source: String, output: String, priority: Int
+    )
+        async throws(StoreError) -> JobRecord
+    {
+        let now = clock()
+        return try await writeAsync("insert a job for \(source)") { db in
+            try Self.insertJob(db, request: request, source: source, output: output, priority: priority, now: now)
+        }
+    }
+
+    private static func insertJob(
+        _ db: Database, request: JobRequest, source: String, output: String, priority: Int, now: Double
+    ) throws -> JobRecord {
+        var id = newJobID()
+        while try Bool.fetchOne(db, sql: "SELECT 1 FROM jobs WHERE id = ?", arguments: [id]) != nil {
+            id = newJobID()
+        }
+        try db.execute(
+            sql: """
+                INSERT INTO jobs (id, state, priority, request, source, output, createdAt, updatedAt)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                id, JobState.queued.rawValue, priority, try StoreJSON.encode(request), source, output,
+                now, now,
+            ])
+        return try requireJob(db, id)
     }
 
     /// Moves a job to `next` if `JobState.canMove(to:)` allows it. Sets `startedAt` when the job is first
@@ -89,27 +108,49 @@ public final class JobStore: Sendable {
     public func transition(_ jobID: String, to next: JobState, error: String? = nil) throws(StoreError) -> JobRecord {
         let now = clock()
         return try write("move job \(jobID) to \(next.rawValue)") { db in
-            let job = try Self.requireJob(db, jobID)
-            guard job.state.canMove(to: next) else {
-                throw StoreError.illegalTransition(from: job.state, to: next)
-            }
+            try Self.transition(db, jobID, to: next, error: error, now: now)
+        }
+    }
+
+    /// `transition` for Swift concurrency (the HTTP API): GRDB's async write, no thread blocked.
+    /// - Throws: `StoreError.notFound`, `.illegalTransition`, `.database`.
+    @discardableResult
+    public func transitionAsync(
+        _ jobID: String, to next: JobState, error: String? = nil
+    ) async throws(StoreError)
+        -> JobRecord
+    {
+        let now = clock()
+        return try await writeAsync("move job \(jobID) to \(next.rawValue)") { db in
+            try Self.transition(db, jobID, to: next, error: error, now: now)
+        }
+    }
+
+    private static func transition(
+        _ db: Database, _ jobID: String, to next: JobState, error: String?, now: Double
+    )
+        throws -> JobRecord
+    {
+        let job = try requireJob(db, jobID)
+        guard job.state.canMove(to: next) else {
+            throw StoreError.illegalTransition(from: job.state, to: next)
+        }
+        try db.execute(
+            sql: """
+                UPDATE jobs SET state = ?, updatedAt = ?, error = COALESCE(?, error),
+                    startedAt = CASE WHEN ? AND startedAt IS NULL THEN ? ELSE startedAt END,
+                    finishedAt = CASE WHEN ? THEN ? ELSE finishedAt END
+                WHERE id = ?
+                """,
+            arguments: [next.rawValue, now, error, next == .planning, now, next.isTerminal, now, jobID])
+        if next.isTerminal {
             try db.execute(
                 sql: """
-                    UPDATE jobs SET state = ?, updatedAt = ?, error = COALESCE(?, error),
-                        startedAt = CASE WHEN ? AND startedAt IS NULL THEN ? ELSE startedAt END,
-                        finishedAt = CASE WHEN ? THEN ? ELSE finishedAt END
-                    WHERE id = ?
+                    UPDATE segments SET state = 'pending', leaseDeadline = NULL WHERE jobID = ? AND state = 'leased'
                     """,
-                arguments: [next.rawValue, now, error, next == .planning, now, next.isTerminal, now, jobID])
-            if next.isTerminal {
-                try db.execute(
-                    sql: """
-                        UPDATE segments SET state = 'pending', leaseDeadline = NULL WHERE jobID = ? AND state = 'leased'
-                        """,
-                    arguments: [jobID])
-            }
-            return try Self.requireJob(db, jobID)
+                arguments: [jobID])
         }
+        return try requireJob(db, jobID)
     }
 
     /// Stores the job's plan: one segment per entry of `segmentFrames` (its planned output frames).
@@ -173,6 +214,21 @@ public final class JobStore: Sendable {
     func write<T>(_ operation: String, _ body: (Database) throws -> T) throws(StoreError) -> T {
         do {
             return try pool.write(body)
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw .database(operation: operation, underlying: error)
+        }
+    }
+
+    /// `write` without blocking a thread (GRDB's async API), for the HTTP layer.
+    func writeAsync<T: Sendable>(
+        _ operation: String, _ body: @escaping @Sendable (Database) throws -> T
+    )
+        async throws(StoreError) -> T
+    {
+        do {
+            return try await pool.write(body)
         } catch let error as StoreError {
             throw error
         } catch {
