@@ -15,8 +15,7 @@ mkdir -p "$OUT"
 for b in tessera tessera-farm-bench tessera-wire-bench; do
     [ -x ".build/release/$b" ] || swift build -c release --product "$b" >/dev/null
 done
-median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.3f", a / b}'; }
+source Benchmarks/common.sh  # median, ratio, wall
 measure() {  # measure NAME CMD...: appends "wall cpu maxrss_kb" to $OUT/NAME.txt
     local name=$1; shift
     /usr/bin/time -f "%e %U %S %M" -o "$OUT/time.tmp" "$@" >/dev/null 2>"$OUT/$name.stderr" || {

@@ -25,7 +25,7 @@ measure() {
     awk '{printf "%s %.2f %s\n", $1, $2 + $3, $4}' "$OUT/time.tmp" >> "$OUT/$name.txt"
 }
 
-median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+source Benchmarks/common.sh  # median, ratio, wall
 
 rm -f "$OUT"/transcode-*.txt
 echo "1080p30 H.264+AAC 30 s -> 1280x720 H.264 CRF 23 veryfast GOP 60 + AAC 128k, $RUNS runs each, alternating"

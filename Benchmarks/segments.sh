@@ -9,9 +9,7 @@ OUT=${BENCH_OUT:-bench-out}
 BIN=.build/release/tessera
 mkdir -p "$OUT"
 [ -x "$BIN" ] || { echo "build first: swift build -c release" >&2; exit 1; }
-median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
-wall() { /usr/bin/time -f "%e" -o "$OUT/t.tmp" "$@" >/dev/null 2>"$OUT/last.stderr" || { tail -5 "$OUT/last.stderr"; exit 1; }; cat "$OUT/t.tmp"; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.3f", a / b}'; }
+source Benchmarks/common.sh  # median, ratio, wall
 
 SRC="$OUT/src-1080p30-30s.mp4"
 if [ ! -s "$SRC" ]; then

@@ -66,16 +66,15 @@ struct ExportTracks {
                 // Each track costs a decode and an encode thread: a file declaring hundreds is refused
                 // track by track, by name, rather than starting hundreds of threads.
                 if n >= Self.maxAudioTracks {
-                    lines(
-                        &tracks.notCarried,
+                    tracks.notCarried.append(
                         "track \(id): audio (\(details(input.streams[id]))) is not carried: "
                             + "an export writes at most \(Self.maxAudioTracks) audio tracks (choose with --audio-track)"
                     )
                     continue
                 }
                 if let why = Self.audioProblem(input.streams[id], muxer: muxer, passthrough: settings.passthrough) {
-                    lines(
-                        &tracks.notCarried, "track \(id): audio (\(details(input.streams[id]))) is not carried: \(why)")
+                    tracks.notCarried.append(
+                        "track \(id): audio (\(details(input.streams[id]))) is not carried: \(why)")
                 } else {
                     tracks.audio.append(id)
                 }
@@ -116,13 +115,12 @@ struct ExportTracks {
             default:
                 break
             }
-            lines(&tracks.notCarried, "track \(index): \(kind(stream)) (\(details(stream))) is not carried: \(reason)")
+            tracks.notCarried.append("track \(index): \(kind(stream)) (\(details(stream))) is not carried: \(reason)")
         }
         let chapters = Int(input.context.pointee.nb_chapters)
         if chapters > 0 {
             if fileType == .webm {
-                lines(
-                    &tracks.notCarried,
+                tracks.notCarried.append(
                     "\(chapters) chapter\(chapters == 1 ? "" : "s") not carried: WebM output keeps no chapters here")
             } else {
                 tracks.chapters = Self.chapters(of: reader)
@@ -165,8 +163,6 @@ struct ExportTracks {
         }
         return result
     }
-
-    private static func lines(_ list: inout [String], _ line: String) { list.append(line) }
 
     /// Why an audio track cannot be written: no decoder (or no usable format) to transcode it, or a
     /// container that cannot hold it as it is.
