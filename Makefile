@@ -38,7 +38,7 @@ lint:
 
 test: deps lint
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --no-parallel
+	SWIFT=$(SWIFT) Scripts/run-tests.sh
 
 bench: release
 	@Benchmarks/run.sh

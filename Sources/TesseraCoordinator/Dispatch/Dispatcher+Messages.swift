@@ -210,11 +210,12 @@ extension Dispatcher {
                 {
                 case .accepted:
                     logger.info("segment \(key) spooled (\(output.frames) frames)")
-                    if onBoard,
-                        let superseded = farm.board.complete(
-                            job: key.job, segment: key.segment,
-                            attempt: key.attempt, spool: file,
-                            frames: Int(output.frames))
+                    // Asked of the board after the store write, not with `onBoard`: a job whose board
+                    // opened meanwhile may have read the store before this write (see JobRunner).
+                    if let superseded = farm.board.complete(
+                        job: key.job, segment: key.segment,
+                        attempt: key.attempt, spool: file,
+                        frames: Int(output.frames))
                     {
                         withdraw(
                             job: key.job, segment: key.segment, attempt: superseded.attempt,

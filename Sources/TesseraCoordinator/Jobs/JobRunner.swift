@@ -117,24 +117,28 @@ final class JobRunner: @unchecked Sendable {
                     }
                     try store.setPlan(
                         id, segmentFrames: plan.map(\.frameCount), framesTotal: plan.reduce(0) { $0 + $1.frameCount })
-                    var finished: [Int: URL] = [:]
-                    var frames = 0
+                    // The board opens first and the store's finished segments are read after: a result the
+                    // dispatcher stores meanwhile is then either in that read or completed on the open board
+                    // (the dispatcher completes on the board after its store write), never lost between.
+                    board.open(
+                        job: id, priority: priority, created: created, finished: [:], framesFinished: 0,
+                        reserved: reserved, reservedUntil: Date().timeIntervalSince1970 + grace)
+                    var finished = 0
                     for s in try store.segments(of: id) where s.state == .done {
                         guard let file = s.spoolFile else { continue }
-                        finished[s.index] = URL(fileURLWithPath: file)
-                        frames += s.frames
+                        board.complete(
+                            job: id, segment: s.index, attempt: s.doneAttempt ?? s.attempt,
+                            spool: URL(fileURLWithPath: file), frames: s.frames)
+                        finished += 1
                     }
-                    board.open(
-                        job: id, priority: priority, created: created, finished: finished, framesFinished: frames,
-                        reserved: reserved, reservedUntil: Date().timeIntervalSince1970 + grace)
                     if !reserved.isEmpty {
                         log.info(
                             "job \(id): segments \(reserved.keys.sorted()) were out at workers; holding them \(Int(grace)) s for those workers"
                         )
                     }
                     _ = try store.transition(id, to: .running)
-                    if !finished.isEmpty {
-                        log.info("job \(id): \(finished.count) of \(plan.count) segments already spooled")
+                    if finished > 0 {
+                        log.info("job \(id): \(finished) of \(plan.count) segments already spooled")
                     }
                 } catch {
                     throw isDataFolderFull(error)
