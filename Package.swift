@@ -2,7 +2,7 @@
 //
 // Tessera: a distributed transcoding farm on FFmpeg's libraries.
 // Dependencies point one way:
-//   tessera (CLI) → TesseraCoordinator / TesseraWorker / TesseraClient
+//   tessera (CLI) → TesseraFarm (LocalFarm) → TesseraCoordinator / TesseraWorker;  tessera → TesseraClient
 //                 → TesseraMedia → TesseraCompute → TesseraAV → TesseraCore
 //                 → TesseraWire (protobuf + ZeroMQ) ─────────────→ TesseraCore
 //   C modules: CFFmpeg (AV, Compute, Media), CVulkan (Compute), CZeroMQ (Wire), CTesseraKernels (Compute:
@@ -90,6 +90,15 @@ let package = Package(
                 "TesseraCore", "TesseraMedia", "TesseraCompute", "TesseraWire",
                 .product(name: "Logging", package: "swift-log"),
             ]),
+        // A coordinator and N workers in one process (`tessera run`, tests, benchmarks).
+        .target(
+            name: "TesseraFarm",
+            dependencies: [
+                "TesseraCore", "TesseraCoordinator", "TesseraWorker",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]),
         // The coordinator's HTTP API as the client CLI speaks it (Protocols/openapi.yaml).
         .target(name: "TesseraClient", dependencies: ["TesseraCore"]),
         // The farm's own overhead (dispatch and result latency, segments/s) with echo workers.
@@ -103,8 +112,10 @@ let package = Package(
             name: "tessera",
             dependencies: [
                 "TesseraCore", "TesseraAV", "TesseraMedia", "TesseraCompute",
-                "TesseraWire", "TesseraCoordinator", "TesseraWorker", "TesseraClient",
+                "TesseraWire", "TesseraCoordinator", "TesseraWorker", "TesseraClient", "TesseraFarm",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]),
@@ -143,7 +154,8 @@ let package = Package(
         .testTarget(
             name: "TesseraFarmTests",
             dependencies: [
-                "TesseraCore", "TesseraClient", "TesseraWire",
+                "TesseraCore", "TesseraClient", "TesseraWire", "TesseraFarm", "TesseraCoordinator",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 "TesseraTestSupport",
             ]),
     ]

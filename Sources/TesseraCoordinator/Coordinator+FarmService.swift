@@ -37,7 +37,7 @@ extension Coordinator: FarmService {
         if let why = settings.containerProblem(type) { throw FarmError(.invalidRequest, "fileType: \(why)") }
         // The encoders open with these settings, or the job is refused now rather than after its work.
         do {
-            try await Self.offPool { try EncoderCheck.check(settings, fileType: type) }
+            try await DedicatedThread.run { try EncoderCheck.check(settings, fileType: type) }
         } catch {
             throw FarmError(.invalidRequest, "settings: \(error)")
         }
@@ -45,7 +45,7 @@ extension Coordinator: FarmService {
         // container's header, not a scan).
         let asset: Asset
         do {
-            asset = try await Self.offPool { try Asset.load(source, scanPackets: false) }
+            asset = try await DedicatedThread.run { try Asset.load(source, scanPackets: false) }
         } catch {
             throw FarmError(.invalidRequest, "source: \(error)")
         }
@@ -110,11 +110,11 @@ extension Coordinator: FarmService {
         guard !record.state.isTerminal else { throw FarmError(.conflict, "job \(id) already \(record.state.rawValue)") }
         if let runner = runner(id) {
             runner.stop(.cancel)
-            _ = try? await Self.offPool { runner.wait() }
+            _ = try? await DedicatedThread.run { runner.wait() }
         } else {
             if (try? await farm.store.transitionAsync(id, to: .cancelled)) != nil {
                 let spool = farm.spool  // file removal stays off the cooperative pool
-                _ = try? await Self.offPool { try spool.remove(jobID: id) }
+                _ = try? await DedicatedThread.run { try spool.remove(jobID: id) }
             }
         }
         return try await job(id)
@@ -186,14 +186,5 @@ extension Coordinator: FarmService {
             framesTotal: r.framesTotal, framesDone: framesDone, framesPerSecond: fps,
             elapsedSeconds: elapsed, etaSeconds: eta, error: r.error, createdAt: r.createdAt,
             updatedAt: r.updatedAt)
-    }
-
-    /// Runs blocking work (libav* probing and encoder checks, a thread join, file removal) on a plain
-    /// thread and returns its result, so Swift's cooperative pool is never held. Store writes use GRDB's
-    /// async API instead.
-    static func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { (c: CheckedContinuation<T, any Error>) in
-            Thread { c.resume(with: Result { try body() }) }.start()
-        }
     }
 }

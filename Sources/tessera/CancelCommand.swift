@@ -1,7 +1,7 @@
 import ArgumentParser
 
 /// `tessera cancel JOB`.
-struct CancelCommand: ParsableCommand {
+struct CancelCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cancel",
         abstract: "Cancel a job that has not finished.",
@@ -16,9 +16,9 @@ struct CancelCommand: ParsableCommand {
     @OptionGroup var coordinator: CoordinatorOptions
     @Flag(help: "Print the job's status as JSON on stdout.") var json = false
 
-    func run() throws {
+    func run() async throws {
         let id = job
-        let status = try coordinator.perform { try await $0.cancel(id) }
+        let status = try await coordinator.perform { try await $0.cancel(id) }
         print(json ? try ReportJSON.encode(status) : "\(status.id): \(status.state.rawValue)")
     }
 }

@@ -5,7 +5,7 @@ import TesseraCoordinator
 import TesseraWire
 
 /// `tessera coordinator`: the farm's coordinator — job store, dispatcher, HTTP API.
-struct CoordinatorCommand: ParsableCommand {
+struct CoordinatorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "coordinator", abstract: "Run the farm's coordinator.",
         discussion: """
@@ -55,7 +55,7 @@ struct CoordinatorCommand: ParsableCommand {
         return (host.isEmpty ? "0.0.0.0" : host, port)
     }
 
-    func run() throws {
+    func run() async throws {
         LoggingSetup.bootstrap()
         let logger = Logger(label: "tessera.coordinator")
         for (path, what) in [(tokenFile, "token file"), (curveSecret, "CURVE secret key")] {
@@ -85,26 +85,24 @@ struct CoordinatorCommand: ParsableCommand {
         config.segmentDuration = segmentDuration
         config.maxMessageBytes = maxMessageMb << 20
         let coordinator = try Coordinator(configuration: config, logger: logger)
-        try coordinator.start()
+        try coordinator.start()  // a ZeroMQ address that cannot be bound fails here, before any HTTP
         let (host, port) = Self.hostPort(http)!
-        let serving = Task {
-            try await HTTPAPI.run(service: coordinator, host: host, port: port, token: token) { bound in
-                logger.info("HTTP API on http://\(host):\(bound)")
-            }
+        let api = HTTPService(api: HTTPAPI(service: coordinator, token: token), host: host, port: port) { bound in
+            logger.info("HTTP API on http://\(host):\(bound)")
         }
-        let interrupt = InterruptHandler {
-            logger.info("stopping: jobs in progress resume at the next start")
-            serving.cancel()
-        }
-        defer { interrupt.remove() }
+        // SIGTERM/SIGINT shut the group down gracefully, in reverse order: the HTTP API stops taking
+        // requests (those in flight finish), then the coordinator pauses its jobs, which resume at the
+        // next start. Either service ending (the HTTP address cannot be bound) shuts the other down.
         do {
-            try blockingAwait { try await serving.value }
-        } catch is CancellationError {
+            try await Lifecycle.run([
+                .init(service: coordinator, successTerminationBehavior: .gracefullyShutdownGroup),
+                .init(service: api, successTerminationBehavior: .gracefullyShutdownGroup),
+            ])
         } catch {
             coordinator.shutdown()
             FileHandle.standardError.write(Data("tessera: HTTP API on \(http): \(error)\n".utf8))
             throw ExitCode(ExitStatus.software.rawValue)
         }
-        coordinator.shutdown()
+        logger.info("stopped: jobs in progress resume at the next start")
     }
 }

@@ -55,12 +55,12 @@ struct CoordinatorOptions: ParsableArguments {
         return FarmClient(baseURL: url, token: try resolvedToken())
     }
 
-    /// Runs client calls from a synchronous command. A `ClientError` is printed as `tessera: …` and
-    /// becomes its exit status (ExitStatus+Farm).
-    func perform<T: Sendable>(_ work: @escaping @Sendable (FarmClient) async throws -> T) throws -> T {
+    /// Runs client calls. A `ClientError` is printed as `tessera: …` and becomes its exit status
+    /// (ExitStatus+Farm).
+    func perform<T: Sendable>(_ work: @Sendable (FarmClient) async throws -> T) async throws -> T {
         let client = try client()
         do {
-            return try blockingAwait { try await work(client) }
+            return try await work(client)
         } catch let error as ClientError {
             throw failure(error.description, ExitStatus(error))
         }

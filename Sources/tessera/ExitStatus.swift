@@ -42,4 +42,9 @@ enum ExitStatus: Int32 {
         case .io: self = .ioError
         }
     }
+
+    /// A `MediaError`'s status; any other error is internal.
+    init(_ error: any Error) {
+        self = (error as? MediaError).map(ExitStatus.init) ?? .software
+    }
 }

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 
 /// `tessera fetch JOB -o FILE`: downloads a completed job's output.
-struct FetchCommand: ParsableCommand {
+struct FetchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fetch",
         abstract: "Download a completed job's output.",
@@ -18,13 +18,15 @@ struct FetchCommand: ParsableCommand {
     @Flag(help: "Replace FILE if it exists.") var overwrite = false
     @OptionGroup var coordinator: CoordinatorOptions
 
-    func run() throws {
+    func run() async throws {
         let destination = URL(fileURLWithPath: output)
         if !overwrite, FileManager.default.fileExists(atPath: destination.path) {
             throw failure("\(destination.path) exists; pass --overwrite to replace it", .cantCreate)
         }
         let (id, overwrite) = (job, overwrite)
-        let bytes = try coordinator.perform { try await $0.download(jobID: id, to: destination, overwrite: overwrite) }
+        let bytes = try await coordinator.perform {
+            try await $0.download(jobID: id, to: destination, overwrite: overwrite)
+        }
         print("wrote \(destination.path) (\(bytes) bytes)")
     }
 }

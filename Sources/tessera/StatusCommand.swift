@@ -1,7 +1,7 @@
 import ArgumentParser
 
 /// `tessera status [JOB]`: one job in detail, or every job as a table.
-struct StatusCommand: ParsableCommand {
+struct StatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
         abstract: "Show a job, or list the coordinator's jobs.",
@@ -16,12 +16,12 @@ struct StatusCommand: ParsableCommand {
     @OptionGroup var coordinator: CoordinatorOptions
     @Flag(help: "Print JSON (a JobStatus, or an array of them) on stdout.") var json = false
 
-    func run() throws {
+    func run() async throws {
         if let id = job {
-            let status = try coordinator.perform { try await $0.job(id) }
+            let status = try await coordinator.perform { try await $0.job(id) }
             print(json ? try ReportJSON.encode(status) : FarmText.jobDetail(status))
         } else {
-            let jobs = try coordinator.perform { try await $0.jobs() }
+            let jobs = try await coordinator.perform { try await $0.jobs() }
             print(json ? try ReportJSON.encode(jobs) : jobs.isEmpty ? "no jobs" : FarmText.jobTable(jobs))
         }
     }

@@ -4,7 +4,7 @@ import TesseraCompute
 import TesseraCore
 
 /// `tessera submit SRC`: queues a transcode on the farm's coordinator.
-struct SubmitCommand: ParsableCommand {
+struct SubmitCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "submit",
         abstract: "Queue a transcode on the farm's coordinator.",
@@ -49,11 +49,11 @@ struct SubmitCommand: ParsableCommand {
         if let p = parallelism, !(1...4096).contains(p) { throw ValidationError("--parallel must be 1…4096") }
     }
 
-    func run() throws {
+    func run() async throws {
         let request = jobRequest()
         let file = URL(fileURLWithPath: source).standardizedFileURL
         let upload = self.upload
-        let job = try coordinator.perform { client in
+        let job = try await coordinator.perform { client in
             var request = request
             if upload { request.uploadID = try await client.upload(file: file) }
             return try await client.submit(request)
@@ -64,7 +64,7 @@ struct SubmitCommand: ParsableCommand {
         }
         if !json { print(job.id) }
         let printer = ProgressPrinter(enabled: !quiet)
-        let final = try coordinator.perform { client in
+        let final = try await coordinator.perform { client in
             try await JobWatcher.watch(job.id, client: client, printer: printer)
         }
         let status = try JobWatcher.conclude(final, json: json)

@@ -4,10 +4,12 @@ import TesseraAV
 
 /// The `tessera` command: one binary for transcoding, probing and (later) the farm's processes.
 ///
-/// Synchronous on purpose: commands that run blocking libav* work do it on the main thread, never
-/// on Swift's cooperative pool (one thread per core).
+/// Commands that only probe or check a file are synchronous and do their libav* work on the main
+/// thread. Those that run for a while (transcode, run, coordinator, worker) and the HTTP clients are
+/// async: their blocking work runs on dedicated threads (`Lifecycle`, `DedicatedThread`), never on
+/// Swift's cooperative pool (one thread per core).
 @main
-struct Tessera: ParsableCommand {
+struct Tessera: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tessera",
         abstract: "Frame-exact transcoding on FFmpeg's libraries.",
@@ -19,11 +21,15 @@ struct Tessera: ParsableCommand {
             CancelCommand.self, WorkersCommand.self, FetchCommand.self,
         ])
 
-    static func main() {
+    static func main() async {
         FFmpegLog.configure(fromEnvironment: ProcessInfo.processInfo.environment["TESSERA_FFMPEG_LOG"])
         do {
             var command = try parseAsRoot()
-            try command.run()
+            if var command = command as? AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
         } catch {
             exit(withError: error)
         }

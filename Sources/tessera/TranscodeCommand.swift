@@ -6,7 +6,7 @@ import TesseraCore
 import TesseraMedia
 
 /// `tessera transcode SRC -o OUT`: one file to another on this machine.
-struct TranscodeCommand: ParsableCommand {
+struct TranscodeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "transcode",
         abstract: "Transcode a file with a preset or custom settings.",
@@ -35,7 +35,7 @@ struct TranscodeCommand: ParsableCommand {
         if parallel < 1 { throw ValidationError("--parallel must be at least 1") }
     }
 
-    func run() throws {
+    func run() async throws {
         let session = ExportSession(sourcePath: source, outputPath: output, settings: job.settings)
         session.presetName = job.exportPreset?.rawValue
         session.timeRange = job.range
@@ -47,11 +47,10 @@ struct TranscodeCommand: ParsableCommand {
         let reporter = ProgressPrinter(enabled: !quiet)
         session.progressHandler = { reporter.show($0) }
 
-        let interrupt = InterruptHandler { session.cancel() }
-        defer { interrupt.remove() }
         let report: ExportReport
         do {
-            report = try session.export()
+            // SIGINT/SIGTERM cancel the export: nothing is left where the output goes.
+            report = try await Lifecycle.runBlocking("tessera.export", { try session.export() }) { session.cancel() }
         } catch {
             reporter.finish()
             FileHandle.standardError.write(Data("tessera: \(error)\n".utf8))

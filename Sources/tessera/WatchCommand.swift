@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 
 /// `tessera watch JOB`: follows a job's progress until it ends.
-struct WatchCommand: ParsableCommand {
+struct WatchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "watch",
         abstract: "Follow a job on the coordinator until it ends.",
@@ -20,10 +20,10 @@ struct WatchCommand: ParsableCommand {
     @Flag(help: "Print the job's final status as JSON on stdout.") var json = false
     @Flag(name: .shortAndLong, help: "No progress output.") var quiet = false
 
-    func run() throws {
+    func run() async throws {
         let printer = ProgressPrinter(enabled: !quiet)
         let id = job
-        let final = try coordinator.perform { client in
+        let final = try await coordinator.perform { client in
             try await JobWatcher.watch(id, client: client, printer: printer)
         }
         let status = try JobWatcher.conclude(final, json: json)

@@ -6,7 +6,7 @@ import TesseraWire
 import TesseraWorker
 
 /// `tessera worker`: join a farm and transcode the segments the coordinator hands out.
-struct WorkerCommand: ParsableCommand {
+struct WorkerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "worker", abstract: "Run a farm worker.",
         discussion: """
@@ -33,7 +33,7 @@ struct WorkerCommand: ParsableCommand {
         guard (1...8).contains(slots) else { throw ValidationError("--slots must be 1…8") }
     }
 
-    func run() throws {
+    func run() async throws {
         LoggingSetup.bootstrap()
         var config = Worker.Configuration(coordinator: coordinator, id: id)
         config.backend = backend
@@ -51,9 +51,8 @@ struct WorkerCommand: ParsableCommand {
             config.coordinatorPublicKey = try CurveKeyPair.loadPublicKeys(coordinatorKey).first
         }
         let worker = Worker(configuration: config)
-        let interrupt = InterruptHandler { worker.drain() }
-        defer { interrupt.remove() }
-        switch try worker.run() {
+        // SIGINT/SIGTERM drain the worker; its loop then ends by itself.
+        switch try await Lifecycle.runBlocking("tessera.worker", { try worker.run() }, onSignal: { worker.drain() }) {
         case .stopped:
             return
         case .rejected(let why):

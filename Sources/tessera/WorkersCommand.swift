@@ -1,7 +1,7 @@
 import ArgumentParser
 
 /// `tessera workers`: the workers connected to the coordinator.
-struct WorkersCommand: ParsableCommand {
+struct WorkersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "workers",
         abstract: "List the workers connected to the coordinator.",
@@ -15,8 +15,8 @@ struct WorkersCommand: ParsableCommand {
     @OptionGroup var coordinator: CoordinatorOptions
     @Flag(help: "Print JSON (an array of WorkerStatus) on stdout.") var json = false
 
-    func run() throws {
-        let workers = try coordinator.perform { try await $0.workers() }
+    func run() async throws {
+        let workers = try await coordinator.perform { try await $0.workers() }
         print(json ? try ReportJSON.encode(workers) : workers.isEmpty ? "no workers" : FarmText.workerTable(workers))
     }
 }
