@@ -53,7 +53,7 @@ public final class Worker: @unchecked Sendable {
     private let wakeUpBox = Mutex<ZMQWakeUp?>(nil)
     let draining = Atomic<Bool>(false)
     let stopping = Atomic<Bool>(false)
-    var executor: SegmentExecutorThread!
+    var codec: WorkerCodecThread!
 
     public init(configuration: Configuration, logger: Logger = Logger(label: "tessera.worker")) {
         self.configuration = configuration
@@ -83,7 +83,7 @@ public final class Worker: @unchecked Sendable {
         let wakeUp = try ZMQWakeUp(context: context)
         wakeUpBox.withLock { $0 = wakeUp }
         let cores = ProcessInfo.processInfo.activeProcessorCount
-        executor = SegmentExecutorThread(
+        codec = WorkerCodecThread(
             threads: configuration.threads > 0 ? configuration.threads : cores,
             backend: configuration.backend, logger: logger
         ) { [weak self] e in
@@ -91,7 +91,7 @@ public final class Worker: @unchecked Sendable {
             self?.wake()
         }
         defer {
-            executor.stop()
+            codec.stop()
             wakeUpBox.withLock { $0 = nil }
             wakeUp.close()
         }
@@ -115,7 +115,7 @@ public final class Worker: @unchecked Sendable {
         c.backends = backends
         c.software = "tessera / \(CodecSupport.libraryVersion)"
         c.slots = UInt32(configuration.slots)
-        c.backendChoices = executor.backendChoices
+        c.backendChoices = codec.backendChoices
         return c
     }
 }

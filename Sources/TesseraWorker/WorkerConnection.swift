@@ -90,7 +90,7 @@ struct WorkerConnection {
         welcomed = false
         // Tasks not started yet will be re-leased by the coordinator; the running one may still finish
         // and its result is offered again after the next Welcome.
-        _ = worker.executor.takeWaiting()
+        _ = worker.codec.takeWaiting()
         let deadline = Date().addingTimeInterval(backoff)
         while Date() < deadline && !worker.stopping.load(ordering: .acquiring) { Thread.sleep(forTimeInterval: 0.05) }
         backoff = min(backoff * 2, worker.configuration.backoffMax)
@@ -124,9 +124,9 @@ struct WorkerConnection {
             for (_, e) in unacked { send(e) }
             // Tasks kept across the reconnect are claimed at once, before any credit: the coordinator
             // leases them back rather than to another worker (PROTOCOL.md §4).
-            if !worker.executor.holding.isEmpty { sendHeartbeat(Date().timeIntervalSince1970) }
+            if !worker.codec.holding.isEmpty { sendHeartbeat(Date().timeIntervalSince1970) }
             if !worker.draining.load(ordering: .acquiring) {
-                let credit = worker.configuration.slots - worker.executor.holding.count - unacked.count
+                let credit = worker.configuration.slots - worker.codec.holding.count - unacked.count
                 if credit > 0 { sendReady(credit) }
             }
         case .reject(let r)?:
@@ -152,11 +152,11 @@ struct WorkerConnection {
             if worker.draining.load(ordering: .acquiring) {
                 sendFailed(key, .returned, "worker draining")
             } else {
-                worker.executor.enqueue(.init(key: key, task: a.task))
+                worker.codec.enqueue(.init(key: key, task: a.task))
             }
         case .cancel(let c)?:
             let key = TaskKey(c.ref)
-            switch worker.executor.cancel(key) {
+            switch worker.codec.cancel(key) {
             case .dropped:
                 log.info("segment \(key) withdrawn before it started: \(c.reason)")
                 if !worker.draining.load(ordering: .acquiring) { sendReady(1) }
@@ -197,12 +197,12 @@ struct WorkerConnection {
     private mutating func drainStep() -> Worker.Exit? {
         if !returnedForDrain {
             returnedForDrain = true
-            for key in worker.executor.takeWaiting() { sendFailed(key, .returned, "worker draining") }
+            for key in worker.codec.takeWaiting() { sendFailed(key, .returned, "worker draining") }
             log.info("draining: finishing the running segment, then leaving")
         }
         // The codec thread posts a segment's outcome before it counts as idle: idle and an empty outbox
         // (checked in that order) mean every outcome has been taken and sent.
-        guard worker.executor.isIdle, worker.outbox.withLock({ $0.isEmpty }), unacked.isEmpty || !welcomed else {
+        guard worker.codec.isIdle, worker.outbox.withLock({ $0.isEmpty }), unacked.isEmpty || !welcomed else {
             return nil
         }
         send(.goodbye(reason: "drained"))
@@ -212,7 +212,7 @@ struct WorkerConnection {
     /// Ready, with the backend choices when they changed since the coordinator last heard them.
     private mutating func sendReady(_ credit: Int) {
         var envelope = Tessera_V1_Envelope.ready(credit: UInt32(credit))
-        let choices = worker.executor.backendChoices
+        let choices = worker.codec.backendChoices
         if choices != announcedChoices {
             envelope.ready.backendChoices = choices
             announcedChoices = choices
@@ -225,7 +225,7 @@ struct WorkerConnection {
     }
 
     private mutating func sendHeartbeat(_ now: Double) {
-        send(.heartbeat(holding: worker.executor.holding.map(\.ref), sentUnixMilliseconds: Int64(now * 1000)))
+        send(.heartbeat(holding: worker.codec.holding.map(\.ref), sentUnixMilliseconds: Int64(now * 1000)))
     }
 
     /// Serialized straight into libzmq's buffer (results are megabytes).

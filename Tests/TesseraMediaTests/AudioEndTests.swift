@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TesseraCore
 import TesseraTestSupport
 import Testing
@@ -44,5 +45,45 @@ import Testing
         }
         _ = try session.export()
         #expect(try Self.audioEnd(out) == sourceEnd)
+    }
+
+    /// The planning pass finds the source's audio/video end gaps itself (one demux): they equal the
+    /// separate packet scan's, over the whole file and over a range, and the session reports them.
+    @Test func thePlanFindsTheSameEndGapsAsAPacketScan() throws {
+        let dir = try TestMedia.makeDirectory("audio-gap")
+        defer { TestMedia.cleanup(dir) }
+        let src = dir.appendingPathComponent("src.mkv")
+        // Video 2 s; two audio tracks, 2.5 s and 1.5 s.
+        try TestMedia.run(
+            "ffmpeg",
+            [
+                "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
+                "testsrc2=size=320x240:rate=25:duration=2",
+                "-f", "lavfi", "-i", "sine=duration=2.5", "-f", "lavfi", "-i", "sine=frequency=880:duration=1.5",
+                "-map", "0", "-map", "1", "-map", "2", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac",
+                src.path,
+            ])
+        for range in [nil, TimeRange(string: "0.5s-1.8s")] {
+            let reader = try AssetReader(path: src.path)
+            reader.timeRange = range
+            let planned = try reader.planVideo(segmentSeconds: 1).audioEndGaps
+            let scanned = OutputVerifier.audioEndGaps(of: src.path, range: range)
+            #expect(planned == scanned, "range \(String(describing: range))")
+            #expect(planned.count == 2)
+        }
+        let gaps = try #require(
+            OutputVerifier.audioEndGaps(of: src.path).sorted { $0.key < $1.key }.map(\.value.seconds))
+        #expect(abs(gaps[0] - 0.5) < 0.03 && abs(gaps[1] + 0.5) < 0.03, "\(gaps)")
+        // The session tells its caller before any segment is encoded.
+        let session = ExportSession(
+            sourcePath: src.path, outputPath: dir.appendingPathComponent("out.mkv").path,
+            settings: OutputSettings(
+                video: VideoSettings(codec: .h264, speed: "superfast"), audio: AudioSettings(codec: .aac)))
+        session.segmentDuration = 1
+        final class Reported: Sendable { let gaps = Mutex<[Int: MediaTime]?>(nil) }
+        let reported = Reported()
+        session.audioEndGapsHandler = { gaps in reported.gaps.withLock { $0 = gaps } }
+        _ = try session.export()
+        #expect(reported.gaps.withLock { $0 } == OutputVerifier.audioEndGaps(of: src.path))
     }
 }

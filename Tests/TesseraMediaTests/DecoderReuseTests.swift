@@ -14,7 +14,7 @@ import Testing
     /// Runs each segment on the producer's thread as soon as it is scheduled, with one set of kept
     /// decoders for the whole job (`shared`) or fresh ones per segment.
     final class InlineExecutor: SegmentExecutor, @unchecked Sendable {
-        let board = OutputBoard()
+        let board = FinishedSegments()
         let shared: SegmentDecoders?
         let makeProcessor: SegmentRunner.MakeProcessor
         private(set) var segments = 0

@@ -94,15 +94,16 @@ final class JobRunner: @unchecked Sendable {
                 log.info("job \(jobID): removed \(leftovers) unfinished output file(s) of an earlier run")
             }
             if record.state != .planning { _ = try farm.store.transition(jobID, to: .planning) }
-            // What the source itself says about its ends is known now, not after the work: its own
-            // audio/video end gap is what the verifier will hold the output to.
-            let gaps = OutputVerifier.audioEndGaps(of: record.source, range: record.request.timeRange)
-            session.sourceAudioEndGaps = gaps
-            for (track, gap) in gaps.sorted(by: { $0.key < $1.key }) where gap != .zero {
-                let text = String(format: "%.3f s %@", abs(gap.seconds), gap > .zero ? "after" : "before")
-                log.info(
-                    "job \(jobID): the source's audio track \(track) ends \(text) its video; the output will keep that gap"
-                )
+            // What the source itself says about its ends is known once it is planned, before the work:
+            // its own audio/video end gap is what the verifier will hold the output to.
+            let jobID = jobID
+            session.audioEndGapsHandler = { gaps in
+                for (track, gap) in gaps.sorted(by: { $0.key < $1.key }) where gap != .zero {
+                    let text = String(format: "%.3f s %@", abs(gap.seconds), gap > .zero ? "after" : "before")
+                    log.info(
+                        "job \(jobID): the source's audio track \(track) ends \(text) its video; the output will keep that gap"
+                    )
+                }
             }
             let (id, store, board, farm) = (jobID, farm.store, farm.board, farm)
             let priority = record.priority, created = record.createdAt

@@ -51,10 +51,10 @@ public final class ExportSession: @unchecked Sendable {
     public var progressHandler: (@Sendable (ExportProgress) -> Void)?
 
     private let cancelLock = NSLock()
-    /// How much later each source audio track (by track number) ends than the video in the exported
-    /// range, when the caller measured it before the work (`OutputVerifier.audioEndGaps`) to report it
-    /// then; nil measures it at verification.
-    public var sourceAudioEndGaps: [Int: MediaTime]?
+    /// Called once the source's video has been indexed (before any segment is encoded on the segmented
+    /// path; at verification on the one-pass path) with how much later each source audio track (by track
+    /// number) ends than the video in the exported range: the gap the verifier holds the output to.
+    public var audioEndGapsHandler: (@Sendable ([Int: MediaTime]) -> Void)?
     /// The tracks the export running writes, and what it does not carry (for its report).
     private var tracks = ExportTracks()
     private var cancelled = false
@@ -120,22 +120,22 @@ public final class ExportSession: @unchecked Sendable {
         }
         let writer = try makeWriter()
 
-        let plan: ExportPlan
+        let pipeline: ExportPipeline
         if settings.passthrough {
-            plan = try PassthroughPlan.make(reader: reader, writer: writer, tracks: tracks)
+            pipeline = try PassthroughPipeline.make(reader: reader, writer: writer, tracks: tracks)
         } else {
-            plan = try TranscodePlan.make(
+            pipeline = try TranscodePipeline.make(
                 reader: reader, writer: writer, settings: settings, tracks: tracks,
                 selector.factory)
         }
         try writer.startWriting()
         try reader.startReading()
-        let stages = plan.start(failure: failure)
+        let stages = pipeline.start(failure: failure)
 
         while !stages.allSatisfy({ $0.wait(seconds: 0.25) }) {
-            progressHandler?(plan.progress(total: total, elapsed: Date().timeIntervalSince(started)))
+            progressHandler?(pipeline.progress(total: total, elapsed: Date().timeIntervalSince(started)))
         }
-        reader.cancelReading()  // ends the demuxer if the plan stopped early; no-op error once done
+        reader.cancelReading()  // ends the demuxer if the pipeline stopped early; no-op error once done
         reader.waitUntilFinished()
         if let error = failure.error, error.kind != .cancelled || cancelLock.withLock({ cancelled }) {
             writer.cancelWriting()
@@ -143,19 +143,23 @@ public final class ExportSession: @unchecked Sendable {
         }
         var verification: VerificationReport? = nil
         do throws(MediaError) {
-            try plan.checkComplete(expectedSeconds: total, source: sourcePath)
-            let expected =
+            try pipeline.checkComplete(expectedSeconds: total, source: sourcePath)
+            let planned =
                 verifyOutput && !settings.passthrough && settings.video != nil && fileType != .m4a
-                ? try expectedVideoTimes(reader) : nil
+                ? try plannedVideo(reader) : nil
+            if let planned { audioEndGapsHandler?(planned.audioEndGaps) }
             try writer.finishWriting { (temporary) throws(MediaError) in
-                if let expected { verification = try verify(temporary, expected: expected) }
+                if let planned {
+                    verification = try verify(
+                        temporary, expected: planned.outputTimes, audioEndGaps: planned.audioEndGaps)
+                }
             }
         } catch {
             writer.cancelWriting()
             throw error
         }
-        progressHandler?(plan.progress(total: total, elapsed: Date().timeIntervalSince(started)))
-        var report = finishReport(plan.report, fileType: fileType, range: range, started: started)
+        progressHandler?(pipeline.progress(total: total, elapsed: Date().timeIntervalSince(started)))
+        var report = finishReport(pipeline.report, fileType: fileType, range: range, started: started)
         report.verification = verification
         return report
     }
@@ -174,7 +178,7 @@ public final class ExportSession: @unchecked Sendable {
                 settings: settings, tracks: tracks, fileType: fileType, segmentSeconds: seconds, parallel: parallel,
                 makeProcessor: selectorBox.withLock { $0 }!.factory, backend: backend, verification: verificationLevel,
                 makeExecutor: makeSegmentExecutor,
-                phase: phaseHandler ?? { _ in }))
+                phase: phaseHandler ?? { _ in }, audioEndGaps: audioEndGapsHandler ?? { _ in }))
         let handler = progressHandler
         let writer = try segmented.run(
             makeWriter: makeWriter, progress: { handler?($0) }, total: total,
@@ -190,7 +194,7 @@ public final class ExportSession: @unchecked Sendable {
         try writer.finishWriting { [phaseHandler] (temporary) throws(MediaError) in
             phaseHandler?(.verifying)
             verification = try verify(
-                temporary, expected: segmented.expectedTimes,
+                temporary, expected: segmented.expectedTimes, audioEndGaps: segmented.sourceAudioEndGaps,
                 videoDecoding: verificationLevel.decodesSegments ? .bySegments : .skipped)
         }
         var report = finishReport(segmented.report, fileType: fileType, range: range, started: started)
@@ -200,7 +204,7 @@ public final class ExportSession: @unchecked Sendable {
 
     /// Checks the finished temporary file against the expected frame times; throws when it fails.
     private func verify(
-        _ temporary: String, expected: [MediaTime],
+        _ temporary: String, expected: [MediaTime], audioEndGaps gaps: [Int: MediaTime],
         videoDecoding: OutputVerifier.VideoDecoding = .verifier
     )
         throws(MediaError) -> VerificationReport
@@ -209,7 +213,6 @@ public final class ExportSession: @unchecked Sendable {
         verifier.expectation = .presentationTimes(expected)
         verifier.expectedStart = expected.first ?? .zero
         verifier.expectationSource = sourcePath
-        let gaps = sourceAudioEndGaps ?? OutputVerifier.audioEndGaps(of: sourcePath, range: timeRange)
         verifier.expectedAudioEndGaps = tracks.audio.map { gaps[$0] ?? .zero }
         verifier.videoDecoding = videoDecoding
         let report = try verifier.verify()
@@ -221,10 +224,11 @@ public final class ExportSession: @unchecked Sendable {
         return report
     }
 
-    /// The output frame times a one-pass export must produce: the planner's, as one segment.
-    private func expectedVideoTimes(_ reader: AssetReader) throws(MediaError) -> [MediaTime]? {
+    /// The output frame times a one-pass export must produce (the planner's, as one segment), and the
+    /// source's audio end gaps, from one pass over the source.
+    private func plannedVideo(_ reader: AssetReader) throws(MediaError) -> AssetReader.VideoPlan? {
         guard reader.videoTrackID != nil else { return nil }
-        return try reader.planVideo(segmentSeconds: nil).outputTimes
+        return try reader.planVideo(segmentSeconds: nil)
     }
 
     private func finishReport(

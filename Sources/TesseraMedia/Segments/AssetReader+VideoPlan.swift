@@ -3,18 +3,21 @@ import TesseraAV
 import TesseraCore
 
 /// The one planning preamble (`tessera plan`, the segmented export, a one-pass export's verification):
-/// index the video packets of the reader's file, turn the wished segment length into ticks, plan over
-/// the reader's range.
+/// index the video packets of the reader's file (one pass, which also finds where each audio track
+/// ends), turn the wished segment length into ticks, plan over the reader's range.
 extension AssetReader {
     struct VideoPlan {
         let trackID: Int
         let timeBase: AVRational
         let index: VideoPacketIndex
-        let planned: SegmentPlanner.Plan
+        let planned: SegmentPlanner.Cut
         /// The range in the video stream's ticks (`ticks(for:)`).
         let range: TickRange
         /// Every output frame's presentation time.
         var outputTimes: [MediaTime] { planned.outputTimes.map { TickMath.time($0, timeBase) } }
+        /// For each audio track of the source (by track number), how much later it ends than the video
+        /// in the reader's range (`OutputVerifier.audioEndGaps`, from this plan's one pass over the file).
+        let audioEndGaps: [Int: MediaTime]
     }
 
     /// Reads every packet of a fresh `InputFile` of the reader's source (the reader's own input may be
@@ -35,6 +38,17 @@ extension AssetReader {
         let index = try VideoPacketIndex.build(try InputFile(path: path), trackID: id)
         let planned = SegmentPlanner.plan(
             index, start: range.start, end: range.end, targetTicks: target, parallel: parallel)
-        return VideoPlan(trackID: id, timeBase: tb, index: index, planned: planned, range: range)
+        let t = input.context.pointee.start_time  // as `Asset.startTime`, which `audioEndGaps(of:)` uses
+        let start = t != tessera_AV_NOPTS_VALUE() ? MediaTime(value: t, timescale: AV_TIME_BASE) : .zero
+        let videoEnd = index.streamEnds[id].map { Asset.time($0, in: tb) }
+        var gaps: [Int: MediaTime] = [:]
+        for (track, stream) in input.streams.enumerated()
+        where stream.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_AUDIO {
+            guard let end = index.streamEnds[track] else { continue }
+            gaps[track] = OutputVerifier.endGap(
+                video: videoEnd, audio: Asset.time(end, in: stream.pointee.time_base), start: start, range: timeRange)
+        }
+        return VideoPlan(
+            trackID: id, timeBase: tb, index: index, planned: planned, range: range, audioEndGaps: gaps)
     }
 }

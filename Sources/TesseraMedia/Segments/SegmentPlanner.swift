@@ -15,7 +15,8 @@ enum SegmentPlanner {
     ///   - targetTicks: the wished segment length in source ticks.
     /// - Returns: segments in output order covering every output frame exactly once (none when the
     ///   range holds no frame), and the output frames' presentation times.
-    struct Plan {
+    /// The cut: segments and the output frames' times.
+    struct Cut {
         var segments: [SegmentSpec]
         /// Every output frame's presentation time in output ticks: what the stitched file must hold.
         var outputTimes: [Int64]
@@ -37,7 +38,7 @@ enum SegmentPlanner {
 
     /// - Parameter parallel: segments expected to run at once. With more than one, the last round of
     ///   segments is re-cut so every slot finishes together (see `balanceTail`).
-    static func plan(_ index: VideoPacketIndex, start: Int64, end: Int64, targetTicks: Int64, parallel: Int = 1) -> Plan
+    static func plan(_ index: VideoPacketIndex, start: Int64, end: Int64, targetTicks: Int64, parallel: Int = 1) -> Cut
     {
         let packets = index.entries
         // Frames in presentation order, each with its decode-order position.
@@ -50,7 +51,7 @@ enum SegmentPlanner {
         } else if frames.isEmpty, let held = order.last(where: { packets[$0].pts < start }) {
             frames = [held]
         }
-        guard !frames.isEmpty else { return Plan(segments: [], outputTimes: []) }
+        guard !frames.isEmpty else { return Cut(segments: [], outputTimes: []) }
 
         // Cut points: keyframe presentation times inside the range, at least a target apart.
         let keyframes = packets.filter(\.isKeyframe).map(\.pts).sorted()
@@ -102,6 +103,6 @@ enum SegmentPlanner {
                     presentationRange: lo..<hi, decodePackets: keyStart..<decodeEnd,
                     timeMap: TimeMapPiece(sourceStart: start, outputStart: 0)))
         }
-        return Plan(segments: segments, outputTimes: frames.map { max(packets[$0].pts, start) - start })
+        return Cut(segments: segments, outputTimes: frames.map { max(packets[$0].pts, start) - start })
     }
 }

@@ -17,7 +17,7 @@ import TesseraCore
 final class SegmentedExport: @unchecked Sendable {
     struct Configuration {
         var settings: OutputSettings
-        /// The tracks written; the video is the one segmented, the rest go through a `TranscodePlan`.
+        /// The tracks written; the video is the one segmented, the rest go through a `TranscodePipeline`.
         var tracks: ExportTracks
         var fileType: FileType
         var segmentSeconds: Double
@@ -28,6 +28,8 @@ final class SegmentedExport: @unchecked Sendable {
         /// nil runs the segments on `parallel` local threads.
         var makeExecutor: (@Sendable ([SegmentSpec]) throws(MediaError) -> any SegmentExecutor)?
         var phase: @Sendable (ExportPhase) -> Void
+        /// Told the source's audio end gaps once planned, before any segment is sent.
+        var audioEndGaps: @Sendable ([Int: MediaTime]) -> Void = { _ in }
     }
 
     private let reader: AssetReader
@@ -36,9 +38,11 @@ final class SegmentedExport: @unchecked Sendable {
     private let done = ProgressCounter()
     private(set) var segmentCount = 0
     private(set) var processorName = "none"
-    private(set) var audioPlan: TranscodePlan?
+    private(set) var audioPlan: TranscodePipeline?
     /// The presentation time of every output frame, from the plan.
     private(set) var expectedTimes: [MediaTime] = []
+    /// How much later each source audio track ends than the video in the range, from the plan's pass.
+    private(set) var sourceAudioEndGaps: [Int: MediaTime] = [:]
     private var videoInput: AssetWriterInput?
     private var videoEnd: Double = 0
     private var rotation = Rotation.none
@@ -70,6 +74,8 @@ final class SegmentedExport: @unchecked Sendable {
         let range = video.range
         let plan = video.planned.segments
         expectedTimes = video.outputTimes
+        sourceAudioEndGaps = video.audioEndGaps
+        config.audioEndGaps(video.audioEndGaps)
         guard !plan.isEmpty else {
             throw MediaError(.invalidArgument, path: reader.path, "the range holds no video frame")
         }
@@ -111,7 +117,7 @@ final class SegmentedExport: @unchecked Sendable {
         otherSettings.video = nil
         var otherTracks = config.tracks
         otherTracks.video = nil
-        audioPlan = try TranscodePlan.make(
+        audioPlan = try TranscodePipeline.make(
             reader: reader, writer: writer, settings: otherSettings, tracks: otherTracks,
             videoElsewhere: true, config.makeProcessor)
         try writer.startWriting()

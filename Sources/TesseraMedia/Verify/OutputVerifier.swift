@@ -77,27 +77,27 @@ public struct OutputVerifier: Sendable {
     /// `-c copy`) can end before its last frame. Empty when the file cannot be read.
     public static func audioEndGaps(of sourcePath: String, range: TimeRange? = nil) -> [Int: MediaTime] {
         guard let asset = try? Asset.load(sourcePath, scanPackets: true) else { return [:] }
-        var gaps: [Int: MediaTime] = [:]
         let video = asset.tracks.first(where: { $0.mediaType == .video })
+        var gaps: [Int: MediaTime] = [:]
         for audio in asset.tracks where audio.mediaType == .audio {
-            guard let video else {
-                gaps[audio.trackID] = .zero
-                continue
-            }
-            let videoTrackEnd = video.presentationEnd ?? video.timeRange.end
-            let audioTrackEnd = audio.presentationEnd ?? audio.timeRange.end
-            guard videoTrackEnd.isNumeric, audioTrackEnd.isNumeric else {
-                gaps[audio.trackID] = .zero
-                continue
-            }
-            var videoEnd = videoTrackEnd - asset.startTime, audioEnd = audioTrackEnd - asset.startTime
-            if let range, range.end.isNumeric {
-                videoEnd = min(videoEnd, range.end)
-                audioEnd = min(audioEnd, range.end)
-            }
-            gaps[audio.trackID] = audioEnd - videoEnd
+            gaps[audio.trackID] = endGap(
+                video: video.map { $0.presentationEnd ?? $0.timeRange.end },
+                audio: audio.presentationEnd ?? audio.timeRange.end, start: asset.startTime, range: range)
         }
         return gaps
+    }
+
+    /// How much later an audio track ending at `audio` ends than a video track ending at `video` (both
+    /// absolute, as is `start`, the file's start) within `range` (relative to `start`): zero without a
+    /// video track or a known end.
+    static func endGap(video: MediaTime?, audio: MediaTime, start: MediaTime, range: TimeRange?) -> MediaTime {
+        guard let video, video.isNumeric, audio.isNumeric else { return .zero }
+        var videoEnd = video - start, audioEnd = audio - start
+        if let range, range.end.isNumeric {
+            videoEnd = min(videoEnd, range.end)
+            audioEnd = min(audioEnd, range.end)
+        }
+        return audioEnd - videoEnd
     }
 
     /// Reads and decodes the whole file and runs every check.

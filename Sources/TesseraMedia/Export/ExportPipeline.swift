@@ -2,8 +2,8 @@ import Foundation
 import TesseraAV
 
 /// The stages an `ExportSession` runs between starting its reader and finishing its writer.
-protocol ExportPlan: AnyObject, Sendable {
-    /// Starts the plan's threads; they end when their inputs are drained or `failure` is recorded.
+protocol ExportPipeline: AnyObject, Sendable {
+    /// Starts the pipeline's threads; they end when their inputs are drained or `failure` is recorded.
     func start(failure: PipelineFailure) -> [StageThread]
     func progress(total: Double, elapsed: Double) -> ExportProgress
     /// Fails when the source ended well before it said it would (a truncated file).

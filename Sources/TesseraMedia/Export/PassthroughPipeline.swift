@@ -8,7 +8,7 @@ import TesseraCore
 /// A time range starts at the keyframe at or before its start: packets keep their timing relative to
 /// the range start, so the pre-roll sits before zero (MP4/MOV hide it with an edit list; Matroska
 /// shifts it). This is keyframe-accurate, not frame-accurate, as AVFoundation's passthrough is.
-final class PassthroughPlan: ExportPlan, @unchecked Sendable {
+final class PassthroughPipeline: ExportPipeline, @unchecked Sendable {
     private struct Leg: @unchecked Sendable {
         let output: AssetReaderTrackOutput
         let input: AssetWriterInput
@@ -28,7 +28,7 @@ final class PassthroughPlan: ExportPlan, @unchecked Sendable {
     ///   source has neither video nor audio.
     static func make(
         reader: AssetReader, writer: AssetWriter, tracks: ExportTracks
-    ) throws(MediaError) -> PassthroughPlan {
+    ) throws(MediaError) -> PassthroughPipeline {
         var legs: [Leg] = []
         for id in [tracks.video].compactMap({ $0 }) + tracks.audio {
             let stream = reader.input.streams[id]
@@ -42,7 +42,7 @@ final class PassthroughPlan: ExportPlan, @unchecked Sendable {
         guard !legs.isEmpty else {
             throw MediaError(.invalidArgument, path: reader.path, "has no video or audio track to copy")
         }
-        return PassthroughPlan(legs: legs, subtitles: try tracks.addCarried(reader: reader, writer: writer))
+        return PassthroughPipeline(legs: legs, subtitles: try tracks.addCarried(reader: reader, writer: writer))
     }
 
     func start(failure: PipelineFailure) -> [StageThread] {

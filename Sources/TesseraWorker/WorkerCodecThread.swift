@@ -10,7 +10,7 @@ import TesseraWire
 /// The worker's codec thread: runs the tasks the coordinator assigned, one at a time, in order, and
 /// hands each outcome (progress, result, failure) to the network thread as a ready-to-send envelope.
 /// It never touches the socket (ZeroMQ sockets belong to one thread).
-final class SegmentExecutorThread: @unchecked Sendable {
+final class WorkerCodecThread: @unchecked Sendable {
     struct Held: Sendable {
         let key: TaskKey
         let task: Tessera_V1_SegmentTask

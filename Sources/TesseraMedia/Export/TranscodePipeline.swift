@@ -6,7 +6,7 @@ import TesseraCompute
 import TesseraCore
 
 /// Decode → process → encode for the video track, decode → resample → encode for the audio track.
-final class TranscodePlan: ExportPlan, @unchecked Sendable {
+final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
     private struct VideoLeg: @unchecked Sendable {
         let output: AssetReaderTrackOutput
         let input: AssetWriterInput
@@ -52,13 +52,13 @@ final class TranscodePlan: ExportPlan, @unchecked Sendable {
     /// - Throws: `.invalidArgument` when the source has none of the tracks the settings want;
     ///   `.unsupported` for an encoder/pixel-format combination this build cannot do.
     /// - Parameter videoElsewhere: the video is written by someone else (the segmented path's stitcher):
-    ///   a plan with only subtitles, or nothing, is fine.
+    ///   a pipeline with only subtitles, or nothing, is fine.
     static func make(
         reader: AssetReader, writer: AssetWriter, settings: OutputSettings, tracks: ExportTracks,
         videoElsewhere: Bool = false,
         _ makeProcessor: @escaping @Sendable (ProcessingSpec, Frame) throws(MediaError) -> any FrameProcessor
     )
-        throws(MediaError) -> TranscodePlan
+        throws(MediaError) -> TranscodePipeline
     {
         var video: VideoLeg? = nil
         var audio: [AudioLeg] = []
@@ -90,7 +90,7 @@ final class TranscodePlan: ExportPlan, @unchecked Sendable {
             )
         }
         let carried = try tracks.addCarried(reader: reader, writer: writer)
-        return TranscodePlan(video: video, audio: audio, subtitles: carried, makeProcessor: makeProcessor)
+        return TranscodePipeline(video: video, audio: audio, subtitles: carried, makeProcessor: makeProcessor)
     }
 
     private static func makeVideoLeg(
