@@ -1,4 +1,5 @@
-/// A job request field outside its stated bounds: the field's JSON path and what is wrong with it.
+/// A job request field outside its stated bounds: the field's JSON path (or the command-line flag that
+/// set it, such as `--scale`) and what is wrong with it.
 public struct JobRequestError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The JSON path of the field, e.g. `settings.video.gopLength`.
     public var field: String
