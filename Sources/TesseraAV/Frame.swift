@@ -21,6 +21,17 @@ public final class Frame: @unchecked Sendable {
         try ff(av_frame_get_buffer(pointer, 0), "allocate a \(width)x\(height) frame")
     }
 
+    private init(owning pointer: UnsafeMutablePointer<AVFrame>) {
+        self.pointer = pointer
+    }
+
+    /// A new frame sharing this one's pictures (reference-counted, nothing copied) with its own
+    /// properties, so its timestamps can differ: a picture shown more than once in a retimed export.
+    public func clone() throws(MediaError) -> Frame {
+        guard let p = av_frame_clone(pointer) else { throw MediaError(.internal, "out of memory cloning a frame") }
+        return Frame(owning: p)
+    }
+
     deinit {
         var p: UnsafeMutablePointer<AVFrame>? = pointer
         av_frame_free(&p)

@@ -21,6 +21,7 @@ struct TranscodeCommand: AsyncParsableCommand {
     @Argument(help: "The source media file.") var source: String
     @Option(name: .shortAndLong, help: "The output file; its extension picks the container.") var output: String
     @OptionGroup var job: JobOptions
+    @OptionGroup(title: "Retiming") var retime: RetimeOptions
     @Option(help: "Segments transcoded at once with --segment-duration (the farm's path on this machine).")
     var parallel = 2
     @Flag(
@@ -44,6 +45,7 @@ struct TranscodeCommand: AsyncParsableCommand {
         session.segmentDuration = job.segmentDuration
         session.parallel = parallel
         session.verifyOutput = verify
+        session.retiming = try retime.retiming()
         let reporter = ProgressPrinter(enabled: !quiet)
         session.progressHandler = { reporter.show($0) }
 

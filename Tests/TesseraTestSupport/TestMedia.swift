@@ -36,6 +36,16 @@ public enum TestMedia {
     )
         throws -> (status: Int32, stdout: String, stderr: String)
     {
+        let r = try runCapturingBytes(tool, arguments, environment: environment)
+        return (r.status, String(decoding: r.stdout, as: UTF8.self), r.stderr)
+    }
+
+    /// `runCapturing` with stdout as bytes (raw video piped out of ffmpeg).
+    public static func runCapturingBytes(
+        _ tool: String, _ arguments: [String], environment: [String: String]? = nil
+    )
+        throws -> (status: Int32, stdout: Data, stderr: String)
+    {
         let process = Process()
         process.executableURL = tool.hasPrefix("/") ? URL(fileURLWithPath: tool) : URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = tool.hasPrefix("/") ? arguments : [tool] + arguments
@@ -52,10 +62,7 @@ public enum TestMedia {
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         while !errReader.isFinished { usleep(1000) }
-        return (
-            process.terminationStatus, String(decoding: outData, as: UTF8.self),
-            String(decoding: errData, as: UTF8.self)
-        )
+        return (process.terminationStatus, outData, String(decoding: errData, as: UTF8.self))
     }
 
     /// Bytes no demuxer recognises, the same on every run: xorshift64 from a fixed seed. Truly random

@@ -4,7 +4,7 @@ import TesseraCore
 
 /// The CPU blend of two pictures of one layout, with SIMD over rows:
 /// `out = first + weight × (second − first)`, rounded half up, as the Vulkan kernel computes it.
-enum FrameBlend {
+public enum FrameBlend {
     /// - Throws: `.invalidArgument` for frames of different size or format or a weight outside 0…1.
     static func check(_ first: Frame, _ second: Frame, weight: Double) throws(MediaError) {
         guard first.width == second.width, first.height == second.height, first.pixelFormat == second.pixelFormat
@@ -21,7 +21,7 @@ enum FrameBlend {
     }
 
     /// - Throws: as `check`, `.unsupported` for a format Tessera does not know, `.ffmpeg` on allocation.
-    static func blend(_ first: Frame, _ second: Frame, weight: Double) throws(MediaError) -> Frame {
+    public static func blend(_ first: Frame, _ second: Frame, weight: Double) throws(MediaError) -> Frame {
         try check(first, second, weight: weight)
         let format = PixelFormat(first.pixelFormat)
         guard let layout = PictureLayout(format) else {

@@ -59,6 +59,9 @@ public final class ExportSession: @unchecked Sendable {
     private var tracks = ExportTracks()
     private var cancelled = false
     private var activeFailure: PipelineFailure?
+    /// Retime the video (scaled ranges, ramps, freezes) to a constant frame rate; one pass, video only
+    /// for now (audio, passthrough timing and segmented retiming are refused with a message).
+    public var retiming: Retiming?
 
     public init(sourcePath: String, outputPath: String, settings: OutputSettings) {
         self.sourcePath = sourcePath
@@ -99,6 +102,7 @@ public final class ExportSession: @unchecked Sendable {
         let range = try resolveRange(assetDuration: assetDuration)
         reader.timeRange = range
         tracks = try ExportTracks.choose(reader, settings: settings, fileType: fileType)
+        let retime = try resolveRetime(reader, range: range, assetDuration: assetDuration)
         let failure = reader.failure
         cancelLock.lock()
         activeFailure = failure
@@ -112,7 +116,7 @@ public final class ExportSession: @unchecked Sendable {
             writer.metadata = Self.copyableMetadata(reader.input)
             return writer
         }
-        let total = range.map { $0.duration.seconds } ?? assetDuration.seconds
+        let total = retime?.map.outputDuration.seconds ?? range.map { $0.duration.seconds } ?? assetDuration.seconds
         if let seconds = segmentDuration, !settings.passthrough, settings.video != nil, tracks.video != nil {
             return try exportSegmented(
                 reader: reader, fileType: fileType, range: range, seconds: seconds,
@@ -125,7 +129,7 @@ public final class ExportSession: @unchecked Sendable {
             pipeline = try PassthroughPipeline.make(reader: reader, writer: writer, tracks: tracks)
         } else {
             pipeline = try TranscodePipeline.make(
-                reader: reader, writer: writer, settings: settings, tracks: tracks,
+                reader: reader, writer: writer, settings: settings, tracks: tracks, retime: retime,
                 selector.factory)
         }
         try writer.startWriting()
@@ -144,12 +148,14 @@ public final class ExportSession: @unchecked Sendable {
         var verification: VerificationReport? = nil
         do throws(MediaError) {
             try pipeline.checkComplete(expectedSeconds: total, source: sourcePath)
-            let planned =
-                verifyOutput && !settings.passthrough && settings.video != nil && fileType != .m4a
-                ? try plannedVideo(reader) : nil
+            let verifies = verifyOutput && !settings.passthrough && settings.video != nil && fileType != .m4a
+            // A retimed export's frames are the time map's constant grid; it writes no audio (yet).
+            let planned = verifies && retime == nil ? try plannedVideo(reader) : nil
             if let planned { audioEndGapsHandler?(planned.audioEndGaps) }
             try writer.finishWriting { (temporary) throws(MediaError) in
-                if let planned {
+                if let retime, verifies {
+                    verification = try verify(temporary, expected: retime.outputTimes, audioEndGaps: [:])
+                } else if let planned {
                     verification = try verify(
                         temporary, expected: planned.outputTimes, audioEndGaps: planned.audioEndGaps)
                 }
@@ -222,6 +228,46 @@ public final class ExportSession: @unchecked Sendable {
                 "verification failed, nothing written: \(report.firstFailure ?? "unknown check")")
         }
         return report
+    }
+
+    /// The retiming resolved against the source, or nil without one. What is not built yet is refused
+    /// before any work, naming the option: audio, passthrough timing, segments.
+    private func resolveRetime(
+        _ reader: AssetReader, range: TimeRange?, assetDuration: MediaTime
+    ) throws(MediaError) -> VideoRetime? {
+        guard let retiming else { return nil }
+        func refuse(_ message: String) -> MediaError { MediaError(.invalidArgument, path: sourcePath, message) }
+        guard !settings.passthrough else {
+            throw refuse("retiming re-encodes; passthrough frame timing is not built yet")
+        }
+        guard segmentDuration == nil else {
+            throw refuse("retimed exports run in one pass for now; leave out --segment-duration")
+        }
+        guard settings.video != nil, let video = tracks.video else { throw refuse("retiming needs a video track") }
+        guard settings.audio == nil || tracks.audio.isEmpty else {
+            throw refuse("retimed audio is not built yet; add --no-audio to retime the video alone")
+        }
+        // Subtitle and chapter times would need the map too: named, not carried.
+        for subtitle in tracks.subtitles {
+            tracks.notCarried.append("subtitle track \(subtitle.trackID): not retimed yet")
+        }
+        if !tracks.chapters.isEmpty { tracks.notCarried.append("chapters: not retimed yet") }
+        tracks.subtitles = []
+        tracks.chapters = []
+        let stream = reader.input.streams[video].pointee
+        let rate = stream.avg_frame_rate.num > 0 ? stream.avg_frame_rate : stream.r_frame_rate
+        let frameDuration =
+            retiming.frameDuration ?? Rational(Int64(max(rate.den, 0)), Int64(max(rate.num, 0)))
+        let origin = Rational(range?.start ?? .zero)
+        let length = Rational(range?.duration ?? assetDuration)
+        do throws(JobRequestError) {
+            try Retiming.checkFrameDuration(
+                frameDuration, field: retiming.frameDuration == nil ? "source frame rate" : "--frame-duration")
+            let map = try TimeMap.retiming(start: origin, duration: length, edits: retiming.edits)
+            return VideoRetime(map: map, frameDuration: frameDuration, selection: retiming.selection, origin: origin)
+        } catch {
+            throw refuse("\(error)")
+        }
     }
 
     /// The output frame times a one-pass export must produce (the planner's, as one segment), and the

@@ -15,7 +15,10 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
         let codec: VideoCodec
         let rotation: Rotation
         /// Output frames end here (ticks of the stream time base, range start = 0); nil = at the source's end.
+        /// For a retimed leg: the output frame count, in ticks of the output frame duration.
         let endTick: Int64?
+        /// Set for a retimed export: output frames are chosen from the processed source frames.
+        let retimer: FrameRetimer?
     }
     private struct AudioLeg: @unchecked Sendable {
         let output: AssetReaderTrackOutput
@@ -55,7 +58,7 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
     ///   a pipeline with only subtitles, or nothing, is fine.
     static func make(
         reader: AssetReader, writer: AssetWriter, settings: OutputSettings, tracks: ExportTracks,
-        videoElsewhere: Bool = false,
+        videoElsewhere: Bool = false, retime: VideoRetime? = nil,
         _ makeProcessor: @escaping @Sendable (ProcessingSpec, Frame) throws(MediaError) -> any FrameProcessor
     )
         throws(MediaError) -> TranscodePipeline
@@ -65,7 +68,7 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
         if let vs = settings.video, let id = tracks.video {
             let source = StreamDescription(stream: reader.input.streams[id])
             let output = try reader.addOutput(trackID: id)
-            video = try makeVideoLeg(vs, source: source, output: output, writer: writer)
+            video = try makeVideoLeg(vs, source: source, output: output, writer: writer, retime: retime)
         }
         if let settingsA = settings.audio {
             for id in tracks.audio {
@@ -95,16 +98,32 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
 
     private static func makeVideoLeg(
         _ vs: VideoSettings, source: StreamDescription, output: AssetReaderTrackOutput,
-        writer: AssetWriter
+        writer: AssetWriter, retime: VideoRetime?
     ) throws(MediaError) -> VideoLeg {
         let encoding = try VideoEncoding(vs, source: source)
+        var encoderInput = encoding.encoderInput
+        var retimer: FrameRetimer? = nil
+        if let retime {
+            // Constant frame rate: the encoder counts in frames of the output's frame duration.
+            let d = retime.frameDuration
+            guard let num = Int32(exactly: d.numerator), let den = Int32(exactly: d.denominator) else {
+                throw MediaError(.invalidArgument, "frame duration \(d) does not fit a time base")
+            }
+            encoderInput.timeBase = AVRational(num: num, den: den)
+            encoderInput.frameRate = AVRational(num: den, den: num)
+            retimer = FrameRetimer(
+                map: retime.map, frameDuration: d, selection: retime.selection, timeBase: source.timeBase,
+                origin: retime.origin)
+        }
         let input = try writer.addVideoInput(
-            settings: vs, input: encoding.encoderInput, rotation: encoding.rotation,
+            settings: vs, input: encoderInput, rotation: encoding.rotation,
             tagsFrom: source.stream)
-        let endTick: Int64? = output.range.end == Int64.max ? nil : output.range.end - output.range.start
+        let endTick: Int64? =
+            retimer.map(\.frameCount)
+            ?? (output.range.end == Int64.max ? nil : output.range.end - output.range.start)
         return VideoLeg(
             output: output, input: input, spec: encoding.processing, source: source, codec: vs.codec,
-            rotation: encoding.rotation, endTick: endTick)
+            rotation: encoding.rotation, endTick: endTick, retimer: retimer)
     }
 
     func start(failure: PipelineFailure) -> [StageThread] {
@@ -137,6 +156,7 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
 
     private func runProcess(_ leg: VideoLeg, into queue: BoundedQueue<Frame>) throws(MediaError) {
         var processor: (any FrameProcessor)? = nil
+        var retimer = leg.retimer
         while let frame = try leg.output.copyNextFrame() {
             var out = frame
             if let spec = leg.spec {
@@ -146,8 +166,10 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
                 }
                 out = try processor!.process(frame)
             }
-            guard queue.push(out) else { return }
+            // Each source frame is processed once; a retimed export then shows it as often as the map says.
+            for shown in try retimer?.push(out) ?? [out] { guard queue.push(shown) else { return } }
         }
+        for shown in try retimer?.finish() ?? [] { guard queue.push(shown) else { return } }
     }
 
     /// Encodes frames with their durations (see `FrameDurations`); the last runs to the range end.
@@ -155,7 +177,7 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
         _ leg: VideoLeg, from queue: BoundedQueue<Frame>,
         failure: PipelineFailure
     ) throws(MediaError) {
-        let tb = leg.source.timeBase
+        let tb = leg.retimer == nil ? leg.source.timeBase : leg.input.timeBase
         let seconds = { (t: Int64) in Double(t) * Double(tb.num) / Double(tb.den) }
         var durations = FrameDurations()
         while let frame = queue.pop() {

@@ -1,0 +1,24 @@
+/// How an export retimes its source: the edits (source time), the output's constant frame duration,
+/// and which source frame each output instant shows.
+public struct Retiming: Sendable, Hashable {
+    public var edits: [RetimeEdit]
+    /// The output's frame duration; nil keeps the source's nominal frame rate.
+    public var frameDuration: Rational?
+    public var selection: FrameSelection
+
+    public init(edits: [RetimeEdit] = [], frameDuration: Rational? = nil, selection: FrameSelection = .hold) {
+        self.edits = edits
+        self.frameDuration = frameDuration
+        self.selection = selection
+    }
+
+    /// The frame durations an output may have: 1/1000 s to 1 s (1 to 1000 fps), as n/d with both
+    /// fitting a 32-bit time base.
+    public static func checkFrameDuration(_ d: Rational, field: String) throws(JobRequestError) {
+        guard d.isValid, d >= Rational(1, 1000), d <= .one, d.numerator <= Int128(Int32.max),
+            d.denominator <= Int128(Int32.max)
+        else {
+            throw JobRequestError(field: field, "a frame duration goes from 1/1000 s to 1 s (1 to 1000 fps), not \(d)")
+        }
+    }
+}

@@ -1,0 +1,85 @@
+import CFFmpeg
+import TesseraAV
+import TesseraCompute
+import TesseraCore
+
+/// Turns a source's frames (presentation order) into a retimed constant-rate sequence: output frame k,
+/// at k·frameDuration, shows the frame `selection` chooses at the time map's source time for that
+/// instant. Streaming: it holds one frame back, the latest at or before the next instant, so a frame
+/// shown many times (slow motion, a freeze) is kept once and shared (`Frame.clone`), never copied.
+///
+/// Output frames carry `pts = k` and a duration of 1 in ticks of the frame duration.
+struct FrameRetimer {
+    let map: TimeMap
+    let frameDuration: Rational
+    let selection: FrameSelection
+    /// The source stream's time base, and the source time of the reader's tick 0 (its range start).
+    let timeBase: Rational
+    let origin: Rational
+    /// ⌈map.outputDuration / frameDuration⌉.
+    let frameCount: Int64
+
+    private var next: Int64 = 0
+    private var held: (frame: Frame, time: Rational)?
+
+    init(map: TimeMap, frameDuration: Rational, selection: FrameSelection, timeBase: AVRational, origin: Rational) {
+        self.map = map
+        self.frameDuration = frameDuration
+        self.selection = selection
+        self.timeBase = Rational(Int64(timeBase.num), Int64(timeBase.den))
+        self.origin = origin
+        frameCount = (map.outputDuration / frameDuration).ceiling ?? 0
+    }
+
+    /// The source time an output instant shows.
+    private func sourceTime(_ k: Int64) -> Rational {
+        map.source(at: Rational(k) * frameDuration)?.time ?? map.pieces.last?.sourceEnd ?? .zero
+    }
+
+    /// Takes the next source frame; returns the output frames now decided.
+    mutating func push(_ frame: Frame) throws(MediaError) -> [Frame] {
+        let time = origin + Rational(frame.pts) * timeBase
+        var out: [Frame] = []
+        while next < frameCount {
+            let s = sourceTime(next)
+            guard time > s else { break }
+            // Instant `next` falls before this frame: `held` (≤ s) and `frame` (> s) surround it.
+            guard let held else {
+                out.append(try emit(frame))
+                continue
+            }
+            switch selection {
+            case .hold:
+                out.append(try emit(held.frame))
+            case .nearest:
+                out.append(try emit(s - held.time < time - s ? held.frame : frame))
+            case .blend:
+                let weight = (s - held.time) / (time - held.time)
+                if weight.isZero {
+                    out.append(try emit(held.frame))
+                } else {
+                    let mixed = try FrameBlend.blend(held.frame, frame, weight: weight.seconds)
+                    out.append(try emit(mixed))
+                }
+            }
+        }
+        held = (frame, time)
+        return out
+    }
+
+    /// The instants after the last source frame, which show it.
+    mutating func finish() throws(MediaError) -> [Frame] {
+        guard let held else { return [] }
+        var out: [Frame] = []
+        while next < frameCount { out.append(try emit(held.frame)) }
+        return out
+    }
+
+    private mutating func emit(_ frame: Frame) throws(MediaError) -> Frame {
+        let copy = try frame.clone()
+        copy.pts = next
+        copy.pointer.pointee.pkt_duration = 1
+        next += 1
+        return copy
+    }
+}

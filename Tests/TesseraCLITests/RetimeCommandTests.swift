@@ -1,0 +1,180 @@
+import Foundation
+import TesseraTestSupport
+import Testing
+
+/// `tessera transcode` with retiming flags, checked frame by frame: every source picture carries its
+/// frame index as a 12-bit barcode (libavfilter's geq), and ffmpeg reads back which source frame each
+/// output frame shows.
+@Suite(.serialized) struct RetimeCommandTests {
+    let dir: URL
+    init() throws { dir = try TestMedia.makeDirectory("retime") }
+
+    func tessera(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        try TestMedia.runCapturing(TestMedia.tesseraBinary.path, arguments)
+    }
+
+    /// A source whose frame n shows n in binary: 12 stripes 16 px wide, bit k white when set.
+    func barcoded(_ name: String, rate: Int, seconds: Int, audio: Bool = false) throws -> URL {
+        let url = dir.appendingPathComponent(name)
+        let code = "if(bitand(floor(N/pow(2,floor(X/16))),1),235,16)"
+        var args = [
+            "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
+            "color=black:size=192x16:rate=\(rate):duration=\(seconds),format=gray,geq=lum='\(code)',format=yuv420p",
+        ]
+        if audio { args += ["-f", "lavfi", "-i", "sine=duration=\(seconds)", "-c:a", "aac"] }
+        args += ["-c:v", "libx264", "-preset", "ultrafast", "-qp", "0", "-g", "\(rate)", url.path]
+        try TestMedia.run("ffmpeg", args)
+        return url
+    }
+
+    /// The source frame index each frame of `url` shows, in presentation order.
+    static func frameIndices(_ url: URL) throws -> [Int] {
+        let result = try TestMedia.runCapturingBytes(
+            "ffmpeg",
+            [
+                "-hide_banner", "-loglevel", "error", "-i", url.path, "-fps_mode", "passthrough", "-vf",
+                "scale=12:1:flags=area,format=gray", "-f", "rawvideo", "-",
+            ])
+        guard result.status == 0 else { throw TestMedia.ToolFailure(description: "ffmpeg: \(result.stderr)") }
+        let bytes = [UInt8](result.stdout)
+        return stride(from: 0, to: bytes.count - 11, by: 12).map { start in
+            (0..<12).reduce(0) { $0 | (bytes[start + $1] > 128 ? 1 << $1 : 0) }
+        }
+    }
+
+    @Test func slowMotion240To30ShowsEverySourceFrameOfTheScaledRange() throws {
+        defer { TestMedia.cleanup(dir) }
+        let src = try barcoded("src240.mp4", rate: 240, seconds: 8)
+        #expect(try Self.frameIndices(src) == Array(0..<1920), "the barcode reads back on the source")
+        let out = dir.appendingPathComponent("slow.mp4")
+        let r = try tessera([
+            "transcode", src.path, "-o", out.path, "--scale", "2s-4s:16s", "--frame-rate", "30", "--no-audio",
+            "--verify", "--quiet",
+        ])
+        #expect(r.status == 0, "\(r.stderr)")
+        let shown = try Self.frameIndices(out)
+        #expect(shown.count == 660)
+        let expected =
+            Array(stride(from: 0, to: 480, by: 8)) + Array(480..<960) + Array(stride(from: 960, to: 1920, by: 8))
+        #expect(shown == expected)
+        // Every packet at k/30 s, each 1/30 s long: the constant grid, as ffprobe reads it.
+        let packets = try TestMedia.run(
+            "ffprobe",
+            [
+                "-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts_time,duration_time", "-of",
+                "csv=p=0", out.path,
+            ])
+        let rows = packets.split(separator: "\n").map { $0.split(separator: ",").compactMap { Double($0) } }
+        let times = rows.map { $0[0] }.sorted()
+        #expect(times.count == 660)
+        #expect(times.enumerated().allSatisfy { abs($0.element - Double($0.offset) / 30) < 1e-6 })
+        #expect(rows.allSatisfy { $0.count == 2 && abs($0[1] - 1.0 / 30) < 1e-6 })
+    }
+
+    /// 60 fps, source 1–2 s scaled to 3 s, exported at 24 fps: hold shows ⌊60·s⌋ and nearest ⌊60·s + ½⌋,
+    /// where s is the mapped source time of k/24 s.
+    @Test(arguments: ["hold", "nearest"])
+    func holdAndNearest(selection: String) throws {
+        defer { TestMedia.cleanup(dir) }
+        let src = try barcoded("src60.mp4", rate: 60, seconds: 3)
+        let out = dir.appendingPathComponent("\(selection).mp4")
+        let r = try tessera([
+            "transcode", src.path, "-o", out.path, "--scale", "1s-2s:3s", "--frame-rate", "24",
+            "--frame-selection", selection, "--no-audio", "--quiet",
+        ])
+        #expect(r.status == 0, "\(r.stderr)")
+        // s in 1/72 s units (k/24 s is 3k/72): t < 1 s: 3k; 1 ≤ t < 4 s: 72 + (3k − 72)/3; after: 3k − 144.
+        let expected = (0..<120).map { k -> Int in
+            let s72 = k < 24 ? 3 * k : k < 96 ? 72 + (3 * k - 72) / 3 : 3 * k - 144
+            // 60·s = 60·s72/72 = 5·s72/6.
+            return selection == "hold" ? (5 * s72) / 6 : (10 * s72 + 6) / 12
+        }
+        #expect(try Self.frameIndices(out) == expected)
+    }
+
+    @Test func aRampAndAFreezeFollowTheMap() throws {
+        defer { TestMedia.cleanup(dir) }
+        let src = try barcoded("src240r.mp4", rate: 240, seconds: 8)
+        let out = dir.appendingPathComponent("ramp.mp4")
+        let r = try tessera([
+            "transcode", src.path, "-o", out.path, "--ramp", "4s-6s:1-0.25", "--freeze", "2s:1s", "--frame-rate", "30",
+            "--no-audio", "--quiet",
+        ])
+        #expect(r.status == 0, "\(r.stderr)")
+        let shown = try Self.frameIndices(out)
+        // 2 s + 1 s frozen + 2 s + 3.2 s ramp + 2 s = 10.2 s: 306 frames.
+        #expect(shown.count == 306)
+        for (k, index) in shown.enumerated() {
+            let t = Double(k) / 30
+            let s: Double
+            switch t {
+            case ..<2: s = t
+            case ..<3: s = 2
+            case ..<5: s = t - 1
+            case ..<8.2:
+                let u = t - 5
+                s = 4 + u - 0.75 * u * u / (2 * 3.2)
+            default: s = t - 2.2
+            }
+            let exact = s * 240
+            // Skip instants within a hair of a frame boundary, where double rounding could decide.
+            if abs(exact - exact.rounded()) > 1e-6 {
+                #expect(index == Int(exact.rounded(.down)), "output frame \(k) at \(t) s")
+            }
+        }
+        #expect(shown[60..<90].allSatisfy { $0 == 480 }, "the freeze holds source frame 480")
+    }
+
+    @Test func badRetimingIsRefusedBeforeAnyWork() throws {
+        defer { TestMedia.cleanup(dir) }
+        let src = try barcoded("src.mp4", rate: 30, seconds: 3, audio: true)
+        let out = dir.appendingPathComponent("bad.mp4")
+        let cases: [([String], String)] = [
+            (["--scale", "2s-40s:1s", "--no-audio"], "--scale"),
+            (["--scale", "1s-2s:100s", "--no-audio"], "--scale"),
+            (["--ramp", "1s-2s:1-0", "--no-audio"], "--ramp"),
+            (["--freeze", "1s:0s", "--no-audio"], "--freeze"),
+            (["--scale", "1s-2s:4s", "--frame-duration", "0", "--no-audio"], "--frame-duration"),
+            (["--scale", "1s-2s"], "--scale"),
+            (["--scale", "1s-2s:4s"], "--no-audio"),
+            (["--scale", "1s-2s:4s", "--no-audio", "--segment-duration", "1"], "--segment-duration"),
+        ]
+        for (flags, named) in cases {
+            let r = try tessera(["transcode", src.path, "-o", out.path, "--quiet"] + flags)
+            #expect(r.status == 64, "\(flags): \(r.status) \(r.stderr)")
+            #expect(r.stderr.contains(named), "\(flags): \(r.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: out.path))
+        }
+    }
+
+    /// Blend mixes the two frames around an instant by their distance: a 10 fps source whose frame n has
+    /// luma 20 + 20n, at 20 fps, shows luma 20 + 10k at output frame k (the midpoints are averages).
+    @Test func blendMixesTheNeighbouringFrames() throws {
+        defer { TestMedia.cleanup(dir) }
+        let src = dir.appendingPathComponent("ramp10.mp4"), out = dir.appendingPathComponent("blend.mp4")
+        try TestMedia.run(
+            "ffmpeg",
+            [
+                "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
+                "color=black:size=64x64:rate=10:duration=1,format=gray,geq=lum='20+20*N',format=yuv420p",
+                "-c:v", "libx264", "-preset", "ultrafast", "-qp", "0", src.path,
+            ])
+        let r = try tessera([
+            "transcode", src.path, "-o", out.path, "--frame-rate", "20", "--frame-selection", "blend", "--no-audio",
+            "--crf", "0", "--quiet",
+        ])
+        #expect(r.status == 0, "\(r.stderr)")
+        let luma = try TestMedia.runCapturingBytes(
+            "ffmpeg",
+            [
+                "-hide_banner", "-loglevel", "error", "-i", out.path, "-fps_mode", "passthrough", "-vf",
+                "scale=1:1:flags=area,format=gray", "-f", "rawvideo", "-",
+            ]
+        ).stdout.map(Int.init)
+        #expect(luma.count == 20)
+        for (k, value) in luma.enumerated().dropLast() {
+            #expect(abs(value - (20 + 10 * k)) <= 2, "frame \(k): \(value)")
+        }
+        #expect(abs((luma.last ?? 0) - 200) <= 2, "the last instant holds the last frame")
+    }
+}
