@@ -22,6 +22,11 @@ struct RetimeOptions: ParsableArguments {
     @Option(help: "Output frame duration instead of --frame-rate, e.g. 1/30.") var frameDuration: String?
     @Option(help: "Which source frame an output frame shows: hold (on screen at that time), nearest, blend.")
     var frameSelection: FrameSelection = .hold
+    @Option(
+        help: ArgumentHelp(
+            "How retimed audio keeps its pitch: spectral (rubberband), timeDomain (atempo), lowQualityZeroLatency.",
+            discussion: "varispeed (the pitch follows the rate) is not built yet."))
+    var timePitch: TimePitchAlgorithm = .spectral
 
     func validate() throws {
         _ = try retiming()
@@ -31,7 +36,7 @@ struct RetimeOptions: ParsableArguments {
     func retiming() throws -> Retiming? {
         guard
             !scale.isEmpty || !ramp.isEmpty || !freeze.isEmpty || frameRate != nil || frameDuration != nil
-                || frameSelection != .hold
+                || frameSelection != .hold || timePitch != .spectral
         else { return nil }
         guard frameRate == nil || frameDuration == nil else {
             throw ValidationError("--frame-rate and --frame-duration say the same thing; give one")
@@ -63,8 +68,9 @@ struct RetimeOptions: ParsableArguments {
                 throw ValidationError(error.description)
             }
         }
-        return Retiming(edits: edits, frameDuration: duration, selection: frameSelection)
+        return Retiming(edits: edits, frameDuration: duration, selection: frameSelection, timePitch: timePitch)
     }
 }
 
 extension FrameSelection: ExpressibleByArgument {}
+extension TimePitchAlgorithm: ExpressibleByArgument {}

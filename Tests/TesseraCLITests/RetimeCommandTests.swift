@@ -136,7 +136,7 @@ import Testing
             (["--freeze", "1s:0s", "--no-audio"], "--freeze"),
             (["--scale", "1s-2s:4s", "--frame-duration", "0", "--no-audio"], "--frame-duration"),
             (["--scale", "1s-2s"], "--scale"),
-            (["--scale", "1s-2s:4s"], "--no-audio"),
+            (["--scale", "1s-2s:4s", "--time-pitch", "varispeed"], "varispeed"),
             (["--scale", "1s-2s:4s", "--no-audio", "--segment-duration", "1"], "--segment-duration"),
         ]
         for (flags, named) in cases {
@@ -176,5 +176,88 @@ import Testing
             #expect(abs(value - (20 + 10 * k)) <= 2, "frame \(k): \(value)")
         }
         #expect(abs((luma.last ?? 0) - 200) <= 2, "the last instant holds the last frame")
+    }
+
+    /// The dominant frequency (upward zero crossings per second) and RMS of `url`'s audio over
+    /// `[start, start + seconds)`, decoded by ffmpeg to 48 kHz mono.
+    static func tone(_ url: URL, at start: Double, seconds: Double) throws -> (hz: Double, rms: Double) {
+        let r = try TestMedia.runCapturingBytes(
+            "ffmpeg",
+            [
+                "-v", "error", "-ss", "\(start)", "-t", "\(seconds)", "-i", url.path, "-vn", "-ac", "1", "-ar",
+                "48000", "-f", "s16le", "-",
+            ])
+        let samples = r.stdout.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+        guard samples.count > 1 else { return (0, 0) }
+        let crossings = zip(samples, samples.dropFirst()).filter { $0.0 < 0 && $0.1 >= 0 }.count
+        let rms = (samples.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(samples.count)).squareRoot()
+        return (Double(crossings) / (Double(samples.count) / 48000), rms)
+    }
+
+    static func duration(_ url: URL, _ stream: String) throws -> Double {
+        Double(
+            try TestMedia.run(
+                "ffprobe",
+                [
+                    "-v", "error", "-select_streams", stream, "-show_entries", "stream=duration", "-of", "csv=p=0",
+                    url.path,
+                ]
+            ).trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+    }
+
+    /// A source whose tone says which second it is from: 1 kHz for 0–2 s, 2 kHz for 2–4 s, 3 kHz after.
+    func steppedTone(_ name: String) throws -> URL {
+        let url = dir.appendingPathComponent(name)
+        try TestMedia.run(
+            "ffmpeg",
+            [
+                "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
+                "testsrc2=size=160x120:rate=60:duration=6", "-f", "lavfi", "-i",
+                "aevalsrc=0.4*sin(2*PI*if(lt(t\\,2)\\,1000\\,if(lt(t\\,4)\\,2000\\,3000))*t):s=48000:d=6",
+                "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-b:a", "192k", url.path,
+            ])
+        return url
+    }
+
+    /// Source 2–4 s slowed to 8 s: the 2 kHz part lasts 8 s at its own pitch (within 1 %), the parts
+    /// around it keep theirs and their places, and the audio ends with the video within one AAC frame.
+    @Test(arguments: ["spectral", "timeDomain"])
+    func retimedAudioKeepsItsPitchAndEndsWithTheVideo(algorithm: String) throws {
+        defer { TestMedia.cleanup(dir) }
+        let src = try steppedTone("tone.mp4"), out = dir.appendingPathComponent("\(algorithm).mp4")
+        let r = try tessera([
+            "transcode", src.path, "-o", out.path, "--scale", "2s-4s:8s", "--frame-rate", "30", "--time-pitch",
+            algorithm, "--verify", "--quiet",
+        ])
+        #expect(r.status == 0, "\(r.stderr)")
+        for (start, hz) in [(0.5, 1000.0), (2.5, 2000), (5.5, 2000), (9.0, 2000), (10.5, 3000)] {
+            let measured = try Self.tone(out, at: start, seconds: 1)
+            #expect(abs(measured.hz - hz) / hz < 0.01, "\(algorithm) at \(start) s: \(measured.hz) Hz, not \(hz)")
+            #expect(measured.rms > 5000, "\(algorithm) at \(start) s: silent")
+        }
+        let video = try Self.duration(out, "v:0"), audio = try Self.duration(out, "a:0")
+        #expect(abs(video - 12) < 1e-6)
+        #expect(abs(audio - video) <= 1024.0 / 48000, "audio \(audio) s, video \(video) s")
+    }
+
+    /// A freeze is silent and the sound goes on after it; a ramp is stretched continuously.
+    @Test func aFreezeIsSilentAndARampKeepsSounding() throws {
+        defer { TestMedia.cleanup(dir) }
+        let src = try steppedTone("tone2.mp4"), out = dir.appendingPathComponent("fr.mp4")
+        let r = try tessera([
+            "transcode", src.path, "-o", out.path, "--freeze", "1s:2s", "--ramp", "2s-4s:1-0.25", "--frame-rate", "30",
+            "--verify", "--quiet",
+        ])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try Self.tone(out, at: 1.2, seconds: 1.6).rms < 50, "the freeze is silent")
+        #expect(try Self.tone(out, at: 3.2, seconds: 0.6).hz > 980, "1 kHz again after the freeze")
+        // The ramp (source 2–4 s) lasts 2·2/1.25 = 3.2 s of output, from 4 s: 2 kHz throughout.
+        for start in [4.3, 5.5, 6.6] {
+            let m = try Self.tone(out, at: start, seconds: 0.5)
+            #expect(abs(m.hz - 2000) / 2000 < 0.01 && m.rms > 5000, "ramp at \(start) s: \(m)")
+        }
+        let video = try Self.duration(out, "v:0"), audio = try Self.duration(out, "a:0")
+        #expect(abs(video - 9.2) < 1e-6)
+        #expect(abs(audio - video) <= 1024.0 / 48000, "audio \(audio) s, video \(video) s")
     }
 }

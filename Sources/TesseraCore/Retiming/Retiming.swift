@@ -5,11 +5,17 @@ public struct Retiming: Sendable, Hashable {
     /// The output's frame duration; nil keeps the source's nominal frame rate.
     public var frameDuration: Rational?
     public var selection: FrameSelection
+    /// How the audio is stretched (spectral by default, as AVFoundation's export).
+    public var timePitch: TimePitchAlgorithm
 
-    public init(edits: [RetimeEdit] = [], frameDuration: Rational? = nil, selection: FrameSelection = .hold) {
+    public init(
+        edits: [RetimeEdit] = [], frameDuration: Rational? = nil, selection: FrameSelection = .hold,
+        timePitch: TimePitchAlgorithm = .spectral
+    ) {
         self.edits = edits
         self.frameDuration = frameDuration
         self.selection = selection
+        self.timePitch = timePitch
     }
 
     /// The frame durations an output may have: 1/1000 s to 1 s (1 to 1000 fps), as n/d with both

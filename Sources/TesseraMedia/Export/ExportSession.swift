@@ -59,8 +59,8 @@ public final class ExportSession: @unchecked Sendable {
     private var tracks = ExportTracks()
     private var cancelled = false
     private var activeFailure: PipelineFailure?
-    /// Retime the video (scaled ranges, ramps, freezes) to a constant frame rate; one pass, video only
-    /// for now (audio, passthrough timing and segmented retiming are refused with a message).
+    /// Retime the export (scaled ranges, ramps, freezes) to a constant frame rate, the audio stretched
+    /// along the same map; one pass for now (passthrough timing and segmented retiming are refused).
     public var retiming: Retiming?
 
     public init(sourcePath: String, outputPath: String, settings: OutputSettings) {
@@ -234,7 +234,7 @@ public final class ExportSession: @unchecked Sendable {
     /// before any work, naming the option: audio, passthrough timing, segments.
     private func resolveRetime(
         _ reader: AssetReader, range: TimeRange?, assetDuration: MediaTime
-    ) throws(MediaError) -> VideoRetime? {
+    ) throws(MediaError) -> ExportRetime? {
         guard let retiming else { return nil }
         func refuse(_ message: String) -> MediaError { MediaError(.invalidArgument, path: sourcePath, message) }
         guard !settings.passthrough else {
@@ -244,8 +244,8 @@ public final class ExportSession: @unchecked Sendable {
             throw refuse("retimed exports run in one pass for now; leave out --segment-duration")
         }
         guard settings.video != nil, let video = tracks.video else { throw refuse("retiming needs a video track") }
-        guard settings.audio == nil || tracks.audio.isEmpty else {
-            throw refuse("retimed audio is not built yet; add --no-audio to retime the video alone")
+        guard retiming.timePitch != .varispeed || settings.audio == nil || tracks.audio.isEmpty else {
+            throw refuse("--time-pitch varispeed is not built yet; use timeDomain, spectral or lowQualityZeroLatency")
         }
         // Subtitle and chapter times would need the map too: named, not carried.
         for subtitle in tracks.subtitles {
@@ -264,7 +264,9 @@ public final class ExportSession: @unchecked Sendable {
             try Retiming.checkFrameDuration(
                 frameDuration, field: retiming.frameDuration == nil ? "source frame rate" : "--frame-duration")
             let map = try TimeMap.retiming(start: origin, duration: length, edits: retiming.edits)
-            return VideoRetime(map: map, frameDuration: frameDuration, selection: retiming.selection, origin: origin)
+            return ExportRetime(
+                map: map, frameDuration: frameDuration, selection: retiming.selection, timePitch: retiming.timePitch,
+                origin: origin)
         } catch {
             throw refuse("\(error)")
         }

@@ -27,6 +27,8 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
         let sampleRate: Int
         let channels: Int
         let source: StreamDescription
+        /// Set for a retimed export: the audio is stretched along the same map.
+        let retime: ExportRetime?
     }
 
     private let video: VideoLeg?
@@ -58,7 +60,7 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
     ///   a pipeline with only subtitles, or nothing, is fine.
     static func make(
         reader: AssetReader, writer: AssetWriter, settings: OutputSettings, tracks: ExportTracks,
-        videoElsewhere: Bool = false, retime: VideoRetime? = nil,
+        videoElsewhere: Bool = false, retime: ExportRetime? = nil,
         _ makeProcessor: @escaping @Sendable (ProcessingSpec, Frame) throws(MediaError) -> any FrameProcessor
     )
         throws(MediaError) -> TranscodePipeline
@@ -83,7 +85,7 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
                 audio.append(
                     AudioLeg(
                         output: output, input: input, settings: settingsA, sampleRate: rate,
-                        channels: channels, source: source))
+                        channels: channels, source: source, retime: retime))
             }
         }
         guard video != nil || !audio.isEmpty || videoElsewhere else {
@@ -98,7 +100,7 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
 
     private static func makeVideoLeg(
         _ vs: VideoSettings, source: StreamDescription, output: AssetReaderTrackOutput,
-        writer: AssetWriter, retime: VideoRetime?
+        writer: AssetWriter, retime: ExportRetime?
     ) throws(MediaError) -> VideoLeg {
         let encoding = try VideoEncoding(vs, source: source)
         var encoderInput = encoding.encoderInput
@@ -201,10 +203,18 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
     private func runAudio(_ leg: AudioLeg, first: Bool, failure: PipelineFailure) throws(MediaError) {
         let rate = Double(leg.output.timeBase.den)
         var samples: Int64 = 0
-        while let frame = try leg.output.copyNextFrame() {
+        let append = { [self] (frame: Frame) throws(MediaError) in
             try leg.input.append(frame)
             samples = try TickRange.end(frame.pts, plus: Int64(frame.sampleCount))
             if first { audioProgress.advance(to: Double(samples) / rate) }
+        }
+        if let retime = leg.retime {
+            let retimer = AudioRetimer(
+                map: retime.map, origin: retime.origin, sampleRate: Int(leg.output.timeBase.den),
+                algorithm: retime.timePitch)
+            try retimer.run(next: { () throws(MediaError) in try leg.output.copyNextFrame() }, emit: append)
+        } else {
+            while let frame = try leg.output.copyNextFrame() { try append(frame) }
         }
         if first { audioEnd.withLock { $0 = Double(samples) / rate } }
         try failure.check()

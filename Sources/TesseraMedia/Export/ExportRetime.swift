@@ -1,11 +1,13 @@
 import TesseraCore
 
 /// A one-pass export's retiming, resolved against its source: the time map over the exported range,
-/// the output frame duration, the frame selection, and the source time of the reader's tick 0.
-struct VideoRetime {
+/// the output frame duration, the frame selection, the audio's time-pitch algorithm, and the source
+/// time of the reader's tick 0.
+struct ExportRetime {
     let map: TimeMap
     let frameDuration: Rational
     let selection: FrameSelection
+    let timePitch: TimePitchAlgorithm
     let origin: Rational
 
     /// Every output frame's presentation time: k·frameDuration for k < ⌈duration / frameDuration⌉.
