@@ -260,4 +260,43 @@ import Testing
         #expect(abs(video - 9.2) < 1e-6)
         #expect(abs(audio - video) <= 1024.0 / 48000, "audio \(audio) s, video \(video) s")
     }
+
+    /// Passthrough frame timing: every source packet once, unchanged, its presentation time mapped:
+    /// before 1 s as is, source 1–2 s stretched ×4, after 2 s shifted by 3 s. With B-frames too.
+    @Test(arguments: [["-bf", "0"], ["-bf", "2", "-preset", "medium"]])
+    func passthroughMapsEveryPacketsTime(encoder: [String]) throws {
+        defer { TestMedia.cleanup(dir) }
+        let src = dir.appendingPathComponent("pt.mp4"), out = dir.appendingPathComponent("pt-out.mp4")
+        try TestMedia.make(
+            src, seconds: 3,
+            video: ["-c:v", "libx264", "-preset", "ultrafast", "-g", "30", "-pix_fmt", "yuv420p"] + encoder,
+            audio: nil)
+        let r = try tessera([
+            "transcode", src.path, "-o", out.path, "--preset", "Passthrough", "--scale", "1s-2s:4s", "--no-audio",
+            "--quiet",
+        ])
+        #expect(r.status == 0, "\(r.stderr)")
+        func packets(_ url: URL) throws -> [(pts: Double, dts: Double, size: Int)] {
+            try TestMedia.run(
+                "ffprobe",
+                [
+                    "-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts_time,dts_time,size", "-of",
+                    "csv=p=0", url.path,
+                ]
+            ).split(separator: "\n").compactMap { line in
+                let f = line.split(separator: ",")
+                guard f.count == 3, let p = Double(f[0]), let d = Double(f[1]), let s = Int(f[2]) else { return nil }
+                return (p, d, s)
+            }
+        }
+        let before = try packets(src), after = try packets(out)
+        #expect(after.count == 90 && before.count == 90)
+        #expect(after.map(\.size) == before.map(\.size), "the packets are copied, not re-encoded")
+        func mapped(_ t: Double) -> Double { t < 1 ? t : t <= 2 ? 1 + (t - 1) * 4 : t + 3 }
+        for (a, b) in zip(after, before) {
+            #expect(abs(a.pts - mapped(b.pts)) < 1e-4, "source \(b.pts) s went to \(a.pts) s")
+        }
+        #expect(zip(after, after.dropFirst()).allSatisfy { $0.dts < $1.dts }, "decode times increase")
+        #expect(after.allSatisfy { $0.dts <= $0.pts })
+    }
 }

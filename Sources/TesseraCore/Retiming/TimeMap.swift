@@ -109,6 +109,22 @@ public struct TimeMap: Sendable, Hashable {
         return (low, piece.asset, piece.source(atOffset: t - piece.outputStart))
     }
 
+    /// Where a source frame shown at source time `s` goes when every frame is kept (passthrough frame
+    /// timing): the first output tick (of `1 / timescale` s) at which the map has reached `s`. Before
+    /// the map's first piece, times keep their distance to its start (pre-roll); past its end, to its end.
+    public func outputTick(reaching s: Rational, timescale: Int64) -> Int64? {
+        guard let first = pieces.first, let last = pieces.last else { return nil }
+        let scale = Rational(timescale)
+        if s < first.sourceStart { return ((s - first.sourceStart) * scale).floor }
+        for piece in pieces where s <= piece.sourceEnd && piece.motion != .freeze {
+            guard let start = (piece.outputStart * scale).ceiling,
+                let offset = piece.outputTick(reaching: s, timescale: timescale)
+            else { return nil }
+            return start + offset
+        }
+        return ((last.outputEnd + s - last.sourceEnd) * scale).floor
+    }
+
     /// The output instants of a constant-frame-rate export: k·frameDuration for k = 0 ..<
     /// ⌈outputDuration / frameDuration⌉, each with the source time it shows.
     public func frameInstants(frameDuration: Rational) -> [(output: Rational, asset: Int, source: Rational)] {

@@ -126,7 +126,7 @@ public final class ExportSession: @unchecked Sendable {
 
         let pipeline: ExportPipeline
         if settings.passthrough {
-            pipeline = try PassthroughPipeline.make(reader: reader, writer: writer, tracks: tracks)
+            pipeline = try PassthroughPipeline.make(reader: reader, writer: writer, tracks: tracks, retime: retime)
         } else {
             pipeline = try TranscodePipeline.make(
                 reader: reader, writer: writer, settings: settings, tracks: tracks, retime: retime,
@@ -237,13 +237,20 @@ public final class ExportSession: @unchecked Sendable {
     ) throws(MediaError) -> ExportRetime? {
         guard let retiming else { return nil }
         func refuse(_ message: String) -> MediaError { MediaError(.invalidArgument, path: sourcePath, message) }
-        guard !settings.passthrough else {
-            throw refuse("retiming re-encodes; passthrough frame timing is not built yet")
+        // Passthrough frame timing: every video packet once, its times mapped; audio cannot be stretched
+        // without re-encoding it.
+        guard !settings.passthrough || settings.audio == nil || tracks.audio.isEmpty else {
+            throw refuse("passthrough retiming copies the video only; add --no-audio, or re-encode")
+        }
+        guard !settings.passthrough || (retiming.frameDuration == nil && retiming.selection == .hold) else {
+            throw refuse("passthrough keeps every source frame; --frame-rate and --frame-selection need re-encoding")
         }
         guard segmentDuration == nil else {
             throw refuse("retimed exports run in one pass for now; leave out --segment-duration")
         }
-        guard settings.video != nil, let video = tracks.video else { throw refuse("retiming needs a video track") }
+        guard settings.video != nil || settings.passthrough, let video = tracks.video else {
+            throw refuse("retiming needs a video track")
+        }
         guard retiming.timePitch != .varispeed || settings.audio == nil || tracks.audio.isEmpty else {
             throw refuse("--time-pitch varispeed is not built yet; use timeDomain, spectral or lowQualityZeroLatency")
         }

@@ -13,6 +13,8 @@ final class PassthroughPipeline: ExportPipeline, @unchecked Sendable {
         let output: AssetReaderTrackOutput
         let input: AssetWriterInput
         let source: StreamDescription
+        /// Set for retimed video: every packet kept, its times mapped, in ticks of `1 / timescale` s.
+        let retime: (map: ExportRetime, timescale: Int64)?
     }
     private let legs: [Leg]
     private let subtitles: [SubtitleLeg]
@@ -26,18 +28,27 @@ final class PassthroughPipeline: ExportPipeline, @unchecked Sendable {
 
     /// - Throws: `.unsupported` when the container cannot hold a source codec; `.invalidArgument` when the
     ///   source has neither video nor audio.
+    /// - Parameter retime: passthrough frame timing: every video packet once, its timestamps mapped
+    ///   through the time map (the audio is refused before this by the session).
     static func make(
-        reader: AssetReader, writer: AssetWriter, tracks: ExportTracks
+        reader: AssetReader, writer: AssetWriter, tracks: ExportTracks, retime: ExportRetime? = nil
     ) throws(MediaError) -> PassthroughPipeline {
         var legs: [Leg] = []
         for id in [tracks.video].compactMap({ $0 }) + tracks.audio {
             let stream = reader.input.streams[id]
             let output = try reader.addOutput(trackID: id, decode: false)
+            let tb = stream.pointee.time_base
+            // Mapped times in the source's own ticks when they are 1/N s, else in 1/90000 s.
+            let timescale: Int64? = retime.map { _ in tb.num == 1 && tb.den >= 1000 ? Int64(tb.den) : 90000 }
             let input = try writer.addPassthroughInput(
                 parameters: stream.pointee.codecpar,
-                timeBase: stream.pointee.time_base,
-                frameRate: stream.pointee.avg_frame_rate, sideDataFrom: stream)
-            legs.append(Leg(output: output, input: input, source: StreamDescription(stream: stream)))
+                timeBase: timescale.map { AVRational(num: 1, den: Int32($0)) } ?? tb,
+                frameRate: retime == nil ? stream.pointee.avg_frame_rate : AVRational(num: 0, den: 1),
+                sideDataFrom: stream)
+            legs.append(
+                Leg(
+                    output: output, input: input, source: StreamDescription(stream: stream),
+                    retime: retime.flatMap { r in timescale.map { (r, $0) } }))
         }
         guard !legs.isEmpty else {
             throw MediaError(.invalidArgument, path: reader.path, "has no video or audio track to copy")
@@ -62,6 +73,7 @@ final class PassthroughPipeline: ExportPipeline, @unchecked Sendable {
         let range = leg.output.range
         let isVideo = leg.output.mediaType == .video
         let tb = leg.source.timeBase
+        var lastDTS = Int64.min
         defer { leg.output.finish() }
         while let packet = try leg.output.copyNextPacket() {
             let p = packet.pointer
@@ -74,13 +86,50 @@ final class PassthroughPipeline: ExportPipeline, @unchecked Sendable {
             }
             if p.pointee.pts != tessera_AV_NOPTS_VALUE() { p.pointee.pts = try range.relative(p.pointee.pts) }
             if p.pointee.dts != tessera_AV_NOPTS_VALUE() { p.pointee.dts = try range.relative(p.pointee.dts) }
-            let seconds = Double(p.pointee.pts) * Double(tb.num) / Double(tb.den)
+            var seconds = Double(p.pointee.pts) * Double(tb.num) / Double(tb.den)
+            if let retime = leg.retime {
+                try map(p, retime.map, timescale: retime.timescale, tb: tb, lastDTS: &lastDTS)
+                seconds = Double(p.pointee.pts) / Double(retime.timescale)
+            }
             try leg.input.append(packet)
             if isVideo || legs.count == 1 {
                 counter.advance(to: seconds)
-                let end = seconds + Double(p.pointee.duration) * Double(tb.num) / Double(tb.den)
+                let unit = leg.retime.map { 1 / Double($0.timescale) } ?? Double(tb.num) / Double(tb.den)
+                let end = seconds + Double(p.pointee.duration) * unit
                 reached.withLock { $0 = max($0, end) }
             }
+        }
+    }
+
+    /// Rewrites a packet's times (relative to the range start, in `tb`) through the time map: the output
+    /// tick at which the map reaches each; the duration runs to where the map reaches the packet's end.
+    /// Decode times stay strictly increasing (a fast range can map two to one tick).
+    private func map(
+        _ p: UnsafeMutablePointer<AVPacket>, _ retime: ExportRetime, timescale: Int64, tb: AVRational,
+        lastDTS: inout Int64
+    ) throws(MediaError) {
+        let none = tessera_AV_NOPTS_VALUE()
+        let unit = Rational(Int64(tb.num), Int64(tb.den))
+        func mapped(_ t: Int64) throws(MediaError) -> Int64 {
+            guard let tick = retime.map.outputTick(reaching: retime.origin + Rational(t) * unit, timescale: timescale)
+            else { throw MediaError(.invalidArgument, "a packet time (\(t)) does not fit the time map") }
+            return tick
+        }
+        let pts = p.pointee.pts, dts = p.pointee.dts
+        if pts != none {
+            p.pointee.pts = try mapped(pts)
+            if p.pointee.duration > 0, case let (end, overflow) = pts.addingReportingOverflow(p.pointee.duration),
+                !overflow
+            {
+                p.pointee.duration = max(0, try mapped(end) - p.pointee.pts)
+            }
+        }
+        if dts != none {
+            var out = try mapped(dts)
+            if lastDTS != Int64.min, out <= lastDTS { out = lastDTS + 1 }
+            if p.pointee.pts != none, out > p.pointee.pts { p.pointee.pts = out }
+            p.pointee.dts = out
+            lastDTS = out
         }
     }
 
