@@ -263,8 +263,14 @@ public final class ExportSession: @unchecked Sendable {
         tracks.chapters = []
         let stream = reader.input.streams[video].pointee
         let rate = stream.avg_frame_rate.num > 0 ? stream.avg_frame_rate : stream.r_frame_rate
+        // Passthrough keeps the source's frames and never uses a frame duration (a variable-rate source
+        // may declare no rate at all).
         let frameDuration =
-            retiming.frameDuration ?? Rational(Int64(max(rate.den, 0)), Int64(max(rate.num, 0)))
+            retiming.frameDuration
+            ?? (settings.passthrough ? Rational(1, 30) : Rational(Int64(max(rate.den, 0)), Int64(max(rate.num, 0))))
+        guard frameDuration.isValid, frameDuration > .zero else {
+            throw refuse("the source declares no frame rate; give --frame-rate")
+        }
         let origin = Rational(range?.start ?? .zero)
         let length = Rational(range?.duration ?? assetDuration)
         do throws(JobRequestError) {
