@@ -16,6 +16,8 @@ struct PlanCommand: ParsableCommand {
     @Option(help: "Segments expected to run at once: the last round is re-cut so they finish together.")
     var parallel = 1
     @Flag(help: "Print the plan as JSON.") var json = false
+    @OptionGroup(title: "Retiming (shows the time map, and where segment starts fall in the output)")
+    var retime: RetimeOptions
 
     func validate() throws {
         if !(segmentDuration > 0) { throw ValidationError("--segment-duration must be positive") }
@@ -27,18 +29,26 @@ struct PlanCommand: ParsableCommand {
 
     func run() throws {
         let plan: SegmentPlan
+        let range = timeRange.flatMap(TimeRange.init(string:))
+        var timeline: RetimedTimeline?
         do {
             plan = try SegmentPlan.make(
-                path: source, segmentDuration: segmentDuration, parallel: parallel,
-                timeRange: timeRange.flatMap(TimeRange.init(string:)))
-        } catch {
+                path: source, segmentDuration: segmentDuration, parallel: parallel, timeRange: range)
+            if let retiming = try retime.retiming() {
+                timeline = try RetimedTimeline(plan: plan, retiming: retiming, range: range)
+            }
+        } catch let error as MediaError {
             FileHandle.standardError.write(Data("tessera: \(error)\n".utf8))
             throw ExitCode(ExitStatus(error).rawValue)
+        } catch let error as JobRequestError {
+            FileHandle.standardError.write(Data("tessera: \(error)\n".utf8))
+            throw ExitCode(ExitStatus.usage.rawValue)
         }
         if json {
-            print(try ReportJSON.encode(plan))
+            print(try timeline.map { try ReportJSON.encode($0) } ?? ReportJSON.encode(plan))
             return
         }
+        if let timeline { print(timeline.text) }
         let tb = Double(plan.timeBase.numerator) / Double(plan.timeBase.denominator)
         print(
             String(

@@ -299,4 +299,26 @@ import Testing
         #expect(zip(after, after.dropFirst()).allSatisfy { $0.dts < $1.dts }, "decode times increase")
         #expect(after.allSatisfy { $0.dts <= $0.pts })
     }
+
+    /// `tessera plan` with retiming: the time map in both timelines, the frame count, and where the
+    /// source plan's segment starts fall in the output.
+    @Test func planShowsTheTimeMap() throws {
+        defer { TestMedia.cleanup(dir) }
+        let src = try barcoded("plan240.mp4", rate: 240, seconds: 8)
+        let r = try tessera([
+            "plan", src.path, "--segment-duration", "2", "--scale", "2s-4s:16s", "--frame-rate", "30", "--json",
+        ])
+        #expect(r.status == 0, "\(r.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        #expect(json["outputFrameCount"] as? Int == 660)
+        #expect(json["outputDuration"] as? String == "22")
+        #expect(
+            (json["timeMap"] as? [[String: Any]])?.map { $0["motion"] as? String } == [
+                "linear ×1", "linear ×1/8", "linear ×1",
+            ])
+        #expect(json["segmentStartsInOutput"] as? [Double] == [0, 2, 18, 20])
+        #expect((json["segmentPlan"] as? [String: Any])?["frameCount"] as? Int == 1920)
+        let bad = try tessera(["plan", src.path, "--ramp", "1s-2s:1-0"])
+        #expect(bad.status == 64 && bad.stderr.contains("--ramp"), "\(bad.stderr)")
+    }
 }
