@@ -70,7 +70,7 @@ public final class LocalFarm: Service, Sendable {
                 wc.backend = configuration.backend
                 wc.threads = configuration.threadsPerWorker
                 wc.slots = configuration.slotsPerWorker
-                return Worker(configuration: wc, logger: logger)
+                return Worker(configuration: wc, logger: Logger(label: "tessera.worker"))
             }
             let exits = workers.map { worker -> DispatchSemaphore in
                 let done = DispatchSemaphore(value: 0)
@@ -94,7 +94,8 @@ public final class LocalFarm: Service, Sendable {
     }
 
     /// Stops the workers (a segment in progress is abandoned, to be redone at the next start), waits
-    /// for their threads, then stops the coordinator. Blocks; idempotent.
+    /// for their threads, then stops the coordinator. Blocks; idempotent. A stopped farm does not start
+    /// again: make a new one on the same data folder, which resumes the unfinished jobs.
     public func stop() {
         if let (workers, exits) = running.withLock({ running in
             defer { running = nil }
