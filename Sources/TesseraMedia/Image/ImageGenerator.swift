@@ -1,0 +1,126 @@
+import CFFmpeg
+import Foundation
+import TesseraAV
+import TesseraCore
+
+/// A still of an asset's video at a requested time, as AVFoundation's `AVAssetImageGenerator` makes
+/// one: the frame on screen at that time (the latest whose presentation time is at or before it; zero
+/// tolerance, so the frame is exact, not the nearest keyframe), as a PNG, fitted into `maximumSize`.
+/// It reports the time it actually used: that frame's presentation time. The dashboard's segment
+/// thumbnails and `tessera thumbnail` use it.
+public final class ImageGenerator {
+    public struct Image: Sendable {
+        public let png: Data
+        public let width: Int
+        public let height: Int
+        /// The presentation time of the frame shown (asset time: 0 is the asset's start).
+        public let actualTime: MediaTime
+    }
+
+    public let path: String
+    /// Fit the image inside this box, keeping the displayed aspect ratio, never enlarging; nil keeps
+    /// the picture's displayed size.
+    public var maximumSize: (width: Int, height: Int)?
+
+    public init(path: String) {
+        self.path = path
+    }
+
+    /// The still at `time`. A time past the last frame gives the last frame.
+    /// - Throws: the reader's errors for the file; `.invalidArgument` for a negative or non-numeric
+    ///   time or a file without video.
+    public func image(at time: MediaTime) throws(MediaError) -> Image {
+        guard time.isNumeric, time >= .zero else {
+            throw MediaError(.invalidArgument, path: path, "cannot take a still at \(time)")
+        }
+        let input = try InputFile(path: path)
+        guard let id = input.bestStream(AVMEDIA_TYPE_VIDEO) else {
+            throw MediaError(.invalidArgument, path: path, "has no video track")
+        }
+        let stream = input.streams[id]
+        let tb = stream.pointee.time_base
+        guard tb.num > 0, tb.den > 0 else { throw MediaError(.corrupt, path: path, "has no video time base") }
+        let start = av_rescale_q(input.startTime, tessera_AV_TIME_BASE_Q(), tb)
+        guard let offset = (Rational(time) * Rational(Int64(tb.den), Int64(tb.num))).floor,
+            case let (target, overflow) = start.addingReportingOverflow(offset), !overflow,
+            let micros = (Rational(time) * Rational(1_000_000)).floor
+        else { throw MediaError(.invalidArgument, path: path, "cannot take a still at \(time)") }
+        try input.seek(toKeyframeAtOrBefore: input.startTime &+ micros)
+        let decoder = try Decoder(stream: stream, path: path)
+        var held: Frame?
+        var passed = false
+        let keep = { (frame: Frame) -> Bool in
+            if frame.pts <= target || held == nil { held = frame }
+            passed = frame.pts > target
+            return !passed
+        }
+        let packet = try Packet()
+        while !passed, try input.read(into: packet) {
+            defer { av_packet_unref(packet.pointer) }
+            guard packet.streamIndex == id else { continue }
+            _ = try decoder.decode(packet, keep)
+        }
+        if !passed { _ = try decoder.decode(nil, keep) }
+        guard let frame = held else { throw MediaError(.corrupt, path: path, "no picture could be decoded") }
+        let (value, overflowed) = (frame.pts &- start).multipliedReportingOverflow(by: Int64(tb.num))
+        let actual = overflowed ? MediaTime.invalid : MediaTime(value: value, timescale: tb.den)
+        let (w, h) = outputSize(frame)
+        return Image(png: try Self.png(frame, width: w, height: h), width: w, height: h, actualTime: actual)
+    }
+
+    /// The displayed size (sample aspect ratio applied), fitted into `maximumSize`; even, at least 2.
+    private func outputSize(_ frame: Frame) -> (Int, Int) {
+        let sar = frame.pointer.pointee.sample_aspect_ratio
+        var w = Double(frame.width) * (sar.num > 0 && sar.den > 0 ? Double(sar.num) / Double(sar.den) : 1)
+        var h = Double(frame.height)
+        if let box = maximumSize, box.width > 0, box.height > 0 {
+            let scale = min(1, Double(box.width) / w, Double(box.height) / h)
+            w *= scale
+            h *= scale
+        }
+        return (max(2, Int(w.rounded()) & ~1), max(2, Int(h.rounded()) & ~1))
+    }
+
+    /// The frame converted to RGB at `width`×`height` and encoded as PNG.
+    private static func png(_ frame: Frame, width: Int, height: Int) throws(MediaError) -> Data {
+        let rgb = try Frame(width: width, height: height, format: AV_PIX_FMT_RGB24)
+        guard
+            let sws = sws_getContext(
+                Int32(frame.width), Int32(frame.height), frame.pixelFormat, Int32(width), Int32(height),
+                AV_PIX_FMT_RGB24, SWS_BICUBIC, nil, nil, nil)
+        else { throw MediaError(.unsupported, "cannot convert \(PixelFormat(frame.pixelFormat)) pictures to RGB") }
+        defer { sws_freeContext(sws) }
+        let src = frame.pointer, dst = rgb.pointer
+        _ = withUnsafePointer(to: &src.pointee.data) { srcData in
+            withUnsafePointer(to: &src.pointee.linesize) { srcLines in
+                withUnsafePointer(to: &dst.pointee.data) { dstData in
+                    withUnsafePointer(to: &dst.pointee.linesize) { dstLines in
+                        sws_scale(
+                            sws,
+                            UnsafeRawPointer(srcData).assumingMemoryBound(to: UnsafePointer<UInt8>?.self),
+                            UnsafeRawPointer(srcLines).assumingMemoryBound(to: Int32.self), 0, Int32(frame.height),
+                            UnsafeRawPointer(dstData).assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self),
+                            UnsafeRawPointer(dstLines).assumingMemoryBound(to: Int32.self))
+                    }
+                }
+            }
+        }
+        guard let codec = avcodec_find_encoder(AV_CODEC_ID_PNG), let ctx = avcodec_alloc_context3(codec) else {
+            throw MediaError(.unsupported, "this FFmpeg has no PNG encoder")
+        }
+        var context: UnsafeMutablePointer<AVCodecContext>? = ctx
+        defer { avcodec_free_context(&context) }
+        ctx.pointee.width = Int32(width)
+        ctx.pointee.height = Int32(height)
+        ctx.pointee.pix_fmt = AV_PIX_FMT_RGB24
+        ctx.pointee.time_base = AVRational(num: 1, den: 1)
+        try ff(avcodec_open2(ctx, codec, nil), "open the PNG encoder")
+        rgb.pts = 0
+        try ff(avcodec_send_frame(ctx, rgb.pointer), "encode the PNG")
+        try ff(avcodec_send_frame(ctx, nil), "finish the PNG")
+        let packet = try Packet()
+        try ff(avcodec_receive_packet(ctx, packet.pointer), "receive the PNG")
+        defer { av_packet_unref(packet.pointer) }
+        return Data(bytes: packet.pointer.pointee.data, count: Int(packet.pointer.pointee.size))
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import TesseraTestSupport
+import Testing
+
+/// `tessera thumbnail` (ImageGenerator): the exact frame on screen at the requested time, read back from
+/// the PNG by its burned-in barcode, and the time it reports.
+@Suite(.serialized) struct ThumbnailCommandTests {
+    let dir: URL
+    init() throws { dir = try TestMedia.makeDirectory("thumb") }
+
+    func tessera(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        try TestMedia.runCapturing(TestMedia.tesseraBinary.path, arguments)
+    }
+
+    /// The frame index a PNG shows: 12 stripes 16 px wide, bit k white when set.
+    static func index(_ png: URL) throws -> Int {
+        let r = try TestMedia.runCapturingBytes(
+            "ffmpeg",
+            ["-v", "error", "-i", png.path, "-vf", "scale=12:1:flags=area,format=gray", "-f", "rawvideo", "-"])
+        let bytes = [UInt8](r.stdout)
+        guard bytes.count == 12 else { return -1 }
+        return (0..<12).reduce(0) { $0 | (bytes[$1] > 128 ? 1 << $1 : 0) }
+    }
+
+    @Test func theFrameOnScreenAtTheTimeAndItsTime() throws {
+        defer { TestMedia.cleanup(dir) }
+        let src = dir.appendingPathComponent("src.mp4")
+        // Frame n shows n; B-frames and a keyframe every 30 frames, so most times need decoding past a seek.
+        try TestMedia.run(
+            "ffmpeg",
+            [
+                "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
+                "color=black:size=192x16:rate=30:duration=4,format=gray,"
+                    + "geq=lum='if(bitand(floor(N/pow(2,floor(X/16))),1),235,16)',format=yuv420p",
+                "-c:v", "libx264", "-preset", "medium", "-bf", "2", "-qp", "0", "-g", "30", src.path,
+            ])
+        for (at, frame) in [("0", 0), ("1.5s", 45), ("1.51s", 45), ("2.99s", 89), ("45f@30", 45), ("100s", 119)] {
+            let png = dir.appendingPathComponent("t.png")
+            let r = try tessera(["thumbnail", src.path, "--at", at, "-o", png.path, "--overwrite", "--json"])
+            #expect(r.status == 0, "\(at): \(r.stderr)")
+            #expect(try Self.index(png) == frame, "--at \(at)")
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+            let actual = try #require(json["actualSeconds"] as? Double)
+            #expect(abs(actual - Double(frame) / 30) < 1e-6, "--at \(at) used \(actual) s")
+            #expect(json["width"] as? Int == 192 && json["height"] as? Int == 16)
+        }
+        let small = dir.appendingPathComponent("small.png")
+        let r = try tessera(["thumbnail", src.path, "--at", "1s", "-o", small.path, "--max-size", "96x96", "--json"])
+        let fitted = r.stdout.contains("\"width\" : 96") && r.stdout.contains("\"height\" : 8")
+        #expect(r.status == 0 && fitted, "\(r.stdout)")
+    }
+
+    @Test func badRequestsAreRefused() throws {
+        defer { TestMedia.cleanup(dir) }
+        let src = dir.appendingPathComponent("a.m4a"), png = dir.appendingPathComponent("x.png")
+        try TestMedia.make(src, seconds: 1, video: nil)
+        #expect(try tessera(["thumbnail", src.path, "--at", "-1s", "-o", png.path]).status == 64)
+        #expect(try tessera(["thumbnail", src.path, "--at", "0.5s", "-o", png.path]).status == 64, "no video")
+        #expect(
+            try tessera(["thumbnail", dir.appendingPathComponent("nope.mp4").path, "--at", "0", "-o", png.path]).status
+                == 66)
+        #expect(!FileManager.default.fileExists(atPath: png.path))
+    }
+}
