@@ -61,4 +61,32 @@ import Testing
                 == 66)
         #expect(!FileManager.default.fileExists(atPath: png.path))
     }
+
+    /// A phone-style clip (a display matrix turning it) gives an upright still, as ffmpeg shows it.
+    @Test(arguments: [90, 180, 270])
+    func theStillIsTurnedAsTheTrackSays(tag: Int) throws {
+        defer { TestMedia.cleanup(dir) }
+        let plain = dir.appendingPathComponent("plain.mp4"), turned = dir.appendingPathComponent("turned.mp4")
+        try TestMedia.run(
+            "ffmpeg",
+            [
+                "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
+                "color=black:size=320x240:duration=0.5,drawbox=x=0:y=0:w=40:h=40:color=white:t=fill",
+                "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", plain.path,
+            ])
+        try TestMedia.run(
+            "ffmpeg",
+            [
+                "-hide_banner", "-loglevel", "error", "-y", "-i", plain.path, "-c", "copy", "-metadata:s:v:0",
+                "rotate=\(tag)", turned.path,
+            ])
+        let png = dir.appendingPathComponent("still.png")
+        let r = try tessera(["thumbnail", turned.path, "--at", "0.1s", "-o", png.path])
+        #expect(r.status == 0, "\(r.stderr)")
+        let ffmpegShows = try TestMedia.clockwiseRotationShownByFFmpeg(turned, dir: dir)
+        let ours = try TestMedia.clockwiseRotationShownByFFmpeg(png, dir: dir)
+        #expect(ffmpegShows.degrees > 0, "the fixture is turned: \(ffmpegShows)")
+        let same = ours.degrees == ffmpegShows.degrees && ours.width == ffmpegShows.width
+        #expect(same && ours.height == ffmpegShows.height, "ours \(ours), ffmpeg's \(ffmpegShows)")
+    }
 }

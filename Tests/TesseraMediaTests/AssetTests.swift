@@ -237,39 +237,6 @@ import Testing
 
     // MARK: Rotation
 
-    /// Where a white box drawn in the source's top-left corner lands once ffmpeg itself applies the
-    /// display matrix (autorotate), as a clockwise rotation of the picture.
-    static func clockwiseRotationShownByFFmpeg(_ url: URL, dir: URL) throws -> (degrees: Int, width: Int, height: Int) {
-        let frame = dir.appendingPathComponent("frame.pgm")
-        try TestMedia.run(
-            "ffmpeg",
-            [
-                "-hide_banner", "-loglevel", "error", "-y", "-i", url.path, "-frames:v", "1",
-                "-c:v", "pgm", "-f", "image2", frame.path,
-            ])
-        // Binary PGM: "P5\n<width> <height>\n255\n" then one byte per pixel.
-        let bytes = [UInt8](try Data(contentsOf: frame))
-        var fields: [String] = [], field = "", offset = 0
-        while fields.count < 4, offset < bytes.count {
-            let c = bytes[offset]
-            offset += 1
-            if c == 0x20 || c == 0x0A {
-                if !field.isEmpty { fields.append(field) }
-                field = ""
-            } else {
-                field.append(Character(UnicodeScalar(c)))
-            }
-        }
-        let (width, height) = (Int(fields[1]) ?? 0, Int(fields[2]) ?? 0)
-        let pixels = bytes[offset...]
-        let white = { (x: Int, y: Int) in pixels[offset + y * width + x] > 128 }
-        if white(4, 4) { return (0, width, height) }
-        if white(width - 5, 4) { return (90, width, height) }
-        if white(width - 5, height - 5) { return (180, width, height) }
-        if white(4, height - 5) { return (270, width, height) }
-        return (-1, width, height)
-    }
-
     /// FFmpeg 5.1's mov muxer turns the `rotate` tag into a display matrix that ffmpeg shows turned
     /// counter-clockwise: `rotate=90` displays as 270° clockwise, `rotate=270` as 90° clockwise (what an
     /// iPhone portrait clip holds). The expected values come from ffmpeg's own autorotate, not from tags.
@@ -292,7 +259,7 @@ import Testing
                     "-hide_banner", "-loglevel", "error", "-y", "-i", plain.path, "-c", "copy",
                     "-metadata:s:v:0", "rotate=\(tag)", url.path,
                 ])
-            let shown = try Self.clockwiseRotationShownByFFmpeg(url, dir: dir)
+            let shown = try TestMedia.clockwiseRotationShownByFFmpeg(url, dir: dir)
             #expect(shown.degrees == clockwise)
 
             let v = try #require(try Asset.load(url.path).firstVideoTrack?.video)

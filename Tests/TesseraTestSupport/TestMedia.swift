@@ -65,6 +65,41 @@ public enum TestMedia {
         return (process.terminationStatus, outData, String(decoding: errData, as: UTF8.self))
     }
 
+    /// Where a white box drawn in the source's top-left corner lands once ffmpeg itself applies the
+    /// display matrix (autorotate), as a clockwise rotation of the picture; a still (PNG) has none.
+    public static func clockwiseRotationShownByFFmpeg(
+        _ url: URL, dir: URL
+    ) throws -> (degrees: Int, width: Int, height: Int) {
+        let frame = dir.appendingPathComponent("frame.pgm")
+        try TestMedia.run(
+            "ffmpeg",
+            [
+                "-hide_banner", "-loglevel", "error", "-y", "-i", url.path, "-frames:v", "1",
+                "-c:v", "pgm", "-f", "image2", frame.path,
+            ])
+        // Binary PGM: "P5\n<width> <height>\n255\n" then one byte per pixel.
+        let bytes = [UInt8](try Data(contentsOf: frame))
+        var fields: [String] = [], field = "", offset = 0
+        while fields.count < 4, offset < bytes.count {
+            let c = bytes[offset]
+            offset += 1
+            if c == 0x20 || c == 0x0A {
+                if !field.isEmpty { fields.append(field) }
+                field = ""
+            } else {
+                field.append(Character(UnicodeScalar(c)))
+            }
+        }
+        let (width, height) = (Int(fields[1]) ?? 0, Int(fields[2]) ?? 0)
+        let pixels = bytes[offset...]
+        let white = { (x: Int, y: Int) in pixels[offset + y * width + x] > 128 }
+        if white(4, 4) { return (0, width, height) }
+        if white(width - 5, 4) { return (90, width, height) }
+        if white(width - 5, height - 5) { return (180, width, height) }
+        if white(4, height - 5) { return (270, width, height) }
+        return (-1, width, height)
+    }
+
     /// Bytes no demuxer recognises, the same on every run: xorshift64 from a fixed seed. Truly random
     /// bytes are occasionally claimed by a demuxer (an MP3 sync word in the noise), which made tests flaky.
     public static func garbage(count: Int, seed: UInt64 = 0x9E37_79B9_7F4A_7C15) -> Data {

@@ -6,8 +6,9 @@ import TesseraCore
 /// A still of an asset's video at a requested time, as AVFoundation's `AVAssetImageGenerator` makes
 /// one: the frame on screen at that time (the latest whose presentation time is at or before it; zero
 /// tolerance, so the frame is exact, not the nearest keyframe), as a PNG, fitted into `maximumSize`.
-/// It reports the time it actually used: that frame's presentation time. The dashboard's segment
-/// thumbnails and `tessera thumbnail` use it.
+/// It reports the time it actually used: that frame's presentation time. The track's display matrix is
+/// applied (`appliesPreferredTrackTransform`, as AVFoundation's option), so phone video comes out
+/// upright. The dashboard's segment thumbnails and `tessera thumbnail` use it.
 public final class ImageGenerator {
     public struct Image: Sendable {
         public let png: Data
@@ -21,6 +22,8 @@ public final class ImageGenerator {
     /// Fit the image inside this box, keeping the displayed aspect ratio, never enlarging; nil keeps
     /// the picture's displayed size.
     public var maximumSize: (width: Int, height: Int)?
+    /// Turn the picture as the track's display matrix says (default true).
+    public var appliesPreferredTrackTransform = true
 
     public init(path: String) {
         self.path = path
@@ -64,25 +67,53 @@ public final class ImageGenerator {
         guard let frame = held else { throw MediaError(.corrupt, path: path, "no picture could be decoded") }
         let (value, overflowed) = (frame.pts &- start).multipliedReportingOverflow(by: Int64(tb.num))
         let actual = overflowed ? MediaTime.invalid : MediaTime(value: value, timescale: tb.den)
-        let (w, h) = outputSize(frame)
-        return Image(png: try Self.png(frame, width: w, height: h), width: w, height: h, actualTime: actual)
+        let rotation = appliesPreferredTrackTransform ? AssetTrack.rotation(stream) : .none
+        let (w, h) = outputSize(frame, swapped: rotation.swapsDimensions)
+        let rgb = try Self.rgb(frame, width: w, height: h)
+        let shown = rotation == .none ? rgb : try Self.turned(rgb, rotation)
+        return Image(png: try Self.png(shown), width: shown.width, height: shown.height, actualTime: actual)
     }
 
-    /// The displayed size (sample aspect ratio applied), fitted into `maximumSize`; even, at least 2.
-    private func outputSize(_ frame: Frame) -> (Int, Int) {
+    /// The picture's size before turning: its displayed size (sample aspect ratio applied; turned when
+    /// `swapped`) fitted into `maximumSize`, then turned back; even, at least 2.
+    private func outputSize(_ frame: Frame, swapped: Bool) -> (Int, Int) {
         let sar = frame.pointer.pointee.sample_aspect_ratio
         var w = Double(frame.width) * (sar.num > 0 && sar.den > 0 ? Double(sar.num) / Double(sar.den) : 1)
         var h = Double(frame.height)
         if let box = maximumSize, box.width > 0, box.height > 0 {
-            let scale = min(1, Double(box.width) / w, Double(box.height) / h)
+            let (shownW, shownH) = swapped ? (h, w) : (w, h)
+            let scale = min(1, Double(box.width) / shownW, Double(box.height) / shownH)
             w *= scale
             h *= scale
         }
         return (max(2, Int(w.rounded()) & ~1), max(2, Int(h.rounded()) & ~1))
     }
 
-    /// The frame converted to RGB at `width`×`height` and encoded as PNG.
-    private static func png(_ frame: Frame, width: Int, height: Int) throws(MediaError) -> Data {
+    /// An RGB picture turned clockwise by `rotation` (and mirrored left to right after, when it says so).
+    private static func turned(_ rgb: Frame, _ rotation: Rotation) throws(MediaError) -> Frame {
+        let (w, h) = (rgb.width, rgb.height)
+        let (outW, outH) = rotation.swapsDimensions ? (h, w) : (w, h)
+        let out = try Frame(width: outW, height: outH, format: AV_PIX_FMT_RGB24)
+        guard let src = rgb.pointer.pointee.data.0, let dst = out.pointer.pointee.data.0 else { return rgb }
+        let srcLine = Int(rgb.pointer.pointee.linesize.0), dstLine = Int(out.pointer.pointee.linesize.0)
+        for y in 0..<h {
+            for x in 0..<w {
+                var (u, v): (Int, Int)
+                switch rotation.degrees {
+                case 90: (u, v) = (h - 1 - y, x)
+                case 180: (u, v) = (w - 1 - x, h - 1 - y)
+                case 270: (u, v) = (y, w - 1 - x)
+                default: (u, v) = (x, y)
+                }
+                if rotation.mirrored { u = outW - 1 - u }
+                for c in 0..<3 { dst[v * dstLine + u * 3 + c] = src[y * srcLine + x * 3 + c] }
+            }
+        }
+        return out
+    }
+
+    /// The frame converted to RGB at `width`×`height`.
+    private static func rgb(_ frame: Frame, width: Int, height: Int) throws(MediaError) -> Frame {
         let rgb = try Frame(width: width, height: height, format: AV_PIX_FMT_RGB24)
         guard
             let sws = sws_getContext(
@@ -105,6 +136,12 @@ public final class ImageGenerator {
                 }
             }
         }
+        return rgb
+    }
+
+    /// An RGB picture encoded as PNG.
+    private static func png(_ rgb: Frame) throws(MediaError) -> Data {
+        let (width, height) = (rgb.width, rgb.height)
         guard let codec = avcodec_find_encoder(AV_CODEC_ID_PNG), let ctx = avcodec_alloc_context3(codec) else {
             throw MediaError(.unsupported, "this FFmpeg has no PNG encoder")
         }
