@@ -13,34 +13,14 @@ import Testing
         try TestMedia.runCapturing(TestMedia.tesseraBinary.path, arguments)
     }
 
-    /// A source whose frame n shows n in binary: 12 stripes 16 px wide, bit k white when set.
+    /// A barcoded source (`TestMedia.makeBarcoded`) in the test's folder.
     func barcoded(_ name: String, rate: Int, seconds: Int, audio: Bool = false) throws -> URL {
         let url = dir.appendingPathComponent(name)
-        let code = "if(bitand(floor(N/pow(2,floor(X/16))),1),235,16)"
-        var args = [
-            "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
-            "color=black:size=192x16:rate=\(rate):duration=\(seconds),format=gray,geq=lum='\(code)',format=yuv420p",
-        ]
-        if audio { args += ["-f", "lavfi", "-i", "sine=duration=\(seconds)", "-c:a", "aac"] }
-        args += ["-c:v", "libx264", "-preset", "ultrafast", "-qp", "0", "-g", "\(rate)", url.path]
-        try TestMedia.run("ffmpeg", args)
+        try TestMedia.makeBarcoded(url, rate: rate, seconds: seconds, audio: audio)
         return url
     }
 
-    /// The source frame index each frame of `url` shows, in presentation order.
-    static func frameIndices(_ url: URL) throws -> [Int] {
-        let result = try TestMedia.runCapturingBytes(
-            "ffmpeg",
-            [
-                "-hide_banner", "-loglevel", "error", "-i", url.path, "-fps_mode", "passthrough", "-vf",
-                "scale=12:1:flags=area,format=gray", "-f", "rawvideo", "-",
-            ])
-        guard result.status == 0 else { throw TestMedia.ToolFailure(description: "ffmpeg: \(result.stderr)") }
-        let bytes = [UInt8](result.stdout)
-        return stride(from: 0, to: bytes.count - 11, by: 12).map { start in
-            (0..<12).reduce(0) { $0 | (bytes[start + $1] > 128 ? 1 << $1 : 0) }
-        }
-    }
+    static func frameIndices(_ url: URL) throws -> [Int] { try TestMedia.barcodeIndices(url) }
 
     @Test func slowMotion240To30ShowsEverySourceFrameOfTheScaledRange() throws {
         defer { TestMedia.cleanup(dir) }

@@ -12,28 +12,17 @@ import Testing
         try TestMedia.runCapturing(TestMedia.tesseraBinary.path, arguments)
     }
 
-    /// The frame index a PNG shows: 12 stripes 16 px wide, bit k white when set.
+    /// The frame index a still shows (`TestMedia.barcodeIndices`); -1 when it is not one picture.
     static func index(_ png: URL) throws -> Int {
-        let r = try TestMedia.runCapturingBytes(
-            "ffmpeg",
-            ["-v", "error", "-i", png.path, "-vf", "scale=12:1:flags=area,format=gray", "-f", "rawvideo", "-"])
-        let bytes = [UInt8](r.stdout)
-        guard bytes.count == 12 else { return -1 }
-        return (0..<12).reduce(0) { $0 | (bytes[$1] > 128 ? 1 << $1 : 0) }
+        let indices = try TestMedia.barcodeIndices(png)
+        return indices.count == 1 ? indices[0] : -1
     }
 
     @Test func theFrameOnScreenAtTheTimeAndItsTime() throws {
         defer { TestMedia.cleanup(dir) }
         let src = dir.appendingPathComponent("src.mp4")
         // Frame n shows n; B-frames and a keyframe every 30 frames, so most times need decoding past a seek.
-        try TestMedia.run(
-            "ffmpeg",
-            [
-                "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
-                "color=black:size=192x16:rate=30:duration=4,format=gray,"
-                    + "geq=lum='if(bitand(floor(N/pow(2,floor(X/16))),1),235,16)',format=yuv420p",
-                "-c:v", "libx264", "-preset", "medium", "-bf", "2", "-qp", "0", "-g", "30", src.path,
-            ])
+        try TestMedia.makeBarcoded(src, rate: 30, seconds: 4, video: ["-preset", "medium", "-bf", "2"])
         for (at, frame) in [("0", 0), ("1.5s", 45), ("1.51s", 45), ("2.99s", 89), ("45f@30", 45), ("100s", 119)] {
             let png = dir.appendingPathComponent("t.png")
             let r = try tessera(["thumbnail", src.path, "--at", at, "-o", png.path, "--overwrite", "--json"])

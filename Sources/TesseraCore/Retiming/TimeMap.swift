@@ -132,7 +132,7 @@ public struct TimeMap: Sendable, Hashable {
             return []
         }
         var result: [(output: Rational, asset: Int, source: Rational)] = []
-        result.reserveCapacity(Int(count))
+        result.reserveCapacity(Int(min(count, 1 << 20)))
         var piece = 0
         for k in 0..<count {
             let t = Rational(k) * frameDuration

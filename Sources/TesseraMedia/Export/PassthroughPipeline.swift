@@ -42,7 +42,7 @@ final class PassthroughPipeline: ExportPipeline, @unchecked Sendable {
             let timescale: Int64? = retime.map { _ in tb.num == 1 && tb.den >= 1000 ? Int64(tb.den) : 90000 }
             let input = try writer.addPassthroughInput(
                 parameters: stream.pointee.codecpar,
-                timeBase: timescale.map { AVRational(num: 1, den: Int32($0)) } ?? tb,
+                timeBase: timescale.map { AVRational(num: 1, den: Int32(clamping: $0)) } ?? tb,
                 frameRate: retime == nil ? stream.pointee.avg_frame_rate : AVRational(num: 0, den: 1),
                 sideDataFrom: stream)
             legs.append(

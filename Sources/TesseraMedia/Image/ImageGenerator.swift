@@ -86,7 +86,10 @@ public final class ImageGenerator {
             w *= scale
             h *= scale
         }
-        return (max(2, Int(w.rounded()) & ~1), max(2, Int(h.rounded()) & ~1))
+        // A file's sample aspect ratio may ask for any width: the still stays within 16384 px a side.
+        let limit = min(1, 16384 / max(w, h))
+        let fit = { (v: Double) in max(2, Int((v * limit).rounded()) & ~1) }
+        return (fit(w), fit(h))
     }
 
     /// An RGB picture turned clockwise by `rotation` (and mirrored left to right after, when it says so).

@@ -48,19 +48,14 @@ struct FrameRetimer {
                 out.append(try emit(frame))
                 continue
             }
-            switch selection {
-            case .hold:
-                out.append(try emit(held.frame))
-            case .nearest:
-                out.append(try emit(s - held.time < time - s ? held.frame : frame))
-            case .blend:
-                let weight = (s - held.time) / (time - held.time)
-                if weight.isZero {
-                    out.append(try emit(held.frame))
-                } else {
-                    let mixed = try FrameBlend.blend(held.frame, frame, weight: weight.seconds)
-                    out.append(try emit(mixed))
-                }
+            // The one statement of hold / nearest / blend, over the two frames around the instant.
+            let pair = [held.frame, frame]
+            let choice = selection.choose(s, in: [held.time, time])
+            if let second = choice.second, !choice.weight.isZero {
+                let mixed = try FrameBlend.blend(pair[choice.first], pair[second], weight: choice.weight.seconds)
+                out.append(try emit(mixed))
+            } else {
+                out.append(try emit(pair[choice.first]))
             }
         }
         held = (frame, time)

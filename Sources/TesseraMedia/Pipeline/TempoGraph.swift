@@ -22,7 +22,7 @@ final class TempoGraph {
     ) throws(MediaError) {
         self.algorithm = algorithm
         let extreme = max(slowest > .zero ? 1 / slowest.seconds : 1, fastest.seconds, 1)
-        stages = algorithm == .spectral ? 1 : min(6, max(1, Int(log2(extreme).rounded(.up))))
+        stages = algorithm == .spectral ? 1 : Int(min(6, max(1, log2(extreme).rounded(.up))))
         guard let g = avfilter_graph_alloc() else {
             throw MediaError(.internal, "out of memory allocating a filter graph")
         }
