@@ -52,6 +52,14 @@ extension Coordinator: FarmService {
         guard asset.firstVideoTrack != nil else {
             throw FarmError(.invalidRequest, "source: \(source) has no video track")
         }
+        // A retiming's ranges lie inside the source (or the time range), and its frame rate is known.
+        do throws(JobRequestError) {
+            let naming = RetimeRequest.Naming.json(prefix: "retiming")
+            _ = try request.retiming?.retiming(naming: naming)?.check(
+                against: asset, range: request.timeRange, naming: naming)
+        } catch {
+            throw FarmError(.invalidRequest, error.description)
+        }
         let audio = asset.tracks.filter { $0.mediaType == .audio }
         if settings.audio != nil, let selection = settings.audioTracks, !audio.isEmpty,
             !audio.contains(where: { selection.includes(track: $0.trackID, language: $0.language) })

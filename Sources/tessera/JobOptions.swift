@@ -2,7 +2,7 @@ import ArgumentParser
 import TesseraCore
 
 /// What to make of the source, shared by `transcode`, `run` and `submit` (one option block, not three
-/// copies): the preset, the range, the codec options, the backend and the segment length. Each command
+/// copies): the preset, the range, the codec options, the backend, the segment length and the retiming. Each command
 /// applies its own defaults where an option is left out.
 struct JobOptions: ParsableArguments {
     @Option(help: "An export preset (see `tessera presets`).") var preset: String?
@@ -16,6 +16,7 @@ struct JobOptions: ParsableArguments {
             "Cut the video into segments about this many seconds long at keyframes.",
             discussion: "transcode: without it, one pass; run: 4; submit: the coordinator's default (4)."))
     var segmentDuration: Double?
+    @OptionGroup(title: "Retiming (every time is source time)") var retime: RetimeOptions
 
     func validate() throws {
         try CodecOptions.validate(preset: preset, timeRange: timeRange)

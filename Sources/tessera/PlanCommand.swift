@@ -16,7 +16,7 @@ struct PlanCommand: ParsableCommand {
     @Option(help: "Segments expected to run at once: the last round is re-cut so they finish together.")
     var parallel = 1
     @Flag(help: "Print the plan as JSON.") var json = false
-    @OptionGroup(title: "Retiming (shows the time map, and where segment starts fall in the output)")
+    @OptionGroup(title: "Retiming (shows the time map; segments are planned on the output timeline)")
     var retime: RetimeOptions
 
     func validate() throws {
@@ -32,9 +32,11 @@ struct PlanCommand: ParsableCommand {
         let range = timeRange.flatMap(TimeRange.init(string:))
         var timeline: RetimedTimeline?
         do {
+            let retiming = try retime.retiming()
             plan = try SegmentPlan.make(
-                path: source, segmentDuration: segmentDuration, parallel: parallel, timeRange: range)
-            if let retiming = try retime.retiming() {
+                path: source, segmentDuration: segmentDuration, parallel: parallel, timeRange: range,
+                retiming: retiming)
+            if let retiming {
                 timeline = try RetimedTimeline(plan: plan, retiming: retiming, range: range)
             }
         } catch let error as MediaError {

@@ -1,7 +1,7 @@
 import ArgumentParser
 import TesseraCore
 
-/// Retiming on `transcode`: scaled ranges, speed ramps and freezes (every time is source time), exported
+/// Retiming on `transcode`, `run` and `submit`: scaled ranges, speed ramps and freezes (every time is source time), exported
 /// at a constant frame rate.
 struct RetimeOptions: ParsableArguments {
     @Option(
@@ -32,43 +32,19 @@ struct RetimeOptions: ParsableArguments {
         _ = try retiming()
     }
 
+    /// The options as a job request carries them.
+    var request: RetimeRequest? {
+        let r = RetimeRequest(
+            scale: scale, ramp: ramp, freeze: freeze, frameRate: frameRate, frameDuration: frameDuration,
+            frameSelection: frameSelection, timePitch: timePitch)
+        return r.isEmpty ? nil : r
+    }
+
     /// The retiming asked for; nil when no option of this group was given.
     func retiming() throws -> Retiming? {
-        guard
-            !scale.isEmpty || !ramp.isEmpty || !freeze.isEmpty || frameRate != nil || frameDuration != nil
-                || frameSelection != .hold || timePitch != .spectral
-        else { return nil }
-        guard frameRate == nil || frameDuration == nil else {
-            throw ValidationError("--frame-rate and --frame-duration say the same thing; give one")
-        }
-        var edits: [RetimeEdit] = []
-        do throws(JobRequestError) {
-            edits += try scale.map { text throws(JobRequestError) in try RetimeEdit.scale(parsing: text) }
-            edits += try ramp.map { text throws(JobRequestError) in try RetimeEdit.ramp(parsing: text) }
-            edits += try freeze.map { text throws(JobRequestError) in try RetimeEdit.freeze(parsing: text) }
-        } catch {
+        do throws(JobRequestError) { return try request?.retiming(naming: .flags) } catch {
             throw ValidationError(error.description)
         }
-        var duration: Rational?
-        if let text = frameRate {
-            guard let rate = MediaTime(string: text), rate.isNumeric, rate > .zero else {
-                throw ValidationError("--frame-rate '\(text)' is not a rate, e.g. 30 or 30000/1001")
-            }
-            duration = Rational.one / Rational(rate)
-        } else if let text = frameDuration {
-            guard let d = MediaTime(string: text), d.isNumeric else {
-                throw ValidationError("--frame-duration '\(text)' is not a duration, e.g. 1/30")
-            }
-            duration = Rational(d)
-        }
-        if let duration {
-            do throws(JobRequestError) {
-                try Retiming.checkFrameDuration(duration, field: frameRate != nil ? "--frame-rate" : "--frame-duration")
-            } catch {
-                throw ValidationError(error.description)
-            }
-        }
-        return Retiming(edits: edits, frameDuration: duration, selection: frameSelection, timePitch: timePitch)
     }
 }
 

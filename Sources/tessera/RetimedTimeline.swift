@@ -3,7 +3,7 @@ import TesseraCore
 import TesseraMedia
 
 /// What `tessera plan` shows of a retiming: the time map piece by piece in both timelines, the output's
-/// frame grid, and where each segment of the source plan starts on the output timeline.
+/// frame grid, and each segment of the plan (made on the output timeline) in both timelines.
 struct RetimedTimeline: Encodable {
     struct Piece: Encodable {
         var outputStart: Double
@@ -21,8 +21,18 @@ struct RetimedTimeline: Encodable {
     var outputSeconds: Double
     var frameDuration: String
     var outputFrameCount: Int64
-    /// Each segment's first source instant, mapped to output seconds.
+    /// Each segment's first output instant, in seconds.
     var segmentStartsInOutput: [Double]
+    /// Each segment in both timelines: its output frames' span, and the source frames it presents.
+    var segments: [Segment]
+
+    struct Segment: Encodable {
+        var outputStart: Double
+        var outputEnd: Double
+        var sourceStart: Double
+        /// nil: to the end of the source.
+        var sourceEnd: Double?
+    }
 
     /// - Throws: `MediaError` for the source; `JobRequestError` naming the option for a bad retiming.
     init(plan: SegmentPlan, retiming: Retiming, range: TimeRange?) throws {
@@ -50,11 +60,16 @@ struct RetimedTimeline: Encodable {
         outputSeconds = map.outputDuration.seconds
         frameDuration = "\(fd)"
         outputFrameCount = (map.outputDuration / fd).ceiling ?? 0
-        let tb = Rational(Int64(plan.timeBase.numerator), Int64(plan.timeBase.denominator))
-        segmentStartsInOutput = plan.segments.map { s in
-            let start = origin + Rational(s.presentationRange.lowerBound) * tb
-            return Double(map.outputTick(reaching: start, timescale: 1_000_000) ?? 0) / 1_000_000
+        let tb = Double(plan.timeBase.numerator) / Double(plan.timeBase.denominator)
+        segments = plan.segments.map { s in
+            let end = s.presentationRange.upperBound
+            return Segment(
+                outputStart: (Rational(Int64(s.outputFrames.lowerBound)) * fd).seconds,
+                outputEnd: (Rational(Int64(s.outputFrames.upperBound)) * fd).seconds,
+                sourceStart: Double(s.presentationRange.lowerBound) * tb,
+                sourceEnd: end == Int64.max ? nil : Double(end) * tb)
         }
+        segmentStartsInOutput = segments.map(\.outputStart)
     }
 
     var text: String {
@@ -69,9 +84,13 @@ struct RetimedTimeline: Encodable {
                     format: "  output %9.3fs – %9.3fs  ←  source %9.3fs – %9.3fs  %@", p.outputStart, p.outputEnd,
                     p.sourceStart, p.sourceEnd, p.motion))
         }
-        lines.append(
-            "segment starts in the output: "
-                + segmentStartsInOutput.map { String(format: "%.3fs", $0) }.joined(separator: ", "))
+        lines.append("segments (planned on the output timeline):")
+        for (i, s) in segments.enumerated() {
+            lines.append(
+                String(
+                    format: "  #%-4d output %9.3fs – %9.3fs  ←  source frames %9.3fs – %@", i, s.outputStart,
+                    s.outputEnd, s.sourceStart, s.sourceEnd.map { String(format: "%.3fs", $0) } ?? "end"))
+        }
         return lines.joined(separator: "\n")
     }
 }

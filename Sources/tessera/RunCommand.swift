@@ -37,17 +37,31 @@ struct RunCommand: AsyncParsableCommand {
         LoggingSetup.bootstrap()
         let sourceURL = URL(fileURLWithPath: source).standardizedFileURL
         let outputURL = URL(fileURLWithPath: output).standardizedFileURL
-        let duration: Double
+        let sourceDuration: Double
+        var retimedDuration: Double?
         do {
             // A missing, empty or broken source fails here, with the same errors as `tessera transcode`.
             let asset = try Asset.load(sourceURL.path, scanPackets: false)
-            duration =
+            sourceDuration =
                 job.range.map { min($0.duration.seconds, asset.duration.seconds) }
                 ?? asset.duration.seconds
+            // A retiming that does not fit the source is refused here, naming the option, before the farm
+            // starts; a retimed job's progress is measured on its output timeline.
+            if let retiming = try job.retime.retiming() {
+                do throws(JobRequestError) {
+                    retimedDuration = try retiming.check(against: asset, range: job.range, naming: .flags).seconds
+                } catch {
+                    FileHandle.standardError.write(Data("tessera: \(error)\n".utf8))
+                    throw ExitCode(ExitStatus.usage.rawValue)
+                }
+            }
+        } catch let exit as ExitCode {
+            throw exit
         } catch {
             FileHandle.standardError.write(Data("tessera: \(error)\n".utf8))
             throw ExitCode(ExitStatus(error).rawValue)
         }
+        let duration = retimedDuration ?? sourceDuration
         let data = FileManager.default.temporaryDirectory.appendingPathComponent(
             "tessera-run-\(UUID().uuidString.prefix(8))")
         defer { try? FileManager.default.removeItem(at: data) }
@@ -69,7 +83,7 @@ struct RunCommand: AsyncParsableCommand {
             source: sourceURL.path, output: outputURL.lastPathComponent, preset: job.exportPreset?.rawValue,
             settings: job.settings, timeRange: job.range,
             segmentDuration: job.segmentDuration ?? 4, backend: job.backend ?? .auto, parallelism: workers,
-            overwrite: overwrite, verification: verification)
+            overwrite: overwrite, verification: verification, retiming: job.retime.request)
         let submitted: JobStatus
         do { submitted = try await farm.submit(request) } catch {
             FileHandle.standardError.write(Data("tessera: \(error.message)\n".utf8))

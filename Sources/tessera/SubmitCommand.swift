@@ -84,6 +84,6 @@ struct SubmitCommand: AsyncParsableCommand {
             settings: settings == (base?.settings ?? OutputSettings.standard) ? nil : settings,
             timeRange: job.range, segmentDuration: job.segmentDuration,
             backend: job.backend, parallelism: parallelism, priority: priority, overwrite: overwrite,
-            verification: verification)
+            verification: verification, retiming: job.retime.request)
     }
 }

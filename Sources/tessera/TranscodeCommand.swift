@@ -21,7 +21,6 @@ struct TranscodeCommand: AsyncParsableCommand {
     @Argument(help: "The source media file.") var source: String
     @Option(name: .shortAndLong, help: "The output file; its extension picks the container.") var output: String
     @OptionGroup var job: JobOptions
-    @OptionGroup(title: "Retiming") var retime: RetimeOptions
     @Option(help: "Segments transcoded at once with --segment-duration (the farm's path on this machine).")
     var parallel = 2
     @Flag(
@@ -45,7 +44,7 @@ struct TranscodeCommand: AsyncParsableCommand {
         session.segmentDuration = job.segmentDuration
         session.parallel = parallel
         session.verifyOutput = verify
-        session.retiming = try retime.retiming()
+        session.retiming = try job.retime.retiming()
         let reporter = ProgressPrinter(enabled: !quiet)
         session.progressHandler = { reporter.show($0) }
 

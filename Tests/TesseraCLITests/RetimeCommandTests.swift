@@ -117,7 +117,10 @@ import Testing
             (["--scale", "1s-2s:4s", "--frame-duration", "0", "--no-audio"], "--frame-duration"),
             (["--scale", "1s-2s"], "--scale"),
             (["--scale", "1s-2s:4s", "--time-pitch", "varispeed"], "varispeed"),
-            (["--scale", "1s-2s:4s", "--no-audio", "--segment-duration", "1"], "--segment-duration"),
+            (
+                ["--scale", "1s-2s:4s", "--preset", "Passthrough", "--no-audio", "--segment-duration", "1"],
+                "--segment-duration"
+            ),
         ]
         for (flags, named) in cases {
             let r = try tessera(["transcode", src.path, "-o", out.path, "--quiet"] + flags)
@@ -125,6 +128,67 @@ import Testing
             #expect(r.stderr.contains(named), "\(flags): \(r.stderr)")
             #expect(!FileManager.default.fileExists(atPath: out.path))
         }
+        // On the farm, the same refusals come before any worker starts, naming the option.
+        for (flags, named) in [(["--scale", "2s-40s:1s"], "--scale"), (["--ramp", "1s-2s:1-0"], "--ramp")] {
+            let r = try tessera(["run", src.path, "-o", out.path, "--quiet"] + flags)
+            #expect(r.status == 64, "run \(flags): \(r.status) \(r.stderr)")
+            #expect(r.stderr.contains(named), "run \(flags): \(r.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: out.path))
+        }
+    }
+
+    /// Segments planned on the output timeline, boundaries inside the scaled range: `transcode
+    /// --segment-duration` and `run --workers 2` make exactly the frames one pass makes, on the same
+    /// grid, and the audio (stretched once over the whole timeline) ends with the video.
+    @Test func segmentedAndFarmRetimingMakeTheFramesOfOnePass() throws {
+        defer { TestMedia.cleanup(dir) }
+        let src = try barcoded("seg240.mp4", rate: 240, seconds: 8, audio: true)
+        let retime = ["--scale", "2s-4s:16s", "--frame-rate", "30"]
+        let expected =
+            Array(stride(from: 0, to: 480, by: 8)) + Array(480..<960) + Array(stride(from: 960, to: 1920, by: 8))
+        let plan = try tessera(["plan", src.path, "--segment-duration", "1.5", "--json"] + retime)
+        #expect(plan.status == 0, "\(plan.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(plan.stdout.utf8)) as? [String: Any])
+        let starts = try #require(json["segmentStartsInOutput"] as? [Double])
+        #expect(starts.filter { $0 > 2 && $0 < 18 }.count >= 8, "boundaries inside the scaled range: \(starts)")
+        let runs: [(String, [String])] = [
+            ("one.mp4", ["transcode", "--verify"]),
+            ("seg.mp4", ["transcode", "--segment-duration", "1.5", "--parallel", "2"]),
+            ("farm.mp4", ["run", "--workers", "2", "--segment-duration", "1.5"]),
+        ]
+        for (name, command) in runs {
+            let out = dir.appendingPathComponent(name)
+            let r = try tessera([command[0], src.path, "-o", out.path, "--quiet"] + command.dropFirst() + retime)
+            #expect(r.status == 0, "\(command): \(r.stderr)")
+            #expect(try Self.frameIndices(out) == expected, "\(command)")
+            let video = try Self.duration(out, "v:0"), audio = try Self.duration(out, "a:0")
+            #expect(abs(video - 22) < 1e-6, "\(command): video \(video) s")
+            #expect(abs(audio - video) <= 1024.0 / 44100, "\(command): audio \(audio) s, video \(video) s")
+        }
+    }
+
+    /// A ramp, a freeze and each frame selection, cut into short segments: the same frames as one pass.
+    @Test(arguments: ["hold", "nearest", "blend"])
+    func segmentedRampsAndFreezesMatchOnePass(selection: String) throws {
+        defer { TestMedia.cleanup(dir) }
+        let src = try barcoded("segr\(selection).mp4", rate: 60, seconds: 4)
+        let retime = [
+            "--ramp", "2s-3s:1-0.25", "--freeze", "1s:0.5s", "--scale", "0.2s-0.6s:1.1s", "--frame-rate", "24",
+            "--frame-selection", selection, "--no-audio", "--quiet",
+        ]
+        let one = dir.appendingPathComponent("one.mp4"), seg = dir.appendingPathComponent("seg.mp4")
+        let a = try tessera(["transcode", src.path, "-o", one.path] + retime)
+        let b = try tessera(["transcode", src.path, "-o", seg.path, "--segment-duration", "0.4"] + retime)
+        #expect(a.status == 0 && b.status == 0, "\(a.stderr) \(b.stderr)")
+        let shown = try TestMedia.runCapturingBytes(
+            "ffmpeg", ["-v", "error", "-i", one.path, "-f", "framemd5", "-"]
+        ).stdout
+        let segmented = try TestMedia.runCapturingBytes(
+            "ffmpeg", ["-v", "error", "-i", seg.path, "-f", "framemd5", "-"]
+        ).stdout
+        // Decoded pictures, frame by frame (blend mixes pixels, so compare the pictures, not barcodes).
+        #expect(shown == segmented)
+        #expect(try Self.frameIndices(seg).count == 140, "5.8 s at 24 fps")
     }
 
     /// Blend mixes the two frames around an instant by their distance: a 10 fps source whose frame n has
@@ -296,8 +360,9 @@ import Testing
             (json["timeMap"] as? [[String: Any]])?.map { $0["motion"] as? String } == [
                 "linear ×1", "linear ×1/8", "linear ×1",
             ])
-        #expect(json["segmentStartsInOutput"] as? [Double] == [0, 2, 18, 20])
-        #expect((json["segmentPlan"] as? [String: Any])?["frameCount"] as? Int == 1920)
+        // Planned on the output timeline: a segment every 2 s of output, inside the slowed range too.
+        #expect(json["segmentStartsInOutput"] as? [Double] == stride(from: 0.0, to: 22, by: 2).map { $0 })
+        #expect((json["segmentPlan"] as? [String: Any])?["frameCount"] as? Int == 660)
         let bad = try tessera(["plan", src.path, "--ramp", "1s-2s:1-0"])
         #expect(bad.status == 64 && bad.stderr.contains("--ramp"), "\(bad.stderr)")
     }

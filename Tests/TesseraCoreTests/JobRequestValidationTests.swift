@@ -79,6 +79,28 @@ import Testing
                     video: VideoSettings(codec: .h264), audio: nil,
                     fileType: .m4a)), "settings.fileType"
         ),
+        (JobRequest(source: "/m/a.mp4", retiming: RetimeRequest(scale: ["1s-2s"])), "retiming.scale[0]"),
+        (JobRequest(source: "/m/a.mp4", retiming: RetimeRequest(ramp: ["1s-2s:1-0"])), "retiming.ramp"),
+        (
+            JobRequest(source: "/m/a.mp4", retiming: RetimeRequest(scale: ["1s-2s:4s", "x"])),
+            "retiming.scale[1]"
+        ),
+        (JobRequest(source: "/m/a.mp4", retiming: RetimeRequest(frameRate: "0")), "retiming.frameRate"),
+        (JobRequest(source: "/m/a.mp4", retiming: RetimeRequest(frameRate: "5000")), "retiming.frameRate"),
+        (
+            JobRequest(source: "/m/a.mp4", retiming: RetimeRequest(frameRate: "30", frameDuration: "1/30")),
+            "retiming.frameRate"
+        ),
+        (JobRequest(source: "/m/a.mp4", retiming: RetimeRequest(frameDuration: "-1")), "retiming.frameDuration"),
+        (
+            JobRequest(source: "/m/a.mp4", retiming: RetimeRequest(freeze: Array(repeating: "1s:1s", count: 300))),
+            "retiming.scale"
+        ),
+        (JobRequest(source: "/m/a.mp4", retiming: RetimeRequest(timePitch: .varispeed)), "retiming.timePitch"),
+        (
+            JobRequest(source: "/m/a.mp4", preset: "Passthrough", retiming: RetimeRequest(scale: ["1s-2s:4s"])),
+            "retiming"
+        ),
     ]
 
     @Test(arguments: refused)

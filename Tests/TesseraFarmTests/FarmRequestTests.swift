@@ -65,6 +65,13 @@ struct FarmRequestTests {
                 #"{\#(s),"settings":\#(Self.settings(more: #","audioTracks":{"tracks":[4096]}"#))}"#,
                 "audioTracks.tracks"
             ),
+            // Retiming: each field named; ranges are checked against the 1 s source.
+            (#"{\#(s),"retiming":{"scale":["2s-40s:1s"]}}"#, "retiming.scale"),
+            (#"{\#(s),"retiming":{"scale":["0.2s-0.4s:100s"]}}"#, "retiming.scale"),
+            (#"{\#(s),"retiming":{"ramp":["0.2s-0.4s:1-0"]}}"#, "retiming.ramp"),
+            (#"{\#(s),"retiming":{"freeze":["0.5s:0s"]}}"#, "retiming.freeze"),
+            (#"{\#(s),"retiming":{"frameRate":"0"}}"#, "retiming.frameRate"),
+            (#"{\#(s),"retiming":{"frameSelection":"sideways"}}"#, "frameSelection"),
         ]
         for (body, field) in cases {
             let answer = try Self.post(farm, "/v1/jobs", body)

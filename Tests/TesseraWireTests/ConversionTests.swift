@@ -93,6 +93,21 @@ import Testing
         ("task.spec", { $0.clearSpec() }),
         ("task.source", { $0.clearSource() }),
         ("task.settings", { $0.clearSettings() }),
+        // A retimed task's map and grid, as a hostile peer could break them.
+        ("task.retime.pieces", { $0.retime.pieces = [] }),
+        ("task.retime.pieces", { $0.retime.pieces = Array(repeating: $0.retime.pieces[0], count: 5000) }),
+        ("task.retime.pieces[0].output_duration", { $0.retime.pieces[0].outputDuration.den = 0 }),
+        ("task.retime.pieces[0].output_start", { $0.retime.pieces[0].outputStart.num = 7 }),
+        ("task.retime.pieces[0]", { $0.retime.pieces[0].outputDuration.num = -1 }),
+        ("task.retime.pieces[0]", { $0.retime.pieces[0].sourceDuration.num *= 1000 }),
+        ("task.retime.pieces[0].asset", { $0.retime.pieces[0].asset = 1 }),
+        ("task.retime.pieces[0].motion", { $0.retime.pieces[0].motion = .UNRECOGNIZED(9) }),
+        ("task.retime.frame_duration", { $0.retime.frameDuration = .init() }),
+        ("task.retime.frame_duration", { $0.retime.frameDuration.num = 31 }),
+        ("task.retime.frame_duration", { $0.retime.frameDuration.den = 1 << 40 }),
+        ("task.retime.selection", { $0.retime.selection = .UNRECOGNIZED(3) }),
+        ("task.retime.origin", { $0.retime.origin.den = -1 }),
+        ("task.retime", { $0.spec.outputEndFrame = 1 << 40 }),
     ]
 
     @Test(arguments: brokenTasks.indices)
@@ -102,6 +117,14 @@ import Testing
         var work = generator.segmentWork()
         work.spec.decodePackets = 10..<13
         work.packets = generator.packets(3, maxBytes: 10)
+        // A linear piece 1 s → 2 s of output, at 30 fps: 60 frames, the segment making 10..<20.
+        let slow = TimeMap.Piece(
+            asset: 0, sourceStart: .zero, sourceDuration: .one, outputStart: .zero, outputDuration: Rational(2),
+            motion: .linear)
+        work.retime = SegmentRetime(
+            map: TimeMap(pieces: [slow]), frameDuration: Rational(1, 30), selection: .hold, origin: .zero,
+            rangeStartTick: 0)
+        work.spec.outputFrames = 10..<20
         var task = try Tessera_V1_SegmentTask(work)
         #expect(try SegmentWork(wire: task) == work)
         breakIt(&task)

@@ -69,13 +69,21 @@ struct WorkGenerator {
         let packetCount = int(0...40)
         let firstFrame = int(0...1_000_000)
         let start = int64() >> 2
-        let spec = SegmentSpec(
+        let planned = SegmentSpec(
             index: int(0...10_000), outputFrames: firstFrame..<(firstFrame + int(0...500)),
             presentationRange: start..<(start + Int64(int(0...10_000_000))),
             decodePackets: firstPacket..<(firstPacket + packetCount),
             timeMap: TimeMapPiece(
                 sourceStart: int64() >> 2, outputStart: int64() >> 2,
                 rate: fraction(positive: true)))
+        var retime = maybe { $0.retime() }
+        var spec = planned
+        if let frames = retime?.frameCount {
+            // A retimed segment's frames lie inside the export's.
+            let first = int(0...Int(frames - 1))
+            spec.outputFrames = first..<(first + int(1...Int(frames) - first))
+        }
+        if retime?.frameCount == nil { retime = nil }
         return SegmentWork(
             spec: spec, source: configuration(), timeBase: fraction(positive: true),
             frameRate: fraction(positive: false),
@@ -83,7 +91,34 @@ struct WorkGenerator {
             packets: packets(packetCount, maxBytes: 3000), settings: settings(), endTick: maybe { $0.int64() },
             sourceName: pick(["", "clip.mov", "/srv/media/ünïcode name.mp4"]),
             backend: pick(ProcessingBackend.allCases),
-            checkDecodes: bool())
+            checkDecodes: bool(), retime: retime)
+    }
+
+    /// A valid time map of 1–4 pieces (linear, ramp, freeze at speeds within 1/32…32), a frame duration
+    /// from 1/1000 to 1 s, any selection.
+    mutating func retime() -> SegmentRetime {
+        var pieces: [TimeMap.Piece] = []
+        var output = Rational.zero, source = Rational(int64() >> 40, Int64(int(1...1000)))
+        for _ in 0..<int(1...4) {
+            let outputDuration = Rational(Int64(int(1...100_000)), Int64(int(1...1000)))
+            let motion: TimeMap.Motion = pick([.linear, .freeze, .ramp(from: Rational(1, 4), to: Rational(3))])
+            let sourceDuration: Rational
+            switch motion {
+            case .freeze: sourceDuration = .zero
+            case .linear: sourceDuration = outputDuration * Rational(Int64(int(1...32)), Int64(int(1...32)))
+            case .ramp(let r0, let r1): sourceDuration = outputDuration * (r0 + r1) / Rational(2)
+            }
+            pieces.append(
+                TimeMap.Piece(
+                    asset: 0, sourceStart: source, sourceDuration: sourceDuration, outputStart: output,
+                    outputDuration: outputDuration, motion: motion))
+            output = output + outputDuration
+            source = source + sourceDuration
+        }
+        return SegmentRetime(
+            map: TimeMap(pieces: pieces), frameDuration: Rational(1, Int64(int(1...1000))),
+            selection: pick(FrameSelection.allCases), origin: Rational(int64() >> 30, Int64(int(1...48000))),
+            rangeStartTick: int64())
     }
 
     mutating func segmentOutput() -> SegmentOutput {

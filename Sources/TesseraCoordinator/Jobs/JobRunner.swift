@@ -88,6 +88,7 @@ final class JobRunner: @unchecked Sendable {
             // A job stored before today's bounds (or by a coordinator that checked less) fails here
             // with the field named, instead of reaching a conversion that would trap on every restart.
             try record.request.validate()
+            session.retiming = try record.request.retiming?.retiming(naming: .json(prefix: "retiming"))
             // A coordinator killed while it wrote this job's output left its temporary file beside it.
             let leftovers = AssetWriter.removeLeftovers(of: record.output)
             if leftovers > 0 {

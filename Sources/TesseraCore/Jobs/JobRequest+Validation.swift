@@ -105,6 +105,15 @@ extension JobRequest {
             throw JobRequestError(
                 field: "parallelism", "must be \(JobRequestError.range(JobRequestLimits.parallelism)), not \(n)")
         }
+        if let r = try retiming?.retiming(naming: .json(prefix: "retiming")) {
+            if r.timePitch == .varispeed {
+                throw JobRequestError(field: "retiming.timePitch", "varispeed is not built yet")
+            }
+            if settings?.passthrough ?? (preset.flatMap(ExportPreset.init(name:)) == .passthrough) {
+                throw JobRequestError(
+                    field: "retiming", "passthrough retiming keeps every frame in one pass: use tessera transcode")
+            }
+        }
         if !JobRequestLimits.priority.contains(priority) {
             throw JobRequestError(
                 field: "priority", "must be \(JobRequestError.range(JobRequestLimits.priority)), not \(priority)")

@@ -32,12 +32,14 @@ public struct JobRequest: Sendable, Hashable, Codable {
     public var overwrite: Bool
     /// How the finished video is proven; nil is `.decode`.
     public var verification: VerificationLevel?
+    /// Scaled ranges, ramps and freezes, exported at a constant frame rate; nil keeps the source's timing.
+    public var retiming: RetimeRequest?
 
     public init(
         source: String? = nil, uploadID: String? = nil, output: String? = nil, fileType: FileType? = nil,
         preset: String? = nil, settings: OutputSettings? = nil, timeRange: TimeRange? = nil,
         segmentDuration: Double? = nil, backend: ProcessingBackend? = nil, parallelism: Int? = nil, priority: Int = 0,
-        overwrite: Bool = false, verification: VerificationLevel? = nil
+        overwrite: Bool = false, verification: VerificationLevel? = nil, retiming: RetimeRequest? = nil
     ) {
         self.source = source
         self.uploadID = uploadID
@@ -52,12 +54,13 @@ public struct JobRequest: Sendable, Hashable, Codable {
         self.priority = priority
         self.overwrite = overwrite
         self.verification = verification
+        self.retiming = retiming
     }
 
     private enum CodingKeys: String, CodingKey {
         case source, uploadID, output, fileType, preset, settings, timeRange, segmentDuration, backend, parallelism,
             priority
-        case overwrite, verification
+        case overwrite, verification, retiming
     }
 
     /// Every field is optional on the wire: `priority` defaults to 0 and `overwrite` to false.
@@ -76,6 +79,7 @@ public struct JobRequest: Sendable, Hashable, Codable {
             parallelism: try c.decodeIfPresent(Int.self, forKey: .parallelism),
             priority: try c.decodeIfPresent(Int.self, forKey: .priority) ?? 0,
             overwrite: try c.decodeIfPresent(Bool.self, forKey: .overwrite) ?? false,
-            verification: try c.decodeIfPresent(VerificationLevel.self, forKey: .verification))
+            verification: try c.decodeIfPresent(VerificationLevel.self, forKey: .verification),
+            retiming: try c.decodeIfPresent(RetimeRequest.self, forKey: .retiming))
     }
 }

@@ -4,7 +4,7 @@ public struct SegmentWork: Sendable, Hashable {
     public var spec: SegmentSpec
     /// The source video stream's decoder configuration.
     public var source: CodecConfiguration
-    /// The source stream's time base (`spec` ticks); the output uses the same.
+    /// The source stream's time base (`spec` ticks); the output uses the same unless retimed.
     public var timeBase: Fraction
     /// The declared source frame rate.
     public var frameRate: Fraction
@@ -20,11 +20,14 @@ public struct SegmentWork: Sendable, Hashable {
     public var backend: ProcessingBackend
     /// Decode the encoded segment before returning it (`VerificationLevel.decode`).
     public var checkDecodes: Bool
+    /// Set for a retimed export: the segment's frames are chosen along the time map on the constant
+    /// grid of the output frame duration, which is then the output's time base.
+    public var retime: SegmentRetime?
 
     public init(
         spec: SegmentSpec, source: CodecConfiguration, timeBase: Fraction, frameRate: Fraction,
         rotation: Rotation, packets: [EncodedPacket], settings: VideoSettings, endTick: Int64?,
-        sourceName: String, backend: ProcessingBackend, checkDecodes: Bool = true
+        sourceName: String, backend: ProcessingBackend, checkDecodes: Bool = true, retime: SegmentRetime? = nil
     ) {
         self.spec = spec
         self.source = source
@@ -37,7 +40,11 @@ public struct SegmentWork: Sendable, Hashable {
         self.sourceName = sourceName
         self.backend = backend
         self.checkDecodes = checkDecodes
+        self.retime = retime
     }
+
+    /// The output's time base: the source's, or one tick per frame of a retimed export.
+    public var outputTimeBase: Fraction { retime?.outputTimeBase ?? timeBase }
 
     /// Bytes of compressed source data.
     public var payloadBytes: Int { packets.reduce(0) { $0 + $1.data.count } }

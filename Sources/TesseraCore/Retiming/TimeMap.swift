@@ -29,6 +29,18 @@ public struct TimeMap: Sendable, Hashable {
         public var outputDuration: Rational
         public var motion: Motion
 
+        public init(
+            asset: Int, sourceStart: Rational, sourceDuration: Rational, outputStart: Rational,
+            outputDuration: Rational, motion: Motion
+        ) {
+            self.asset = asset
+            self.sourceStart = sourceStart
+            self.sourceDuration = sourceDuration
+            self.outputStart = outputStart
+            self.outputDuration = outputDuration
+            self.motion = motion
+        }
+
         public var outputEnd: Rational { outputStart + outputDuration }
         public var sourceEnd: Rational { sourceStart + sourceDuration }
 
@@ -107,6 +119,12 @@ public struct TimeMap: Sendable, Hashable {
         }
         let piece = pieces[low]
         return (low, piece.asset, piece.source(atOffset: t - piece.outputStart))
+    }
+
+    /// The source time output frame `k` of a constant-rate export shows: the map at k·frameDuration, or
+    /// the map's end for an instant past it.
+    public func source(atFrame k: Int64, frameDuration: Rational) -> Rational {
+        source(at: Rational(k) * frameDuration)?.time ?? pieces.last?.sourceEnd ?? .zero
     }
 
     /// Where a source frame shown at source time `s` goes when every frame is kept (passthrough frame

@@ -1,3 +1,4 @@
+import CFFmpeg
 import TesseraCore
 
 /// A one-pass export's retiming, resolved against its source: the time map over the exported range,
@@ -10,6 +11,9 @@ struct ExportRetime {
     let timePitch: TimePitchAlgorithm
     let origin: Rational
 
+    /// Where the video ends: its last frame's end on the grid, at most a frame duration after the map's.
+    var videoEnd: Rational { Rational((map.outputDuration / frameDuration).ceiling ?? 0) * frameDuration }
+
     /// Every output frame's presentation time: k·frameDuration for k < ⌈duration / frameDuration⌉.
     var outputTimes: [MediaTime] {
         let count = (map.outputDuration / frameDuration).ceiling ?? 0
@@ -17,5 +21,73 @@ struct ExportRetime {
             let den = Int32(exactly: frameDuration.denominator)
         else { return [] }
         return (0..<count).map { MediaTime(value: $0 * num, timescale: den) }
+    }
+
+    /// What each segment of a segmented export carries, given the source stream's tick of the range start.
+    func segmentRetime(rangeStartTick: Int64) -> SegmentRetime {
+        SegmentRetime(
+            map: map, frameDuration: frameDuration, selection: selection, origin: origin,
+            rangeStartTick: rangeStartTick)
+    }
+
+    /// A retiming resolved against a source: its map over the exported range (`range`, else the whole
+    /// asset), and the frame duration asked for or the source's nominal one. Passthrough keeps the
+    /// source's frames and never uses a frame duration (a variable-rate source may declare no rate).
+    /// - Throws: `JobRequestError` naming the option (`--scale`, `--frame-rate`, ...).
+    static func resolve(
+        _ retiming: Retiming, range: TimeRange?, assetDuration: MediaTime, nominalFrameDuration: Rational?,
+        passthrough: Bool
+    ) throws(JobRequestError) -> ExportRetime {
+        let frameDuration = retiming.frameDuration ?? (passthrough ? Rational(1, 30) : nominalFrameDuration ?? .invalid)
+        guard frameDuration.isValid, frameDuration > .zero else {
+            throw JobRequestError(field: "--frame-rate", "the source declares no frame rate; give --frame-rate")
+        }
+        let origin = Rational(range?.start ?? .zero)
+        let length = Rational(range?.duration ?? assetDuration)
+        try Retiming.checkFrameDuration(
+            frameDuration, field: retiming.frameDuration == nil ? "source frame rate" : "--frame-duration")
+        let map = try TimeMap.retiming(start: origin, duration: length, edits: retiming.edits)
+        let frames = (map.outputDuration / frameDuration).ceiling ?? Int64.max
+        guard frames <= SegmentRetime.maxFrames else {
+            throw JobRequestError(
+                field: "--frame-duration",
+                "the retimed output would have \(frames) frames; at most \(SegmentRetime.maxFrames)")
+        }
+        return ExportRetime(
+            map: map, frameDuration: frameDuration, selection: retiming.selection, timePitch: retiming.timePitch,
+            origin: origin)
+    }
+}
+
+extension Retiming {
+    /// Checks this retiming against a probed source before any work (a coordinator's submission, `run`):
+    /// ranges inside the source, a frame rate known, a bounded frame count. Returns the output duration.
+    /// - Throws: `JobRequestError` naming the field as `naming` names it.
+    public func check(
+        against asset: Asset, range: TimeRange?, naming: RetimeRequest.Naming
+    ) throws(JobRequestError) -> Rational {
+        let nominal = asset.firstVideoTrack?.video.map { Rational($0.nominalFrameDuration) }
+        do throws(JobRequestError) {
+            return try ExportRetime.resolve(
+                self, range: range, assetDuration: asset.duration,
+                nominalFrameDuration: nominal.flatMap { $0.isValid && $0 > .zero ? $0 : nil }, passthrough: false
+            ).map.outputDuration
+        } catch {
+            throw JobRequestError(field: naming.rename(error.field), error.message)
+        }
+    }
+}
+
+extension AssetReader {
+    /// `ExportRetime.resolve` with the video track's nominal frame duration (its average rate, else its
+    /// base rate).
+    func resolve(
+        _ retiming: Retiming, videoTrack: Int, range: TimeRange?, assetDuration: MediaTime, passthrough: Bool
+    ) throws(JobRequestError) -> ExportRetime {
+        let stream = input.streams[videoTrack].pointee
+        let rate = stream.avg_frame_rate.num > 0 ? stream.avg_frame_rate : stream.r_frame_rate
+        return try ExportRetime.resolve(
+            retiming, range: range, assetDuration: assetDuration,
+            nominalFrameDuration: Rational(Int64(max(rate.den, 0)), Int64(max(rate.num, 0))), passthrough: passthrough)
     }
 }

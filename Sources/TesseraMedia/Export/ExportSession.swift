@@ -60,7 +60,8 @@ public final class ExportSession: @unchecked Sendable {
     private var cancelled = false
     private var activeFailure: PipelineFailure?
     /// Retime the export (scaled ranges, ramps, freezes) to a constant frame rate, the audio stretched
-    /// along the same map; one pass for now (passthrough timing and segmented retiming are refused).
+    /// along the same map, in one pass or segmented; or with passthrough settings, every frame kept with
+    /// its time mapped (one pass).
     public var retiming: Retiming?
 
     public init(sourcePath: String, outputPath: String, settings: OutputSettings) {
@@ -119,7 +120,7 @@ public final class ExportSession: @unchecked Sendable {
         let total = retime?.map.outputDuration.seconds ?? range.map { $0.duration.seconds } ?? assetDuration.seconds
         if let seconds = segmentDuration, !settings.passthrough, settings.video != nil, tracks.video != nil {
             return try exportSegmented(
-                reader: reader, fileType: fileType, range: range, seconds: seconds,
+                reader: reader, fileType: fileType, range: range, seconds: seconds, retime: retime,
                 total: total, started: started, makeWriter: makeWriter)
         }
         let writer = try makeWriter()
@@ -171,7 +172,7 @@ public final class ExportSession: @unchecked Sendable {
     }
 
     private func exportSegmented(
-        reader: AssetReader, fileType: FileType, range: TimeRange?, seconds: Double,
+        reader: AssetReader, fileType: FileType, range: TimeRange?, seconds: Double, retime: ExportRetime?,
         total: Double, started: Date,
         makeWriter: () throws(MediaError) -> AssetWriter
     ) throws(MediaError) -> ExportReport {
@@ -184,7 +185,7 @@ public final class ExportSession: @unchecked Sendable {
                 settings: settings, tracks: tracks, fileType: fileType, segmentSeconds: seconds, parallel: parallel,
                 makeProcessor: selectorBox.withLock { $0 }!.factory, backend: backend, verification: verificationLevel,
                 makeExecutor: makeSegmentExecutor,
-                phase: phaseHandler ?? { _ in }, audioEndGaps: audioEndGapsHandler ?? { _ in }))
+                phase: phaseHandler ?? { _ in }, audioEndGaps: audioEndGapsHandler ?? { _ in }, retime: retime))
         let handler = progressHandler
         let writer = try segmented.run(
             makeWriter: makeWriter, progress: { handler?($0) }, total: total,
@@ -245,8 +246,8 @@ public final class ExportSession: @unchecked Sendable {
         guard !settings.passthrough || (retiming.frameDuration == nil && retiming.selection == .hold) else {
             throw refuse("passthrough keeps every source frame; --frame-rate and --frame-selection need re-encoding")
         }
-        guard segmentDuration == nil else {
-            throw refuse("retimed exports run in one pass for now; leave out --segment-duration")
+        guard segmentDuration == nil || !settings.passthrough else {
+            throw refuse("passthrough retiming runs in one pass; leave out --segment-duration")
         }
         guard settings.video != nil || settings.passthrough, let video = tracks.video else {
             throw refuse("retiming needs a video track")
@@ -261,25 +262,10 @@ public final class ExportSession: @unchecked Sendable {
         if !tracks.chapters.isEmpty { tracks.notCarried.append("chapters: not retimed yet") }
         tracks.subtitles = []
         tracks.chapters = []
-        let stream = reader.input.streams[video].pointee
-        let rate = stream.avg_frame_rate.num > 0 ? stream.avg_frame_rate : stream.r_frame_rate
-        // Passthrough keeps the source's frames and never uses a frame duration (a variable-rate source
-        // may declare no rate at all).
-        let frameDuration =
-            retiming.frameDuration
-            ?? (settings.passthrough ? Rational(1, 30) : Rational(Int64(max(rate.den, 0)), Int64(max(rate.num, 0))))
-        guard frameDuration.isValid, frameDuration > .zero else {
-            throw refuse("the source declares no frame rate; give --frame-rate")
-        }
-        let origin = Rational(range?.start ?? .zero)
-        let length = Rational(range?.duration ?? assetDuration)
         do throws(JobRequestError) {
-            try Retiming.checkFrameDuration(
-                frameDuration, field: retiming.frameDuration == nil ? "source frame rate" : "--frame-duration")
-            let map = try TimeMap.retiming(start: origin, duration: length, edits: retiming.edits)
-            return ExportRetime(
-                map: map, frameDuration: frameDuration, selection: retiming.selection, timePitch: retiming.timePitch,
-                origin: origin)
+            return try reader.resolve(
+                retiming, videoTrack: video, range: range, assetDuration: assetDuration,
+                passthrough: settings.passthrough)
         } catch {
             throw refuse("\(error)")
         }

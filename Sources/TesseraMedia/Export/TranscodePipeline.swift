@@ -211,7 +211,7 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
         if let retime = leg.retime {
             let retimer = AudioRetimer(
                 map: retime.map, origin: retime.origin, sampleRate: Int(leg.output.timeBase.den),
-                algorithm: retime.timePitch)
+                algorithm: retime.timePitch, end: retime.videoEnd)
             try retimer.run(next: { () throws(MediaError) in try leg.output.copyNextFrame() }, emit: append)
         } else {
             while let frame = try leg.output.copyNextFrame() { try append(frame) }

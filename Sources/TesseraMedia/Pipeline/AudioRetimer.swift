@@ -6,7 +6,8 @@ import TesseraCore
 /// Retimes a decoded audio track along a `TimeMap`, once over the whole output timeline: scaled ranges
 /// and ramps are time-stretched (libavfilter: atempo in stages of at most 2×, or rubberband), freezes are
 /// silent, and every stretch of output between freezes is cut or padded to exactly the map's length in
-/// samples, so the audio ends with the video.
+/// samples, so the audio ends with the video; silence then runs to `end`, the video's end on its frame
+/// grid (up to a frame duration after the map's).
 ///
 /// Within a stretch one filter graph runs, its tempo changed by command at each piece and every 20 ms
 /// of a ramp (the tempo of a 20 ms chunk is the source it covers over its output length: the ramp's
@@ -25,9 +26,12 @@ final class AudioRetimer {
     private var layout = AVChannelLayout()
     /// Output samples handed out: the next frame's pts.
     private var produced: Int64 = 0
+    /// Where the output ends: the video's end, at or after the map's.
+    private let end: Rational
 
-    init(map: TimeMap, origin: Rational, sampleRate: Int, algorithm: TimePitchAlgorithm) {
+    init(map: TimeMap, origin: Rational, sampleRate: Int, algorithm: TimePitchAlgorithm, end: Rational? = nil) {
         self.map = map
+        self.end = max(end ?? map.outputDuration, map.outputDuration)
         self.origin = origin
         rate = Int64(sampleRate)
         self.algorithm = algorithm
@@ -68,6 +72,7 @@ final class AudioRetimer {
             }
         }
         try play(stretch, next: next, emit: emit)
+        try silence(until: outputSample(end), emit: emit)
     }
 
     /// One filter graph over consecutive moving pieces; its output cut or padded to their length.

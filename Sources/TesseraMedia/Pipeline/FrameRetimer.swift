@@ -8,7 +8,9 @@ import TesseraCore
 /// instant. Streaming: it holds one frame back, the latest at or before the next instant, so a frame
 /// shown many times (slow motion, a freeze) is kept once and shared (`Frame.clone`), never copied.
 ///
-/// Output frames carry `pts = k` and a duration of 1 in ticks of the frame duration.
+/// Output frames carry `pts = k` and a duration of 1 in ticks of the frame duration. A segment of a
+/// segmented export makes only its own instants `[a, b)`: fed the source frames from the one on screen
+/// at instant a to the first after instant b − 1, it chooses exactly as the whole export's retimer.
 struct FrameRetimer {
     let map: TimeMap
     let frameDuration: Rational
@@ -16,24 +18,29 @@ struct FrameRetimer {
     /// The source stream's time base, and the source time of the reader's tick 0 (its range start).
     let timeBase: Rational
     let origin: Rational
-    /// ⌈map.outputDuration / frameDuration⌉.
-    let frameCount: Int64
+    /// The instants made: all ⌈map.outputDuration / frameDuration⌉, or a segment's.
+    let instants: Range<Int64>
+    var frameCount: Int64 { instants.upperBound }
 
-    private var next: Int64 = 0
+    private var next: Int64
     private var held: (frame: Frame, time: Rational)?
 
-    init(map: TimeMap, frameDuration: Rational, selection: FrameSelection, timeBase: AVRational, origin: Rational) {
+    init(
+        map: TimeMap, frameDuration: Rational, selection: FrameSelection, timeBase: AVRational, origin: Rational,
+        instants: Range<Int64>? = nil
+    ) {
         self.map = map
         self.frameDuration = frameDuration
         self.selection = selection
         self.timeBase = Rational(Int64(timeBase.num), Int64(timeBase.den))
         self.origin = origin
-        frameCount = (map.outputDuration / frameDuration).ceiling ?? 0
+        self.instants = instants ?? 0..<max(0, (map.outputDuration / frameDuration).ceiling ?? 0)
+        next = self.instants.lowerBound
     }
 
     /// The source time an output instant shows.
     private func sourceTime(_ k: Int64) -> Rational {
-        map.source(at: Rational(k) * frameDuration)?.time ?? map.pieces.last?.sourceEnd ?? .zero
+        map.source(atFrame: k, frameDuration: frameDuration)
     }
 
     /// Takes the next source frame; returns the output frames now decided.

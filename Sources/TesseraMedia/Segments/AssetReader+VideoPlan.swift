@@ -13,8 +13,10 @@ extension AssetReader {
         let planned: SegmentPlanner.Cut
         /// The range in the video stream's ticks (`ticks(for:)`).
         let range: TickRange
+        /// The output frames' time base: the stream's, or one tick per frame of a retimed export.
+        let outputTimeBase: AVRational
         /// Every output frame's presentation time.
-        var outputTimes: [MediaTime] { planned.outputTimes.map { TickMath.time($0, timeBase) } }
+        var outputTimes: [MediaTime] { planned.outputTimes.map { TickMath.time($0, outputTimeBase) } }
         /// For each audio track of the source (by track number), how much later it ends than the video
         /// in the reader's range (`OutputVerifier.audioEndGaps`, from this plan's one pass over the file).
         let audioEndGaps: [Int: MediaTime]
@@ -25,9 +27,15 @@ extension AssetReader {
     /// - Parameters:
     ///   - segmentSeconds: the wished segment length; nil plans one segment (a one-pass export's frames).
     ///   - parallel: segments expected to run at once (the tail is re-cut for them).
+    ///   - retime: for a retimed export, how to make it from this reader's range (whose tick of the
+    ///     range start it is given here): segments are then planned on its output timeline.
     /// - Throws: `.invalidArgument` without a video track or with a length that does not fit the time
     ///   base; the `InputFile` and `VideoPacketIndex` errors.
-    func planVideo(segmentSeconds: Double?, parallel: Int = 1) throws(MediaError) -> VideoPlan {
+    func planVideo(
+        segmentSeconds: Double?, parallel: Int = 1, retime: ExportRetime? = nil
+    ) throws(MediaError)
+        -> VideoPlan
+    {
         guard let id = videoTrackID else { throw MediaError(.invalidArgument, path: path, "has no video track") }
         let stream = input.streams[id]
         let tb = stream.pointee.time_base
@@ -36,8 +44,22 @@ extension AssetReader {
             try segmentSeconds.map { s throws(MediaError) in try SegmentPlanner.targetTicks(seconds: s, timeBase: tb) }
             ?? Int64.max
         let index = try VideoPacketIndex.build(try InputFile(path: path), trackID: id)
-        let planned = SegmentPlanner.plan(
-            index, start: range.start, end: range.end, targetTicks: target, parallel: parallel)
+        let planned: SegmentPlanner.Cut
+        var outputTimeBase = tb
+        if let retime {
+            let timing = retime.segmentRetime(rangeStartTick: range.start)
+            guard let outputTB = timing.outputTimeBase else {
+                throw MediaError(.invalidArgument, path: path, "frame duration \(retime.frameDuration) does not fit")
+            }
+            outputTimeBase = AVRational(
+                num: Int32(clamping: outputTB.numerator), den: Int32(clamping: outputTB.denominator))
+            planned = SegmentPlanner.planRetimed(
+                index, start: range.start, end: range.end, retime: timing,
+                targetSeconds: try segmentSeconds.map { s throws(MediaError) in try Self.outputSeconds(s) })
+        } else {
+            planned = SegmentPlanner.plan(
+                index, start: range.start, end: range.end, targetTicks: target, parallel: parallel)
+        }
         let t = input.context.pointee.start_time  // as `Asset.startTime`, which `audioEndGaps(of:)` uses
         let start = t != tessera_AV_NOPTS_VALUE() ? MediaTime(value: t, timescale: AV_TIME_BASE) : .zero
         let videoEnd = index.streamEnds[id].map { Asset.time($0, in: tb) }
@@ -49,6 +71,14 @@ extension AssetReader {
                 video: videoEnd, audio: Asset.time(end, in: stream.pointee.time_base), start: start, range: timeRange)
         }
         return VideoPlan(
-            trackID: id, timeBase: tb, index: index, planned: planned, range: range, audioEndGaps: gaps)
+            trackID: id, timeBase: tb, index: index, planned: planned, range: range, outputTimeBase: outputTimeBase,
+            audioEndGaps: gaps)
+    }
+
+    /// A wished segment length in output seconds, exact to the millisecond.
+    private static func outputSeconds(_ seconds: Double) throws(MediaError) -> Rational {
+        guard seconds.isFinite, seconds > 0, let ms = Int64(exactly: (seconds * 1000).rounded(.down)), ms < 1 << 40
+        else { throw MediaError(.invalidArgument, "segment duration \(seconds) s is out of range") }
+        return Rational(max(ms, 1), 1000)
     }
 }

@@ -41,16 +41,7 @@ enum SegmentPlanner {
     static func plan(_ index: VideoPacketIndex, start: Int64, end: Int64, targetTicks: Int64, parallel: Int = 1) -> Cut
     {
         let packets = index.entries
-        // Frames in presentation order, each with its decode-order position.
-        let order = packets.indices.sorted { packets[$0].pts < packets[$1].pts }
-        var frames = order.filter { packets[$0].pts >= start && packets[$0].pts < end }
-        if let first = frames.first, packets[first].pts > start,
-            let held = order.last(where: { packets[$0].pts < start })
-        {
-            frames.insert(held, at: 0)
-        } else if frames.isEmpty, let held = order.last(where: { packets[$0].pts < start }) {
-            frames = [held]
-        }
+        let frames = presentedFrames(index, start: start, end: end)
         guard !frames.isEmpty else { return Cut(segments: [], outputTimes: []) }
 
         // Cut points: keyframe presentation times inside the range, at least a target apart.
@@ -91,18 +82,38 @@ enum SegmentPlanner {
                 frameCursor += 1
             }
             guard !members.isEmpty else { continue }
-            let firstPTS = members.map { packets[$0].pts }.min()!
-            // Decode from the last keyframe (in decode order) presented at or before the first frame.
-            let firstDecode = members.min()!
-            let keyStart = (0...firstDecode).last { packets[$0].isKeyframe && packets[$0].pts <= firstPTS } ?? 0
-            let decodeEnd = members.max()! + 1
             let outputStart = segments.last.map { $0.outputFrames.upperBound } ?? 0
             segments.append(
                 SegmentSpec(
                     index: segments.count, outputFrames: outputStart..<(outputStart + members.count),
-                    presentationRange: lo..<hi, decodePackets: keyStart..<decodeEnd,
+                    presentationRange: lo..<hi, decodePackets: decodeRange(of: members, in: packets),
                     timeMap: TimeMapPiece(sourceStart: start, outputStart: 0)))
         }
         return Cut(segments: segments, outputTimes: frames.map { max(packets[$0].pts, start) - start })
+    }
+
+    /// The frames an export of `[start, end)` shows, in presentation order, as decode-order positions:
+    /// those presented in the range, after the frame on screen at `start` when none sits exactly there.
+    static func presentedFrames(_ index: VideoPacketIndex, start: Int64, end: Int64) -> [Int] {
+        let packets = index.entries
+        let order = packets.indices.sorted { packets[$0].pts < packets[$1].pts }
+        var frames = order.filter { packets[$0].pts >= start && packets[$0].pts < end }
+        if let first = frames.first, packets[first].pts > start,
+            let held = order.last(where: { packets[$0].pts < start })
+        {
+            frames.insert(held, at: 0)
+        } else if frames.isEmpty, let held = order.last(where: { packets[$0].pts < start }) {
+            frames = [held]
+        }
+        return frames
+    }
+
+    /// The packets (decode order) a segment presenting `members` decodes: from the last keyframe in
+    /// decode order presented at or before its first frame, to its last member.
+    static func decodeRange(of members: [Int], in packets: [VideoPacketIndex.Entry]) -> Range<Int> {
+        let firstPTS = members.map { packets[$0].pts }.min()!
+        let firstDecode = members.min()!
+        let keyStart = (0...firstDecode).last { packets[$0].isKeyframe && packets[$0].pts <= firstPTS } ?? 0
+        return keyStart..<(members.max()! + 1)
     }
 }

@@ -28,9 +28,15 @@ public enum SegmentRunner {
         let spec = work.spec
         let source = try CodecParameters(work.source)
         let timeBase = AVRational(num: Int32(work.timeBase.numerator), den: Int32(work.timeBase.denominator))
-        let frameRate = AVRational(num: Int32(work.frameRate.numerator), den: Int32(work.frameRate.denominator))
+        let outputTB = work.outputTimeBase
+        // A retimed segment's encoder counts in frames of the output frame duration.
+        let frameRate =
+            work.retime == nil
+            ? AVRational(num: Int32(work.frameRate.numerator), den: Int32(work.frameRate.denominator))
+            : AVRational(num: Int32(outputTB.denominator), den: Int32(outputTB.numerator))
         let encoding = try VideoEncoding(
-            work.settings, parameters: source.pointer.pointee, timeBase: timeBase,
+            work.settings, parameters: source.pointer.pointee,
+            timeBase: AVRational(num: Int32(outputTB.numerator), den: Int32(outputTB.denominator)),
             frameRate: frameRate, rotation: work.rotation)
         let sourceKey = SegmentDecoders.Key(
             configuration: work.source, timeBase: work.timeBase, threads: threads,
@@ -41,6 +47,14 @@ public enum SegmentRunner {
         let range = spec.presentationRange
         var gate = VideoGate(range: TickRange(start: range.lowerBound, end: range.upperBound, offset: 0))
         let shift = spec.timeMap.output(range.lowerBound)
+        // A retimed segment chooses its frames along the time map (see `SegmentRetime`).
+        let sourceTB = Rational(Int64(timeBase.num), Int64(timeBase.den))
+        var retimer = work.retime.map {
+            FrameRetimer(
+                map: $0.map, frameDuration: $0.frameDuration, selection: $0.selection, timeBase: timeBase,
+                origin: $0.sourceTime(ofTick: range.lowerBound, timeBase: sourceTB),
+                instants: Int64(spec.outputFrames.lowerBound)..<Int64(spec.outputFrames.upperBound))
+        }
         var processor: (any FrameProcessor)? = nil
         var timing = FrameDurations()
         var out: [EncodedPacket] = []
@@ -61,22 +75,28 @@ public enum SegmentRunner {
                 out.append(p)
             }
         }
-        /// Processes a frame onto the output timeline and encodes the one before it (see `FrameDurations`).
+        /// Encodes the frame before this output frame (see `FrameDurations`).
+        func place(_ frame: Frame) throws(MediaError) {
+            guard let previous = timing.push(frame) else { return }
+            try encode(previous)
+            if frames % 8 == 0 {
+                progress(SegmentProgress(segment: spec.index, framesDone: frames, framesTotal: spec.frameCount))
+            }
+        }
+        /// Processes a source frame once, then places it on the output timeline: shifted, or shown as often
+        /// as the time map says.
         func accept(_ decoded: Frame) throws(MediaError) -> Bool {
             var frame = decoded
             if let pspec = encoding.processing {
                 if processor == nil { processor = try makeProcessor(pspec, decoded) }
                 frame = try processor!.process(decoded)
             }
-            frame.pts = try TickRange.end(decoded.pts, plus: shift)
-            if let previous = timing.push(frame) {
-                try encode(previous)
-                if frames % 8 == 0 {
-                    progress(
-                        SegmentProgress(
-                            segment: spec.index, framesDone: frames,
-                            framesTotal: spec.frameCount))
-                }
+            if retimer != nil {
+                frame.pts = decoded.pts
+                for shown in try retimer!.push(frame) { try place(shown) }
+            } else {
+                frame.pts = try TickRange.end(decoded.pts, plus: shift)
+                try place(frame)
             }
             return true
         }
@@ -93,7 +113,9 @@ public enum SegmentRunner {
         // A segment cut inside a GOP decodes from the keyframe before it; of those lead-in frames, the
         // ones no other frame refers to need not be decoded at all. (Not in the first segment, which
         // may show the frame on screen at its start.)
-        let leadInEnd = spec.index > 0 ? range.lowerBound : Int64.min
+        // (Nor in a retimed segment still showing the frame on screen at the export's start.)
+        let showsStart = work.retime.map { range.lowerBound <= $0.rangeStartTick } ?? false
+        let leadInEnd = spec.index > 0 && !showsStart ? range.lowerBound : Int64.min
         for encoded in work.packets where more {
             if isCancelled() { throw MediaError(.cancelled, path: work.sourceName, "segment \(spec.index) cancelled") }
             let packet = try encoded.makePacket()
@@ -102,7 +124,9 @@ public enum SegmentRunner {
         }
         if more { _ = try decoder.decode(nil) { (f) throws(MediaError) in try gate.accept(f, emit) } }
         if let failure { throw failure }
-        guard let last = timing.finish(endTick: work.endTick) else {
+        for shown in try retimer?.finish() ?? [] { try place(shown) }
+        let endTick = retimer.map(\.frameCount) ?? work.endTick
+        guard let last = timing.finish(endTick: endTick) else {
             throw MediaError(.corrupt, path: work.sourceName, "segment \(spec.index) decoded no frame")
         }
         try encode(last)
@@ -118,7 +142,7 @@ public enum SegmentRunner {
         let configuration = parameters.configuration
         if work.checkDecodes {
             try checkDecodes(
-                out, parameters: parameters, configuration: configuration, timeBase: work.timeBase,
+                out, parameters: parameters, configuration: configuration, timeBase: outputTB,
                 encodedPTS: encodedPTS, segment: spec.index, decoders: decoders)
         }
         progress(SegmentProgress(segment: spec.index, framesDone: frames, framesTotal: spec.frameCount))

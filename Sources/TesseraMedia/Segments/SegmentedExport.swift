@@ -30,6 +30,9 @@ final class SegmentedExport: @unchecked Sendable {
         var phase: @Sendable (ExportPhase) -> Void
         /// Told the source's audio end gaps once planned, before any segment is sent.
         var audioEndGaps: @Sendable ([Int: MediaTime]) -> Void = { _ in }
+        /// A retimed export: segments planned on its output timeline, each choosing its frames along the
+        /// time map; the audio stretched once over the whole timeline.
+        var retime: ExportRetime? = nil
     }
 
     private let reader: AssetReader
@@ -70,11 +73,13 @@ final class SegmentedExport: @unchecked Sendable {
         rotation = source.rotation
         _ = try VideoEncoding(vs, source: source)  // refuse impossible settings before any work is sent
         let tb = source.timeBase
-        let video = try reader.planVideo(segmentSeconds: config.segmentSeconds, parallel: config.parallel)
+        let video = try reader.planVideo(
+            segmentSeconds: config.segmentSeconds, parallel: config.parallel, retime: config.retime)
         let range = video.range
         let plan = video.planned.segments
         expectedTimes = video.outputTimes
-        sourceAudioEndGaps = video.audioEndGaps
+        // A retimed export's audio is stretched to end with its video, whatever the source's gap.
+        sourceAudioEndGaps = config.retime == nil ? video.audioEndGaps : [:]
         config.audioEndGaps(video.audioEndGaps)
         guard !plan.isEmpty else {
             throw MediaError(.invalidArgument, path: reader.path, "the range holds no video frame")
@@ -86,7 +91,8 @@ final class SegmentedExport: @unchecked Sendable {
             timeBase: Fraction(Int(tb.num), Int(tb.den)),
             frameRate: Fraction(Int(source.frameRate.num), Int(source.frameRate.den)), rotation: rotation,
             packets: [], settings: vs, endTick: nil, sourceName: reader.path,
-            backend: config.backend, checkDecodes: config.verification.decodesSegments)
+            backend: config.backend, checkDecodes: config.verification.decodesSegments,
+            retime: config.retime?.segmentRetime(rangeStartTick: range.start))
         let executor: any SegmentExecutor =
             try config.makeExecutor?(plan)
             ?? LocalSegmentExecutor(
@@ -109,9 +115,12 @@ final class SegmentedExport: @unchecked Sendable {
         do throws(MediaError) { first = try executor.output(0) } catch { throw stop(error, stages) }
         let writer = try makeWriter()
         let reference = try CodecParameters(first.parameters)
+        // A retimed export's packets count frames of the output frame duration.
+        let outputTB = video.outputTimeBase
         let input = try writer.addPassthroughInput(
-            parameters: reference.pointer, timeBase: tb,
-            frameRate: source.frameRate, sideDataFrom: stream)
+            parameters: reference.pointer, timeBase: outputTB,
+            frameRate: config.retime == nil ? source.frameRate : AVRational(num: outputTB.den, den: outputTB.num),
+            sideDataFrom: stream)
         videoInput = input
         var otherSettings = config.settings
         otherSettings.video = nil
@@ -119,13 +128,13 @@ final class SegmentedExport: @unchecked Sendable {
         otherTracks.video = nil
         audioPlan = try TranscodePipeline.make(
             reader: reader, writer: writer, settings: otherSettings, tracks: otherTracks,
-            videoElsewhere: true, config.makeProcessor)
+            videoElsewhere: true, retime: config.retime, config.makeProcessor)
         try writer.startWriting()
         try reader.startReading()
         stages += audioPlan?.start(failure: failure) ?? []
         processorName = first.processor
 
-        let stitcher = SegmentStitcher(reference: first.parameters, timeBase: tb, path: writer.outputPath)
+        let stitcher = SegmentStitcher(reference: first.parameters, timeBase: outputTB, path: writer.outputPath)
         var next: SegmentOutput? = first
         for i in 0..<plan.count {
             do throws(MediaError) {

@@ -21,6 +21,7 @@ extension Tessera_V1_SegmentTask {
         sourceName = work.sourceName
         backend = work.backend.rawValue
         skipDecodeCheck = !work.checkDecodes
+        if let r = work.retime { retime = try Tessera_V1_Retime(r, field: "task.retime") }
         try WireValue.checkOutgoing { () throws(WireError) in try validateTask() }
     }
 
@@ -70,6 +71,8 @@ extension SegmentWork {
             rotation: Rotation(degrees: Int(wire.rotationDegrees), mirrored: wire.rotationMirrored),
             packets: packets, settings: try VideoSettings(wire: wire.settings, field: "task.settings"),
             endTick: wire.hasEndTick ? wire.endTick : nil, sourceName: wire.sourceName, backend: backend,
-            checkDecodes: !wire.skipDecodeCheck)
+            checkDecodes: !wire.skipDecodeCheck,
+            retime: wire.hasRetime
+                ? try SegmentRetime(wire: wire.retime, outputFrames: spec.outputFrames, field: "task.retime") : nil)
     }
 }

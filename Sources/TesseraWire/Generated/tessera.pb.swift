@@ -86,7 +86,7 @@ public nonisolated enum Tessera_V1_ErrorCode: SwiftProtobuf.Enum, Swift.CaseIter
   /// Reject: no session for this peer (e.g. coordinator restarted); send Hello again
   case unknownWorker // = 4
 
-  /// Reject: a live session holds this worker id; wait and say Hello again
+  /// Reject: a live session holds this worker id; back off, then Hello again
   case workerIDInUse // = 5
 
   /// the segment's packets failed to decode
@@ -174,6 +174,51 @@ public nonisolated enum Tessera_V1_ErrorCode: SwiftProtobuf.Enum, Swift.CaseIter
     .returned,
     .device,
     .io,
+  ]
+
+}
+
+/// Which source frame an output instant shows (FrameSelection in TesseraCore).
+public nonisolated enum Tessera_V1_FrameSelection: SwiftProtobuf.Enum, Swift.CaseIterable {
+  public typealias RawValue = Int
+
+  /// the frame on screen at the mapped source time
+  case hold // = 0
+
+  /// the closest frame; half way, the later
+  case nearest // = 1
+
+  /// the two neighbours mixed by distance
+  case blend // = 2
+  case UNRECOGNIZED(Int)
+
+  public init() {
+    self = .hold
+  }
+
+  public init?(rawValue: Int) {
+    switch rawValue {
+    case 0: self = .hold
+    case 1: self = .nearest
+    case 2: self = .blend
+    default: self = .UNRECOGNIZED(rawValue)
+    }
+  }
+
+  public var rawValue: Int {
+    switch self {
+    case .hold: return 0
+    case .nearest: return 1
+    case .blend: return 2
+    case .UNRECOGNIZED(let i): return i
+    }
+  }
+
+  // The compiler won't synthesize support with the UNRECOGNIZED case.
+  public static let allCases: [Tessera_V1_FrameSelection] = [
+    .hold,
+    .nearest,
+    .blend,
   ]
 
 }
@@ -1038,11 +1083,186 @@ public nonisolated struct Tessera_V1_SegmentTask: @unchecked Sendable {
     set {_uniqueStorage()._skipDecodeCheck = newValue}
   }
 
+  /// Set for a retimed export (PROTOCOL.md §7): the segment makes output frames spec.output_first_frame ..<
+  /// spec.output_end_frame of the constant grid k * frame_duration along the time map, each showing the
+  /// source frame the selection chooses; its packets then count frames (time base frame_duration).
+  public var retime: Tessera_V1_Retime {
+    get {_storage._retime ?? Tessera_V1_Retime()}
+    set {_uniqueStorage()._retime = newValue}
+  }
+  /// Returns true if `retime` has been explicitly set.
+  public var hasRetime: Bool {_storage._retime != nil}
+  /// Clears the value of `retime`. Subsequent reads from it will return its default value.
+  public mutating func clearRetime() {_uniqueStorage()._retime = nil}
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 
   fileprivate var _storage = _StorageClass.defaultInstance
+}
+
+/// A retimed export's timing, the same for every segment of the job.
+public nonisolated struct Tessera_V1_Retime: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// contiguous on the output timeline from 0; at most 4096
+  public var pieces: [Tessera_V1_RetimePiece] = []
+
+  /// seconds, 1/1000 to 1; both terms fit 32 bits
+  public var frameDuration: Tessera_V1_Rational {
+    get {_frameDuration ?? Tessera_V1_Rational()}
+    set {_frameDuration = newValue}
+  }
+  /// Returns true if `frameDuration` has been explicitly set.
+  public var hasFrameDuration: Bool {self._frameDuration != nil}
+  /// Clears the value of `frameDuration`. Subsequent reads from it will return its default value.
+  public mutating func clearFrameDuration() {self._frameDuration = nil}
+
+  public var selection: Tessera_V1_FrameSelection = .hold
+
+  /// source time (seconds) of range_start_tick: the export's range start
+  public var origin: Tessera_V1_Rational {
+    get {_origin ?? Tessera_V1_Rational()}
+    set {_origin = newValue}
+  }
+  /// Returns true if `origin` has been explicitly set.
+  public var hasOrigin: Bool {self._origin != nil}
+  /// Clears the value of `origin`. Subsequent reads from it will return its default value.
+  public mutating func clearOrigin() {self._origin = nil}
+
+  /// source stream tick of the range start; earlier frames show as at it
+  public var rangeStartTick: Int64 = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _frameDuration: Tessera_V1_Rational? = nil
+  fileprivate var _origin: Tessera_V1_Rational? = nil
+}
+
+/// One piece of a time map (TimeMap.Piece), in exact seconds: output [output_start, + output_duration)
+/// shows source [source_start, + source_duration) of asset `asset`.
+public nonisolated struct Tessera_V1_RetimePiece: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var asset: UInt32 = 0
+
+  public var sourceStart: Tessera_V1_Rational {
+    get {_sourceStart ?? Tessera_V1_Rational()}
+    set {_sourceStart = newValue}
+  }
+  /// Returns true if `sourceStart` has been explicitly set.
+  public var hasSourceStart: Bool {self._sourceStart != nil}
+  /// Clears the value of `sourceStart`. Subsequent reads from it will return its default value.
+  public mutating func clearSourceStart() {self._sourceStart = nil}
+
+  public var sourceDuration: Tessera_V1_Rational {
+    get {_sourceDuration ?? Tessera_V1_Rational()}
+    set {_sourceDuration = newValue}
+  }
+  /// Returns true if `sourceDuration` has been explicitly set.
+  public var hasSourceDuration: Bool {self._sourceDuration != nil}
+  /// Clears the value of `sourceDuration`. Subsequent reads from it will return its default value.
+  public mutating func clearSourceDuration() {self._sourceDuration = nil}
+
+  public var outputStart: Tessera_V1_Rational {
+    get {_outputStart ?? Tessera_V1_Rational()}
+    set {_outputStart = newValue}
+  }
+  /// Returns true if `outputStart` has been explicitly set.
+  public var hasOutputStart: Bool {self._outputStart != nil}
+  /// Clears the value of `outputStart`. Subsequent reads from it will return its default value.
+  public mutating func clearOutputStart() {self._outputStart = nil}
+
+  public var outputDuration: Tessera_V1_Rational {
+    get {_outputDuration ?? Tessera_V1_Rational()}
+    set {_outputDuration = newValue}
+  }
+  /// Returns true if `outputDuration` has been explicitly set.
+  public var hasOutputDuration: Bool {self._outputDuration != nil}
+  /// Clears the value of `outputDuration`. Subsequent reads from it will return its default value.
+  public mutating func clearOutputDuration() {self._outputDuration = nil}
+
+  public var motion: Tessera_V1_RetimePiece.Motion = .linear
+
+  public var rampFrom: Tessera_V1_Rational {
+    get {_rampFrom ?? Tessera_V1_Rational()}
+    set {_rampFrom = newValue}
+  }
+  /// Returns true if `rampFrom` has been explicitly set.
+  public var hasRampFrom: Bool {self._rampFrom != nil}
+  /// Clears the value of `rampFrom`. Subsequent reads from it will return its default value.
+  public mutating func clearRampFrom() {self._rampFrom = nil}
+
+  public var rampTo: Tessera_V1_Rational {
+    get {_rampTo ?? Tessera_V1_Rational()}
+    set {_rampTo = newValue}
+  }
+  /// Returns true if `rampTo` has been explicitly set.
+  public var hasRampTo: Bool {self._rampTo != nil}
+  /// Clears the value of `rampTo`. Subsequent reads from it will return its default value.
+  public mutating func clearRampTo() {self._rampTo = nil}
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public nonisolated enum Motion: SwiftProtobuf.Enum, Swift.CaseIterable {
+    public typealias RawValue = Int
+
+    /// constant speed source_duration / output_duration
+    case linear // = 0
+
+    /// speed ramp_from -> ramp_to, linear in output time
+    case ramp // = 1
+
+    /// source_start held; source_duration 0
+    case freeze // = 2
+    case UNRECOGNIZED(Int)
+
+    public init() {
+      self = .linear
+    }
+
+    public init?(rawValue: Int) {
+      switch rawValue {
+      case 0: self = .linear
+      case 1: self = .ramp
+      case 2: self = .freeze
+      default: self = .UNRECOGNIZED(rawValue)
+      }
+    }
+
+    public var rawValue: Int {
+      switch self {
+      case .linear: return 0
+      case .ramp: return 1
+      case .freeze: return 2
+      case .UNRECOGNIZED(let i): return i
+      }
+    }
+
+    // The compiler won't synthesize support with the UNRECOGNIZED case.
+    public static let allCases: [Tessera_V1_RetimePiece.Motion] = [
+      .linear,
+      .ramp,
+      .freeze,
+    ]
+
+  }
+
+  public init() {}
+
+  fileprivate var _sourceStart: Tessera_V1_Rational? = nil
+  fileprivate var _sourceDuration: Tessera_V1_Rational? = nil
+  fileprivate var _outputStart: Tessera_V1_Rational? = nil
+  fileprivate var _outputDuration: Tessera_V1_Rational? = nil
+  fileprivate var _rampFrom: Tessera_V1_Rational? = nil
+  fileprivate var _rampTo: Tessera_V1_Rational? = nil
 }
 
 /// A finished segment: encoded packets on the output timeline (time base SegmentTask.time_base).
@@ -1089,6 +1309,10 @@ nonisolated extension Tessera_V1_ProtocolVersion: SwiftProtobuf._ProtoNameProvid
 
 nonisolated extension Tessera_V1_ErrorCode: SwiftProtobuf._ProtoNameProviding {
   public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0ERROR_CODE_UNSPECIFIED\0\u{1}ERROR_CODE_UNSUPPORTED_VERSION\0\u{1}ERROR_CODE_BAD_MESSAGE\0\u{1}ERROR_CODE_UNAUTHORIZED\0\u{1}ERROR_CODE_UNKNOWN_WORKER\0\u{1}ERROR_CODE_WORKER_ID_IN_USE\0\u{2}\u{5}ERROR_CODE_CORRUPT_SOURCE\0\u{1}ERROR_CODE_UNSUPPORTED\0\u{1}ERROR_CODE_ENCODER\0\u{1}ERROR_CODE_CANCELLED\0\u{1}ERROR_CODE_INTERNAL\0\u{1}ERROR_CODE_RETURNED\0\u{1}ERROR_CODE_DEVICE\0\u{1}ERROR_CODE_IO\0")
+}
+
+nonisolated extension Tessera_V1_FrameSelection: SwiftProtobuf._ProtoNameProviding {
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0FRAME_SELECTION_HOLD\0\u{1}FRAME_SELECTION_NEAREST\0\u{1}FRAME_SELECTION_BLEND\0")
 }
 
 nonisolated extension Tessera_V1_Envelope: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
@@ -2447,7 +2671,7 @@ nonisolated extension Tessera_V1_VideoSettings: SwiftProtobuf.Message, SwiftProt
 
 nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".SegmentTask"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}spec\0\u{1}source\0\u{3}time_base\0\u{3}frame_rate\0\u{3}rotation_degrees\0\u{1}packets\0\u{1}settings\0\u{3}end_tick\0\u{3}source_name\0\u{1}backend\0\u{3}rotation_mirrored\0\u{3}skip_decode_check\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}spec\0\u{1}source\0\u{3}time_base\0\u{3}frame_rate\0\u{3}rotation_degrees\0\u{1}packets\0\u{1}settings\0\u{3}end_tick\0\u{3}source_name\0\u{1}backend\0\u{3}rotation_mirrored\0\u{3}skip_decode_check\0\u{1}retime\0")
 
   fileprivate class _StorageClass {
     var _spec: Tessera_V1_SegmentSpec? = nil
@@ -2462,6 +2686,7 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
     var _sourceName: String = String()
     var _backend: String = String()
     var _skipDecodeCheck: Bool = false
+    var _retime: Tessera_V1_Retime? = nil
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -2484,6 +2709,7 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
       _sourceName = source._sourceName
       _backend = source._backend
       _skipDecodeCheck = source._skipDecodeCheck
+      _retime = source._retime
     }
   }
 
@@ -2514,6 +2740,7 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
         case 10: try { try decoder.decodeSingularStringField(value: &_storage._backend) }()
         case 11: try { try decoder.decodeSingularBoolField(value: &_storage._rotationMirrored) }()
         case 12: try { try decoder.decodeSingularBoolField(value: &_storage._skipDecodeCheck) }()
+        case 13: try { try decoder.decodeSingularMessageField(value: &_storage._retime) }()
         default: break
         }
       }
@@ -2562,6 +2789,9 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
       if _storage._skipDecodeCheck != false {
         try visitor.visitSingularBoolField(value: _storage._skipDecodeCheck, fieldNumber: 12)
       }
+      try { if let v = _storage._retime {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 13)
+      } }()
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -2583,6 +2813,7 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
         if _storage._sourceName != rhs_storage._sourceName {return false}
         if _storage._backend != rhs_storage._backend {return false}
         if _storage._skipDecodeCheck != rhs_storage._skipDecodeCheck {return false}
+        if _storage._retime != rhs_storage._retime {return false}
         return true
       }
       if !storagesAreEqual {return false}
@@ -2590,6 +2821,133 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
+}
+
+nonisolated extension Tessera_V1_Retime: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".Retime"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}pieces\0\u{3}frame_duration\0\u{1}selection\0\u{1}origin\0\u{3}range_start_tick\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeRepeatedMessageField(value: &self.pieces) }()
+      case 2: try { try decoder.decodeSingularMessageField(value: &self._frameDuration) }()
+      case 3: try { try decoder.decodeSingularEnumField(value: &self.selection) }()
+      case 4: try { try decoder.decodeSingularMessageField(value: &self._origin) }()
+      case 5: try { try decoder.decodeSingularInt64Field(value: &self.rangeStartTick) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    if !self.pieces.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.pieces, fieldNumber: 1)
+    }
+    try { if let v = self._frameDuration {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
+    } }()
+    if self.selection != .hold {
+      try visitor.visitSingularEnumField(value: self.selection, fieldNumber: 3)
+    }
+    try { if let v = self._origin {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 4)
+    } }()
+    if self.rangeStartTick != 0 {
+      try visitor.visitSingularInt64Field(value: self.rangeStartTick, fieldNumber: 5)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Tessera_V1_Retime, rhs: Tessera_V1_Retime) -> Bool {
+    if lhs.pieces != rhs.pieces {return false}
+    if lhs._frameDuration != rhs._frameDuration {return false}
+    if lhs.selection != rhs.selection {return false}
+    if lhs._origin != rhs._origin {return false}
+    if lhs.rangeStartTick != rhs.rangeStartTick {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Tessera_V1_RetimePiece: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".RetimePiece"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}asset\0\u{3}source_start\0\u{3}source_duration\0\u{3}output_start\0\u{3}output_duration\0\u{1}motion\0\u{3}ramp_from\0\u{3}ramp_to\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularUInt32Field(value: &self.asset) }()
+      case 2: try { try decoder.decodeSingularMessageField(value: &self._sourceStart) }()
+      case 3: try { try decoder.decodeSingularMessageField(value: &self._sourceDuration) }()
+      case 4: try { try decoder.decodeSingularMessageField(value: &self._outputStart) }()
+      case 5: try { try decoder.decodeSingularMessageField(value: &self._outputDuration) }()
+      case 6: try { try decoder.decodeSingularEnumField(value: &self.motion) }()
+      case 7: try { try decoder.decodeSingularMessageField(value: &self._rampFrom) }()
+      case 8: try { try decoder.decodeSingularMessageField(value: &self._rampTo) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    if self.asset != 0 {
+      try visitor.visitSingularUInt32Field(value: self.asset, fieldNumber: 1)
+    }
+    try { if let v = self._sourceStart {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
+    } }()
+    try { if let v = self._sourceDuration {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 3)
+    } }()
+    try { if let v = self._outputStart {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 4)
+    } }()
+    try { if let v = self._outputDuration {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 5)
+    } }()
+    if self.motion != .linear {
+      try visitor.visitSingularEnumField(value: self.motion, fieldNumber: 6)
+    }
+    try { if let v = self._rampFrom {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 7)
+    } }()
+    try { if let v = self._rampTo {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 8)
+    } }()
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Tessera_V1_RetimePiece, rhs: Tessera_V1_RetimePiece) -> Bool {
+    if lhs.asset != rhs.asset {return false}
+    if lhs._sourceStart != rhs._sourceStart {return false}
+    if lhs._sourceDuration != rhs._sourceDuration {return false}
+    if lhs._outputStart != rhs._outputStart {return false}
+    if lhs._outputDuration != rhs._outputDuration {return false}
+    if lhs.motion != rhs.motion {return false}
+    if lhs._rampFrom != rhs._rampFrom {return false}
+    if lhs._rampTo != rhs._rampTo {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Tessera_V1_RetimePiece.Motion: SwiftProtobuf._ProtoNameProviding {
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0MOTION_LINEAR\0\u{1}MOTION_RAMP\0\u{1}MOTION_FREEZE\0")
 }
 
 nonisolated extension Tessera_V1_SegmentOutput: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {

@@ -1,0 +1,51 @@
+/// How a segment of a retimed export makes its frames: the job's whole time map (a few pieces), the
+/// output frame duration, the frame selection, and how the source stream's ticks become source time.
+///
+/// A retimed segment produces output frames `spec.outputFrames` = `[a, b)` of the constant grid
+/// k·frameDuration, each showing the source frame that `selection` chooses at the map's source time
+/// for k, exactly as a one-pass export would: the segment is fed the source frames from the one on
+/// screen at instant a's source time to the first one after instant b − 1's (`spec.presentationRange`).
+/// Its packets carry `pts = k` in ticks of `frameDuration`.
+public struct SegmentRetime: Sendable, Hashable {
+    public var map: TimeMap
+    public var frameDuration: Rational
+    public var selection: FrameSelection
+    /// The source time (seconds on the asset's timeline) of `rangeStartTick`: the export's range start.
+    public var origin: Rational
+    /// The source stream's tick at the export's range start. A frame before it (the one on screen at the
+    /// start) is shown as if it were at it, as the one-pass reader's gate does.
+    public var rangeStartTick: Int64
+
+    public init(
+        map: TimeMap, frameDuration: Rational, selection: FrameSelection, origin: Rational, rangeStartTick: Int64
+    ) {
+        self.map = map
+        self.frameDuration = frameDuration
+        self.selection = selection
+        self.origin = origin
+        self.rangeStartTick = rangeStartTick
+    }
+
+    /// The most output frames a retimed export may have: 2^24, about 155 hours at 30 fps.
+    public static let maxFrames = 1 << 24
+
+    /// ⌈map.outputDuration / frameDuration⌉: the frames of the whole export.
+    public var frameCount: Int64 { (map.outputDuration / frameDuration).ceiling ?? 0 }
+
+    /// The source time output frame `k` shows (the map's end past it).
+    public func sourceTime(ofFrame k: Int64) -> Rational { map.source(atFrame: k, frameDuration: frameDuration) }
+
+    /// The source time of a frame at source tick `tick` (time base `timeBase` seconds per tick).
+    public func sourceTime(ofTick tick: Int64, timeBase: Rational) -> Rational {
+        let (offset, overflow) = max(tick, rangeStartTick).subtractingReportingOverflow(rangeStartTick)
+        return overflow ? .invalid : origin + Rational(offset) * timeBase
+    }
+
+    /// The output time base: one tick per frame.
+    public var outputTimeBase: Fraction? {
+        guard let num = Int(exactly: frameDuration.numerator), let den = Int(exactly: frameDuration.denominator),
+            Int32(exactly: num) != nil, Int32(exactly: den) != nil
+        else { return nil }
+        return Fraction(num, den)
+    }
+}
