@@ -98,6 +98,7 @@ extension Coordinator: FarmService {
             throw FarmError(.internalError, "job store: \(error)")
         }
         farm.logger.info("job \(record.id) queued: \(source) → \(output)")
+        farm.metrics.jobSubmitted()
         launch(record)
         return status(record)
     }
@@ -121,6 +122,7 @@ extension Coordinator: FarmService {
             _ = try? await DedicatedThread.run { runner.wait() }
         } else {
             if (try? await farm.store.transitionAsync(id, to: .cancelled)) != nil {
+                farm.metrics.jobFinished(.cancelled)
                 let spool = farm.spool  // file removal stays off the cooperative pool
                 _ = try? await DedicatedThread.run { try spool.remove(jobID: id) }
             }
@@ -154,26 +156,22 @@ extension Coordinator: FarmService {
         return id
     }
 
-    public func metrics() async -> FarmMetrics {
+    public func updateMetrics() async {
         let records = (try? await farm.store.jobsAsync()) ?? []
-        var byState: [String: Int] = [:]
-        for s in JobState.allCases { byState[s.rawValue] = 0 }
-        var queued = 0, done = 0, frames = 0
+        var byState: [JobState: Int] = [:]
+        var queued = 0
         for r in records {
-            byState[r.state.rawValue, default: 0] += 1
-            let f = farm.board.frames(job: r.id)
+            byState[r.state, default: 0] += 1
             if !r.state.isTerminal, r.segmentsTotal > 0 {
-                queued += max(0, r.segmentsTotal - (f?.segmentsFinished ?? 0))
+                queued += max(0, r.segmentsTotal - (farm.board.frames(job: r.id)?.segmentsFinished ?? 0))
             }
-            done += f?.segmentsFinished ?? (r.state == .completed ? r.segmentsTotal : 0)
-            frames += f?.finished ?? (r.state == .completed ? r.framesTotal : 0)
         }
         let counts = farm.board.counts
         let ws = workerStatuses
-        return FarmMetrics(
-            queuedSegments: max(0, queued - counts.inFlight), runningSegments: counts.inFlight,
-            workers: ws.count, busyWorkers: ws.filter { $0.state == .busy }.count,
-            jobsByState: byState, segmentsCompleted: done, framesEncoded: frames)
+        farm.metrics.update(
+            FarmMetrics.Snapshot(
+                queuedSegments: max(0, queued - counts.inFlight), runningSegments: counts.inFlight,
+                workers: ws.count, busyWorkers: ws.filter { $0.state == .busy }.count, jobsByState: byState))
     }
 
     /// A job as the API shows it: the store's record plus live progress from the board.

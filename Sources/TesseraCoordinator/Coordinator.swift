@@ -23,8 +23,17 @@ public final class Coordinator: @unchecked Sendable {
     /// The endpoint the ROUTER socket is bound to, once started.
     public private(set) var endpoint: String?
 
+    /// The coordinator's own metrics (`/metrics`).
+    public var metrics: FarmMetrics { farm.metrics }
+
     /// Opens (or creates) the data folder and its job store.
-    public init(configuration: CoordinatorConfiguration, logger: Logger = Logger(label: "tessera.coordinator")) throws {
+    ///
+    /// - Parameter metrics: where the coordinator records its metrics; its own by default (several
+    ///   coordinators in one process each keep theirs).
+    public init(
+        configuration: CoordinatorConfiguration, logger: Logger = Logger(label: "tessera.coordinator"),
+        metrics: FarmMetrics = FarmMetrics()
+    ) throws {
         self.configuration = configuration
         let data = configuration.dataDirectory
         let fm = FileManager.default
@@ -39,7 +48,7 @@ public final class Coordinator: @unchecked Sendable {
         farm = FarmContext(
             store: store, spool: spool, logger: logger,
             defaultSegmentDuration: configuration.segmentDuration,
-            claimGrace: 2 * configuration.heartbeatInterval * Double(configuration.liveness))
+            claimGrace: 2 * configuration.heartbeatInterval * Double(configuration.liveness), metrics: metrics)
         policy = PathPolicy(
             mediaRoots: configuration.mediaRoots, outputRoot: configuration.outputRoot,
             uploads: uploads, results: results)

@@ -10,13 +10,17 @@ final class FarmContext: @unchecked Sendable {
     let logger: Logger
     let defaultSegmentDuration: Double
     let board: TaskBoard
+    let metrics: FarmMetrics
     /// How long a restarted coordinator holds back segments that were out at workers, for those workers
     /// to claim (two liveness periods).
     let claimGrace: Double
     private let dispatcher: NIOLockedValueBox<Dispatcher?>
 
-    init(store: JobStore, spool: SegmentSpool, logger: Logger, defaultSegmentDuration: Double, claimGrace: Double = 10)
-    {
+    init(
+        store: JobStore, spool: SegmentSpool, logger: Logger, defaultSegmentDuration: Double,
+        claimGrace: Double = 10, metrics: FarmMetrics = FarmMetrics()
+    ) {
+        self.metrics = metrics
         self.claimGrace = claimGrace
         self.store = store
         self.spool = spool

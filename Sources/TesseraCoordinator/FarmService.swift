@@ -22,33 +22,11 @@ public protocol FarmService: Sendable {
     func adoptUpload(_ temporaryFile: URL, filename: String) async throws(FarmError) -> String
     /// The folder uploads are first written to (same file system as the upload store).
     var uploadStaging: URL { get }
-    /// Counters for `/metrics` (Prometheus text) and the autoscaler.
-    func metrics() async -> FarmMetrics
-}
-
-/// What `/metrics` exposes; `queuedSegments` drives the worker autoscaler (Deploy/k8s).
-public struct FarmMetrics: Sendable, Hashable, Codable {
-    /// Segments waiting for a worker, over all running jobs.
-    public var queuedSegments: Int
-    public var runningSegments: Int
-    public var workers: Int
-    public var busyWorkers: Int
-    public var jobsByState: [String: Int]
-    public var segmentsCompleted: Int
-    public var framesEncoded: Int
-
-    public init(
-        queuedSegments: Int = 0, runningSegments: Int = 0, workers: Int = 0, busyWorkers: Int = 0,
-        jobsByState: [String: Int] = [:], segmentsCompleted: Int = 0, framesEncoded: Int = 0
-    ) {
-        self.queuedSegments = queuedSegments
-        self.runningSegments = runningSegments
-        self.workers = workers
-        self.busyWorkers = busyWorkers
-        self.jobsByState = jobsByState
-        self.segmentsCompleted = segmentsCompleted
-        self.framesEncoded = framesEncoded
-    }
+    /// The farm's metrics, rendered at `/metrics`; the HTTP API records its requests into them too.
+    var metrics: FarmMetrics { get }
+    /// Brings what describes the farm now (queue depth, workers, jobs by state) up to date in `metrics`;
+    /// called before each scrape.
+    func updateMetrics() async
 }
 
 /// Why a request to the farm failed, with the HTTP status the API answers.

@@ -13,7 +13,8 @@ actor MemoryFarm: FarmService {
     private var outputs: [String: URL] = [:]
     private(set) var uploads: [String: (filename: String, file: URL)] = [:]
     private var workerList: [WorkerStatus] = []
-    private var metricsValue = FarmMetrics()
+    private var snapshot = FarmMetrics.Snapshot()
+    nonisolated let metrics = FarmMetrics()
     /// Thrown by the next call that can throw, to check each FarmError's mapping.
     private var nextError: FarmError?
     /// How long `jobs()` takes, to have a request in flight.
@@ -32,7 +33,7 @@ actor MemoryFarm: FarmService {
 
     func setOutput(_ file: URL, of id: String) { outputs[id] = file }
     func setWorkers(_ workers: [WorkerStatus]) { workerList = workers }
-    func setMetrics(_ metrics: FarmMetrics) { metricsValue = metrics }
+    func setSnapshot(_ snapshot: FarmMetrics.Snapshot) { self.snapshot = snapshot }
     func failNextCall(with error: FarmError) { nextError = error }
     func setJobsDelay(_ delay: Duration) { jobsDelay = delay }
 
@@ -104,5 +105,5 @@ actor MemoryFarm: FarmService {
         return id
     }
 
-    func metrics() -> FarmMetrics { metricsValue }
+    func updateMetrics() { metrics.update(snapshot) }
 }

@@ -34,6 +34,7 @@ extension Dispatcher {
         }
         if case .result(let result)? = envelope.body { accept(result, envelope: data, from: routingID, now: now) }
         sessions[routingID]!.lastSeen = now
+        farm.metrics.workerSeen(id: sessions[routingID]!.id, now: now)
         switch envelope.body {
         case .ready(let ready)?:
             var s = sessions[routingID]!
@@ -57,7 +58,7 @@ extension Dispatcher {
             farm.board.touch(worker: sessions[routingID]?.id ?? "", now: now)
         case .goodbye(let g)?:
             logger.info("worker \(sessions[routingID]!.id) left: \(g.reason.logSafe(limit: 200))")
-            drop(routingID, why: "left", counts: false)
+            drop(routingID, why: "left", failure: nil)
         case .heartbeat(let beat)?:
             claim(beat.holding.map(TaskKey.init), from: routingID, now: now)
         case .result?:
@@ -110,14 +111,19 @@ extension Dispatcher {
             return
         }
         // A worker reconnecting (new socket or same id) starts afresh: what it held goes back to the queue.
-        for (rid, s) in sessions where rid == routingID || s.id == hello.workerID { drop(rid, why: "reconnected") }
+        for (rid, s) in sessions where rid == routingID || s.id == hello.workerID {
+            drop(rid, why: "reconnected", failure: .workerReconnected)
+        }
         let slots = max(1, min(Int(hello.capabilities.slots == 0 ? 2 : hello.capabilities.slots), 8))
         var capabilities = hello.capabilities
         Self.bound(&capabilities)
         sessions[routingID] = WorkerSession(
             routingID: routingID, id: hello.workerID, capabilities: capabilities,
             slots: slots, lastSeen: now, lastSent: 0,
-            backendChoices: capabilities.backendChoices)
+            backendChoices: capabilities.backendChoices, busySince: now)
+        farm.metrics.workerJoined(
+            id: hello.workerID, hostname: capabilities.hostname, backends: capabilities.backends, slots: slots,
+            now: now)
         send(
             .welcome(
                 heartbeatIntervalMilliseconds: UInt32(configuration.heartbeatInterval * 1000),
@@ -195,7 +201,10 @@ extension Dispatcher {
         // during the outage is kept in the store (which knows whether the job still wants it), and the
         // board picks it up with the other spooled segments when it opens (PROTOCOL.md §8).
         let onBoard = farm.board.knows(job: key.job)
-        if !onBoard || farm.board.wants(job: key.job, segment: key.segment) {
+        let frames = Int(result.output.frames)
+        if onBoard && !farm.board.wants(job: key.job, segment: key.segment) {
+            farm.metrics.framesDiscarded(frames, discardReason(key))
+        } else {
             do {
                 let output = result.output
                 _ = try CodecConfiguration(wire: output.parameters, field: "result.output.parameters")
@@ -203,6 +212,8 @@ extension Dispatcher {
                     throw WireError(.malformed, "result.output holds no frames")
                 }
                 let file = try farm.spool.write(jobID: key.job, segment: key.segment, attempt: key.attempt, data: data)
+                // Every attempt of a segment shares its work (and time base); read before `complete` drops it.
+                let work = farm.board.work(job: key.job, segment: key.segment)
                 switch try farm.store.complete(
                     jobID: key.job, segment: key.segment, attempt: key.attempt,
                     spoolFile: file.path, encodeSeconds: output.encodeSeconds,
@@ -226,8 +237,15 @@ extension Dispatcher {
                         failureStreaks[id] = nil
                     }
                     sessions[routingID]?.segmentsDone += 1
+                    farm.metrics.segmentCompleted(
+                        .init(
+                            frames: frames, bytes: output.packets.reduce(0) { $0 + $1.data.count },
+                            mediaSeconds: work.flatMap { Self.mediaSeconds(output.packets, timeBase: $0.timeBase) },
+                            encodeSeconds: output.encodeSeconds, backend: EncodeBackend(processor: output.processor),
+                            worker: sessions[routingID]?.id ?? "", at: now))
                 case .duplicate, .unknown:
                     try? FileManager.default.removeItem(at: file)
+                    farm.metrics.framesDiscarded(frames, discardReason(key))
                 }
             } catch {
                 if isDataFolderFull(error) {
@@ -235,7 +253,8 @@ extension Dispatcher {
                 } else {
                     logger.error("result \(key) could not be kept: \(error)")
                     requeueOrFail(
-                        key, error: "result unusable: \(error)", counts: true, worker: sessions[routingID]?.id)
+                        key, error: "result unusable: \(error)", failure: .unusableResult,
+                        worker: sessions[routingID]?.id)
                 }
             }
         }
@@ -254,13 +273,16 @@ extension Dispatcher {
         let message = f.message.logSafe(limit: 500)
         let counts = f.code != .returned && f.code != .cancelled
         if counts { logger.warning("segment \(key) failed on worker \(worker): \(message)") }
-        requeueOrFail(key, error: "on worker \(worker): \(message)", counts: counts, worker: worker)
+        requeueOrFail(
+            key, error: "on worker \(worker): \(message)", failure: counts ? .workerError : nil, worker: worker)
     }
 
     /// Gives the segment another attempt, or fails its job when it has failed too often. A counted
-    /// failure is remembered against `worker`: the retry goes elsewhere when it can, and a worker that
-    /// fails `quarantineAfter` attempts in a row is given no new work for `quarantineSeconds`.
-    func requeueOrFail(_ key: TaskKey, error: String, counts: Bool, worker: String? = nil) {
+    /// failure (`failure` not nil; nil: handed back, not failed) is remembered against `worker`: the
+    /// retry goes elsewhere when it can, and a worker that fails `quarantineAfter` attempts in a row is
+    /// given no new work for `quarantineSeconds`.
+    func requeueOrFail(_ key: TaskKey, error: String, failure: SegmentFailureReason?, worker: String? = nil) {
+        let counts = failure != nil
         if counts, let worker {
             failedOn[SegmentID(job: key.job, segment: key.segment), default: []].insert(worker)
             let streak = (failureStreaks[worker] ?? 0) + 1
@@ -290,6 +312,7 @@ extension Dispatcher {
             }
             return
         }
+        if let failure, outcome != .stale { farm.metrics.segmentFailed(failure) }
         switch outcome {
         case .requeued:
             farm.board.requeue(job: key.job, segment: key.segment, attempt: key.attempt)
@@ -351,11 +374,13 @@ extension Dispatcher {
 
     /// Forgets a worker; everything it held goes back to the queue. A worker that went silent or came
     /// back with a new session while holding a segment counts as a failed attempt (a segment that kills
-    /// every worker it reaches must not loop forever); one that left with Goodbye does not.
-    func drop(_ routingID: Data, why: String, counts: Bool = true) {
+    /// every worker it reaches must not loop forever); one that left with Goodbye does not (`failure`
+    /// nil). Its metrics series go with it.
+    func drop(_ routingID: Data, why: String, failure: SegmentFailureReason?) {
         guard let s = sessions.removeValue(forKey: routingID) else { return }
+        farm.metrics.workerLeft(id: s.id)
         for key in s.holding {
-            requeueOrFail(key, error: "worker \(s.id) \(why)", counts: counts, worker: s.id)
+            requeueOrFail(key, error: "worker \(s.id) \(why)", failure: failure, worker: s.id)
         }
         if !s.holding.isEmpty {
             logger.warning("worker \(s.id) \(why); re-leasing \(s.holding.map(\.description).sorted())")
@@ -369,9 +394,12 @@ extension Dispatcher {
         leaseHolders = leaseHolders.filter { farm.board.wants(job: $0.key.job, segment: $0.key.segment) }
         quarantinedUntil = quarantinedUntil.filter { $0.value > now }
         for (rid, s) in sessions {
+            // Busy time is counted a tick at a time, while the worker holds a task at the tick.
+            if !s.holding.isEmpty { farm.metrics.workerBusy(id: s.id, seconds: now - s.busySince) }
+            sessions[rid]?.busySince = now
             if now - s.lastSeen > interval * Double(configuration.liveness) {
                 logger.warning("worker \(s.id) silent for \(String(format: "%.1f", now - s.lastSeen)) s: dead")
-                drop(rid, why: "went silent")
+                drop(rid, why: "went silent", failure: .workerLost)
             } else if now - s.lastSent >= interval {
                 send(.heartbeat(sentUnixMilliseconds: Int64(now * 1000)), to: rid)
             }
@@ -386,7 +414,7 @@ extension Dispatcher {
                 send(.cancel(key.ref, reason: "stalled"), to: rid)
             }
             requeueOrFail(
-                key, error: "stalled on worker \(stalled.flight.worker)", counts: true,
+                key, error: "stalled on worker \(stalled.flight.worker)", failure: .stalled,
                 worker: stalled.flight.worker)
         }
     }
@@ -437,10 +465,28 @@ extension Dispatcher {
                 }
                 sessions[rid]!.credit -= 1
                 sessions[rid]!.holding.insert(key)
+                farm.metrics.segmentLeased(queueWait: next.waited)
                 leaseHolders[key] = s.id
                 send(.assign(key.ref, task: task, leaseDeadlineUnixMilliseconds: Int64(deadline * 1000)), to: rid)
             }
         }
+    }
+
+    /// Why a result from the holder of its attempt was not used: the same attempt's result was taken
+    /// already (duplicate), another attempt's was (retry), or the job ended without it (cancelled).
+    func discardReason(_ key: TaskKey) -> FrameDiscard {
+        guard let segment = try? farm.store.segment(of: key.job, index: key.segment), segment.state == .done else {
+            return .cancelled
+        }
+        return (segment.doneAttempt ?? segment.attempt) == key.attempt ? .duplicate : .retry
+    }
+
+    /// Seconds of output in a segment's packets: from the first one's start to the end of the last.
+    static func mediaSeconds(_ packets: [Tessera_V1_Packet], timeBase: Fraction) -> Double? {
+        guard let start = packets.map(\.pts).min(), let end = packets.map({ $0.pts + $0.duration }).max(),
+            end > start, timeBase.denominator != 0
+        else { return nil }
+        return Double(end - start) * Double(timeBase.numerator) / Double(timeBase.denominator)
     }
 
     /// Whether `worker` should leave this segment to another: it failed there before, and another live,

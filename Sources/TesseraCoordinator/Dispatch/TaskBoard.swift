@@ -32,6 +32,8 @@ final class TaskBoard: @unchecked Sendable {
         let priority: Int
         let created: Double
         var ready: [Int: SegmentWork] = [:]
+        /// When each ready segment last became ready (Unix seconds), for its queue wait.
+        var readySince: [Int: Double] = [:]
         var inFlight: [Int: InFlight] = [:]
         /// Spool files of finished segments (including those finished before a restart).
         var finished: [Int: URL] = [:]
@@ -101,6 +103,7 @@ final class TaskBoard: @unchecked Sendable {
             while let w = jobs[job], w.failure == nil, w.ready.count >= readyLimit { condition.wait() }
             guard let w = jobs[job], w.failure == nil else { return false }
             w.ready[work.spec.index] = work
+            w.readySince[work.spec.index] = Date().timeIntervalSince1970
             return true
         }
         if added { onReady() }
@@ -132,6 +135,7 @@ final class TaskBoard: @unchecked Sendable {
             if w.failure == nil { w.failure = message }
             let out = w.inFlight.map { ($0.key, $0.value) }
             w.ready.removeAll()
+            w.readySince.removeAll()
             w.inFlight.removeAll()
             condition.broadcast()
             return out
@@ -150,11 +154,11 @@ final class TaskBoard: @unchecked Sendable {
 
     /// The next segment to lease, by the fairness rule, among the work `worker` can do (`accepts`: its
     /// codecs and backends); moves it to in-flight for `worker`. `attempt` is asked for once the segment
-    /// is chosen (the store numbers attempts).
+    /// is chosen (the store numbers attempts). `waited`: seconds the segment was ready before this lease.
     func next(
         worker: String, now: Double, accepts: (String, SegmentWork) -> Bool = { _, _ in true },
         attempt: (String, Int) -> Int?
-    ) -> (job: String, work: SegmentWork, attempt: Int)? {
+    ) -> (job: String, work: SegmentWork, attempt: Int, waited: Double)? {
         condition.withLock {
             let candidates = jobs.values.filter { !$0.ready.isEmpty && $0.failure == nil }
                 .sorted { a, b in
@@ -174,8 +178,9 @@ final class TaskBoard: @unchecked Sendable {
                 w.inFlight[index] = InFlight(
                     work: work, attempt: n, worker: worker, leasedAt: now, lastProgress: now,
                     framesDone: 0)
+                let waited = max(0, now - (w.readySince.removeValue(forKey: index) ?? now))
                 condition.broadcast()  // room for the producer
-                return (w.id, work, n)
+                return (w.id, work, n, waited)
             }
             return nil
         }
@@ -190,6 +195,7 @@ final class TaskBoard: @unchecked Sendable {
             guard let w = jobs[job], let f = w.inFlight[segment], f.attempt == attempt else { return false }
             w.inFlight[segment] = nil
             w.ready[segment] = f.work
+            w.readySince[segment] = Date().timeIntervalSince1970
             return true
         }
         if done { onReady() }
@@ -215,6 +221,7 @@ final class TaskBoard: @unchecked Sendable {
             w.framesFinished += frames
             let other = w.inFlight.removeValue(forKey: segment)
             w.ready[segment] = nil
+            w.readySince[segment] = nil
             w.reserved[segment] = nil
             condition.broadcast()
             return other.flatMap { $0.attempt == attempt ? nil : $0 }
@@ -250,6 +257,7 @@ final class TaskBoard: @unchecked Sendable {
             guard let work = w.ready[segment] else { return .unknown }
             guard confirm() else { return .superseded }
             w.ready[segment] = nil
+            w.readySince[segment] = nil
             w.reserved[segment] = nil
             w.inFlight[segment] = InFlight(
                 work: work, attempt: attempt, worker: worker, leasedAt: now, lastProgress: now,
@@ -276,6 +284,11 @@ final class TaskBoard: @unchecked Sendable {
         }
         if released { onReady() }
         return released
+    }
+
+    /// A segment's work while it is waiting or out at a worker (any attempt: they share it).
+    func work(job: String, segment: Int) -> SegmentWork? {
+        condition.withLock { jobs[job].flatMap { $0.inFlight[segment]?.work ?? $0.ready[segment] } }
     }
 
     /// Whether the job is open on the board (planned and not yet closed).

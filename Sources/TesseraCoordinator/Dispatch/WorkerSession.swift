@@ -18,6 +18,8 @@ struct WorkerSession {
     var draining = false
     /// How its requested backends resolved (from Hello, then each Ready that says).
     var backendChoices: [Tessera_V1_BackendChoice] = []
+    /// Until when its busy time has been counted (`tessera_worker_busy_seconds_total`).
+    var busySince: Double
 
     var status: WorkerStatus {
         WorkerStatus(

@@ -7,10 +7,18 @@ extension HTTPAPI {
     func makeRouter() -> Router<BasicRequestContext> {
         let router = Router()
         let service = self.service
+        let metrics = service.metrics
+        // Outermost, so it counts the status ErrorBodyMiddleware answers with.
+        router.add(middleware: HTTPMetricsMiddleware(metrics: metrics.http))
         router.add(middleware: ErrorBodyMiddleware())
 
         router.get("healthz") { _, _ in try JSONBody.response(["status": "ok"]) }
-        router.get("metrics") { _, _ in MetricsText.response(for: await service.metrics()) }
+        router.get("metrics") { _, _ in
+            await service.updateMetrics()
+            return Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.exposition())))
+        }
 
         let v1 = router.group("v1").add(middleware: BearerAuthMiddleware(token: token))
         v1.post("jobs") { request, _ in
@@ -31,6 +39,7 @@ extension HTTPAPI {
         v1.get("workers") { _, _ in try JSONBody.response(await service.workers()) }
         let uploads = UploadReceiver(service: service, maxBytes: maxUploadBytes)
         v1.post("uploads") { request, context in try await uploads.receive(request, context: context) }
+        metrics.http.register(routes: router.routes.map { ("\($0.method)", "\($0.path)") })
         return router
     }
 }

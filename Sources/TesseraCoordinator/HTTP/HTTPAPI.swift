@@ -7,8 +7,8 @@ import TesseraCore
 /// The coordinator's HTTP API (described in Protocols/openapi.yaml): routes over a `FarmService`.
 ///
 /// ```
-///  request ─▶ ErrorBodyMiddleware ─▶ /healthz, /metrics                      (no token)
-///                                 └▶ BearerAuthMiddleware ─▶ /v1/…  ─▶ FarmService
+///  request ─▶ HTTPMetricsMiddleware ─▶ ErrorBodyMiddleware ─▶ /healthz, /metrics      (no token)
+///                                                        └▶ BearerAuthMiddleware ─▶ /v1/…  ─▶ FarmService
 ///  any thrown FarmError / APIError / HTTPError ─▶ {"error": kind, "message": …} with its status
 /// ```
 ///

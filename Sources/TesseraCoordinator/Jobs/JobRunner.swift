@@ -161,6 +161,7 @@ final class JobRunner: @unchecked Sendable {
                 try farm.store.setReport(jobID: jobID, json: String(decoding: json, as: UTF8.self))
             }
             _ = try farm.store.transition(jobID, to: .completed)
+            farm.metrics.jobFinished(.completed)
             try? farm.spool.remove(jobID: jobID)
             log.info("job \(jobID) completed: \(record.output)")
         } catch {
@@ -168,7 +169,7 @@ final class JobRunner: @unchecked Sendable {
             case .shutdown?:
                 log.info("job \(jobID) paused for shutdown; it resumes when the coordinator restarts")
             case .cancel?:
-                _ = try? farm.store.transition(jobID, to: .cancelled)
+                if (try? farm.store.transition(jobID, to: .cancelled)) != nil { farm.metrics.jobFinished(.cancelled) }
                 try? farm.spool.remove(jobID: jobID)
                 log.info("job \(jobID) cancelled")
             case nil:
@@ -189,6 +190,7 @@ extension JobRunner {
         while true {
             do {
                 _ = try farm.store.transition(jobID, to: .failed, error: message)
+                farm.metrics.jobFinished(.failed)
                 return
             } catch {
                 if case .illegalTransition = error { return }

@@ -20,6 +20,14 @@ extension JobStore {
         try read("read the segments of job \(jobID)") { db in try SegmentRecord.fetchAll(db, jobID: jobID) }
     }
 
+    /// One segment of a job; nil for an unknown job or index.
+    /// - Throws: `StoreError.database`.
+    public func segment(of jobID: String, index: Int) throws(StoreError) -> SegmentRecord? {
+        try read("read segment \(index) of job \(jobID)") { db in
+            try SegmentRecord.fetchOne(db, jobID: jobID, index: index)
+        }
+    }
+
     /// `job(_:)` without blocking a thread.
     /// - Throws: `StoreError.database`.
     public func jobAsync(_ id: String) async throws(StoreError) -> JobRecord? {

@@ -1,0 +1,93 @@
+import CoreMetrics
+import Dispatch
+import Hummingbird
+import Synchronization
+
+/// Counts and times every request into the farm's metrics, labelled by route pattern (`/v1/jobs/{id}`,
+/// never the raw path), method and status class (`2xx` … `5xx`). Requests that match no route are
+/// labelled `unmatched`; methods outside HTTP's usual set, `other`. Every route's series exist at 0 from
+/// the start (`register`).
+///
+/// Hummingbird's own `MetricsMiddleware` does the same through the process-global `MetricsSystem`;
+/// this one records into the coordinator's own registry, as each coordinator in a process has one.
+struct HTTPMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
+    let metrics: HTTPRequestMetrics
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    )
+        async throws -> Response
+    {
+        let start = DispatchTime.now().uptimeNanoseconds
+        let method = request.method.rawValue
+        do {
+            var response = try await next(request, context)
+            let status = response.status.code, route = context.endpointPath
+            // The time includes writing the body: a download is timed to its end (or to its failure).
+            let body = response.body
+            response.body = ResponseBody(contentLength: body.contentLength) { writer in
+                defer { metrics.record(route: route, method: method, status: status, since: start) }
+                try await body.write(writer)
+            }
+            return response
+        } catch {
+            let status = (error as? any HTTPResponseError)?.status.code ?? 500
+            metrics.record(route: context.endpointPath, method: method, status: status, since: start)
+            throw error
+        }
+    }
+}
+
+/// The HTTP API's series, made once per (route, method, status class) and kept.
+final class HTTPRequestMetrics: Sendable {
+    private let factory: any MetricsFactory
+    private let series = Mutex<[Key: (count: CoreMetrics.Counter, duration: Recorder)]>([:])
+    /// The route table's patterns: anything else Hummingbird names (its `NotFound`) is `unmatched`.
+    private let routes = Mutex<Set<String>>([])
+
+    private struct Key: Hashable {
+        var route: String
+        var method: String
+        var statusClass: String
+    }
+
+    static let methods: Set<String> = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"]
+    static let statusClasses = ["2xx", "3xx", "4xx", "5xx"]
+
+    init(factory: any MetricsFactory) { self.factory = factory }
+
+    /// Makes each route's series at 0, for every status class.
+    func register(routes: [(method: String, path: String)]) {
+        self.routes.withLock { $0.formUnion(routes.map(\.path)) }
+        for route in routes {
+            for statusClass in Self.statusClasses {
+                _ = series(Key(route: route.path, method: route.method, statusClass: statusClass))
+            }
+        }
+    }
+
+    func record(route: String?, method: String, status: Int, since start: UInt64) {
+        let known = routes.withLock { known in route.flatMap { known.contains($0) ? $0 : nil } }
+        let key = Key(
+            route: known ?? "unmatched", method: Self.methods.contains(method) ? method : "other",
+            statusClass: "\(min(5, max(1, status / 100)))xx")
+        let s = series(key)
+        s.count.increment()
+        s.duration.record(Double(DispatchTime.now().uptimeNanoseconds &- start) / 1e9)
+    }
+
+    private func series(_ key: Key) -> (count: CoreMetrics.Counter, duration: Recorder) {
+        series.withLock { all in
+            if let s = all[key] { return s }
+            let labels = [("route", key.route), ("method", key.method), ("status", key.statusClass)]
+            let s = (
+                count: CoreMetrics.Counter(label: "tessera_http_requests_total", dimensions: labels, factory: factory),
+                duration: Recorder(
+                    label: "tessera_http_request_duration_seconds", dimensions: labels, aggregate: true,
+                    factory: factory)
+            )
+            all[key] = s
+            return s
+        }
+    }
+}

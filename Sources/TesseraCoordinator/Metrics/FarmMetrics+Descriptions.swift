@@ -1,0 +1,51 @@
+extension FarmMetrics {
+    /// Every metric the coordinator exports (besides the process's own, `ProcessMetrics`): its help text
+    /// and, for histograms, its buckets. Deploy/README.md lists them for operators.
+    static let descriptions: [String: DescribedMetricsFactory.Description] = [
+        // What the farm is doing now (set at each scrape).
+        "tessera_queue_depth": .init(help: "Segments waiting for a worker, over all running jobs."),
+        "tessera_segments_running": .init(help: "Segments being transcoded by a worker now."),
+        "tessera_workers": .init(help: "Workers connected to the coordinator."),
+        "tessera_workers_busy": .init(help: "Workers holding at least one task."),
+        "tessera_jobs": .init(help: "Jobs by state."),
+        // Since the coordinator started.
+        "tessera_segments_completed_total": .init(help: "Segments finished since the coordinator started."),
+        "tessera_frames_encoded_total": .init(
+            help: "Output frames of finished segments, each segment counted once however often it was delivered."),
+        "tessera_frames_discarded_total": .init(
+            help: "Frames of segment results that were not used: another attempt's was (retry), the job had "
+                + "ended (cancelled), or the same result came again (duplicate)."),
+        "tessera_output_media_seconds_total": .init(help: "Seconds of output video in finished segments."),
+        "tessera_output_bytes_total": .init(help: "Bytes of encoded video in finished segments."),
+        "tessera_jobs_submitted_total": .init(help: "Jobs accepted by the API."),
+        "tessera_jobs_finished_total": .init(help: "Jobs that ended, by final state."),
+        "tessera_segment_failures_total": .init(
+            help: "Failed segment attempts (each one retried, or failing its job at the last attempt), by cause."),
+        "tessera_last_segment_completed_timestamp_seconds": .init(
+            help: "Unix time at which a segment last finished; 0 until one does."),
+        "tessera_segment_encode_duration_seconds": .init(
+            help: "Seconds a worker took to transcode a finished segment, by frame processor.",
+            buckets: [0.25, 0.5, 1, 2, 4, 8, 15, 30, 60, 120, 300]),
+        "tessera_segment_queue_wait_seconds": .init(
+            help: "Seconds a segment waited for a worker before it was leased.",
+            buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300, 900, 3600]),
+        "tessera_segment_realtime_ratio": .init(
+            help: "Seconds of output per second of encoding, per finished segment (above 1: faster than real time).",
+            buckets: [0.1, 0.25, 0.5, 1, 2, 4, 8, 16, 32]),
+        "tessera_build_info": .init(help: "Always 1; the labels say which build is running."),
+        // Per connected worker, removed when it leaves or is lost.
+        "tessera_worker_frames_encoded_total": .init(
+            help: "Output frames of finished segments this worker encoded (its result was the one used)."),
+        "tessera_worker_busy_seconds_total": .init(help: "Seconds this worker held at least one task."),
+        "tessera_worker_slots": .init(help: "Tasks this worker may hold at once."),
+        "tessera_worker_last_heartbeat_timestamp_seconds": .init(
+            help: "Unix time of the last message from this worker."),
+        "tessera_worker_info": .init(help: "Always 1; the labels describe the worker."),
+        // The HTTP API (HTTPMetricsMiddleware), by route pattern, never the raw path.
+        "tessera_http_requests_total": .init(
+            help: "HTTP requests answered, by route pattern, method and status class."),
+        "tessera_http_request_duration_seconds": .init(
+            help: "Seconds from an HTTP request's arrival to the end of its response body, by route pattern.",
+            buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 60]),
+    ]
+}

@@ -1,0 +1,277 @@
+import CoreMetrics
+import Foundation
+import Prometheus
+import Synchronization
+import TesseraCore
+import TesseraWire
+
+/// The coordinator's metrics, recorded through swift-metrics into a Prometheus registry of its own and
+/// rendered at `/metrics`.
+///
+/// ```
+///  dispatcher thread ── leases, results, failures, workers ──┐
+///  job threads ──────── jobs finished ───────────────────────┼─▶ FarmMetrics ─▶ registry ─▶ GET /metrics
+///  FarmService ──────── jobs submitted; before each scrape: ─┘    (swift-metrics API)      (text 0.0.4)
+///                       queue depth, workers, jobs by state
+///  HTTP middleware ──── requests by route pattern
+/// ```
+///
+/// Each coordinator owns one (tests run several coordinators in one process, so nothing goes through
+/// the process-global `MetricsSystem`). Names are in base units, counters end in `_total`, every value
+/// of a closed label set (`FrameDiscard`, `SegmentFailureReason`, `EncodeBackend`, `JobState`) is
+/// exported at 0 from the start, and labels never carry a job id, a path or an error text. Per-worker
+/// series are labelled with the worker id (validated at Hello: ≤ 64 bytes of letters, digits, `.`, `_`,
+/// `-`) and removed when the worker leaves or is lost.
+public final class FarmMetrics: Sendable {
+    /// The registry `/metrics` renders.
+    public let registry: PrometheusCollectorRegistry
+    /// swift-metrics' factory over `registry`, for anything else that records into it (the HTTP API).
+    public let factory: any MetricsFactory
+
+    private let queueDepth, segmentsRunning, workers, workersBusy, lastSegmentCompleted: Meter
+    private let jobsByState: [JobState: Meter]
+    private let segmentsCompleted, framesEncoded, outputBytes, jobsSubmitted: CoreMetrics.Counter
+    private let outputMediaSeconds: FloatingPointCounter
+    private let framesDiscarded: [FrameDiscard: CoreMetrics.Counter]
+    private let jobsFinished: [JobState: CoreMetrics.Counter]
+    private let segmentFailures: [SegmentFailureReason: CoreMetrics.Counter]
+    private let encodeDuration: [EncodeBackend: Recorder]
+    private let queueWait, realtimeRatio: Recorder
+    private let buildInfo: Meter
+    private let process: ProcessMetrics
+    /// The HTTP API's series (`HTTPMetricsMiddleware`).
+    let http: HTTPRequestMetrics
+    private let workerSeries = Mutex<[String: WorkerSeries]>([:])
+
+    /// One connected worker's series, destroyed (unregistered) when it goes.
+    private struct WorkerSeries {
+        var framesEncoded: CoreMetrics.Counter
+        var busySeconds: FloatingPointCounter
+        var slots: Meter
+        var lastHeartbeat: Meter
+        var info: Meter
+
+        func destroy() {
+            framesEncoded.destroy()
+            busySeconds.destroy()
+            slots.destroy()
+            lastHeartbeat.destroy()
+            info.destroy()
+        }
+    }
+
+    /// - Parameter registry: where the metrics go; a new one by default.
+    public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
+        self.registry = registry
+        let factory = DescribedMetricsFactory(
+            registry: registry,
+            descriptions: Self.descriptions.merging(ProcessMetrics.descriptions) { a, _ in a })
+        self.factory = factory
+        func meter(_ name: String, _ labels: [(String, String)] = []) -> Meter {
+            Meter(label: name, dimensions: labels, factory: factory)
+        }
+        func counter(_ name: String, _ labels: [(String, String)] = []) -> CoreMetrics.Counter {
+            CoreMetrics.Counter(label: name, dimensions: labels, factory: factory)
+        }
+        func histogram(_ name: String, _ labels: [(String, String)] = []) -> Recorder {
+            Recorder(label: name, dimensions: labels, aggregate: true, factory: factory)
+        }
+        func each<Key: Hashable>(_ keys: [Key], _ make: (Key) -> CoreMetrics.Counter) -> [Key: CoreMetrics.Counter] {
+            Dictionary(uniqueKeysWithValues: keys.map { ($0, make($0)) })
+        }
+        queueDepth = meter("tessera_queue_depth")
+        segmentsRunning = meter("tessera_segments_running")
+        workers = meter("tessera_workers")
+        workersBusy = meter("tessera_workers_busy")
+        lastSegmentCompleted = meter("tessera_last_segment_completed_timestamp_seconds")
+        jobsByState = Dictionary(
+            uniqueKeysWithValues: JobState.allCases.map { ($0, meter("tessera_jobs", [("state", $0.rawValue)])) })
+        segmentsCompleted = counter("tessera_segments_completed_total")
+        framesEncoded = counter("tessera_frames_encoded_total")
+        outputBytes = counter("tessera_output_bytes_total")
+        jobsSubmitted = counter("tessera_jobs_submitted_total")
+        outputMediaSeconds = FloatingPointCounter(label: "tessera_output_media_seconds_total", factory: factory)
+        framesDiscarded = each(FrameDiscard.allCases) {
+            counter("tessera_frames_discarded_total", [("reason", $0.rawValue)])
+        }
+        jobsFinished = each(JobState.terminalCases) {
+            counter("tessera_jobs_finished_total", [("state", $0.rawValue)])
+        }
+        segmentFailures = each(SegmentFailureReason.allCases) {
+            counter("tessera_segment_failures_total", [("reason", $0.rawValue)])
+        }
+        encodeDuration = Dictionary(
+            uniqueKeysWithValues: EncodeBackend.allCases.map {
+                ($0, histogram("tessera_segment_encode_duration_seconds", [("backend", $0.rawValue)]))
+            })
+        queueWait = histogram("tessera_segment_queue_wait_seconds")
+        realtimeRatio = histogram("tessera_segment_realtime_ratio")
+        buildInfo = meter("tessera_build_info", [("protocol", "\(WireCodec.version)"), ("swift", Self.swiftVersion)])
+        buildInfo.set(1)
+        process = ProcessMetrics(factory: factory)
+        http = HTTPRequestMetrics(factory: factory)
+    }
+
+    // MARK: Events
+
+    /// What the coordinator knows of a segment result it has just accepted as the segment's output.
+    public struct CompletedSegment: Sendable {
+        public var frames: Int
+        public var bytes: Int
+        /// Output duration; nil when the coordinator no longer has the segment's time base.
+        public var mediaSeconds: Double?
+        public var encodeSeconds: Double
+        public var backend: EncodeBackend
+        public var worker: String
+        /// Unix seconds.
+        public var at: Double
+
+        public init(
+            frames: Int, bytes: Int, mediaSeconds: Double?, encodeSeconds: Double, backend: EncodeBackend,
+            worker: String, at: Double
+        ) {
+            self.frames = frames
+            self.bytes = bytes
+            self.mediaSeconds = mediaSeconds
+            self.encodeSeconds = encodeSeconds
+            self.backend = backend
+            self.worker = worker
+            self.at = at
+        }
+    }
+
+    /// A segment's first accepted result: each segment is counted once, however often it was delivered.
+    public func segmentCompleted(_ s: CompletedSegment) {
+        segmentsCompleted.increment()
+        framesEncoded.increment(by: Int64(s.frames))
+        outputBytes.increment(by: Int64(s.bytes))
+        if s.encodeSeconds > 0, s.encodeSeconds.isFinite {
+            encodeDuration[s.backend]?.record(s.encodeSeconds)
+        }
+        if let media = s.mediaSeconds, media > 0, media.isFinite {
+            outputMediaSeconds.increment(by: media)
+            if s.encodeSeconds > 0, s.encodeSeconds.isFinite { realtimeRatio.record(media / s.encodeSeconds) }
+        }
+        lastSegmentCompleted.set(s.at)
+        workerSeries.withLock { $0[s.worker] }?.framesEncoded.increment(by: Int64(s.frames))
+    }
+
+    /// A finished segment that was not used.
+    public func framesDiscarded(_ frames: Int, _ reason: FrameDiscard) {
+        framesDiscarded[reason]?.increment(by: Int64(max(0, frames)))
+    }
+
+    /// An attempt that failed (counted against its worker).
+    public func segmentFailed(_ reason: SegmentFailureReason) { segmentFailures[reason]?.increment() }
+
+    /// A segment left the queue for a worker after waiting `seconds` there.
+    public func segmentLeased(queueWait seconds: Double) { queueWait.record(max(0, seconds)) }
+
+    public func jobSubmitted() { jobsSubmitted.increment() }
+
+    /// A job reached `state`; states that are not terminal are ignored.
+    public func jobFinished(_ state: JobState) { jobsFinished[state]?.increment() }
+
+    // MARK: Workers
+
+    /// A worker joined: its series start (a worker coming back with the same id starts afresh).
+    public func workerJoined(id: String, hostname: String, backends: [String], slots: Int, now: Double) {
+        let f = factory
+        let labels = [("worker", id)]
+        let series = WorkerSeries(
+            framesEncoded: CoreMetrics.Counter(
+                label: "tessera_worker_frames_encoded_total", dimensions: labels, factory: f),
+            busySeconds: FloatingPointCounter(
+                label: "tessera_worker_busy_seconds_total", dimensions: labels, factory: f),
+            slots: Meter(label: "tessera_worker_slots", dimensions: labels, factory: f),
+            lastHeartbeat: Meter(
+                label: "tessera_worker_last_heartbeat_timestamp_seconds", dimensions: labels, factory: f),
+            info: Meter(
+                label: "tessera_worker_info",
+                dimensions: labels + [
+                    ("hostname", Self.labelSafe(hostname)),
+                    (
+                        "backends",
+                        backends.compactMap { ProcessingBackend(rawValue: $0)?.rawValue }.sorted().joined(
+                            separator: ",")
+                    ),
+                ], factory: f))
+        series.slots.set(slots)
+        series.lastHeartbeat.set(now)
+        series.info.set(1)
+        workerSeries.withLock {
+            $0.removeValue(forKey: id)?.destroy()
+            $0[id] = series
+        }
+    }
+
+    /// A message from the worker arrived.
+    public func workerSeen(id: String, now: Double) { workerSeries.withLock { $0[id] }?.lastHeartbeat.set(now) }
+
+    /// The worker held at least one task for another `seconds`.
+    public func workerBusy(id: String, seconds: Double) {
+        guard seconds > 0 else { return }
+        workerSeries.withLock { $0[id] }?.busySeconds.increment(by: seconds)
+    }
+
+    /// The worker left or was lost: its series are removed from the registry.
+    public func workerLeft(id: String) { workerSeries.withLock { $0.removeValue(forKey: id) }?.destroy() }
+
+    // MARK: Scrape
+
+    /// What describes the farm now, read at each scrape.
+    public struct Snapshot: Sendable, Hashable {
+        /// Segments waiting for a worker, over all running jobs (drives the autoscaler).
+        public var queuedSegments: Int
+        public var runningSegments: Int
+        public var workers: Int
+        public var busyWorkers: Int
+        public var jobsByState: [JobState: Int]
+
+        public init(
+            queuedSegments: Int = 0, runningSegments: Int = 0, workers: Int = 0, busyWorkers: Int = 0,
+            jobsByState: [JobState: Int] = [:]
+        ) {
+            self.queuedSegments = queuedSegments
+            self.runningSegments = runningSegments
+            self.workers = workers
+            self.busyWorkers = busyWorkers
+            self.jobsByState = jobsByState
+        }
+    }
+
+    public func update(_ s: Snapshot) {
+        queueDepth.set(s.queuedSegments)
+        segmentsRunning.set(s.runningSegments)
+        workers.set(s.workers)
+        workersBusy.set(s.busyWorkers)
+        for (state, meter) in jobsByState { meter.set(s.jobsByState[state] ?? 0) }
+    }
+
+    /// The registry in Prometheus' text format (0.0.4), the process's own figures read just before.
+    public func exposition() -> [UInt8] {
+        process.update()
+        return registry.emitToBuffer()
+    }
+
+    /// Host names come from the wire: only a plain alphabet, bounded, goes into a label.
+    static func labelSafe(_ text: String) -> String {
+        String(
+            String.UnicodeScalarView(
+                text.unicodeScalars.prefix(64).map {
+                    $0.isASCII
+                        && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || ".-_".unicodeScalars.contains($0))
+                        ? $0 : "_"
+                }))
+    }
+
+    static var swiftVersion: String {
+        #if swift(>=6.3)
+        "6.3"
+        #elseif swift(>=6.2)
+        "6.2"
+        #else
+        "6.1"
+        #endif
+    }
+}

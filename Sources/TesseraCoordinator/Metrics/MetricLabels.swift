@@ -1,0 +1,54 @@
+import TesseraCore
+
+// The closed sets that label Tessera's metrics. Every value is exported at 0 from the start, so a
+// dashboard's series and an alert's `rate()` exist before the first event; no label ever carries a
+// job id, a path or an error text.
+
+/// Why a worker's finished segment was not used (`tessera_frames_discarded_total{reason}`).
+public enum FrameDiscard: String, CaseIterable, Sendable {
+    /// Another attempt of the segment (a retry after a stall, a lost worker or a failure) was taken.
+    case retry
+    /// The job was cancelled, or failed or stopped, before the result came.
+    case cancelled
+    /// The attempt whose result was already taken delivered it again.
+    case duplicate
+}
+
+/// Why a segment's attempt failed and was given to another worker or failed its job
+/// (`tessera_segment_failures_total{reason}`). Segments handed back unstarted are not failures.
+public enum SegmentFailureReason: String, CaseIterable, Sendable {
+    /// The worker reported an error while transcoding.
+    case workerError = "worker_error"
+    /// The worker went silent (dead, frozen, cut off) while holding it.
+    case workerLost = "worker_lost"
+    /// The worker connected again with a new session while holding it.
+    case workerReconnected = "worker_reconnected"
+    /// No progress for the stall timeout.
+    case stalled
+    /// The result came back unusable (no frames, bad codec parameters) or could not be kept.
+    case unusableResult = "unusable_result"
+}
+
+/// Which frame processor encoded a segment (`tessera_segment_encode_duration_seconds{backend}`): the
+/// worker's own name for it (`FrameProcessor.backendName`), folded onto the backends people choose.
+public enum EncodeBackend: String, CaseIterable, Sendable {
+    case vulkan, cpu
+    /// No colour conversion or scaling was needed.
+    case none
+    /// A name this coordinator does not know (a newer worker).
+    case other
+
+    public init(processor: String) {
+        switch processor {
+        case "vulkan": self = .vulkan
+        case "swscale", "simd", "cpu": self = .cpu
+        case "none", "": self = .none
+        default: self = .other
+        }
+    }
+}
+
+extension JobState {
+    /// The states a job ends in (`tessera_jobs_finished_total{state}`).
+    static var terminalCases: [JobState] { allCases.filter(\.isTerminal) }
+}
