@@ -53,6 +53,7 @@ import Testing
         var crf = HTTPJobRoutesTests.fullRequest
         crf.settings?.video?.rateControl = .crf(20)
         crf.uploadID = "up-1"
+        crf.retiming = RetimeRequest(frameDuration: "1/24")
         let samples: [(String, any Encodable)] = [
             ("JobRequest", HTTPJobRoutesTests.fullRequest), ("JobRequest", crf), ("JobStatus", status),
             ("WorkerStatus", worker), ("Error", ["error": "notFound", "message": "no job x"]),
@@ -67,7 +68,7 @@ import Testing
         for name in [
             "JobRequest", "OutputSettings", "VideoSettings", "AudioSettings", "AudioTrackSelection", "TimeRange",
             "MediaTime",
-            "RateControl", "JobStatus", "WorkerStatus", "Error", "UploadAnswer",
+            "RateControl", "Retiming", "JobStatus", "WorkerStatus", "Error", "UploadAnswer",
         ] {
             let listed = checker.properties(of: name)
             #expect(!listed.isEmpty, "\(name) lists no properties")
