@@ -41,6 +41,15 @@ if [ "$("$tools/bin/schemathesis" --version 2>/dev/null)" != "schemathesis, vers
     $sudo "$tools/bin/pip" install -q "schemathesis==$SCHEMATHESIS_VERSION"
     $sudo ln -sf "$tools/bin/schemathesis" /usr/local/bin/schemathesis
 fi
+# Composition tests: OpenTimelineIO (PyPI) writes the .otio timelines `--spec` imports, in the same environment.
+OTIO_VERSION=0.18.1
+if ! "$tools/bin/python" -c "import opentimelineio, sys; sys.exit(opentimelineio.__version__ != '$OTIO_VERSION')" \
+     2>/dev/null; then
+    sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    echo "installing: opentimelineio $OTIO_VERSION into $tools"
+    [ -x "$tools/bin/pip" ] || $sudo /usr/bin/python3 -m venv "$tools"
+    $sudo "$tools/bin/pip" install -q "opentimelineio==$OTIO_VERSION"
+fi
 if ! command -v swift >/dev/null && [ ! -x /opt/swift/usr/bin/swift ]; then
     echo "Swift 6.1+ is required (expected at /opt/swift/usr/bin or on PATH)" >&2
     exit 1

@@ -21,6 +21,25 @@ public final class Frame: @unchecked Sendable {
         try ff(av_frame_get_buffer(pointer, 0), "allocate a \(width)x\(height) frame")
     }
 
+    /// An audio frame of `samples` samples with freshly allocated planes, silent when `silent`.
+    public static func audio(
+        samples: Int32, format: AVSampleFormat, sampleRate: Int32, layout: inout AVChannelLayout, silent: Bool = false
+    ) throws(MediaError) -> Frame {
+        let frame = try Frame()
+        let f = frame.pointer
+        f.pointee.format = format.rawValue
+        f.pointee.sample_rate = sampleRate
+        try ff(av_channel_layout_copy(&f.pointee.ch_layout, &layout), "copy channel layout")
+        f.pointee.nb_samples = samples
+        try ff(av_frame_get_buffer(f, 0), "allocate audio samples")
+        if silent {
+            try ff(
+                av_samples_set_silence(f.pointee.extended_data, 0, samples, layout.nb_channels, format), "write silence"
+            )
+        }
+        return frame
+    }
+
     private init(owning pointer: UnsafeMutablePointer<AVFrame>) {
         self.pointer = pointer
     }

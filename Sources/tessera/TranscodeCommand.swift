@@ -18,7 +18,13 @@ struct TranscodeCommand: AsyncParsableCommand {
             \(ExitStatus.helpText)
             """)
 
-    @Argument(help: "The source media file.") var source: String
+    @Argument(help: "The source media file (left out with --spec).") var source: String?
+    @Option(
+        help: ArgumentHelp(
+            "A job spec instead of a source: JSON (several assets, edits, video composition, audio mix; "
+                + "Protocols/composition.schema.json) or an OpenTimelineIO timeline (.otio).",
+            valueName: "FILE"))
+    var spec: String?
     @Option(name: .shortAndLong, help: "The output file; its extension picks the container.") var output: String
     @OptionGroup var job: JobOptions
     @Option(help: "Segments transcoded at once with --segment-duration (the farm's path on this machine).")
@@ -33,9 +39,27 @@ struct TranscodeCommand: AsyncParsableCommand {
 
     func validate() throws {
         if parallel < 1 { throw ValidationError("--parallel must be at least 1") }
+        guard (source == nil) != (spec == nil) else {
+            throw ValidationError(
+                source == nil ? "give a source file or --spec FILE" : "give a source file or --spec, not both")
+        }
+        if spec != nil {
+            let refused = [
+                (job.timeRange != nil, "--time-range"), (job.segmentDuration != nil, "--segment-duration"),
+                (try job.retime.retiming() != nil, "the retiming options"),
+            ]
+            if let (_, name) = refused.first(where: { $0.0 }) {
+                throw ValidationError("\(name) cannot go with --spec: the spec's edits say it")
+            }
+        }
     }
 
     func run() async throws {
+        if let spec {
+            try await runSpec(spec)
+            return
+        }
+        guard let source else { throw ValidationError("give a source file or --spec FILE") }
         let session = ExportSession(sourcePath: source, outputPath: output, settings: job.settings)
         session.presetName = job.exportPreset?.rawValue
         session.timeRange = job.range
@@ -59,6 +83,33 @@ struct TranscodeCommand: AsyncParsableCommand {
         }
         reporter.finish()
         for line in report.notCarried { FileHandle.standardError.write(Data("tessera: warning: \(line)\n".utf8)) }
+        if json {
+            print(try ReportJSON.encode(report))
+        } else if !quiet {
+            print(Self.summary(report))
+        }
+    }
+
+    /// `--spec FILE`: a composition of the spec's assets, in one pass, verified before it is put in place.
+    private func runSpec(_ path: String) async throws {
+        let export: CompositionExport
+        do throws(SpecFile.LoadError) {
+            let (spec, paths) = try SpecFile.load(path)
+            var withSettings = spec
+            if spec.settings == nil && spec.preset == nil { withSettings.settings = job.settings }
+            export = CompositionExport(spec: withSettings, assetPaths: paths, outputPath: output)
+        } catch {
+            FileHandle.standardError.write(Data("tessera: \(error)\n".utf8))
+            throw ExitCode(error.status.rawValue)
+        }
+        export.overwrite = overwrite
+        let report: ExportReport
+        do {
+            report = try await Lifecycle.runBlocking("tessera.export", { try export.export() }) { export.cancel() }
+        } catch {
+            FileHandle.standardError.write(Data("tessera: \(error)\n".utf8))
+            throw ExitCode(ExitStatus(error).rawValue)
+        }
         if json {
             print(try ReportJSON.encode(report))
         } else if !quiet {

@@ -209,6 +209,13 @@ public enum TestMedia {
         return value == "inf" ? 100 : (Double(value) ?? 0)
     }
 
+    /// The repository's root folder (this file is Tests/TesseraTestSupport/TestMedia.swift).
+    public static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The Python of the tools' virtual environment (Scripts/install-deps.sh): opentimelineio, jsonschema.
+    public static let toolsPython = "/opt/tessera-tools/bin/python"
+
     /// The built `tessera` executable beside the test bundle (`.build/<config>/tessera`).
     public static var tesseraBinary: URL {
         var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()

@@ -140,10 +140,7 @@ final class AudioRetimer {
     private func silence(until end: Int64, emit: (Frame) throws(MediaError) -> Void) throws(MediaError) {
         while produced < end {
             let count = Int32(min(end - produced, 1024))
-            let frame = try makeFrame(count)
-            try ff(
-                av_samples_set_silence(frame.pointer.pointee.extended_data, 0, count, layout.nb_channels, format),
-                "write silence")
+            let frame = try makeFrame(count, silent: true)
             frame.pts = produced
             produced += Int64(count)
             try emit(frame)
@@ -163,9 +160,8 @@ final class AudioRetimer {
             av_audio_fifo_drain(fifo, drop)
             fifoStart += Int64(drop)
         }
-        let frame = try makeFrame(Int32(count))
+        let frame = try makeFrame(Int32(count), silent: true)
         let data = frame.pointer.pointee.extended_data!
-        try ff(av_samples_set_silence(data, 0, Int32(count), layout.nb_channels, format), "write silence")
         // Samples the FIFO holds for [start, start + count): the source may begin after `start`.
         let lead = max(0, fifoStart - start)
         let available = min(count - lead, Int64(av_audio_fifo_size(fifo)))
@@ -194,15 +190,8 @@ final class AudioRetimer {
         try ff(written, "buffer source audio")
     }
 
-    private func makeFrame(_ count: Int32) throws(MediaError) -> Frame {
-        let frame = try Frame()
-        let f = frame.pointer
-        f.pointee.format = format.rawValue
-        f.pointee.sample_rate = Int32(rate)
-        try ff(av_channel_layout_copy(&f.pointee.ch_layout, &layout), "copy channel layout")
-        f.pointee.nb_samples = count
-        try ff(av_frame_get_buffer(f, 0), "allocate audio samples")
-        return frame
+    private func makeFrame(_ count: Int32, silent: Bool = false) throws(MediaError) -> Frame {
+        try Frame.audio(samples: count, format: format, sampleRate: Int32(rate), layout: &layout, silent: silent)
     }
 }
 

@@ -1,0 +1,177 @@
+import CFFmpeg
+import Foundation
+import Synchronization
+import TesseraAV
+import TesseraCompute
+import TesseraCore
+
+/// Exports a `Composition` of several assets in one pass (`tessera transcode --spec job.json`), as
+/// AVAssetExportSession with a video composition and an audio mix:
+///
+/// ```
+///  for each run of the timeline (one asset, continuous source; or empty):
+///    AssetReader(range) ─▶ video: FrameRetimer (its instants of the grid) ─▶ VideoLayer (upright, fitted,
+///                         │        on the background) ─▶ opacity ─▶ video input
+///                         └▶ audio: AudioRetimer (its pieces) ─▶ AudioLayer (rate, layout, volume) ─▶ audio input
+///    an empty run: background frames and silence
+/// ```
+///
+/// The output has exactly ⌈duration / frameDuration⌉ frames at k·frameDuration, each showing the
+/// frame the selection chooses at the composition's source time for k; the audio is stretched along the
+/// same pieces, silent in freezes and empty ranges, and ends with the video. Runs are exported one
+/// after another, video and audio of a run on two threads.
+public final class CompositionExport: @unchecked Sendable {
+    public let spec: CompositionSpec
+    /// Each asset's file, by index of `spec.assets`.
+    public let assetPaths: [String]
+    public let outputPath: String
+    public var overwrite = false
+    /// Verify the output (frame grid, A/V end, decodable) before it is put in place.
+    public var verifyOutput = true
+    private let cancelled = Atomic<Bool>(false)
+
+    public init(spec: CompositionSpec, assetPaths: [String], outputPath: String) {
+        self.spec = spec
+        self.assetPaths = assetPaths
+        self.outputPath = outputPath
+    }
+
+    /// Stops a running export; it throws `.cancelled` and leaves no output.
+    public func cancel() { cancelled.store(true, ordering: .relaxed) }
+
+    /// The resolved job: the timeline, the picture and the sound.
+    struct Plan {
+        var composition: Composition
+        var assets: [Asset]
+        var renderWidth: Int
+        var renderHeight: Int
+        var frameDuration: Rational
+        var selection: FrameSelection
+        var background: (r: Int, g: Int, b: Int)
+        var opacity: [CompositionSpec.RampSpan]
+        var volume: [CompositionSpec.RampSpan]
+        var timePitch: TimePitchAlgorithm
+        var settings: OutputSettings
+        var frameCount: Int64 { (composition.duration / frameDuration).ceiling ?? 0 }
+        var videoEnd: Rational { Rational(frameCount) * frameDuration }
+    }
+
+    /// Checks the spec against its assets before any work.
+    /// - Throws: `.invalidArgument` naming the spec's field; the assets' open errors.
+    func plan() throws(MediaError) -> Plan {
+        guard assetPaths.count == spec.assets.count else {
+            throw MediaError(.internal, "\(assetPaths.count) paths for \(spec.assets.count) assets")
+        }
+        var assets: [Asset] = []
+        for path in assetPaths { assets.append(try Asset.load(path, scanPackets: false)) }
+        func refuse(_ error: JobRequestError) -> MediaError {
+            MediaError(.invalidArgument, path: outputPath, "spec: \(error)")
+        }
+        do throws(JobRequestError) {
+            for (i, asset) in assets.enumerated() where asset.firstVideoTrack?.video == nil {
+                throw JobRequestError(field: "assets[\(i)]", "\(asset.path) has no video track")
+            }
+            let composition = try spec.composition(assetDurations: assets.map { Rational($0.duration) })
+            let vc = spec.videoComposition
+            let first = assets[0].firstVideoTrack!.video!
+            let (w, h): (Int, Int)
+            if let size = vc?.renderSize {
+                let parts = size.split(separator: "x").compactMap { Int($0) }
+                guard parts.count == 2, (16...8192).contains(parts[0]), (16...8192).contains(parts[1]) else {
+                    throw JobRequestError(
+                        field: "videoComposition.renderSize", "\(JobRequestError.quoted(size)) is not WxH, 16 to 8192")
+                }
+                (w, h) = (parts[0], parts[1])
+            } else {
+                (w, h) = first.rotation.swapsDimensions ? (first.height, first.width) : (first.width, first.height)
+            }
+            let request = RetimeRequest(frameRate: vc?.frameRate, frameDuration: vc?.frameDuration)
+            let fd =
+                try request.retiming(naming: .json(prefix: "videoComposition"))?.frameDuration
+                ?? Rational(first.nominalFrameDuration)
+            try Retiming.checkFrameDuration(fd, field: "videoComposition.frameRate")
+            guard ((composition.duration / fd).ceiling ?? Int64.max) <= SegmentRetime.maxFrames else {
+                throw JobRequestError(field: "videoComposition.frameRate", "the output would have too many frames")
+            }
+            var background = (r: 0, g: 0, b: 0)
+            if let text = vc?.backgroundColor {
+                let hex = text.hasPrefix("#") ? String(text.dropFirst()) : text
+                guard hex.count == 6, let value = Int(hex, radix: 16) else {
+                    throw JobRequestError(
+                        field: "videoComposition.backgroundColor", "\(JobRequestError.quoted(text)) is not #RRGGBB")
+                }
+                background = ((value >> 16) & 255, (value >> 8) & 255, value & 255)
+            }
+            var settings =
+                spec.settings ?? spec.preset.flatMap(ExportPreset.init(name:))?.settings ?? OutputSettings.standard
+            if spec.settings == nil, let name = spec.preset, ExportPreset(name: name) == nil {
+                throw JobRequestError(field: "preset", "unknown preset \(JobRequestError.quoted(name))")
+            }
+            guard settings.video != nil, !settings.passthrough else {
+                throw JobRequestError(
+                    field: "preset", "a composition is rendered: it needs video settings, not passthrough")
+            }
+            try settings.validate(field: "settings")
+            settings.video?.maxWidth = nil
+            settings.video?.maxHeight = nil
+            return Plan(
+                composition: composition, assets: assets, renderWidth: w & ~1, renderHeight: h & ~1,
+                frameDuration: fd, selection: vc?.frameSelection ?? .hold, background: background,
+                opacity: try CompositionSpec.ramps(vc?.opacity, bounds: 0...1, field: "videoComposition.opacity"),
+                volume: try CompositionSpec.ramps(spec.audioMix?.volume, bounds: 0...4, field: "audioMix.volume"),
+                timePitch: spec.audioMix?.timePitch ?? .spectral, settings: settings)
+        } catch {
+            throw refuse(error)
+        }
+    }
+
+    /// Runs the export; nothing is left at `outputPath` on any error.
+    public func export() throws(MediaError) -> ExportReport {
+        let started = Date()
+        let plan = try plan()
+        guard let fileType = plan.settings.fileType ?? FileType.inferred(fromPath: outputPath), fileType != .m4a else {
+            throw MediaError(.invalidArgument, path: outputPath, "cannot tell a video container from the extension")
+        }
+        let writer = try AssetWriter(
+            outputPath: outputPath, fileType: fileType, overwrite: overwrite,
+            optimizeForNetworkUse: plan.settings.optimizeForNetworkUse)
+        do throws(MediaError) {
+            let render = try CompositionRender(plan: plan, writer: writer, paths: assetPaths) { [self] in
+                self.cancelled.load(ordering: .relaxed)
+            }
+            try writer.startWriting()
+            try render.run()
+            var verification: VerificationReport?
+            try writer.finishWriting { [self] (temporary) throws(MediaError) in
+                guard verifyOutput else { return }
+                var verifier = OutputVerifier(path: temporary)
+                let (num, den) = (Int64(plan.frameDuration.numerator), Int32(plan.frameDuration.denominator))
+                verifier.expectation = .presentationTimes(
+                    (0..<plan.frameCount).map { MediaTime(value: $0 * num, timescale: den) })
+                verifier.expectedStart = .zero
+                verifier.expectationSource = assetPaths.joined(separator: ", ")
+                verifier.expectedAudioEndGaps = render.hasAudio ? [.zero] : []
+                let report = try verifier.verify()
+                guard report.passed else {
+                    throw MediaError(
+                        .verificationFailed, path: outputPath,
+                        "verification failed, nothing written: \(report.firstFailure ?? "unknown check")")
+                }
+                verification = report
+            }
+            let wall = Date().timeIntervalSince(started)
+            var report = ExportReport(
+                source: assetPaths.joined(separator: ", "), output: outputPath, fileType: fileType.rawValue,
+                preset: spec.preset, passthrough: false, timeRange: nil,
+                duration: MediaTime(seconds: plan.videoEnd.seconds, preferredTimescale: 1_000_000),
+                video: render.videoReport, audio: render.audioReport,
+                bytes: (try? FileManager.default.attributesOfItem(atPath: outputPath)[.size] as? Int) ?? 0,
+                wallSeconds: wall, framesPerSecond: Double(plan.frameCount) / max(wall, 1e-9))
+            report.verification = verification
+            return report
+        } catch {
+            writer.cancelWriting()
+            throw error
+        }
+    }
+}

@@ -1,0 +1,300 @@
+import CFFmpeg
+import Foundation
+import Synchronization
+import TesseraAV
+import TesseraCompute
+import TesseraCore
+
+/// The work of a `CompositionExport`: its writer's inputs, and the timeline's runs rendered in order.
+final class CompositionRender: @unchecked Sendable {
+    /// A stretch of the timeline: one asset played continuously (its pieces), or nothing.
+    struct Run {
+        var asset: Int?
+        var pieces: [TimeMap.Piece]
+        var start: Rational
+        var end: Rational
+    }
+
+    private let plan: CompositionExport.Plan
+    private let paths: [String]
+    private let video: AssetWriterInput
+    private let audio: AssetWriterInput?
+    private let sampleRate: Int64
+    private var layout = AVChannelLayout()
+    private let framesWritten = Atomic<Int>(0)
+    var hasAudio: Bool { audio != nil }
+
+    private let isCancelled: @Sendable () -> Bool
+
+    init(
+        plan: CompositionExport.Plan, writer: AssetWriter, paths: [String], isCancelled: @escaping @Sendable () -> Bool
+    ) throws(MediaError) {
+        self.isCancelled = isCancelled
+        self.plan = plan
+        self.paths = paths
+        let d = plan.frameDuration
+        guard let num = Int32(exactly: d.numerator), let den = Int32(exactly: d.denominator) else {
+            throw MediaError(.invalidArgument, "frame duration \(d) does not fit a time base")
+        }
+        let vs = plan.settings.video!
+        let format = vs.pixelFormat ?? .yuv420p
+        guard format == .yuv420p else {
+            throw MediaError(.unsupported, "a composition renders 8-bit 4:2:0 (yuv420p), not \(format)")
+        }
+        video = try writer.addVideoInput(
+            settings: vs,
+            input: Encoder.VideoInput(
+                width: plan.renderWidth, height: plan.renderHeight, pixelFormat: AV_PIX_FMT_YUV420P,
+                timeBase: AVRational(num: num, den: den), frameRate: AVRational(num: den, den: num),
+                sampleAspectRatio: AVRational(num: 1, den: 1), colorSpace: AVCOL_SPC_UNSPECIFIED,
+                colorPrimaries: AVCOL_PRI_UNSPECIFIED, colorTransfer: AVCOL_TRC_UNSPECIFIED,
+                colorRange: AVCOL_RANGE_MPEG, chromaLocation: AVCHROMA_LOC_LEFT),
+            rotation: .none, tagsFrom: nil)
+        let anyAudio = plan.assets.contains { $0.firstAudioTrack != nil }
+        if let a = plan.settings.audio, anyAudio {
+            let rate = a.codec == .opus ? 48_000 : a.sampleRate ?? 48_000
+            let channels = a.channelCount ?? 2
+            sampleRate = Int64(rate)
+            av_channel_layout_default(&layout, Int32(channels))
+            audio = try writer.addAudioInput(settings: a, sampleRate: rate, channels: channels, tagsFrom: nil)
+        } else {
+            sampleRate = 48_000
+            audio = nil
+        }
+    }
+
+    deinit { av_channel_layout_uninit(&layout) }
+
+    /// The timeline's runs: consecutive pieces of one asset whose source continues, and empty ranges.
+    static func runs(_ composition: Composition) -> [Run] {
+        var runs: [Run] = []
+        for segment in composition.segments {
+            switch segment {
+            case .empty(let start, let duration):
+                runs.append(Run(asset: nil, pieces: [], start: start, end: start + duration))
+            case .media(let p):
+                if var last = runs.last, last.asset == p.asset, let previous = last.pieces.last,
+                    previous.sourceEnd == p.sourceStart
+                {
+                    last.pieces.append(p)
+                    last.end = p.outputEnd
+                    runs[runs.count - 1] = last
+                } else {
+                    runs.append(Run(asset: p.asset, pieces: [p], start: p.outputStart, end: p.outputEnd))
+                }
+            }
+        }
+        return runs
+    }
+
+    /// Renders every run in order.
+    func run() throws(MediaError) {
+        let background = try Self.solid(plan.renderWidth, plan.renderHeight, plan.background)
+        let runs = Self.runs(plan.composition)
+        let fd = plan.frameDuration
+        for (i, run) in runs.enumerated() {
+            let last = i == runs.count - 1
+            let first = (run.start / fd).ceiling ?? 0
+            let frames = first..<max(first, last ? plan.frameCount : (run.end / fd).ceiling ?? 0)
+            let samples =
+                Self.sample(run.start, sampleRate)..<Self.sample(last ? plan.videoEnd : run.end, sampleRate)
+            guard let asset = run.asset else {
+                for k in frames { try place(try background.clone(), k: k, background: background) }
+                try silence(samples)
+                continue
+            }
+            try render(run, asset: asset, frames: frames, samples: samples, background: background)
+        }
+        try video.markAsFinished()
+        try audio?.markAsFinished()
+    }
+
+    private func render(
+        _ run: Run, asset: Int, frames: Range<Int64>, samples: Range<Int64>, background: Frame
+    ) throws(MediaError) {
+        let first = run.pieces[0], lastPiece = run.pieces[run.pieces.count - 1]
+        // Read from the microsecond at or before the run's source, a little past its end (the frame after
+        // its last instant, for nearest and blend).
+        let start = MediaTime(value: (first.sourceStart * Rational(1_000_000)).floor ?? 0, timescale: 1_000_000)
+        let assetEnd = plan.assets[asset].duration
+        var end = MediaTime(
+            value: ((lastPiece.sourceEnd + Rational(1, 10)) * Rational(1_000_000)).ceiling ?? 0, timescale: 1_000_000)
+        if end > assetEnd { end = assetEnd }
+        if end <= start { end = start + MediaTime(value: 1, timescale: 1000) }
+        let reader = try AssetReader(path: paths[asset], timeRange: TimeRange(start: start, end: end))
+        guard let videoID = reader.videoTrackID else {
+            throw MediaError(.invalidArgument, path: paths[asset], "has no video track")
+        }
+        let videoOutput = try reader.addOutput(trackID: videoID)
+        let audioOutput =
+            try audio != nil
+            ? reader.audioTrackID.map { id throws(MediaError) in try reader.addOutput(trackID: id) } : nil
+        let origin = Rational(start)
+        let failure = reader.failure
+        try reader.startReading()
+        let timeBase = reader.input.streams[videoID].pointee.time_base
+        let rotation = plan.assets[asset].firstVideoTrack?.video?.rotation ?? .none
+        var stages = [
+            StageThread("tessera.composition.video", failure: failure) { [self] () throws(MediaError) in
+                var retimer = FrameRetimer(
+                    map: TimeMap(pieces: run.pieces), frameDuration: plan.frameDuration, selection: plan.selection,
+                    timeBase: timeBase, origin: origin, instants: frames)
+                var layer: VideoLayer?
+                var made = frames.lowerBound
+                func show(_ frame: Frame) throws(MediaError) {
+                    if layer == nil {
+                        layer = try VideoLayer(
+                            first: frame, rotation: rotation, width: plan.renderWidth, height: plan.renderHeight,
+                            background: plan.background)
+                    }
+                    try place(try layer!.render(frame), k: frame.pts, background: background)
+                    made = frame.pts + 1
+                }
+                while let frame = try videoOutput.copyNextFrame() {
+                    for shown in try retimer.push(frame) { try show(shown) }
+                }
+                for shown in try retimer.finish() { try show(shown) }
+                guard made == frames.upperBound else {
+                    throw MediaError(
+                        .corrupt, path: paths[asset], "gave frames up to \(made) of the run's \(frames)")
+                }
+            }
+        ]
+        if let audioOutput {
+            stages.append(
+                StageThread("tessera.composition.audio", failure: failure) { [self] () throws(MediaError) in
+                    try renderAudio(run, output: audioOutput, origin: origin, samples: samples)
+                })
+        }
+        for stage in stages { stage.wait() }
+        reader.cancelReading()
+        reader.waitUntilFinished()
+        if let error = failure.error, error.kind != .cancelled { throw error }
+        if audioOutput == nil { try silence(samples) }
+    }
+
+    /// Stretches a run's audio along its pieces (rebased to the run's start), converts it to the output's
+    /// rate and layout, applies the volume ramps, and writes exactly the run's samples.
+    private func renderAudio(
+        _ run: Run, output: AssetReaderTrackOutput, origin: Rational, samples: Range<Int64>
+    ) throws(MediaError) {
+        let pieces = run.pieces.map { p in
+            var q = p
+            q.outputStart = p.outputStart - run.start
+            return q
+        }
+        let retimer = AudioRetimer(
+            map: TimeMap(pieces: pieces), origin: origin, sampleRate: Int(output.timeBase.den),
+            algorithm: plan.timePitch, end: Rational(Int64(samples.count), sampleRate))
+        var convert: FilterGraph?
+        var next = samples.lowerBound
+        func write(_ frame: Frame) throws(MediaError) {
+            let room = samples.upperBound - next
+            guard room > 0 else { return }
+            if Int64(frame.sampleCount) > room { frame.pointer.pointee.nb_samples = Int32(room) }
+            applyVolume(frame, from: next)
+            frame.pts = next
+            next += Int64(frame.sampleCount)
+            try audio!.append(frame)
+        }
+        try retimer.run(
+            next: { () throws(MediaError) in try output.copyNextFrame() },
+            emit: { [self] (frame: Frame) throws(MediaError) in
+                if convert == nil {
+                    var source = frame.pointer.pointee.ch_layout
+                    var description = [CChar](repeating: 0, count: 64)
+                    av_channel_layout_describe(&layout, &description, description.count)
+                    convert = try FilterGraph(
+                        video: false,
+                        source: FilterGraph.audioSource(
+                            sampleRate: Int64(frame.pointer.pointee.sample_rate),
+                            format: AVSampleFormat(rawValue: frame.pointer.pointee.format), layout: &source),
+                        description: "aresample=\(sampleRate),aformat=sample_fmts=fltp:channel_layouts="
+                            + String(cString: description),
+                        what: "the audio conversion")
+                }
+                try convert!.push(frame, write)
+            })
+        try convert?.finish(write)
+        if next < samples.upperBound { try silence(next..<samples.upperBound) }
+    }
+
+    /// Multiplies a planar float frame starting at output sample `start` by the volume ramps' gain.
+    private func applyVolume(_ frame: Frame, from start: Int64) {
+        guard !plan.volume.isEmpty else { return }
+        let f = frame.pointer.pointee
+        let count = Int(f.nb_samples)
+        let gains = (0..<count).map { gain(Rational(start + Int64($0), sampleRate), plan.volume) }
+        for c in 0..<Int(f.ch_layout.nb_channels) {
+            guard let plane = f.extended_data[c] else { continue }
+            plane.withMemoryRebound(to: Float.self, capacity: count) { p in
+                for i in 0..<count { p[i] *= Float(gains[i]) }
+            }
+        }
+    }
+
+    /// Writes silence over output samples `range`.
+    private func silence(_ range: Range<Int64>) throws(MediaError) {
+        guard let audio else { return }
+        var at = range.lowerBound
+        while at < range.upperBound {
+            let count = Int32(min(1024, range.upperBound - at))
+            let frame = try Frame.audio(
+                samples: count, format: AV_SAMPLE_FMT_FLTP, sampleRate: Int32(sampleRate), layout: &layout, silent: true
+            )
+            frame.pts = at
+            at += Int64(count)
+            try audio.append(frame)
+        }
+    }
+
+    /// Writes output frame `k`, faded over the background by the opacity ramps.
+    private func place(_ frame: Frame, k: Int64, background: Frame) throws(MediaError) {
+        if isCancelled() { throw MediaError(.cancelled, "export cancelled") }
+        let alpha = gain(Rational(k) * plan.frameDuration, plan.opacity)
+        let out = alpha < 1 ? try FrameBlend.blend(frame, background, weight: 1 - alpha) : frame
+        out.pts = k
+        out.pointer.pointee.pkt_duration = 1
+        out.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
+        try video.append(out)
+        framesWritten.add(1, ordering: .relaxed)
+    }
+
+    /// The value of the first ramp holding time `t`, 1 outside them.
+    private func gain(_ t: Rational, _ ramps: [CompositionSpec.RampSpan]) -> Double {
+        guard let r = ramps.first(where: { t >= $0.start && t < $0.end }) else { return 1 }
+        return r.from + (r.to - r.from) * ((t - r.start) / (r.end - r.start)).seconds
+    }
+
+    private static func sample(_ t: Rational, _ rate: Int64) -> Int64 { (t * Rational(rate)).floor ?? 0 }
+
+    /// A picture of one colour (BT.601 limited range, as libavfilter's pad draws it).
+    static func solid(_ width: Int, _ height: Int, _ rgb: (r: Int, g: Int, b: Int)) throws(MediaError) -> Frame {
+        let (r, g, b) = (Double(rgb.r) / 255, Double(rgb.g) / 255, Double(rgb.b) / 255)
+        let y = 16 + 219 * (0.299 * r + 0.587 * g + 0.114 * b)
+        let u = 128 + 224 * (-0.168736 * r - 0.331264 * g + 0.5 * b)
+        let v = 128 + 224 * (0.5 * r - 0.418688 * g - 0.081312 * b)
+        let frame = try Frame(width: width, height: height, format: AV_PIX_FMT_YUV420P)
+        let p = frame.pointer
+        let lines = [p.pointee.linesize.0, p.pointee.linesize.1, p.pointee.linesize.2]
+        for (plane, value, rows) in [(0, y, height), (1, u, (height + 1) / 2), (2, v, (height + 1) / 2)] {
+            guard let data = p.pointee.extended_data[plane] else { continue }
+            memset(data, Int32(value.rounded()), Int(lines[plane]) * rows)
+        }
+        return frame
+    }
+
+    var videoReport: ExportReport.Video {
+        ExportReport.Video(
+            codec: plan.settings.video!.codec.rawValue, width: plan.renderWidth, height: plan.renderHeight,
+            pixelFormat: "yuv420p", frames: framesWritten.load(ordering: .relaxed), rotation: 0,
+            processor: "libavfilter")
+    }
+
+    var audioReport: ExportReport.Audio? {
+        guard let audio, let a = plan.settings.audio else { return nil }
+        return ExportReport.Audio(
+            codec: a.codec.rawValue, sampleRate: Int(sampleRate), channels: Int(layout.nb_channels),
+            packets: audio.packetCount)
+    }
+}

@@ -1,0 +1,88 @@
+import CFFmpeg
+import TesseraAV
+
+/// A libavfilter graph with one input and one output: a buffer source (`abuffer` or `buffer`) described
+/// by `source`, the filters of `description` between them, a buffer sink. Frames go in with `push`,
+/// come out with `pull`; `finish` ends the input. Filters addressed as `name@instance` take commands.
+final class FilterGraph {
+    private var graph: UnsafeMutablePointer<AVFilterGraph>?
+    private var input: UnsafeMutablePointer<AVFilterContext>?
+    private var output: UnsafeMutablePointer<AVFilterContext>?
+    private let what: String
+
+    /// - Parameters:
+    ///   - video: a `buffer`/`buffersink` pair; else `abuffer`/`abuffersink`.
+    ///   - source: the buffer source's arguments (`time_base=1/48000:sample_rate=...`).
+    ///   - description: the filters, e.g. `atempo@s0=tempo=1` (libavfilter's graph syntax).
+    ///   - what: for error messages ("the tempo filters").
+    init(video: Bool, source: String, description: String, what: String) throws(MediaError) {
+        self.what = what
+        guard let g = avfilter_graph_alloc() else {
+            throw MediaError(.internal, "out of memory allocating a filter graph")
+        }
+        graph = g
+        g.pointee.nb_threads = 1
+        try ff(
+            avfilter_graph_create_filter(
+                &input, avfilter_get_by_name(video ? "buffer" : "abuffer"), "in", source, nil, g),
+            "create the source of \(what)")
+        try ff(
+            avfilter_graph_create_filter(
+                &output, avfilter_get_by_name(video ? "buffersink" : "abuffersink"), "out", nil, nil, g),
+            "create the sink of \(what)")
+        // The open ends of the description: its input is fed by "in", its output feeds "out". Parsing
+        // takes both lists and leaves in `i` / `o` what it did not link; those are freed here, once.
+        var o = avfilter_inout_alloc(), i = avfilter_inout_alloc()
+        defer {
+            avfilter_inout_free(&i)
+            avfilter_inout_free(&o)
+        }
+        guard let outputs = o, let inputs = i else {
+            throw MediaError(.internal, "out of memory describing a filter graph")
+        }
+        outputs.pointee.name = av_strdup("in")
+        outputs.pointee.filter_ctx = input
+        inputs.pointee.name = av_strdup("out")
+        inputs.pointee.filter_ctx = output
+        try ff(avfilter_graph_parse_ptr(g, description, &i, &o, nil), "describe \(what)")
+        try ff(avfilter_graph_config(g, nil), "configure \(what)")
+    }
+
+    deinit { avfilter_graph_free(&graph) }
+
+    /// Sends a command to the filter instance `target` (`atempo@s0`).
+    func command(_ target: String, _ name: String, _ value: String) throws(MediaError) {
+        try ff(avfilter_graph_send_command(graph, target, name, value, nil, 0, 0), "command \(what)")
+    }
+
+    /// Feeds a frame (kept: the caller's reference stays valid) and hands out what is ready.
+    func push(_ frame: Frame, _ out: (Frame) throws(MediaError) -> Void) throws(MediaError) {
+        try ff(av_buffersrc_add_frame_flags(input, frame.pointer, Int32(AV_BUFFERSRC_FLAG_KEEP_REF)), "feed \(what)")
+        try pull(out)
+    }
+
+    /// Ends the input and hands out everything left.
+    func finish(_ out: (Frame) throws(MediaError) -> Void) throws(MediaError) {
+        try ff(av_buffersrc_add_frame_flags(input, nil, 0), "end the input of \(what)")
+        try pull(out)
+    }
+
+    private func pull(_ out: (Frame) throws(MediaError) -> Void) throws(MediaError) {
+        while true {
+            let frame = try Frame()
+            let code = av_buffersink_get_frame(output, frame.pointer)
+            if code == tessera_AVERROR_EAGAIN() || code == tessera_AVERROR_EOF() { return }
+            try ff(code, "read the output of \(what)")
+            try out(frame)
+        }
+    }
+
+    /// The `abuffer` arguments for PCM of this rate, format and layout.
+    static func audioSource(sampleRate: Int64, format: AVSampleFormat, layout: inout AVChannelLayout) -> String {
+        var description = [CChar](repeating: 0, count: 256)
+        av_channel_layout_describe(&layout, &description, description.count)
+        let formatName = av_get_sample_fmt_name(format).map { String(cString: $0) } ?? "fltp"
+        return "time_base=1/\(sampleRate):sample_rate=\(sampleRate):sample_fmt=\(formatName)"
+            + ":channel_layout=\(String(cString: description))"
+    }
+}

@@ -1,0 +1,268 @@
+import Foundation
+import TesseraTestSupport
+import Testing
+
+/// `tessera transcode --spec`: compositions of several assets (JSON specs and OpenTimelineIO timelines),
+/// checked by measurement: size, frame count, duration, orientation and fades (luma), volume (RMS).
+@Suite(.serialized) struct CompositionCommandTests {
+    let dir: URL
+    init() throws { dir = try TestMedia.makeDirectory("composition") }
+
+    func tessera(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        try TestMedia.runCapturing(TestMedia.tesseraBinary.path, arguments)
+    }
+
+    /// A flat grey clip with a tone: `size` at `rate` fps, luma about `grey` (0–255 RGB grey).
+    func clip(_ name: String, size: String, rate: Int, grey: Int, hz: Int, seconds: Int, rotate: Int = 0) throws -> URL
+    {
+        let url = dir.appendingPathComponent(name)
+        var args = [
+            "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
+            String(format: "color=0x%02X%02X%02X:size=\(size):rate=\(rate):duration=\(seconds)", grey, grey, grey),
+            "-f", "lavfi", "-i", "sine=frequency=\(hz):duration=\(seconds):sample_rate=44100",
+            "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-c:a", "aac",
+        ]
+        guard rotate != 0 else {
+            try TestMedia.run("ffmpeg", args + [url.path])
+            return url
+        }
+        // A display matrix, as a phone writes it (ffmpeg sets it from the tag when copying streams).
+        let plain = dir.appendingPathComponent("plain-" + name)
+        try TestMedia.run("ffmpeg", args + [plain.path])
+        try TestMedia.run(
+            "ffmpeg",
+            [
+                "-hide_banner", "-loglevel", "error", "-y", "-i", plain.path, "-c", "copy", "-metadata:s:v:0",
+                "rotate=\(rotate)", url.path,
+            ])
+        return url
+    }
+
+    /// The mean luma of each frame of `url` inside a crop (`w:h:x:y`, ffmpeg's crop syntax), full range
+    /// (video black is 0).
+    static func luma(_ url: URL, crop: String) throws -> [Double] {
+        let r = try TestMedia.runCapturingBytes(
+            "ffmpeg",
+            [
+                "-hide_banner", "-loglevel", "error", "-i", url.path, "-fps_mode", "passthrough", "-vf",
+                "crop=\(crop),scale=1:1:flags=area,format=gray", "-f", "rawvideo", "-",
+            ])
+        return [UInt8](r.stdout).map(Double.init)
+    }
+
+    static func probe(_ url: URL, _ entries: String, stream: String = "v:0") throws -> [String] {
+        try TestMedia.run(
+            "ffprobe", ["-v", "error", "-select_streams", stream, "-show_entries", entries, "-of", "csv=p=0", url.path]
+        ).trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ",").map(String.init)
+    }
+
+    /// RMS of the audio from `start` for `seconds` (astats, 16-bit scale).
+    static func rms(_ url: URL, at start: Double, seconds: Double) throws -> Double {
+        let r = try TestMedia.runCapturing(
+            "ffmpeg",
+            [
+                "-hide_banner", "-ss", String(start), "-t", String(seconds), "-i", url.path, "-vn", "-af",
+                "aformat=sample_fmts=s16,astats=measure_overall=RMS_level:measure_perchannel=none", "-f", "null", "-",
+            ])
+        let line = r.stderr.split(separator: "\n").last { $0.contains("RMS level dB") } ?? ""
+        let db = Double(line.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "") ?? -200
+        return 32768 * pow(10, db / 20)
+    }
+
+    func write(_ json: String, _ name: String = "job.json") throws -> URL {
+        let url = dir.appendingPathComponent(name)
+        try json.write(to: url, atomically: true, encoding: .utf8)
+        return url
+    }
+
+    /// Three clips of different sizes and rates, the middle one shot rotated, into 640x360 at 30 fps with
+    /// a fade in from black and a fade out of the sound.
+    @Test func threeClipsFadedRotatedAndMixed() throws {
+        defer { TestMedia.cleanup(dir) }
+        _ = try clip("a.mp4", size: "320x240", rate: 30, grey: 192, hz: 440, seconds: 3)
+        _ = try clip("b.mp4", size: "640x360", rate: 25, grey: 128, hz: 660, seconds: 3, rotate: 90)
+        _ = try clip("c.mp4", size: "160x120", rate: 60, grey: 64, hz: 880, seconds: 2)
+        let spec = try write(
+            """
+            {"assets": [{"id": "a", "path": "a.mp4"}, {"id": "b", "path": "b.mp4"}, {"id": "c", "path": "c.mp4"}],
+             "edits": [{"insert": {"asset": "a", "range": "0s-2s"}}, {"insert": {"asset": "b", "range": "0.5s-2.5s"}},
+                       {"insert": {"asset": "c", "range": "0s-1s"}}],
+             "videoComposition": {"renderSize": "640x360", "frameRate": "30",
+                                  "opacity": [{"range": "0s-1s", "from": 0, "to": 1}]},
+             "audioMix": {"volume": [{"range": "4s-5s", "from": 1, "to": 0}]}}
+            """)
+        let out = dir.appendingPathComponent("out.mp4")
+        let r = try tessera(["transcode", "--spec", spec.path, "-o", out.path, "--json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try Self.probe(out, "stream=width,height,nb_frames") == ["640", "360", "150"])
+        let video = Double(try Self.probe(out, "stream=duration")[0]) ?? 0
+        let audio = Double(try Self.probe(out, "stream=duration", stream: "a:0")[0]) ?? 0
+        #expect(abs(video - 5) < 1e-6)
+        #expect(abs(audio - video) <= 1024.0 / 44100, "audio \(audio) s, video \(video) s")
+        // Clip A's middle: black at 0, half way at 0.5 s, its grey from 1 s.
+        let whole = try Self.luma(out, crop: "200:200:220:80")
+        #expect(whole.count == 150)
+        let grey192 = whole[45]
+        #expect(whole[0] < 5, "the fade starts black: \(whole[0])")
+        #expect(abs(whole[15] - grey192 / 2) < grey192 / 10, "half way at 0.5 s: \(whole[15]) of \(grey192)")
+        #expect(whole[30] == grey192 && grey192 > 180, "opaque from 1 s")
+        // Clip B (2–4 s) was shot rotated 90°: upright it is portrait, 202 px wide between black bars
+        // (x = 219–421); unrotated it would fill the frame.
+        let left = try Self.luma(out, crop: "40:ih:90:0"), centre = try Self.luma(out, crop: "100:ih:270:0")
+        #expect(left[90] < 5 && centre[90] > 100 && centre[90] < 160, "B: bars \(left[90]), picture \(centre[90])")
+        #expect(left[45] > 180, "A (4:3, 480 px wide, from x = 80) covers x = 90–130; B (portrait) does not")
+        // Clip C (4–5 s) is darker; the sound fades out over its second.
+        #expect(whole[135] > 40 && whole[135] < 90)
+        let loud = try Self.rms(out, at: 4.0, seconds: 0.2), quiet = try Self.rms(out, at: 4.8, seconds: 0.19)
+        #expect(loud > 1000 && quiet < loud / 4, "volume ramp: \(loud) then \(quiet)")
+    }
+
+    /// Edits on the composition's timeline, frame by frame against a barcoded 60 fps source: 0–1 s slowed
+    /// to 2 s, a second of black, a frame frozen for half a second, then 2–3 s as is.
+    @Test func editsFollowTheCompositionsTimeline() throws {
+        defer { TestMedia.cleanup(dir) }
+        try TestMedia.makeBarcoded(dir.appendingPathComponent("bar.mp4"), rate: 60, seconds: 4, audio: true)
+        let spec = try write(
+            """
+            {"assets": [{"id": "bar", "path": "bar.mp4"}],
+             "edits": [{"insert": {"asset": "bar", "range": "0s-1s"}}, {"insertEmpty": {"duration": "1s"}},
+                       {"insert": {"asset": "bar", "range": "2s-4s"}}, {"scale": {"range": "0s-1s", "toDuration": "2s"}},
+                       {"freeze": {"at": "3s", "duration": "0.5s"}}, {"remove": {"range": "4.5s-5.5s"}}],
+             "videoComposition": {"frameRate": "30"}, "audioMix": {"timePitch": "timeDomain"}}
+            """)
+        let out = dir.appendingPathComponent("edits.mp4")
+        let r = try tessera(["transcode", "--spec", spec.path, "-o", out.path, "--quiet"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let shown = try TestMedia.barcodeIndices(out)
+        // 2 s slow (60 frames: source frame k for output k), 1 s black (barcode 0), 0.5 s of source frame 120,
+        // then 2–3 s of the source (the rest removed): 30 frames of every other source frame.
+        #expect(shown.count == 60 + 30 + 15 + 30)
+        #expect(Array(shown[0..<60]) == Array(0..<60))
+        #expect(shown[60..<90].allSatisfy { $0 == 0 })
+        #expect(shown[90..<105].allSatisfy { $0 == 120 })
+        #expect(Array(shown[105...]) == stride(from: 120, to: 180, by: 2).map { $0 })
+        // The sound (atempo through the slowed second, silent in the gap and the freeze) ends with the video.
+        let video = Double(try Self.probe(out, "stream=duration")[0]) ?? 0
+        let audio = Double(try Self.probe(out, "stream=duration", stream: "a:0")[0]) ?? 0
+        #expect(abs(video - 4.5) < 1e-6 && abs(audio - video) <= 1024.0 / 44100, "audio \(audio) s, video \(video) s")
+        #expect(try Self.rms(out, at: 2.2, seconds: 0.6) < 50, "the gap is silent")
+        #expect(try Self.rms(out, at: 0.3, seconds: 1) > 1000, "the slowed second sounds")
+    }
+
+    /// An OpenTimelineIO timeline written by the `opentimelineio` package: a clip slowed by a
+    /// LinearTimeWarp, a gap, a FreezeFrame clip.
+    @Test func anOpenTimelineIOTimelineImports() throws {
+        defer { TestMedia.cleanup(dir) }
+        let bar = dir.appendingPathComponent("bar.mp4")
+        try TestMedia.makeBarcoded(bar, rate: 60, seconds: 4)
+        let otio = dir.appendingPathComponent("edit.otio")
+        try TestMedia.run(
+            TestMedia.toolsPython,
+            [
+                "-c",
+                """
+                import opentimelineio as otio, sys
+                R = otio.opentime.RationalTime
+                T = otio.opentime.TimeRange
+                ref = lambda: otio.schema.ExternalReference(target_url="file://\(bar.path)", available_range=T(R(0, 60), R(240, 60)))
+                track = otio.schema.Track(kind=otio.schema.TrackKind.Video)
+                slow = otio.schema.Clip(name="slow", media_reference=ref(), source_range=T(R(0, 60), R(60, 60)))
+                slow.effects.append(otio.schema.LinearTimeWarp(time_scalar=0.5))
+                track.append(slow)
+                track.append(otio.schema.Gap(source_range=T(R(0, 30), R(15, 30))))
+                held = otio.schema.Clip(name="held", media_reference=ref(), source_range=T(R(150, 60), R(30, 60)))
+                held.effects.append(otio.schema.FreezeFrame())
+                track.append(held)
+                timeline = otio.schema.Timeline(name="t")
+                timeline.tracks.append(track)
+                otio.adapters.write_to_file(timeline, sys.argv[1])
+                """,
+                otio.path,
+            ])
+        let out = dir.appendingPathComponent("otio.mp4")
+        let r = try tessera(["transcode", "--spec", otio.path, "-o", out.path, "--quiet"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let shown = try TestMedia.barcodeIndices(out)
+        // 1 s of the clip at half speed at the source's 60 fps (source frames 0..<30, each twice), 0.5 s gap,
+        // 0.5 s of source frame 150.
+        #expect(shown.count == 60 + 30 + 30)
+        #expect(Array(shown[0..<60]) == (0..<60).map { $0 / 2 })
+        #expect(shown[60..<90].allSatisfy { $0 == 0 })
+        #expect(shown[90...].allSatisfy { $0 == 150 })
+    }
+
+    @Test func badSpecsAreRefusedBeforeAnyWork() throws {
+        defer { TestMedia.cleanup(dir) }
+        _ = try clip("a.mp4", size: "160x120", rate: 30, grey: 100, hz: 440, seconds: 2)
+        let out = dir.appendingPathComponent("bad.mp4")
+        let asset = #"{"assets": [{"id": "a", "path": "a.mp4"}], "#
+        let cases: [(String, String, Int32, String)] = [
+            ("notjson.json", "{", 65, "not JSON"),
+            ("noedits.json", #"{"assets": []}"#, 65, "edits"),
+            (
+                "outside.json", asset + #""edits": [{"insert": {"asset": "a", "range": "1s-9s"}}]}"#, 64,
+                "edits[0].insert"
+            ),
+            ("unknown.json", asset + #""edits": [{"insert": {"asset": "z"}}]}"#, 64, "edits[0].insert.asset"),
+            (
+                "factor.json",
+                asset + #""edits": [{"insert": {"asset": "a"}}, {"scale": {"range": "0s-1s", "toDuration": "100s"}}]}"#,
+                64, "edits[1].scale"
+            ),
+            (
+                "two.json", asset + #""edits": [{"insert": {"asset": "a"}, "remove": {"range": "0s-1s"}}]}"#, 64,
+                "edits[0]"
+            ),
+            (
+                "ramp0.json",
+                asset
+                    + #""edits": [{"insert": {"asset": "a"}}, {"ramp": {"range": "0s-1s", "from": "1", "to": "0"}}]}"#,
+                64, "edits[1].ramp"
+            ),
+            (
+                "size.json",
+                asset + #""edits": [{"insert": {"asset": "a"}}], "videoComposition": {"renderSize": "9x9"}}"#,
+                64, "renderSize"
+            ),
+            (
+                "fps.json", asset + #""edits": [{"insert": {"asset": "a"}}], "videoComposition": {"frameRate": "0"}}"#,
+                64, "videoComposition.frameRate"
+            ),
+            (
+                "transition.otio",
+                #"{"OTIO_SCHEMA": "Timeline.1", "tracks": {"OTIO_SCHEMA": "Stack.1", "children": [{"OTIO_SCHEMA": "Track.1", "kind": "Video", "children": [{"OTIO_SCHEMA": "Transition.1", "source_range": {"start_time": {"value": 0, "rate": 24}, "duration": {"value": 24, "rate": 24}}}]}]}}"#,
+                65, "otio.tracks[0].children[0]"
+            ),
+        ]
+        for (name, json, status, named) in cases {
+            let spec = try write(json, name)
+            let r = try tessera(["transcode", "--spec", spec.path, "-o", out.path, "--quiet"])
+            #expect(r.status == status, "\(name): \(r.status) \(r.stderr)")
+            #expect(r.stderr.contains(named), "\(name): \(r.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: out.path))
+        }
+        let missing = try tessera(["transcode", "--spec", dir.appendingPathComponent("none.json").path, "-o", out.path])
+        #expect(missing.status == 66, "\(missing.stderr)")
+    }
+
+    /// The README's worked example is valid against Protocols/composition.schema.json (jsonschema from PyPI),
+    /// and a spec breaking the schema is not.
+    @Test func theSchemaAcceptsTheExampleAndRefusesABrokenSpec() throws {
+        let schema = TestMedia.repositoryRoot.appendingPathComponent("Protocols/composition.schema.json").path
+        let readme = try String(
+            contentsOf: TestMedia.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let example = try #require(
+            readme.components(separatedBy: "```json\n").dropFirst().first?.components(separatedBy: "```").first)
+        let check = """
+            import json, sys, jsonschema
+            schema = json.load(open(sys.argv[1]))
+            jsonschema.Draft202012Validator.check_schema(schema)
+            ok = jsonschema.Draft202012Validator(schema).is_valid(json.loads(sys.argv[2]))
+            bad = jsonschema.Draft202012Validator(schema).is_valid({"assets": [], "edits": [{"scale": {}}]})
+            print(ok, bad)
+            """
+        let r = try TestMedia.runCapturing(TestMedia.toolsPython, ["-c", check, schema, example])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "True False")
+    }
+}
