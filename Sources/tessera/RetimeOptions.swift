@@ -24,8 +24,8 @@ struct RetimeOptions: ParsableArguments {
     var frameSelection: FrameSelection = .hold
     @Option(
         help: ArgumentHelp(
-            "How retimed audio keeps its pitch: spectral (rubberband), timeDomain (atempo), lowQualityZeroLatency.",
-            discussion: "varispeed (the pitch follows the rate) is not built yet."))
+            "How retimed audio keeps its pitch: spectral (rubberband), timeDomain (atempo), lowQualityZeroLatency; "
+                + "or varispeed (resampled: the pitch follows the rate)."))
     var timePitch: TimePitchAlgorithm = .spectral
 
     func validate() throws {

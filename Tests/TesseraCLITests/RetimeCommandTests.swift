@@ -116,7 +116,6 @@ import Testing
             (["--freeze", "1s:0s", "--no-audio"], "--freeze"),
             (["--scale", "1s-2s:4s", "--frame-duration", "0", "--no-audio"], "--frame-duration"),
             (["--scale", "1s-2s"], "--scale"),
-            (["--scale", "1s-2s:4s", "--time-pitch", "varispeed"], "varispeed"),
             (
                 ["--scale", "1s-2s:4s", "--preset", "Passthrough", "--no-audio", "--segment-duration", "1"],
                 "--segment-duration"
@@ -281,6 +280,25 @@ import Testing
         }
         let video = try Self.duration(out, "v:0"), audio = try Self.duration(out, "a:0")
         #expect(abs(video - 12) < 1e-6)
+        #expect(abs(audio - video) <= 1024.0 / 48000, "audio \(audio) s, video \(video) s")
+    }
+
+    /// Varispeed resamples: source 2–4 s slowed to 8 s sounds its 2 kHz at 500 Hz, the parts around it
+    /// keep their pitch, and the audio still ends with the video.
+    @Test func varispeedMovesThePitchByTheRate() throws {
+        defer { TestMedia.cleanup(dir) }
+        let src = try steppedTone("toneV.mp4"), out = dir.appendingPathComponent("varispeed.mp4")
+        let r = try tessera([
+            "transcode", src.path, "-o", out.path, "--scale", "2s-4s:8s", "--frame-rate", "30", "--time-pitch",
+            "varispeed", "--verify", "--quiet",
+        ])
+        #expect(r.status == 0, "\(r.stderr)")
+        for (start, hz) in [(0.5, 1000.0), (3.0, 500), (7.0, 500), (10.5, 3000)] {
+            let measured = try Self.tone(out, at: start, seconds: 1)
+            #expect(abs(measured.hz - hz) / hz < 0.01, "varispeed at \(start) s: \(measured.hz) Hz, not \(hz)")
+            #expect(measured.rms > 5000, "varispeed at \(start) s: silent")
+        }
+        let video = try Self.duration(out, "v:0"), audio = try Self.duration(out, "a:0")
         #expect(abs(audio - video) <= 1024.0 / 48000, "audio \(audio) s, video \(video) s")
     }
 

@@ -96,7 +96,6 @@ import Testing
             JobRequest(source: "/m/a.mp4", retiming: RetimeRequest(freeze: Array(repeating: "1s:1s", count: 300))),
             "retiming.scale"
         ),
-        (JobRequest(source: "/m/a.mp4", retiming: RetimeRequest(timePitch: .varispeed)), "retiming.timePitch"),
         (
             JobRequest(source: "/m/a.mp4", preset: "Passthrough", retiming: RetimeRequest(scale: ["1s-2s:4s"])),
             "retiming"

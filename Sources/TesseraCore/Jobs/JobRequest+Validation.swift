@@ -106,9 +106,6 @@ extension JobRequest {
                 field: "parallelism", "must be \(JobRequestError.range(JobRequestLimits.parallelism)), not \(n)")
         }
         if let r = try retiming?.retiming(naming: .json(prefix: "retiming")) {
-            if r.timePitch == .varispeed {
-                throw JobRequestError(field: "retiming.timePitch", "varispeed is not built yet")
-            }
             if settings?.passthrough ?? (preset.flatMap(ExportPreset.init(name:)) == .passthrough) {
                 throw JobRequestError(
                     field: "retiming", "passthrough retiming keeps every frame in one pass: use tessera transcode")

@@ -252,9 +252,6 @@ public final class ExportSession: @unchecked Sendable {
         guard settings.video != nil || settings.passthrough, let video = tracks.video else {
             throw refuse("retiming needs a video track")
         }
-        guard retiming.timePitch != .varispeed || settings.audio == nil || tracks.audio.isEmpty else {
-            throw refuse("--time-pitch varispeed is not built yet; use timeDomain, spectral or lowQualityZeroLatency")
-        }
         // Subtitle and chapter times would need the map too: named, not carried.
         for subtitle in tracks.subtitles {
             tracks.notCarried.append("subtitle track \(subtitle.trackID): not retimed yet")

@@ -4,7 +4,8 @@ import TesseraAV
 import TesseraCore
 
 /// Retimes a decoded audio track along a `TimeMap`, once over the whole output timeline: scaled ranges
-/// and ramps are time-stretched (libavfilter: atempo in stages of at most 2×, or rubberband), freezes are
+/// and ramps are time-stretched (libavfilter: atempo in stages of at most 2×, or rubberband; or resampled,
+/// for varispeed, so the pitch follows the rate), freezes are
 /// silent, and every stretch of output between freezes is cut or padded to exactly the map's length in
 /// samples, so the audio ends with the video; silence then runs to `end`, the video's end on its frame
 /// grid (up to a frame duration after the map's).
@@ -81,9 +82,12 @@ final class AudioRetimer {
     ) throws(MediaError) {
         guard let firstPiece = pieces.first, let lastPiece = pieces.last else { return }
         let end = outputSample(lastPiece.outputEnd)
-        let graph = try TempoGraph(
-            algorithm: algorithm, sampleRate: rate, format: format, layout: &layout,
-            slowest: pieces.map(\.slowestSpeed).min() ?? .one, fastest: pieces.map(\.fastestSpeed).max() ?? .one)
+        let graph: any AudioStretch =
+            algorithm == .varispeed
+            ? try VarispeedStretch(sampleRate: rate, format: format, layout: &layout)
+            : try TempoGraph(
+                algorithm: algorithm, sampleRate: rate, format: format, layout: &layout,
+                slowest: pieces.map(\.slowestSpeed).min() ?? .one, fastest: pieces.map(\.fastestSpeed).max() ?? .one)
         var cursor = firstPiece.sourceStart
         var emitted: [Frame] = []
         func collect(_ frame: Frame) throws(MediaError) {
@@ -214,3 +218,16 @@ extension TimeMap.Piece {
         }
     }
 }
+
+/// What stretches audio in time: `TempoGraph` (pitch kept) or `VarispeedStretch` (pitch follows).
+protocol AudioStretch {
+    /// Plays what follows at `tempo` (source seconds per output second).
+    func setTempo(_ tempo: Rational) throws(MediaError)
+    /// Feeds samples; hands out what is ready.
+    func push(_ frame: Frame, _ out: (Frame) throws(MediaError) -> Void) throws(MediaError)
+    /// Ends the input and hands out everything left.
+    func finish(_ out: (Frame) throws(MediaError) -> Void) throws(MediaError)
+}
+
+extension TempoGraph: AudioStretch {}
+extension VarispeedStretch: AudioStretch {}
