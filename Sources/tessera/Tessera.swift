@@ -18,7 +18,7 @@ struct Tessera: AsyncParsableCommand {
             TranscodeCommand.self, ProbeCommand.self, PlanCommand.self, VerifyCommand.self, StitchCommand.self,
             PresetsCommand.self, RunCommand.self, CoordinatorCommand.self, WorkerCommand.self,
             KeysCommand.self, SubmitCommand.self, StatusCommand.self, WatchCommand.self,
-            CancelCommand.self, WorkersCommand.self, FetchCommand.self, ThumbnailCommand.self,
+            CancelCommand.self, WorkersCommand.self, FetchCommand.self, ThumbnailCommand.self, TopCommand.self,
         ])
 
     static func main() async {
