@@ -141,6 +141,8 @@ let package = Package(
             name: "TesseraMediaTests",
             dependencies: [
                 "TesseraMedia", "TesseraAV", "TesseraCompute", "TesseraCore", "CFFmpeg", "TesseraTestSupport",
+                // RetimePlanTests imports it: without the edge the build fails whenever it is not built first.
+                .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
         .testTarget(name: "TesseraCLITests", dependencies: ["TesseraCore", "TesseraTestSupport"]),
         .testTarget(
