@@ -15,6 +15,12 @@ public protocol FarmService: Sendable {
     /// Cancels a job that is not finished; its running tasks are withdrawn from the workers.
     func cancel(_ id: String) async throws(FarmError) -> JobStatus
     func workers() async -> [WorkerStatus]
+    /// Drains, pauses or resumes a worker (see `WorkerControl`) and answers its status as the next listing
+    /// shows it. Throws `FarmError.notFound` for a worker that is not connected.
+    func control(worker id: String, _ action: WorkerControl) async throws(FarmError) -> WorkerStatus
+    /// The job's segments in plan order, each with its state, attempts, worker and errors (the segment map).
+    /// Throws `FarmError.notFound` for an unknown job.
+    func segments(of id: String) async throws(FarmError) -> [SegmentStatus]
     /// The finished output of a completed job, for download.
     func outputFile(of id: String) async throws(FarmError) -> URL
     /// Moves an uploaded file (already written to `temporaryFile` in the data folder) into the upload
