@@ -32,6 +32,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         // NIOLockedValueBox, for state shared by reference between threads and tasks (already in the graph via Hummingbird).
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
+        // HMAC-SHA256 for the dashboard's session cookie (already in the graph via swift-certificates).
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
     ],
     targets: [
         // C libraries, found with pkg-config. Each has a shim header for macros Swift cannot import.
@@ -87,6 +89,7 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]),
         // The worker loop: connect, announce, take tasks, transcode segments, report.
         .target(
