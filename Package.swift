@@ -91,6 +91,14 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),
+        // The live web page at `/` and its event stream (`/v1/events`), over FarmService only.
+        .target(
+            name: "TesseraDashboard",
+            dependencies: [
+                "TesseraCore", "TesseraCoordinator",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]),
         // The worker loop: connect, announce, take tasks, transcode segments, report.
         .target(
             name: "TesseraWorker",
@@ -121,6 +129,7 @@ let package = Package(
             dependencies: [
                 "TesseraCore", "TesseraAV", "TesseraMedia", "TesseraCompute",
                 "TesseraWire", "TesseraCoordinator", "TesseraWorker", "TesseraClient", "TesseraFarm",
+                "TesseraDashboard",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -158,7 +167,7 @@ let package = Package(
             name: "TesseraCoordinatorTests",
             dependencies: [
                 "TesseraCoordinator", "TesseraClient", "TesseraCore", "TesseraWire", "TesseraTestSupport",
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                "TesseraDashboard", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
         // End-to-end: real coordinator and worker processes on loopback.
         .testTarget(
