@@ -386,6 +386,10 @@ extension Dispatcher {
             status.state = .lost
             status.tasks = []
             lost[s.id] = (status, Date().timeIntervalSince1970)
+            // Peers choose their ids: however many come and go silent, the list stays bounded.
+            if lost.count > Self.lostShownMax, let oldest = lost.min(by: { $0.value.at < $1.value.at }) {
+                lost[oldest.key] = nil
+            }
         }
         for key in s.holding {
             requeueOrFail(key, error: "worker \(s.id) \(why)", failure: failure, worker: s.id)

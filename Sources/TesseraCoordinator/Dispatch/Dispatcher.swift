@@ -57,6 +57,7 @@ final class Dispatcher: @unchecked Sendable {
     /// when they were lost: shown as `lost` for `lostShownSeconds`, or until their id says Hello again.
     var lost: [String: (status: WorkerStatus, at: Double)] = [:]
     static let lostShownSeconds = 3600.0
+    static let lostShownMax = 64
 
     struct SegmentID: Hashable {
         var job: String
