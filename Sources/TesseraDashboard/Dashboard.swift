@@ -26,7 +26,7 @@ public struct Dashboard: HTTPAPIAddition {
             let nonce = DashboardPage.nonce()
             let html: String
             if signedIn {
-                let page = max(1, request.uri.queryParameters["page"].flatMap { Int($0) } ?? 1)
+                let page = try Self.page(request.uri.queryParameters["page"].map(String.init))
                 let snapshot = await feed.current()
                 let older = page > 1 ? await Self.finished(feed.service, page: page) : nil
                 html = DashboardPage.render(snapshot, page: page, olderJobs: older, nonce: nonce)
@@ -55,6 +55,18 @@ public struct Dashboard: HTTPAPIAddition {
                     try await writer.finish(nil)
                 })
         }
+    }
+
+    /// Far past any history a coordinator keeps, and far from overflowing the arithmetic on it.
+    static let maxPage = 1_000_000
+
+    /// - Throws: `HTTPError(.badRequest)` for a page that is not a whole number from 1 to `maxPage`.
+    static func page(_ text: String?) throws -> Int {
+        guard let text else { return 1 }
+        guard let page = Int(text), (1...maxPage).contains(page) else {
+            throw HTTPError(.badRequest, message: "page: a whole number from 1 to \(maxPage), not \(text.prefix(32))")
+        }
+        return page
     }
 
     /// Finished jobs of history page `page` (2 and up), newest first.

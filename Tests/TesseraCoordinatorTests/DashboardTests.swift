@@ -138,6 +138,10 @@ import FoundationNetworking
         let page = try await send("GET", "/", headers: ["Cookie": cookie])
         #expect(page.body.contains("data-worker=\"w1\""))
         #expect(page.body.contains("<script nonce="))
+        for bad in ["0", "-1", "x", "9223372036854775807"] {
+            #expect(try await send("GET", "/?page=\(bad)", headers: ["Cookie": cookie]).status == 400, "page=\(bad)")
+        }
+        #expect(try await send("GET", "/?page=3", headers: ["Cookie": cookie]).status == 200)
         #expect(
             try await send(
                 "POST", "/v1/workers/w1/pause", headers: ["Cookie": cookie, "Origin": "http://evil.example"]

@@ -1,8 +1,8 @@
 import Foundation
 import Hummingbird
 
-/// `POST /v1/session`: the token, in `Authorization: Bearer` or the body (`{"token": …}` as JSON, or
-/// `token=…` from the page's login form), exchanged for a session cookie. The token never travels in
+/// `POST /v1/session`: the token, in the body (`{"token": …}` as JSON, or `token=…` from the page's
+/// sign-in form) or, without a body, in `Authorization: Bearer`, exchanged for a session cookie. The token never travels in
 /// a URL. A form gets a redirect back to the page (`/`, or `/?login=failed`); anything else gets JSON.
 enum SessionExchange {
     struct Answer: Codable, Sendable {
@@ -29,8 +29,15 @@ enum SessionExchange {
         return response
     }
 
+    /// The token from the body when the request has one (a Content-Type says so), else from the header.
+    ///
+    /// - Throws: `APIError.invalidRequest` for a JSON or form body that does not carry a token;
+    ///   `APIError.payloadTooLarge` past 4 KiB.
     private static func token(in request: Request, isForm: Bool) async throws -> String? {
-        if let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") {
+        guard isForm || request.headers[.contentType] != nil else {
+            guard let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") else {
+                return nil
+            }
             return String(header.dropFirst("bearer ".count))
         }
         let body: ByteBuffer
@@ -41,14 +48,19 @@ enum SessionExchange {
         if isForm {
             for pair in text.split(separator: "&") {
                 let parts = pair.split(separator: "=", maxSplits: 1)
-                if parts.count == 2, parts[0] == "token" {
-                    return String(parts[1]).replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+                if parts.count == 2, parts[0] == "token",
+                    let token = String(parts[1]).replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+                {
+                    return token
                 }
             }
-            return nil
+            throw APIError.invalidRequest("the form carries no token field")
         }
         struct Body: Decodable { var token: String }
-        return (try? JSONDecoder().decode(Body.self, from: Data(text.utf8)))?.token
+        guard let token = try? JSONDecoder().decode(Body.self, from: Data(text.utf8)).token else {
+            throw APIError.invalidRequest("the body should be {\"token\": TOKEN}")
+        }
+        return token
     }
 
     private static func redirect(to location: String, cookie: String?) -> Response {
