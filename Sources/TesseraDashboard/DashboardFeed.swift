@@ -7,10 +7,10 @@ import TesseraCore
 /// The dashboard's one snapshot builder and the event stream's fan-out.
 ///
 /// ```
-///  FarmService ──poll (250 ms)──▶ build snapshot ──▶ FeedCoalescer ──▶ each client's bounded buffer ──▶ SSE
-///  (workers, jobs, segments,        (rates from       (changed sections,  (8 messages; a client that
-///   FarmMetrics.produced)            bounded rings)     ≤ 1 message/s,      falls behind is dropped)
-///                                                       heartbeat)
+///  FarmService ──poll (100 ms)──▶ build snapshot ──▶ FeedCoalescer ──▶ each client's bounded buffer ──▶ SSE
+///  (workers each poll; jobs and     (rates from       (changed sections,  (8 messages; a client that
+///   segments each 500 ms;            bounded rings)     ≤ 1 message/s,      falls behind is dropped)
+///   FarmMetrics.produced)                               heartbeat)
 /// ```
 ///
 /// A new client gets the latest full snapshot at once, then what the coalescer sends. Run it as a
@@ -30,10 +30,11 @@ public final class DashboardFeed: Service, Sendable {
         var nextClient = 0
         var dropped = 0
         var rates = RateBook()
+        var store: StoreView?
     }
 
     public init(
-        service: any FarmService, pollInterval: Duration = .milliseconds(250), minimumGap: Double = 1,
+        service: any FarmService, pollInterval: Duration = .milliseconds(100), minimumGap: Double = 1,
         heartbeat: Double = 2, clientBuffer: Int = 8
     ) {
         self.service = service
@@ -137,8 +138,22 @@ public final class DashboardFeed: Service, Sendable {
     static let finishedMaps = 10
     static let errorsShown = 50
 
-    func build(now: Double) async -> DashboardSnapshot {
-        let workers = await service.workers()
+    /// Jobs and segment maps come from the job store: read at most every `storeInterval` seconds, while
+    /// workers (held in memory by the dispatcher) are read at every poll, so a worker's change reaches
+    /// the page soonest.
+    static let storeInterval = 0.5
+
+    struct StoreView: Sendable {
+        var at: Double
+        var running: [JobStatus]
+        var finished: [JobStatus]
+        var maps: [DashboardSnapshot.SegmentMap]
+    }
+
+    func storeView(now: Double) async -> StoreView {
+        if let cached = state.withLock({ $0.store }), now - cached.at < Self.storeInterval, now >= cached.at {
+            return cached
+        }
         let allJobs = (try? await service.jobs()) ?? []
         let running = allJobs.filter { !$0.state.isTerminal }
         let finished = Array(
@@ -150,14 +165,22 @@ public final class DashboardFeed: Service, Sendable {
                 maps.append(.init(job: job.id, segments: segments))
             }
         }
+        let view = StoreView(at: now, running: running, finished: finished, maps: maps)
+        state.withLock { $0.store = view }
+        return view
+    }
+
+    func build(now: Double) async -> DashboardSnapshot {
+        let workers = await service.workers()
+        let view = await storeView(now: now)
         let produced = service.metrics.produced
         return state.withLock { state in
-            state.rates.record(produced: produced, workers: workers, jobs: running, now: now)
+            state.rates.record(produced: produced, workers: workers, jobs: view.running, now: now)
             return DashboardSnapshot(
                 at: now, workers: workers.map { state.rates.row($0) },
-                jobs: (running + finished).map { state.rates.row($0, now: now) },
-                throughput: state.rates.throughput, maps: maps,
-                errors: Self.failures(jobs: running + finished, maps: maps))
+                jobs: (view.running + view.finished).map { state.rates.row($0, now: now) },
+                throughput: state.rates.throughput, maps: view.maps,
+                errors: Self.failures(jobs: view.running + view.finished, maps: view.maps))
         }
     }
 

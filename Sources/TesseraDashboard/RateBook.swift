@@ -15,8 +15,8 @@ struct RateBook: Sendable {
     static let window = 10.0
     static let pointInterval = 5.0
     static let hour = 3600.0
-    /// Polls are ≥ 0.25 s apart: 48 samples cover the ten-second window.
-    static let recentSamples = 48
+    /// Polls are ≥ 0.1 s apart: 128 samples cover the ten-second window.
+    static let recentSamples = 128
 
     private var farm = ThroughputRing<Sample>(capacity: recentSamples)
     private(set) var hourPoints = ThroughputRing<[Double]>(capacity: Int(hour / pointInterval))
