@@ -75,14 +75,14 @@ enum DashboardPage {
             <div id="throughput">\(throughput(s.throughput))</div></section>
             <section aria-labelledby="workers-h"><h2 id="workers-h">Workers</h2>
             <div class="scroll" tabindex="0" role="region" aria-labelledby="workers-h"><table>
-            <thead><tr><th scope="col">Worker</th><th scope="col">Host</th><th scope="col">Backend</th>
-            <th scope="col">Job / segment</th><th scope="col">Frames/s</th><th scope="col">State</th>
-            <th scope="col">Last heartbeat</th><th scope="col">Frames</th><th scope="col">Controls</th></tr></thead>
+            <thead><tr><th scope="col">Worker</th><th scope="col">State</th><th scope="col">Job / segment</th>
+            <th scope="col">Frames/s</th><th scope="col">Last heartbeat</th><th scope="col">Frames</th>
+            <th scope="col">Host</th><th scope="col">Backend</th><th scope="col">Controls</th></tr></thead>
             <tbody id="workers">\(s.workers.map(workerRow).joined())</tbody></table></div></section>
             <section aria-labelledby="jobs-h"><h2 id="jobs-h" tabindex="-1">\(page > 1 ? "Older jobs, page \(page)" : "Jobs")</h2>
             <div class="scroll" tabindex="0" role="region" aria-labelledby="jobs-h"><table>
-            <thead><tr><th scope="col">Job</th><th scope="col">Source</th><th scope="col">State</th>
-            <th scope="col">Progress</th><th scope="col">Frames/s</th><th scope="col">ETA</th></tr></thead>
+            <thead><tr><th scope="col">Job</th><th scope="col">State</th><th scope="col">Progress</th>
+            <th scope="col">ETA</th><th scope="col">Frames/s</th><th scope="col">Source</th></tr></thead>
             <tbody id="jobs">\(jobs.map(jobRow).joined())</tbody></table></div>
             <nav aria-label="Job history">\(page > 1 ? "<a href=\"/?page=\(page - 1)\">Newer jobs</a> " : "")<a href="/?page=\(page + 1)">Older jobs</a></nav>
             </section>
@@ -132,10 +132,11 @@ enum DashboardPage {
                 "<button type=\"button\" data-act=\"\($0.rawValue)\" data-id=\"\(id)\" "
                     + "aria-label=\"\($0.rawValue.capitalized) worker \(id)\">\($0.rawValue.capitalized)</button>"
             }.joined(separator: " ")
-        return "<tr data-worker=\"\(id)\"><th scope=\"row\">\(id)</th><td>\(escape(w.host))</td>"
-            + "<td>\(escape(w.backend))</td><td>\(task)</td><td>\(number(w.framesPerSecond))</td>"
+        return "<tr data-worker=\"\(id)\"><th scope=\"row\">\(id)</th>"
             + "<td class=\"state\"><span class=\"badge w-\(w.state.rawValue)\">\(w.state.rawValue)</span></td>"
-            + "<td>\(number(w.lastSeenSeconds)) s ago</td><td>\(w.frames)</td><td class=\"controls\">\(controls)</td></tr>"
+            + "<td>\(task)</td><td>\(number(w.framesPerSecond))</td><td>\(number(w.lastSeenSeconds)) s ago</td>"
+            + "<td>\(w.frames)</td><td>\(escape(w.host))</td><td>\(escape(w.backend))</td>"
+            + "<td class=\"controls\">\(controls)</td></tr>"
     }
 
     static func eta(_ j: DashboardSnapshot.Job) -> String {
@@ -148,12 +149,12 @@ enum DashboardPage {
         let id = escape(j.id)
         let percent = j.framesTotal > 0 ? Double(j.framesDone) * 100 / Double(j.framesTotal) : 0
         return "<tr data-job=\"\(id)\" data-frames-done=\"\(j.framesDone)\" data-frames-total=\"\(j.framesTotal)\">"
-            + "<th scope=\"row\">\(id)</th><td>\(escape(j.source))</td>"
+            + "<th scope=\"row\">\(id)</th>"
             + "<td><span class=\"badge j-\(j.state.rawValue)\">\(j.state.rawValue)</span></td>"
             + "<td><progress max=\"\(max(1, j.framesTotal))\" value=\"\(j.framesDone)\" "
             + "aria-label=\"Progress of job \(id)\"></progress> <span class=\"frames\">\(j.framesDone) / \(j.framesTotal)"
             + "</span> (<span class=\"pct\">\(String(format: "%.1f", percent))</span> %)</td>"
-            + "<td>\(number(j.framesPerSecond))</td><td>\(eta(j))</td></tr>"
+            + "<td>\(eta(j))</td><td>\(number(j.framesPerSecond))</td><td>\(escape(j.source))</td></tr>"
     }
 
     static func map(_ m: DashboardSnapshot.SegmentMap) -> String {

@@ -13,6 +13,7 @@ passed. Figures, not verdicts, are what the Swift test asserts on again.
 import json
 import math
 import os
+import random
 import signal
 import subprocess
 import sys
@@ -24,6 +25,10 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import sync_playwright
 
 config = json.load(open(sys.argv[1]))
+# Events land at random points of the stream's one-second rhythm (during a job it sends every second):
+# an event timed right after a send always waits the whole second, one right before it hardly at all.
+seed = int(time.time())
+rng = random.Random(seed)
 result_path = sys.argv[2]
 base = config["url"]
 token = config["token"]
@@ -83,7 +88,7 @@ def worker_state(page, worker):
 
 
 def write_result():
-    json.dump({"checks": checks, "figures": figures}, open(result_path, "w"), indent=2)
+    json.dump({"checks": checks, "figures": figures, "seed": seed}, open(result_path, "w"), indent=2)
 
 
 job = config["job"]
@@ -147,6 +152,7 @@ with sync_playwright() as pw:
     figures["progressCatchUpSeconds"] = catch_up
 
     # A worker killed with kill -9 shows "lost" within heartbeat × liveness + 1 s.
+    time.sleep(rng.uniform(0, 1))
     os.kill(workers[victim], signal.SIGKILL)
     lost = wait_for(lambda: worker_state(page, victim) == "lost", config["lostWithinSeconds"] + 5, step=0.02)
     figures["lostSeconds"] = lost
@@ -158,6 +164,7 @@ with sync_playwright() as pw:
     toggler = [w for w in workers if w != victim][0]
     for i in range(10):
         for action, state in (("pause", "paused"), ("resume", None)):
+            time.sleep(rng.uniform(0, 1))
             start = time.monotonic()
             code, _ = api(f"/v1/workers/{toggler}/{action}", method="POST")
             if code != 200:
