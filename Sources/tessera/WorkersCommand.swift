@@ -6,6 +6,12 @@ struct WorkersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "workers",
         abstract: "List the coordinator's workers, or drain, pause or resume one.",
+        discussion: """
+            `tessera workers` lists (the `list` subcommand); each subcommand takes --coordinator <url>, \
+            --token or --token-file, and --json.
+
+            \(ExitStatus.farmHelpText)
+            """,
         subcommands: [List.self, Control<Drain>.self, Control<Pause>.self, Control<Resume>.self],
         defaultSubcommand: List.self)
 

@@ -40,6 +40,18 @@ struct FarmDashboardTests {
                 return (listed ?? []).contains { ($0["tasks"] as? [String] ?? []).contains { $0.hasPrefix(id + "/") } }
             })
 
+        // The CLI's controls, as an operator types them.
+        let drained = try farm.client(["workers", "drain", "w3"])
+        #expect(drained.status == 0 && drained.stdout.contains("worker w3: draining"), "\(drained)")
+        #expect(
+            farm.eventually(5) {
+                ((try? farm.client(["workers"]).stdout) ?? "").split(separator: "\n").contains {
+                    $0.hasPrefix("w3 ") && $0.contains("draining")
+                }
+            })
+        #expect(try farm.client(["workers", "resume", "w3"]).status == 0)
+        #expect(try farm.client(["workers", "pause", "nobody"]).status != 0, "an unknown worker is refused")
+
         let artefacts = farm.root.appendingPathComponent("artefacts")
         try FileManager.default.createDirectory(at: artefacts, withIntermediateDirectories: true)
         let heartbeat = 0.2, liveness = 10.0  // FarmFixture.coordinatorFlags
