@@ -154,6 +154,33 @@ extension Coordinator: FarmService {
         return records.map(Self.segmentStatus)
     }
 
+    public func thumbnail(job id: String, segment index: Int) async throws(FarmError) -> Data {
+        let status = try await job(id)
+        let segments = try await segments(of: id)
+        guard segments.contains(where: { $0.index == index }) else {
+            throw FarmError(.notFound, "job \(id) has no segment \(index)")
+        }
+        guard status.state == .completed else {
+            throw FarmError(
+                .conflict, "job \(id) is \(status.state.rawValue): thumbnails come from its finished output")
+        }
+        let startFrame = segments.filter { $0.index < index }.reduce(0) { $0 + $1.frames }
+        let output = status.output, total = max(1, status.framesTotal)
+        do {
+            return try await DedicatedThread.run {
+                // Segments are contiguous runs of output frames on a constant grid: frame k starts at
+                // duration × k / total.
+                let asset = try Asset.load(output, scanPackets: false)
+                let seconds = asset.duration.seconds * Double(startFrame) / Double(total)
+                let generator = ImageGenerator(path: output)
+                generator.maximumSize = (160, 90)
+                return try generator.image(at: MediaTime(seconds: seconds, preferredTimescale: 90_000)).png
+            }
+        } catch {
+            throw FarmError(.internalError, "thumbnail of job \(id) segment \(index): \(error)")
+        }
+    }
+
     /// A stored segment in the map's words: a finished segment that needed more than one attempt (a
     /// counted failure, or a lost or superseded lease) is `retried`.
     static func segmentStatus(_ r: SegmentRecord) -> SegmentStatus {

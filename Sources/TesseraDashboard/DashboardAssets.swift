@@ -23,7 +23,7 @@ enum DashboardAssets {
         .controls{white-space:nowrap}.figures{font-size:1.2rem;font-weight:600}
         .map ol{list-style:none;display:flex;flex-wrap:wrap;gap:.25rem;padding:0;margin:.2rem 0}
         .cell{border:1px solid #333;border-radius:.2rem;padding:.1rem .3rem;font-size:.8rem;min-width:2.5rem}
-        .cell small{display:block}.s-done{background:#d7f0dc}.s-running{background:#fdf0c4}
+        .cell small,.cell img{display:block}.cell img{margin-top:.1rem}.s-done{background:#d7f0dc}.s-running{background:#fdf0c4}
         .s-failed{background:#fbd9d9}.s-retried{background:#d6e6fb;border-style:dashed}.s-queued{background:#fff}
         .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
         .signin{max-width:22rem;margin:3rem auto}.signin input{display:block;width:100%;margin:.3rem 0 .8rem;
@@ -48,7 +48,7 @@ enum DashboardAssets {
         const eta=j.etaLow==null?"—":(j.etaLow===j.etaHigh?d(j.etaLow):d(j.etaLow)+"–"+d(j.etaHigh));
         return '<tr data-job="'+id+'" data-frames-done="'+j.framesDone+'" data-frames-total="'+j.framesTotal+'"><th scope="row">'+id+'</th><td><span class="badge j-'+e(j.state)+'">'+e(j.state)+'</span></td><td><progress max="'+Math.max(1,j.framesTotal)+'" value="'+j.framesDone+'" aria-label="Progress of job '+id+'"></progress> <span class="frames">'+j.framesDone+" / "+j.framesTotal+'</span> (<span class="pct">'+p.toFixed(1)+"</span> %)</td><td>"+eta+"</td><td>"+n(j.framesPerSecond)+"</td><td>"+e(j.source)+"</td></tr>"}
         function map(m){const job=e(m.job);return '<figure class="map" data-job="'+job+'"><figcaption>Job '+job+'</figcaption><ol aria-label="Segments of job '+job+'">'+m.segments.map(s=>{const w=e(s.worker||""),l="segment "+s.index+": "+s.state+(w?" on "+w:"")+(s.attempts>1?", "+s.attempts+" attempts":"");
-        return '<li class="cell s-'+s.state+'" data-state="'+s.state+'" data-worker="'+w+'" title="'+l+'"><span class="n">'+s.index+'</span> <span aria-hidden="true">'+G[s.state]+'</span><span class="sr">'+l+'</span><small aria-hidden="true">'+w+"</small></li>"}).join("")+"</ol></figure>"}
+        return '<li class="cell s-'+s.state+'" data-state="'+s.state+'" data-worker="'+w+'" title="'+l+'"><span class="n">'+s.index+'</span> <span aria-hidden="true">'+G[s.state]+'</span><span class="sr">'+l+'</span><small aria-hidden="true">'+w+"</small>"+(m.thumbnails?'<img src="/v1/jobs/'+encodeURIComponent(m.job)+"/segments/"+s.index+'/thumbnail.png" alt="" loading="lazy" width="80" height="45">':"")+"</li>"}).join("")+"</ol></figure>"}
         function chart(t){const p=t.points||[];if(p.length<2)return"";const t0=p[0][0],t1=p[p.length-1][0]||t0+1,m=Math.max(1,...p.map(x=>x[1]));
         return '<svg viewBox="0 0 600 80" preserveAspectRatio="none" role="img" aria-label="Frames per second over the last '+Math.round((t1-t0)/60)+' min, peak '+n(m)+'"><polyline fill="none" stroke="#0b57d0" stroke-width="2" points="'+p.map(x=>(600*(x[0]-t0)/Math.max(1,t1-t0)).toFixed(1)+","+(78-76*x[1]/m).toFixed(1)).join(" ")+'"/></svg>'}
         function render(){if(!st)return;

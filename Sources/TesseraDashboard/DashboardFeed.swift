@@ -162,7 +162,7 @@ public final class DashboardFeed: Service, Sendable {
         var maps: [DashboardSnapshot.SegmentMap] = []
         for job in running + finished.prefix(Self.finishedMaps) {
             if let segments = try? await service.segments(of: job.id) {
-                maps.append(.init(job: job.id, segments: segments))
+                maps.append(.init(job: job.id, thumbnails: job.state == .completed, segments: segments))
             }
         }
         let view = StoreView(at: now, running: running, finished: finished, maps: maps)

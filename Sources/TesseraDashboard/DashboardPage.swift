@@ -167,10 +167,20 @@ enum DashboardPage {
             return
                 "<li class=\"cell s-\(s.state.rawValue)\" data-state=\"\(s.state.rawValue)\" data-worker=\"\(worker)\" "
                 + "title=\"\(label)\"><span class=\"n\">\(s.index)</span> <span aria-hidden=\"true\">\(glyphs[s.state]!)</span>"
-                + "<span class=\"sr\">\(label)</span><small aria-hidden=\"true\">\(worker)</small></li>"
+                + "<span class=\"sr\">\(label)</span><small aria-hidden=\"true\">\(worker)</small>"
+                + (m.thumbnails
+                    ? "<img src=\"/v1/jobs/\(escape(pathSegment(m.job)))/segments/\(s.index)/thumbnail.png\" alt=\"\" loading=\"lazy\" "
+                        + "width=\"80\" height=\"45\">" : "") + "</li>"
         }
         return "<figure class=\"map\" data-job=\"\(job)\"><figcaption>Job \(job)</figcaption>"
             + "<ol aria-label=\"Segments of job \(job)\">\(cells.joined())</ol></figure>"
+    }
+
+    /// A job id as one URL path segment.
+    static func pathSegment(_ text: String) -> String {
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "/?#%")
+        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
     }
 
     static func errors(_ list: [DashboardSnapshot.Failure]) -> String {

@@ -47,6 +47,8 @@ public struct DashboardSnapshot: Sendable, Codable, Equatable {
     /// One job's segment map.
     public struct SegmentMap: Sendable, Codable, Equatable {
         public var job: String
+        /// Whether each segment has a thumbnail (the job completed).
+        public var thumbnails: Bool
         public var segments: [SegmentStatus]
     }
 

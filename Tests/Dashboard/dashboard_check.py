@@ -202,6 +202,20 @@ with sync_playwright() as pw:
     check("the segment map shows the retry, as /v1/jobs/{id}/segments does",
           "retried" in shown_states and shown_states == [s["state"] for s in api_segments],
           (shown_states, [s["state"] for s in api_segments]))
+    # A thumbnail for every finished segment, made from the verified output.
+    images = page.locator(f'figure.map[data-job="{job}"] img')
+    check("every segment of the completed job has a thumbnail", images.count() == len(api_segments), images.count())
+    if images.count():
+        images.nth(len(api_segments) // 2).scroll_into_view_if_needed()
+        loaded = wait_for(lambda: images.nth(len(api_segments) // 2).evaluate("i => i.complete && i.naturalWidth > 0"),
+                          20)
+        check("a thumbnail loads in the page", loaded is not None)
+        req = urllib.request.Request(f"{base}/v1/jobs/{job}/segments/0/thumbnail.png")
+        req.add_header("Authorization", "Bearer " + token)
+        with urllib.request.urlopen(req, timeout=20) as r:
+            png = r.read()
+        check("a thumbnail is a PNG", png[:8] == b"\x89PNG\r\n\x1a\n" and r.headers["Content-Type"] == "image/png",
+              png[:8])
     check("the page asked nothing of any other host",
           all(u.startswith(base) for u in requests), [u for u in requests if not u.startswith(base)])
 

@@ -94,6 +94,10 @@ actor MemoryFarm: FarmService {
         return workerList[i]
     }
 
+    func thumbnail(job id: String, segment: Int) throws(FarmError) -> Data {
+        throw FarmError(.notFound, "no job \(id)")
+    }
+
     func segments(of id: String) throws(FarmError) -> [SegmentStatus] {
         guard statuses[id] != nil else { throw FarmError(.notFound, "no job \(id)") }
         return []

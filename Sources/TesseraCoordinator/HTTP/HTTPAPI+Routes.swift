@@ -42,6 +42,15 @@ extension HTTPAPI {
         v1.get("jobs/{id}/segments") { _, context in
             try JSONBody.response(try await service.segments(of: try context.parameters.require("id")))
         }
+        v1.get("jobs/{id}/segments/{n}/thumbnail.png") { _, context in
+            guard let index = Int(try context.parameters.require("n")) else {
+                throw APIError.invalidRequest("the segment is its number in the plan, from 0")
+            }
+            let png = try await service.thumbnail(job: try context.parameters.require("id"), segment: index)
+            return Response(
+                status: .ok, headers: [.contentType: "image/png", .cacheControl: "private, max-age=3600"],
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: png)))
+        }
         v1.get("workers") { _, _ in try JSONBody.response(await service.workers()) }
         for action in WorkerControl.allCases {
             v1.post("workers/{id}/\(action.rawValue)") { _, context in

@@ -10,6 +10,7 @@ enum RouteMethods {
         (["v1", "jobs", "{}", "cancel"], ["POST"]),
         (["v1", "jobs", "{}", "output"], ["GET"]),
         (["v1", "jobs", "{}", "segments"], ["GET"]),
+        (["v1", "jobs", "{}", "segments", "{}", "thumbnail.png"], ["GET"]),
         (["v1", "workers"], ["GET"]),
         (["v1", "workers", "{}", "drain"], ["POST"]),
         (["v1", "workers", "{}", "pause"], ["POST"]),
