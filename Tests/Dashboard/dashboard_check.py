@@ -127,7 +127,10 @@ with sync_playwright() as pw:
     plain = browser.new_context(java_script_enabled=False)
     plain.add_cookies(session)
     bare = plain.new_page()
-    bare.goto(base + "/")
+    first = bare.goto(base + "/")
+    figures["firstLoadBytes"] = len(first.body())
+    check("the first load is at most 500 KB (every asset inside the page)", figures["firstLoadBytes"] <= 500_000,
+          figures["firstLoadBytes"])
     rendered = {w for w in workers if bare.locator(f'tr[data-worker="{w}"]').count() == 1}
     check("the server-rendered page lists the workers before any script", rendered == set(workers), rendered)
     plain.close()
