@@ -32,6 +32,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         // NIOLockedValueBox, for state shared by reference between threads and tasks (already in the graph via Hummingbird).
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
+        // HMAC-SHA256 for the dashboard's session cookie (already in the graph via swift-certificates).
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
     ],
     targets: [
         // C libraries, found with pkg-config. Each has a shim header for macros Swift cannot import.
@@ -87,6 +89,15 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]),
+        // The live web page at `/` and its event stream (`/v1/events`), over FarmService only.
+        .target(
+            name: "TesseraDashboard",
+            dependencies: [
+                "TesseraCore", "TesseraCoordinator",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
         // The worker loop: connect, announce, take tasks, transcode segments, report.
         .target(
@@ -118,6 +129,7 @@ let package = Package(
             dependencies: [
                 "TesseraCore", "TesseraAV", "TesseraMedia", "TesseraCompute",
                 "TesseraWire", "TesseraCoordinator", "TesseraWorker", "TesseraClient", "TesseraFarm",
+                "TesseraDashboard",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -141,6 +153,8 @@ let package = Package(
             name: "TesseraMediaTests",
             dependencies: [
                 "TesseraMedia", "TesseraAV", "TesseraCompute", "TesseraCore", "CFFmpeg", "TesseraTestSupport",
+                // RetimePlanTests imports it: without the edge the build fails whenever it is not built first.
+                .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
         .testTarget(name: "TesseraCLITests", dependencies: ["TesseraCore", "TesseraTestSupport"]),
         .testTarget(
@@ -153,7 +167,7 @@ let package = Package(
             name: "TesseraCoordinatorTests",
             dependencies: [
                 "TesseraCoordinator", "TesseraClient", "TesseraCore", "TesseraWire", "TesseraTestSupport",
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                "TesseraDashboard", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
         // End-to-end: real coordinator and worker processes on loopback.
         .testTarget(

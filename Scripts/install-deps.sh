@@ -4,7 +4,7 @@
 set -euo pipefail
 packages=(pkg-config ffmpeg libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev
           libavfilter-dev libzmq3-dev libvulkan-dev mesa-vulkan-drivers glslc vulkan-tools libsqlite3-dev sqlite3 time
-          python3-yaml python3-venv systemd iproute2 binutils prometheus)
+          python3-yaml python3-venv systemd iproute2 binutils prometheus chromium)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -49,6 +49,18 @@ if ! "$tools/bin/python" -c "import opentimelineio, sys; sys.exit(opentimelineio
     echo "installing: opentimelineio $OTIO_VERSION into $tools"
     [ -x "$tools/bin/pip" ] || $sudo /usr/bin/python3 -m venv "$tools"
     $sudo "$tools/bin/pip" install -q "opentimelineio==$OTIO_VERSION"
+fi
+# Dashboard tests: Playwright drives Debian's chromium (it cannot download its own browser here), and
+# axe-playwright-python checks accessibility; both in the same environment.
+PLAYWRIGHT_VERSION=1.65.2
+AXE_PLAYWRIGHT_VERSION=0.1.8
+if ! "$tools/bin/python" -c "import playwright, axe_playwright_python, importlib.metadata as m, sys; \
+sys.exit(m.version('playwright') != '$PLAYWRIGHT_VERSION' or m.version('axe-playwright-python') != '$AXE_PLAYWRIGHT_VERSION')" \
+   2>/dev/null; then
+    sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    echo "installing: playwright $PLAYWRIGHT_VERSION, axe-playwright-python $AXE_PLAYWRIGHT_VERSION into $tools"
+    [ -x "$tools/bin/pip" ] || $sudo /usr/bin/python3 -m venv "$tools"
+    $sudo "$tools/bin/pip" install -q "playwright==$PLAYWRIGHT_VERSION" "axe-playwright-python==$AXE_PLAYWRIGHT_VERSION"
 fi
 if ! command -v swift >/dev/null && [ ! -x /opt/swift/usr/bin/swift ]; then
     echo "Swift 6.1+ is required (expected at /opt/swift/usr/bin or on PATH)" >&2

@@ -51,6 +51,16 @@ public struct FarmClient: Sendable {
         try await call("GET", "v1/workers")
     }
 
+    /// Drains, pauses or resumes a worker; answers its status as the next listing shows it.
+    public func control(worker id: String, _ action: WorkerControl) async throws -> WorkerStatus {
+        try await call("POST", "v1/workers/\(Self.segment(id))/\(action.rawValue)")
+    }
+
+    /// The job's segment map: each segment's state, attempts, worker and errors.
+    public func segments(of id: String) async throws -> [SegmentStatus] {
+        try await call("GET", "v1/jobs/\(Self.segment(id))/segments")
+    }
+
     /// `/healthz`'s status ("ok"); needs no token.
     public func health() async throws -> String {
         struct Health: Decodable { var status: String }

@@ -87,7 +87,7 @@ extension Coordinator: FarmService {
         var stored = request
         stored.source = source
         stored.fileType = type
-        stored.parallelism = request.parallelism ?? max(1, workerStatuses.filter { $0.state != .draining }.count)
+        stored.parallelism = request.parallelism ?? max(1, workerStatuses.filter { $0.state.takesWork }.count)
         let record: JobRecord
         let store = farm.store, toStore = stored
         do {
@@ -132,6 +132,70 @@ extension Coordinator: FarmService {
 
     public func workers() async -> [WorkerStatus] { workerStatuses }
 
+    public func control(worker id: String, _ action: WorkerControl) async throws(FarmError) -> WorkerStatus {
+        guard var status = workerStatuses.first(where: { $0.id == id && $0.state != .lost }) else {
+            throw FarmError(.notFound, "no worker \(id.logSafe(limit: 64)) is connected")
+        }
+        controlWorker(id, action)
+        switch action {
+        case .drain: status.state = .draining
+        case .pause: status.state = .paused
+        case .resume: status.state = status.tasks.isEmpty ? .idle : .busy
+        }
+        return status
+    }
+
+    public func segments(of id: String) async throws(FarmError) -> [SegmentStatus] {
+        guard (try? await farm.store.jobAsync(id)) != nil else { throw FarmError(.notFound, "no job \(id)") }
+        let records: [SegmentRecord]
+        do { records = try await farm.store.segmentsAsync(of: id) } catch {
+            throw FarmError(.internalError, "job store: \(error)")
+        }
+        return records.map(Self.segmentStatus)
+    }
+
+    public func thumbnail(job id: String, segment index: Int) async throws(FarmError) -> Data {
+        let status = try await job(id)
+        let segments = try await segments(of: id)
+        guard segments.contains(where: { $0.index == index }) else {
+            throw FarmError(.notFound, "job \(id) has no segment \(index)")
+        }
+        guard status.state == .completed else {
+            throw FarmError(
+                .conflict, "job \(id) is \(status.state.rawValue): thumbnails come from its finished output")
+        }
+        let startFrame = segments.filter { $0.index < index }.reduce(0) { $0 + $1.frames }
+        let output = status.output, total = max(1, status.framesTotal)
+        do {
+            return try await DedicatedThread.run {
+                // Segments are contiguous runs of output frames on a constant grid: frame k starts at
+                // duration × k / total.
+                let asset = try Asset.load(output, scanPackets: false)
+                let seconds = asset.duration.seconds * Double(startFrame) / Double(total)
+                let generator = ImageGenerator(path: output)
+                generator.maximumSize = (160, 90)
+                return try generator.image(at: MediaTime(seconds: seconds, preferredTimescale: 90_000)).png
+            }
+        } catch {
+            throw FarmError(.internalError, "thumbnail of job \(id) segment \(index): \(error)")
+        }
+    }
+
+    /// A stored segment in the map's words: a finished segment that needed more than one attempt (a
+    /// counted failure, or a lost or superseded lease) is `retried`.
+    static func segmentStatus(_ r: SegmentRecord) -> SegmentStatus {
+        let state: SegmentStatus.State =
+            switch r.state {
+            case .pending: .queued
+            case .leased: .running
+            case .failed: .failed
+            case .done: r.failures > 0 || (r.doneAttempt ?? r.attempt) > 1 ? .retried : .done
+            }
+        return SegmentStatus(
+            index: r.index, state: state, frames: r.frames, attempts: r.attempt, worker: r.worker,
+            encodeSeconds: r.encodeSeconds, errors: r.errors)
+    }
+
     public func outputFile(of id: String) async throws(FarmError) -> URL {
         let status = try await job(id)
         guard status.state == .completed else {
@@ -167,7 +231,7 @@ extension Coordinator: FarmService {
             }
         }
         let counts = farm.board.counts
-        let ws = workerStatuses
+        let ws = workerStatuses.filter { $0.state != .lost }
         farm.metrics.update(
             FarmMetrics.Snapshot(
                 queuedSegments: max(0, queued - counts.inFlight), runningSegments: counts.inFlight,

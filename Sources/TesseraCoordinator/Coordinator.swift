@@ -114,6 +114,8 @@ public final class Coordinator: @unchecked Sendable {
 
     var workerStatuses: [WorkerStatus] { dispatcher?.workers ?? [] }
 
+    func controlWorker(_ id: String, _ action: WorkerControl) { dispatcher?.control(worker: id, action) }
+
     /// The export report (JSON) of a completed job.
     public func report(of id: String) -> String? { (try? farm.store.job(id))??.report }
 }

@@ -15,6 +15,16 @@ public protocol FarmService: Sendable {
     /// Cancels a job that is not finished; its running tasks are withdrawn from the workers.
     func cancel(_ id: String) async throws(FarmError) -> JobStatus
     func workers() async -> [WorkerStatus]
+    /// Drains, pauses or resumes a worker (see `WorkerControl`) and answers its status as the next listing
+    /// shows it. Throws `FarmError.notFound` for a worker that is not connected.
+    func control(worker id: String, _ action: WorkerControl) async throws(FarmError) -> WorkerStatus
+    /// The job's segments in plan order, each with its state, attempts, worker and errors (the segment map).
+    /// Throws `FarmError.notFound` for an unknown job.
+    func segments(of id: String) async throws(FarmError) -> [SegmentStatus]
+    /// A PNG (at most 160×90) of the frame a finished segment starts with, taken from the job's verified
+    /// output by `ImageGenerator`. Throws `FarmError.notFound` for an unknown job or segment, `.conflict`
+    /// while the job has no output yet (thumbnails come from the stitched file, not the spool).
+    func thumbnail(job id: String, segment: Int) async throws(FarmError) -> Data
     /// The finished output of a completed job, for download.
     func outputFile(of id: String) async throws(FarmError) -> URL
     /// Moves an uploaded file (already written to `temporaryFile` in the data folder) into the upload

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import TesseraCoordinator
+import TesseraDashboard
 import TesseraWire
 
 /// `tessera coordinator`: the farm's coordinator — job store, dispatcher, HTTP API.
@@ -87,7 +88,9 @@ struct CoordinatorCommand: AsyncParsableCommand {
         let coordinator = try Coordinator(configuration: config, logger: logger)
         try coordinator.start()  // a ZeroMQ address that cannot be bound fails here, before any HTTP
         let (host, port) = Self.hostPort(http)!
-        let api = HTTPService(api: HTTPAPI(service: coordinator, token: token), host: host, port: port) { bound in
+        let feed = DashboardFeed(service: coordinator)
+        let http = HTTPAPI(service: coordinator, token: token, additions: [Dashboard(feed: feed)])
+        let api = HTTPService(api: http, host: host, port: port) { bound in
             logger.info("HTTP API on http://\(host):\(bound)")
         }
         // SIGTERM/SIGINT shut the group down gracefully, in reverse order: the HTTP API stops taking
@@ -97,6 +100,8 @@ struct CoordinatorCommand: AsyncParsableCommand {
             try await Lifecycle.run([
                 .init(service: coordinator, successTerminationBehavior: .gracefullyShutdownGroup),
                 .init(service: api, successTerminationBehavior: .gracefullyShutdownGroup),
+                // Last, so it stops first: it ends the event streams before the HTTP API waits for them.
+                .init(service: feed, successTerminationBehavior: .gracefullyShutdownGroup),
             ])
         } catch {
             coordinator.shutdown()

@@ -86,6 +86,23 @@ actor MemoryFarm: FarmService {
 
     func workers() -> [WorkerStatus] { workerList }
 
+    func control(worker id: String, _ action: WorkerControl) throws(FarmError) -> WorkerStatus {
+        guard let i = workerList.firstIndex(where: { $0.id == id }) else {
+            throw FarmError(.notFound, "no worker \(id) is connected")
+        }
+        workerList[i].state = action == .drain ? .draining : action == .pause ? .paused : .idle
+        return workerList[i]
+    }
+
+    func thumbnail(job id: String, segment: Int) throws(FarmError) -> Data {
+        throw FarmError(.notFound, "no job \(id)")
+    }
+
+    func segments(of id: String) throws(FarmError) -> [SegmentStatus] {
+        guard statuses[id] != nil else { throw FarmError(.notFound, "no job \(id)") }
+        return []
+    }
+
     func outputFile(of id: String) throws(FarmError) -> URL {
         _ = try job(id)
         guard let file = outputs[id] else { throw FarmError(.conflict, "job \(id) has no output yet") }

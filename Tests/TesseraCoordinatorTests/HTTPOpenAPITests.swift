@@ -1,6 +1,7 @@
 import Foundation
 import TesseraCoordinator
 import TesseraCore
+import TesseraDashboard
 import TesseraTestSupport
 import Testing
 
@@ -32,8 +33,9 @@ import Testing
         }
         let farm = try MemoryFarm()
         defer { farm.remove() }
-        let routes = HTTPAPI(service: farm, token: nil).routes
-        #expect(routes.count == 9)
+        let dashboard = Dashboard(feed: DashboardFeed(service: farm))
+        let routes = HTTPAPI(service: farm, token: nil, additions: [dashboard]).routes
+        #expect(routes.count == 17)
         #expect(described.sorted() == routes)
         #expect(spec["components"]?["securitySchemes"]?["bearer"]?["scheme"]?.string == "bearer")
     }
@@ -58,6 +60,13 @@ import Testing
             ("JobRequest", HTTPJobRoutesTests.fullRequest), ("JobRequest", crf), ("JobStatus", status),
             ("WorkerStatus", worker), ("Error", ["error": "notFound", "message": "no job x"]),
             ("UploadAnswer", ["uploadID": "up-1"]),
+            (
+                "SegmentStatus",
+                SegmentStatus(
+                    index: 3, state: .retried, frames: 60, attempts: 2, worker: "w2", encodeSeconds: 1.5,
+                    errors: ["attempt 1 on w1: worker w1 went silent"])
+            ),
+            ("SessionAnswer", ["expiresInSeconds": 43200]),
         ]
         for (name, sample) in samples {
             let json = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(sample))
@@ -68,7 +77,8 @@ import Testing
         for name in [
             "JobRequest", "OutputSettings", "VideoSettings", "AudioSettings", "AudioTrackSelection", "TimeRange",
             "MediaTime",
-            "RateControl", "Retiming", "JobStatus", "WorkerStatus", "Error", "UploadAnswer",
+            "RateControl", "Retiming", "JobStatus", "WorkerStatus", "Error", "UploadAnswer", "SegmentStatus",
+            "SessionAnswer",
         ] {
             let listed = checker.properties(of: name)
             #expect(!listed.isEmpty, "\(name) lists no properties")

@@ -18,16 +18,17 @@ struct TestServer {
     var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
     static func start(
-        token: String? = nil, maxUploadBytes: Int64 = 64 << 30, shutdownGrace: Duration = .seconds(10)
+        token: String? = nil, maxUploadBytes: Int64 = 64 << 30, shutdownGrace: Duration = .seconds(10),
+        farm: MemoryFarm? = nil, additions: [any HTTPAPIAddition] = []
     )
         async throws -> TestServer
     {
-        let farm = try MemoryFarm()
+        let farm = try farm ?? MemoryFarm()
         var logger = Logger(label: "tessera.http.test")
         logger.logLevel = .warning
         let api = HTTPAPI(
             service: farm, token: token, maxUploadBytes: maxUploadBytes, shutdownGrace: shutdownGrace,
-            logger: logger)
+            additions: additions, logger: logger)
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let task = Task {
             defer { continuation.finish() }

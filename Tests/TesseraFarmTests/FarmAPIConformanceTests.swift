@@ -10,6 +10,9 @@ import Testing
 /// span fields and the machine (a profile with a pixel format, a codec in a container, a speed in the
 /// chosen encoder's vocabulary, a source that exists); the server refuses those with 400 naming the
 /// field, as the spec's description says. Per-field bounds are in the spec and checked.
+///
+/// One operation is left out: `GET /v1/events` never ends (Server-Sent Events), so no response can be
+/// checked; FarmDashboardTests follows it in a browser, and DashboardTests checks it refuses strangers.
 @Suite("Farm API conformance", .serialized)
 struct FarmAPIConformanceTests {
     static let spec = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -30,6 +33,7 @@ struct FarmAPIConformanceTests {
                 "-C", farm.root.path, "/usr/bin/timeout", "300", tool, "run", Self.spec.path, "--url", farm.httpURL,
                 "-H", "Authorization: Bearer \(farm.token)",
                 "--max-examples", "25", "--seed", "7", "--exclude-checks", "positive_data_acceptance", "--no-color",
+                "--exclude-path", "/v1/events",
             ])
         #expect(r.status == 0, "\(r.stdout.suffix(6000))\(r.stderr.suffix(2000))")
         #expect(r.stdout.contains("generated"), "\(r.stdout.suffix(2000))")

@@ -55,8 +55,8 @@ final class FarmFixture: @unchecked Sendable {
     var endpoint: String { "tcp://\(coordinatorAddress):\(zmqPort)" }
     var httpURL: String { "http://127.0.0.1:\(httpPort)" }
 
-    /// Starts (or restarts) the coordinator and waits until its HTTP API answers.
-    func startCoordinator() throws {
+    /// The `tessera coordinator` arguments this fixture starts it with.
+    var coordinatorArguments: [String] {
         var args =
             [
                 "coordinator", "--listen", "tcp://\(coordinatorNamespace == nil ? "127.0.0.1" : "*"):\(zmqPort)",
@@ -70,7 +70,12 @@ final class FarmFixture: @unchecked Sendable {
                 "--allowed-keys", keys.appendingPathComponent("allowed").path,
             ]
         }
-        coordinator = try launch(args, log: "coordinator", namespace: coordinatorNamespace)
+        return args
+    }
+
+    /// Starts (or restarts) the coordinator and waits until its HTTP API answers.
+    func startCoordinator() throws {
+        coordinator = try launch(coordinatorArguments, log: "coordinator", namespace: coordinatorNamespace)
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
             if try client(["status", "--json"]).status == 0 { return }

@@ -117,6 +117,7 @@ extension Dispatcher {
         let slots = max(1, min(Int(hello.capabilities.slots == 0 ? 2 : hello.capabilities.slots), 8))
         var capabilities = hello.capabilities
         Self.bound(&capabilities)
+        lost[hello.workerID] = nil
         sessions[routingID] = WorkerSession(
             routingID: routingID, id: hello.workerID, capabilities: capabilities,
             slots: slots, lastSeen: now, lastSent: 0,
@@ -237,6 +238,7 @@ extension Dispatcher {
                         failureStreaks[id] = nil
                     }
                     sessions[routingID]?.segmentsDone += 1
+                    sessions[routingID]?.framesDone += frames
                     farm.metrics.segmentCompleted(
                         .init(
                             frames: frames, bytes: output.packets.reduce(0) { $0 + $1.data.count },
@@ -379,6 +381,16 @@ extension Dispatcher {
     func drop(_ routingID: Data, why: String, failure: SegmentFailureReason?) {
         guard let s = sessions.removeValue(forKey: routingID) else { return }
         farm.metrics.workerLeft(id: s.id)
+        if failure == .workerLost {
+            var status = s.status
+            status.state = .lost
+            status.tasks = []
+            lost[s.id] = (status, Date().timeIntervalSince1970)
+            // Peers choose their ids: however many come and go silent, the list stays bounded.
+            if lost.count > Self.lostShownMax, let oldest = lost.min(by: { $0.value.at < $1.value.at }) {
+                lost[oldest.key] = nil
+            }
+        }
         for key in s.holding {
             requeueOrFail(key, error: "worker \(s.id) \(why)", failure: failure, worker: s.id)
         }
@@ -393,6 +405,7 @@ extension Dispatcher {
         failedOn = failedOn.filter { farm.board.wants(job: $0.key.job, segment: $0.key.segment) }
         leaseHolders = leaseHolders.filter { farm.board.wants(job: $0.key.job, segment: $0.key.segment) }
         quarantinedUntil = quarantinedUntil.filter { $0.value > now }
+        lost = lost.filter { now - $0.value.at < Self.lostShownSeconds }
         for (rid, s) in sessions {
             // Busy time is counted a tick at a time, while the worker holds a task at the tick.
             if !s.holding.isEmpty { farm.metrics.workerBusy(id: s.id, seconds: now - s.busySince) }
@@ -423,7 +436,9 @@ extension Dispatcher {
     func dispatch(now: Double) {
         guard farm.board.hasReadyWork else { return }
         for rid in sessions.keys.sorted(by: { sessions[$0]!.holding.count < sessions[$1]!.holding.count }) {
-            while let s = sessions[rid], s.credit > 0, !s.draining, (quarantinedUntil[s.id] ?? 0) <= now {
+            while let s = sessions[rid], s.credit > 0, !s.draining, operatorHolds[s.id] == nil,
+                (quarantinedUntil[s.id] ?? 0) <= now
+            {
                 let deadline = now + configuration.stallTimeout
                 var leaseFailure: (job: String, error: any Error)?
                 let leased = farm.board.next(
@@ -496,7 +511,8 @@ extension Dispatcher {
             return false
         }
         return sessions.values.contains { other in
-            !failed.contains(other.id) && !other.draining && (quarantinedUntil[other.id] ?? 0) <= now
+            !failed.contains(other.id) && !other.draining && operatorHolds[other.id] == nil
+                && (quarantinedUntil[other.id] ?? 0) <= now
                 && Self.canRun(work, other.capabilities)
         }
     }

@@ -16,6 +16,7 @@ import TesseraWire
 final class Dispatcher: @unchecked Sendable {
     enum Command: Sendable {
         case cancelTask(TaskKey, worker: String, reason: String)
+        case control(worker: String, WorkerControl)
     }
 
     let configuration: CoordinatorConfiguration
@@ -50,6 +51,13 @@ final class Dispatcher: @unchecked Sendable {
     var quarantinedUntil: [String: Double] = [:]
     static let quarantineAfter = 3
     static let quarantineSeconds = 300.0
+    /// Workers an operator drained or paused, by id (so the mode outlasts a reconnect): leased nothing new.
+    var operatorHolds: [String: WorkerControl] = [:]
+    /// Workers that went silent (or came back as a new session while holding work), as last seen, with
+    /// when they were lost: shown as `lost` for `lostShownSeconds`, or until their id says Hello again.
+    var lost: [String: (status: WorkerStatus, at: Double)] = [:]
+    static let lostShownSeconds = 3600.0
+    static let lostShownMax = 64
 
     struct SegmentID: Hashable {
         var job: String
@@ -122,6 +130,13 @@ final class Dispatcher: @unchecked Sendable {
         wake()
     }
 
+    /// Drains, pauses or resumes a worker (applied on the dispatcher thread at its next wake-up; the
+    /// snapshot `workers` shows it from the next tick).
+    func control(worker: String, _ action: WorkerControl) {
+        commands.withLock { $0.append(.control(worker: worker, action)) }
+        wake()
+    }
+
     /// Wakes the dispatcher thread (new work, a command, stop). Safe from any thread.
     func wake() { wakeUp?.signal() }
 
@@ -148,13 +163,23 @@ final class Dispatcher: @unchecked Sendable {
                 housekeeping(now: now)
                 // For `tessera workers`: refreshed each tick, not on every message.
                 let now = Date().timeIntervalSince1970
-                snapshot.withLock {
-                    $0 = sessions.values.map { session in
-                        var status = session.status
-                        if (quarantinedUntil[session.id] ?? 0) > now { status.state = .quarantined }
-                        return status
-                    }.sorted { $0.id < $1.id }
+                let live = sessions.values.map { session in
+                    var status = session.status
+                    switch operatorHolds[session.id] {
+                    case .drain?: status.state = .draining
+                    case .pause?: status.state = .paused
+                    case .resume?, nil: break
+                    }
+                    if (quarantinedUntil[session.id] ?? 0) > now { status.state = .quarantined }
+                    return status
                 }
+                let liveIDs = Set(live.map(\.id))
+                let gone = lost.values.filter { !liveIDs.contains($0.status.id) }.map { entry in
+                    var status = entry.status
+                    status.lastSeenSeconds += now - entry.at
+                    return status
+                }
+                snapshot.withLock { $0 = (live + gone).sorted { $0.id < $1.id } }
             }
             dispatch(now: now)
         }
@@ -189,6 +214,9 @@ final class Dispatcher: @unchecked Sendable {
                 guard let (rid, _) = sessions.first(where: { $0.value.id == worker }) else { continue }
                 sessions[rid]?.holding.remove(key)
                 send(.cancel(key.ref, reason: reason), to: rid)
+            case .control(let worker, let action):
+                operatorHolds[worker] = action == .resume ? nil : action
+                logger.info("worker \(worker): \(action.rawValue) (operator)")
             }
         }
     }

@@ -15,6 +15,7 @@ struct WorkerSession {
     var lastSent: Double
     var holding: Set<TaskKey> = []
     var segmentsDone = 0
+    var framesDone = 0
     var draining = false
     /// How its requested backends resolved (from Hello, then each Ready that says).
     var backendChoices: [Tessera_V1_BackendChoice] = []
@@ -29,6 +30,7 @@ struct WorkerSession {
             state: draining ? .draining : holding.isEmpty ? .idle : .busy,
             tasks: holding.map(\.description).sorted(), segmentsDone: segmentsDone,
             lastSeenSeconds: max(0, Date().timeIntervalSince1970 - lastSeen),
-            backendChoices: backendChoices.map { "\($0.requested) → \($0.chosen): \($0.reason)" })
+            backendChoices: backendChoices.map { "\($0.requested) → \($0.chosen): \($0.reason)" },
+            framesDone: framesDone)
     }
 }

@@ -20,7 +20,10 @@ extension HTTPAPI {
                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.exposition())))
         }
 
-        let v1 = router.group("v1").add(middleware: BearerAuthMiddleware(token: token))
+        let auth = self.auth
+        // Takes the token itself (header or body, never the URL), so it sits outside the token check.
+        router.post("v1/session") { request, _ in try await SessionExchange.answer(request, auth: auth) }
+        let v1 = router.group("v1").add(middleware: BearerAuthMiddleware(auth: auth))
         v1.post("jobs") { request, _ in
             let job = try await service.submit(try await JSONBody.decode(JobRequest.self, from: request))
             return try JSONBody.response(job, status: .created)
@@ -36,9 +39,27 @@ extension HTTPAPI {
             let file = try await service.outputFile(of: try context.parameters.require("id"))
             return try await OutputDownload.response(for: file, context: context)
         }
+        v1.get("jobs/{id}/segments") { _, context in
+            try JSONBody.response(try await service.segments(of: try context.parameters.require("id")))
+        }
+        v1.get("jobs/{id}/segments/{n}/thumbnail.png") { _, context in
+            guard let index = Int(try context.parameters.require("n")) else {
+                throw APIError.invalidRequest("the segment is its number in the plan, from 0")
+            }
+            let png = try await service.thumbnail(job: try context.parameters.require("id"), segment: index)
+            return Response(
+                status: .ok, headers: [.contentType: "image/png", .cacheControl: "private, max-age=3600"],
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: png)))
+        }
         v1.get("workers") { _, _ in try JSONBody.response(await service.workers()) }
+        for action in WorkerControl.allCases {
+            v1.post("workers/{id}/\(action.rawValue)") { _, context in
+                try JSONBody.response(try await service.control(worker: try context.parameters.require("id"), action))
+            }
+        }
         let uploads = UploadReceiver(service: service, maxBytes: maxUploadBytes)
         v1.post("uploads") { request, context in try await uploads.receive(request, context: context) }
+        for addition in additions { addition.addRoutes(to: router, auth: auth) }
         metrics.http.register(routes: router.routes.map { ("\($0.method)", "\($0.path)") })
         return router
     }

@@ -7,8 +7,9 @@ import TesseraCore
 /// The coordinator's HTTP API (described in Protocols/openapi.yaml): routes over a `FarmService`.
 ///
 /// ```
-///  request ─▶ HTTPMetricsMiddleware ─▶ ErrorBodyMiddleware ─▶ /healthz, /metrics      (no token)
-///                                                        └▶ BearerAuthMiddleware ─▶ /v1/…  ─▶ FarmService
+///  request ─▶ HTTPMetricsMiddleware ─▶ ErrorBodyMiddleware ─▶ /healthz, /metrics, POST /v1/session (no token)
+///                                                        ├▶ BearerAuthMiddleware ─▶ /v1/…  ─▶ FarmService
+///                                                        └▶ additions (the dashboard: /, /v1/events), checked by `auth`
 ///  any thrown FarmError / APIError / HTTPError ─▶ {"error": kind, "message": …} with its status
 /// ```
 ///
@@ -19,8 +20,11 @@ import TesseraCore
 public struct HTTPAPI: Sendable {
     /// What the routes serve.
     public var service: any FarmService
-    /// When set, every `/v1` route needs `Authorization: Bearer <token>`.
-    public var token: String?
+    /// When a token is set, every `/v1` route needs `Authorization: Bearer <token>` or a session cookie.
+    public let auth: HTTPAuth
+    public var token: String? { auth.token }
+    /// Routes other modules add (the dashboard), installed after the API's own.
+    public var additions: [any HTTPAPIAddition]
     /// Uploads larger than this are refused with 413 (default 64 GiB).
     public var maxUploadBytes: Int64
     /// How long requests in flight (a long download, say) may take to finish once stopping starts.
@@ -29,10 +33,12 @@ public struct HTTPAPI: Sendable {
 
     public init(
         service: any FarmService, token: String?, maxUploadBytes: Int64 = 64 << 30,
-        shutdownGrace: Duration = .seconds(10), logger: Logger = Logger(label: "tessera.http")
+        shutdownGrace: Duration = .seconds(10), additions: [any HTTPAPIAddition] = [],
+        logger: Logger = Logger(label: "tessera.http")
     ) {
         self.service = service
-        self.token = token
+        self.auth = HTTPAuth(token: token)
+        self.additions = additions
         self.maxUploadBytes = maxUploadBytes
         self.shutdownGrace = shutdownGrace
         self.logger = logger
@@ -88,4 +94,11 @@ public struct HTTPAPI: Sendable {
     public var routes: [String] {
         makeRouter().routes.map { "\($0.method) \($0.path)" }.sorted()
     }
+}
+
+/// Routes another module adds to the HTTP API (as HummingbirdTLS adds to the core from outside): the
+/// dashboard's page and event stream. They run inside the API's metrics and error middleware; `auth` is
+/// the API's own, so a session cookie opened by `POST /v1/session` works for them too.
+public protocol HTTPAPIAddition: Sendable {
+    func addRoutes(to router: Router<BasicRequestContext>, auth: HTTPAuth)
 }

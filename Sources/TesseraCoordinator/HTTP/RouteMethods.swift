@@ -9,7 +9,15 @@ enum RouteMethods {
         (["v1", "jobs", "{}"], ["GET"]),
         (["v1", "jobs", "{}", "cancel"], ["POST"]),
         (["v1", "jobs", "{}", "output"], ["GET"]),
+        (["v1", "jobs", "{}", "segments"], ["GET"]),
+        (["v1", "jobs", "{}", "segments", "{}", "thumbnail.png"], ["GET"]),
         (["v1", "workers"], ["GET"]),
+        (["v1", "workers", "{}", "drain"], ["POST"]),
+        (["v1", "workers", "{}", "pause"], ["POST"]),
+        (["v1", "workers", "{}", "resume"], ["POST"]),
+        (["v1", "session"], ["POST"]),
+        (["v1", "events"], ["GET"]),
+        ([], ["GET"]),
         (["v1", "uploads"], ["POST"]),
     ]
 

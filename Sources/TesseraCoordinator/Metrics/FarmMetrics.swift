@@ -42,6 +42,17 @@ public final class FarmMetrics: Sendable {
     /// The HTTP API's series (`HTTPMetricsMiddleware`).
     let http: HTTPRequestMetrics
     private let workerSeries = Mutex<[String: WorkerSeries]>([:])
+    private let producedTotals = Mutex(Produced())
+
+    /// What the farm has produced since the coordinator started: the figures behind
+    /// `tessera_frames_encoded_total` and `tessera_output_media_seconds_total`, readable in-process (the
+    /// dashboard's throughput is their rate).
+    public struct Produced: Sendable, Hashable {
+        public var frames = 0
+        public var mediaSeconds = 0.0
+    }
+
+    public var produced: Produced { producedTotals.withLock { $0 } }
 
     /// One connected worker's series, destroyed (unregistered) when it goes.
     private struct WorkerSeries {
@@ -144,6 +155,10 @@ public final class FarmMetrics: Sendable {
     public func segmentCompleted(_ s: CompletedSegment) {
         segmentsCompleted.increment()
         framesEncoded.increment(by: Int64(s.frames))
+        producedTotals.withLock {
+            $0.frames += s.frames
+            if let media = s.mediaSeconds, media > 0, media.isFinite { $0.mediaSeconds += media }
+        }
         outputBytes.increment(by: Int64(s.bytes))
         if s.encodeSeconds > 0, s.encodeSeconds.isFinite {
             encodeDuration[s.backend]?.record(s.encodeSeconds)

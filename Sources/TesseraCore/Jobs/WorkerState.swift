@@ -8,4 +8,12 @@ public enum WorkerState: String, Sendable, Hashable, Codable, CaseIterable {
     case draining
     /// Failed segments in a row: given no new work for a while.
     case quarantined
+    /// An operator paused it: it keeps what it holds and is given nothing new until resumed.
+    case paused
+    /// Went silent for longer than heartbeat × liveness (or reconnected while holding work): its segments
+    /// went back to the queue. Shown for an hour, or until a worker with its id says Hello again.
+    case lost
+
+    /// Whether the coordinator may lease new segments to a worker in this state.
+    public var takesWork: Bool { self == .idle || self == .busy }
 }

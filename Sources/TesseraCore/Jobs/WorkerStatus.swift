@@ -10,6 +10,8 @@ public struct WorkerStatus: Sendable, Hashable, Codable {
     /// Tasks held, as "JOB/segment#attempt".
     public var tasks: [String]
     public var segmentsDone: Int
+    /// Output frames of the segments it finished that the farm kept (one result per segment).
+    public var framesDone: Int
     /// Seconds since its last message.
     public var lastSeenSeconds: Double
     /// How each requested backend resolved on it, e.g. "auto → cpu: vulkan 12.0 frames/s vs cpu 624.0 …".
@@ -17,7 +19,8 @@ public struct WorkerStatus: Sendable, Hashable, Codable {
 
     public init(
         id: String, hostname: String, cores: Int, memoryBytes: UInt64, backends: [String], encoders: [String],
-        state: WorkerState, tasks: [String], segmentsDone: Int, lastSeenSeconds: Double, backendChoices: [String] = []
+        state: WorkerState, tasks: [String], segmentsDone: Int, lastSeenSeconds: Double, backendChoices: [String] = [],
+        framesDone: Int = 0
     ) {
         self.id = id
         self.hostname = hostname
@@ -30,5 +33,6 @@ public struct WorkerStatus: Sendable, Hashable, Codable {
         self.segmentsDone = segmentsDone
         self.lastSeenSeconds = lastSeenSeconds
         self.backendChoices = backendChoices
+        self.framesDone = framesDone
     }
 }

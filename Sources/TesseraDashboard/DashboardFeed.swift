@@ -1,0 +1,200 @@
+import Foundation
+import ServiceLifecycle
+import Synchronization
+import TesseraCoordinator
+import TesseraCore
+
+/// The dashboard's one snapshot builder and the event stream's fan-out.
+///
+/// ```
+///  FarmService ──poll (100 ms)──▶ build snapshot ──▶ FeedCoalescer ──▶ each client's bounded buffer ──▶ SSE
+///  (workers each poll; jobs and     (rates from       (changed sections,  (8 messages; a client that
+///   segments each 500 ms;            bounded rings)     ≤ 1 message/s,      falls behind is dropped)
+///   FarmMetrics.produced)                               heartbeat)
+/// ```
+///
+/// A new client gets the latest full snapshot at once, then what the coalescer sends. Run it as a
+/// `Service` (the coordinator's `ServiceGroup`); without it running, clients get a snapshot built on
+/// demand and no updates.
+public final class DashboardFeed: Service, Sendable {
+    let service: any FarmService
+    let pollInterval: Duration
+    /// Messages a client may have waiting before it is dropped.
+    let clientBuffer: Int
+    private let state: Mutex<State>
+
+    struct State: Sendable {
+        var coalescer: FeedCoalescer
+        var latest: DashboardSnapshot?
+        var clients: [Int: AsyncStream<String>.Continuation] = [:]
+        var nextClient = 0
+        var dropped = 0
+        var rates = RateBook()
+        var store: StoreView?
+    }
+
+    public init(
+        service: any FarmService, pollInterval: Duration = .milliseconds(100), minimumGap: Double = 1,
+        heartbeat: Double = 2, clientBuffer: Int = 8
+    ) {
+        self.service = service
+        self.pollInterval = pollInterval
+        self.clientBuffer = clientBuffer
+        state = Mutex(State(coalescer: FeedCoalescer(minimumGap: minimumGap, heartbeat: heartbeat)))
+    }
+
+    /// Polls until cancelled or the group shuts down gracefully, then ends every client's stream, so
+    /// open pages do not hold the HTTP server's shutdown for its grace period.
+    public func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                await self.tick()
+                try? await Task.sleep(for: self.pollInterval)
+            }
+        }
+        let clients = state.withLock { state in
+            defer { state.clients = [:] }
+            return Array(state.clients.values)
+        }
+        for client in clients { client.finish() }
+    }
+
+    /// Builds a snapshot and sends what changed to every client.
+    func tick(now: Double = Date().timeIntervalSince1970) async {
+        let snapshot = await build(now: now)
+        let sections = Self.sections(of: snapshot)
+        state.withLock { state in
+            state.latest = snapshot
+            guard let message = state.coalescer.next(sections, at: now) else { return }
+            let text: String
+            switch message {
+            case .heartbeat: text = "event: heartbeat\ndata: {\"at\":\(now)}\n\n"
+            case .update(let changed):
+                let body = (["\"at\":\(now)"] + changed.map { "\"\($0.name)\":\($0.json)" }).joined(separator: ",")
+                text = "event: update\ndata: {\(body)}\n\n"
+            }
+            for (id, client) in state.clients {
+                switch client.yield(text) {
+                case .enqueued: break
+                case .dropped, .terminated:
+                    client.finish()
+                    state.clients[id] = nil
+                    state.dropped += 1
+                @unknown default: break
+                }
+            }
+        }
+    }
+
+    /// A new client's stream: `retry` and the full snapshot, then updates until it is dropped or leaves.
+    func subscribe() async -> (id: Int, messages: AsyncStream<String>) {
+        let snapshot = await current()
+        let (stream, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingOldest(clientBuffer))
+        let full = String(decoding: (try? Self.encoder.encode(snapshot)) ?? Data("{}".utf8), as: UTF8.self)
+        continuation.yield("retry: 1000\nevent: snapshot\ndata: \(full)\n\n")
+        let id = state.withLock { state in
+            let id = state.nextClient
+            state.nextClient += 1
+            state.clients[id] = continuation
+            return id
+        }
+        return (id, stream)
+    }
+
+    func unsubscribe(_ id: Int) {
+        state.withLock { $0.clients.removeValue(forKey: id) }?.finish()
+    }
+
+    /// Clients connected now, and clients dropped for falling behind since the start.
+    var clientCounts: (connected: Int, dropped: Int) { state.withLock { ($0.clients.count, $0.dropped) } }
+
+    /// The latest snapshot, built now when none has been.
+    public func current() async -> DashboardSnapshot {
+        if let latest = state.withLock({ $0.latest }) { return latest }
+        let snapshot = await build(now: Date().timeIntervalSince1970)
+        state.withLock { $0.latest = $0.latest ?? snapshot }
+        return snapshot
+    }
+
+    // MARK: Building
+
+    static let encoder: JSONEncoder = {
+        let e = JSONEncoder()
+        e.outputFormatting = [.sortedKeys]
+        return e
+    }()
+
+    static func sections(of s: DashboardSnapshot) -> [(name: String, json: String)] {
+        func json(_ value: some Encodable) -> String {
+            String(decoding: (try? encoder.encode(value)) ?? Data("null".utf8), as: UTF8.self)
+        }
+        return [
+            ("workers", json(s.workers)), ("jobs", json(s.jobs)), ("throughput", json(s.throughput)),
+            ("maps", json(s.maps)), ("errors", json(s.errors)),
+        ]
+    }
+
+    /// Maps are kept for running jobs and this many of the latest finished ones.
+    static let finishedMaps = 10
+    static let errorsShown = 50
+
+    /// Jobs and segment maps come from the job store: read at most every `storeInterval` seconds, while
+    /// workers (held in memory by the dispatcher) are read at every poll, so a worker's change reaches
+    /// the page soonest.
+    static let storeInterval = 0.5
+
+    struct StoreView: Sendable {
+        var at: Double
+        var running: [JobStatus]
+        var finished: [JobStatus]
+        var maps: [DashboardSnapshot.SegmentMap]
+    }
+
+    func storeView(now: Double) async -> StoreView {
+        if let cached = state.withLock({ $0.store }), now - cached.at < Self.storeInterval, now >= cached.at {
+            return cached
+        }
+        let allJobs = (try? await service.jobs()) ?? []
+        let running = allJobs.filter { !$0.state.isTerminal }
+        let finished = Array(
+            allJobs.filter { $0.state.isTerminal }.sorted { $0.updatedAt > $1.updatedAt }.prefix(
+                DashboardSnapshot.finishedShown))
+        var maps: [DashboardSnapshot.SegmentMap] = []
+        for job in running + finished.prefix(Self.finishedMaps) {
+            if let segments = try? await service.segments(of: job.id) {
+                maps.append(.init(job: job.id, thumbnails: job.state == .completed, segments: segments))
+            }
+        }
+        let view = StoreView(at: now, running: running, finished: finished, maps: maps)
+        state.withLock { $0.store = view }
+        return view
+    }
+
+    func build(now: Double) async -> DashboardSnapshot {
+        let workers = await service.workers()
+        let view = await storeView(now: now)
+        let produced = service.metrics.produced
+        return state.withLock { state in
+            state.rates.record(produced: produced, workers: workers, jobs: view.running, now: now)
+            return DashboardSnapshot(
+                at: now, workers: workers.map { state.rates.row($0) },
+                jobs: (view.running + view.finished).map { state.rates.row($0, now: now) },
+                throughput: state.rates.throughput, maps: view.maps,
+                errors: Self.failures(jobs: view.running + view.finished, maps: view.maps))
+        }
+    }
+
+    /// Every counted segment failure of the shown jobs (newest jobs first), then each failed job's error.
+    static func failures(jobs: [JobStatus], maps: [DashboardSnapshot.SegmentMap]) -> [DashboardSnapshot.Failure] {
+        var out: [DashboardSnapshot.Failure] = []
+        for map in maps {
+            for segment in map.segments {
+                out += segment.errors.map { .init(job: map.job, segment: segment.index, message: $0) }
+            }
+        }
+        for job in jobs where job.state == .failed {
+            out.append(.init(job: job.id, segment: nil, message: job.error ?? "failed"))
+        }
+        return Array(out.suffix(errorsShown))
+    }
+}

@@ -1,0 +1,193 @@
+import Foundation
+import TesseraCore
+
+/// The page's HTML, rendered on the server so it has its content before any script runs; the script
+/// (`DashboardAssets.script`) then redraws the same sections from the event stream. Every string from
+/// outside (worker ids, host names, paths, errors) goes through `escape`.
+enum DashboardPage {
+    /// Inline style and script only with this request's nonce; nothing may be fetched from elsewhere.
+    static func contentSecurityPolicy(nonce: String) -> String {
+        "default-src 'none'; script-src 'nonce-\(nonce)'; style-src 'nonce-\(nonce)'; connect-src 'self'; "
+            + "img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+    }
+
+    static func nonce() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<2).map { _ in String(generator.next() as UInt64, radix: 36) }.joined()
+    }
+
+    static func escape(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for c in text {
+            switch c {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.append(c)
+            }
+        }
+        return out
+    }
+
+    private static func head(_ title: String, nonce: String) -> String {
+        """
+        <!doctype html>
+        <html lang="en"><head><meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>\(title)</title>
+        <style nonce="\(nonce)">\(DashboardAssets.style)</style>
+        </head>
+        """
+    }
+
+    /// A small form that sends the token in the body of `POST /v1/session`.
+    static func signIn(failed: Bool, nonce: String) -> String {
+        head("Tessera — sign in", nonce: nonce) + """
+            <body><main class="signin"><h1>Tessera</h1>
+            <form method="post" action="/v1/session">
+            <label for="token">Coordinator token</label>
+            <input id="token" name="token" type="password" autocomplete="current-password" required>
+            <button type="submit">Sign in</button>
+            </form>
+            \(failed ? "<p class=\"error\" role=\"alert\">That token is not valid for this coordinator.</p>" : "")
+            </main></body></html>
+            """
+    }
+
+    static func render(
+        _ s: DashboardSnapshot, page: Int, olderJobs: [DashboardSnapshot.Job]?, nonce: String
+    ) -> String {
+        let jobs = olderJobs ?? s.jobs
+        return head("Tessera farm", nonce: nonce) + """
+            <body data-page="\(page)">
+            <a class="skip" href="#jobs-h">Skip to jobs</a>
+            <header><h1>Tessera farm</h1>
+            <p id="conn" role="status" aria-live="polite">Rendered at \(clock(s.at)); live updates start with the script.</p>
+            <div id="stale" class="stale" role="alert" hidden></div>
+            <button id="pause" type="button" aria-pressed="false">Pause live updates</button>
+            <p id="notice" role="status" aria-live="polite"></p>
+            </header>
+            <main>
+            <section aria-labelledby="tp-h"><h2 id="tp-h">Throughput</h2>
+            <div id="throughput">\(throughput(s.throughput))</div></section>
+            <section aria-labelledby="workers-h"><h2 id="workers-h">Workers</h2>
+            <div class="scroll" tabindex="0" role="region" aria-labelledby="workers-h"><table>
+            <thead><tr><th scope="col">Worker</th><th scope="col">State</th><th scope="col">Job / segment</th>
+            <th scope="col">Frames/s</th><th scope="col">Last heartbeat</th><th scope="col">Frames</th>
+            <th scope="col">Host</th><th scope="col">Backend</th><th scope="col">Controls</th></tr></thead>
+            <tbody id="workers">\(s.workers.map(workerRow).joined())</tbody></table></div></section>
+            <section aria-labelledby="jobs-h"><h2 id="jobs-h" tabindex="-1">\(page > 1 ? "Older jobs, page \(page)" : "Jobs")</h2>
+            <div class="scroll" tabindex="0" role="region" aria-labelledby="jobs-h"><table>
+            <thead><tr><th scope="col">Job</th><th scope="col">State</th><th scope="col">Progress</th>
+            <th scope="col">ETA</th><th scope="col">Frames/s</th><th scope="col">Source</th></tr></thead>
+            <tbody id="jobs">\(jobs.map(jobRow).joined())</tbody></table></div>
+            <nav aria-label="Job history">\(page > 1 ? "<a href=\"/?page=\(page - 1)\">Newer jobs</a> " : "")<a href="/?page=\(page + 1)">Older jobs</a></nav>
+            </section>
+            <section aria-labelledby="maps-h"><h2 id="maps-h">Segment maps</h2>
+            <p class="legend">Each cell is a segment: \(legend)</p>
+            <div id="maps">\(s.maps.map(map).joined())</div></section>
+            <section aria-labelledby="errors-h"><h2 id="errors-h">Errors</h2>
+            <ul id="errors">\(errors(s.errors))</ul></section>
+            </main>
+            <script nonce="\(nonce)">\(DashboardAssets.script)</script>
+            </body></html>
+            """
+    }
+
+    static func clock(_ unix: Double) -> String {
+        let f = DateFormatter()
+        f.dateFormat = "HH:mm:ss"
+        f.timeZone = TimeZone(identifier: "UTC")
+        return f.string(from: Date(timeIntervalSince1970: unix)) + " UTC"
+    }
+
+    static func number(_ x: Double) -> String { String(format: "%.1f", x) }
+
+    static func throughput(_ t: DashboardSnapshot.Throughput) -> String {
+        "<p class=\"figures\"><span id=\"fps\">\(number(t.framesPerSecond))</span> frames/s · "
+            + "<span id=\"rt\">\(String(format: "%.2f", t.realtime))</span>× real time</p>"
+    }
+
+    static let glyphs: [SegmentStatus.State: String] = [
+        .queued: "·", .running: "▶", .done: "✓", .failed: "✗", .retried: "↻",
+    ]
+
+    static var legend: String {
+        SegmentStatus.State.allCases.map {
+            "<span class=\"cell s-\($0.rawValue)\">\(glyphs[$0]!) \($0.rawValue)</span>"
+        }
+        .joined(separator: " ")
+    }
+
+    static func workerRow(_ w: DashboardSnapshot.Worker) -> String {
+        let id = escape(w.id)
+        let task = w.job.map { "\(escape($0)) / \(w.segment.map(String.init) ?? "?")" } ?? "—"
+        let controls =
+            w.state == .lost
+            ? "—"
+            : WorkerControl.allCases.map {
+                "<button type=\"button\" data-act=\"\($0.rawValue)\" data-id=\"\(id)\" "
+                    + "aria-label=\"\($0.rawValue.capitalized) worker \(id)\">\($0.rawValue.capitalized)</button>"
+            }.joined(separator: " ")
+        return "<tr data-worker=\"\(id)\"><th scope=\"row\">\(id)</th>"
+            + "<td class=\"state\"><span class=\"badge w-\(w.state.rawValue)\">\(w.state.rawValue)</span></td>"
+            + "<td>\(task)</td><td>\(number(w.framesPerSecond))</td><td>\(number(w.lastSeenSeconds)) s ago</td>"
+            + "<td>\(w.frames)</td><td>\(escape(w.host))</td><td>\(escape(w.backend))</td>"
+            + "<td class=\"controls\">\(controls)</td></tr>"
+    }
+
+    static func eta(_ j: DashboardSnapshot.Job) -> String {
+        guard let low = j.etaLow, let high = j.etaHigh else { return "—" }
+        func d(_ s: Double) -> String { s >= 90 ? "\(Int((s / 60).rounded())) min" : "\(Int(s)) s" }
+        return low == high ? d(low) : "\(d(low))–\(d(high))"
+    }
+
+    static func jobRow(_ j: DashboardSnapshot.Job) -> String {
+        let id = escape(j.id)
+        let percent = j.framesTotal > 0 ? Double(j.framesDone) * 100 / Double(j.framesTotal) : 0
+        return "<tr data-job=\"\(id)\" data-frames-done=\"\(j.framesDone)\" data-frames-total=\"\(j.framesTotal)\">"
+            + "<th scope=\"row\">\(id)</th>"
+            + "<td><span class=\"badge j-\(j.state.rawValue)\">\(j.state.rawValue)</span></td>"
+            + "<td><progress max=\"\(max(1, j.framesTotal))\" value=\"\(j.framesDone)\" "
+            + "aria-label=\"Progress of job \(id)\"></progress> <span class=\"frames\">\(j.framesDone) / \(j.framesTotal)"
+            + "</span> (<span class=\"pct\">\(String(format: "%.1f", percent))</span> %)</td>"
+            + "<td>\(eta(j))</td><td>\(number(j.framesPerSecond))</td><td>\(escape(j.source))</td></tr>"
+    }
+
+    static func map(_ m: DashboardSnapshot.SegmentMap) -> String {
+        let job = escape(m.job)
+        let cells = m.segments.map { s -> String in
+            let worker = s.worker.map(escape) ?? ""
+            let label =
+                "segment \(s.index): \(s.state.rawValue)\(worker.isEmpty ? "" : " on \(worker)")"
+                + (s.attempts > 1 ? ", \(s.attempts) attempts" : "")
+            return
+                "<li class=\"cell s-\(s.state.rawValue)\" data-state=\"\(s.state.rawValue)\" data-worker=\"\(worker)\" "
+                + "title=\"\(label)\"><span class=\"n\">\(s.index)</span> <span aria-hidden=\"true\">\(glyphs[s.state]!)</span>"
+                + "<span class=\"sr\">\(label)</span><small aria-hidden=\"true\">\(worker)</small>"
+                + (m.thumbnails
+                    ? "<img src=\"/v1/jobs/\(escape(pathSegment(m.job)))/segments/\(s.index)/thumbnail.png\" alt=\"\" loading=\"lazy\" "
+                        + "width=\"80\" height=\"45\">" : "") + "</li>"
+        }
+        return "<figure class=\"map\" data-job=\"\(job)\"><figcaption>Job \(job)</figcaption>"
+            + "<ol aria-label=\"Segments of job \(job)\">\(cells.joined())</ol></figure>"
+    }
+
+    /// A job id as one URL path segment.
+    static func pathSegment(_ text: String) -> String {
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "/?#%")
+        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+    }
+
+    static func errors(_ list: [DashboardSnapshot.Failure]) -> String {
+        guard !list.isEmpty else { return "<li>None.</li>" }
+        return list.reversed().map { e in
+            "<li><strong>job \(escape(e.job))\(e.segment.map { ", segment \($0)" } ?? "")</strong>: "
+                + "\(escape(e.message))</li>"
+        }.joined()
+    }
+}

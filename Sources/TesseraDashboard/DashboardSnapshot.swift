@@ -1,0 +1,73 @@
+import TesseraCore
+
+/// What the page shows, as the event stream sends it (JSON) and the server renders it (HTML). Each
+/// top-level section is replaced whole by an update, so a client never has to merge.
+public struct DashboardSnapshot: Sendable, Codable, Equatable {
+    /// A worker's row.
+    public struct Worker: Sendable, Codable, Equatable {
+        public var id: String
+        public var host: String
+        /// The backend its `auto` chose (or the backends it offers, before its first choice).
+        public var backend: String
+        public var job: String?
+        public var segment: Int?
+        /// Frames it finished over the last ten seconds, per second.
+        public var framesPerSecond: Double
+        /// idle, busy, draining, paused, quarantined or lost.
+        public var state: WorkerState
+        public var lastSeenSeconds: Double
+        /// Frames of the segments it finished that the farm kept.
+        public var frames: Int
+    }
+
+    /// A job's row.
+    public struct Job: Sendable, Codable, Equatable {
+        public var id: String
+        /// The source's file name.
+        public var source: String
+        public var state: JobState
+        public var framesDone: Int
+        public var framesTotal: Int
+        public var framesPerSecond: Double
+        /// Seconds left, as a range: the remaining frames at the fastest and the slowest rate observed (the
+        /// job's rate over its life and over the last ten seconds). Nil when finished or not yet moving.
+        public var etaLow: Double?
+        public var etaHigh: Double?
+        public var error: String?
+    }
+
+    /// The farm's output rate: now (over the last ten seconds), and one point per `ThroughputRing`
+    /// interval for the last hour as `[unix seconds, frames/s, × real time]`.
+    public struct Throughput: Sendable, Codable, Equatable {
+        public var framesPerSecond: Double
+        public var realtime: Double
+        public var points: [[Double]]
+    }
+
+    /// One job's segment map.
+    public struct SegmentMap: Sendable, Codable, Equatable {
+        public var job: String
+        /// Whether each segment has a thumbnail (the job completed).
+        public var thumbnails: Bool
+        public var segments: [SegmentStatus]
+    }
+
+    /// An error with its cause: which job and segment, which worker, and what was said.
+    public struct Failure: Sendable, Codable, Equatable {
+        public var job: String
+        public var segment: Int?
+        public var message: String
+    }
+
+    /// Unix seconds when it was built.
+    public var at: Double
+    public var workers: [Worker]
+    /// Running and queued jobs first, then the last `finishedShown` finished ones, newest first.
+    public var jobs: [Job]
+    public var throughput: Throughput
+    public var maps: [SegmentMap]
+    public var errors: [Failure]
+
+    /// Finished jobs on the first page; older ones are paged (`/?page=2`, …).
+    public static let finishedShown = 50
+}

@@ -1,0 +1,170 @@
+import Foundation
+import TesseraCore
+import Testing
+
+@testable import TesseraCoordinator
+@testable import TesseraDashboard
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The dashboard's parts that need no browser: coalescing, the bounded rings, the signed session cookie,
+/// dropping a client that stops reading, escaping, and the routes' answers on a real server.
+@Suite struct DashboardTests {
+    typealias Sections = [(name: String, json: String)]
+
+    @Test func coalescerSendsChangedSectionsAtMostOncePerGapAndHeartbeatsWhenQuiet() {
+        var c = FeedCoalescer(minimumGap: 1, heartbeat: 2)
+        let a: Sections = [("workers", "[1]"), ("jobs", "[]")]
+        #expect(c.next(a, at: 10) == .update(a))
+        let b: Sections = [("workers", "[2]"), ("jobs", "[]")]
+        #expect(c.next(b, at: 10.4) == nil, "a change within a second waits")
+        let b2: Sections = [("workers", "[3]"), ("jobs", "[]")]
+        #expect(c.next(b2, at: 11.0) == .update([("workers", "[3]")]), "only what changed, the latest")
+        #expect(c.next(b2, at: 12.5) == nil)
+        #expect(c.next(b2, at: 13.0) == .heartbeat)
+        #expect(c.next(b2, at: 13.5) == nil)
+    }
+
+    @Test func ringKeepsTheLatestInOrder() {
+        var ring = ThroughputRing<Int>(capacity: 3)
+        for i in 1...5 { ring.append(i) }
+        #expect(ring.elements == [3, 4, 5])
+        #expect(ring.count == 3 && ring.first == 3 && ring.last == 5)
+    }
+
+    @Test func rateIsTakenOverTheLastTenSeconds() {
+        var book = RateBook()
+        for (t, frames) in [(0.0, 0), (5.0, 100), (20.0, 100), (25.0, 400), (30.0, 700)] {
+            book.record(
+                produced: .init(frames: frames, mediaSeconds: Double(frames) / 30), workers: [], jobs: [], now: t)
+        }
+        #expect(book.farmRates.framesPerSecond == 60)
+        #expect(abs(book.farmRates.realtime - 2) < 1e-9)
+    }
+
+    @Test func sessionCookieIsSignedExpiresAndNamesItsAttributes() throws {
+        let auth = HTTPAuth(token: "secret", sessionSeconds: 60)
+        let header = auth.openSession(now: 1000)
+        #expect(header.contains("HttpOnly") && header.contains("SameSite=Strict") && header.contains("Path=/"))
+        #expect(!header.contains("secret"), "the token itself is never in the cookie")
+        let value = try #require(HTTPAuth.cookie(HTTPAuth.cookieName, in: header.components(separatedBy: ";")[0]))
+        #expect(auth.isLive(session: value, now: 1030))
+        #expect(!auth.isLive(session: value, now: 1061), "expired")
+        #expect(!HTTPAuth(token: "other").isLive(session: value, now: 1030), "another token's")
+        let forged = value.replacingOccurrences(of: "\(1060)", with: "\(99999)")
+        #expect(!auth.isLive(session: forged, now: 1030), "a longer expiry without the signature")
+        #expect(HTTPAuth.cookie("b", in: "a=1; b=2 ;c=3") == "2")
+    }
+
+    @Test func aClientThatStopsReadingIsDroppedAndOthersKeepTheirUpdates() async throws {
+        let farm = try MemoryFarm()
+        defer { farm.remove() }
+        let feed = DashboardFeed(service: farm, clientBuffer: 3)
+        let (_, stalled) = await feed.subscribe()
+        let (_, reader) = await feed.subscribe()
+        var received = 0
+        let reading = Task {
+            var n = 0
+            for await message in reader where message.contains("event: update") { n += 1 }
+            return n
+        }
+        for i in 0..<10 {
+            await farm.setWorkers([Self.worker("w\(i)")])
+            await feed.tick(now: 100 + Double(i) * 1.1)
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let counts = feed.clientCounts
+        #expect(counts.dropped == 1 && counts.connected == 1, "\(counts)")
+        var stalledMessages = 0
+        for await _ in stalled { stalledMessages += 1 }
+        #expect(stalledMessages <= 4, "a dropped client's buffer stays bounded")
+        await feed.tick(now: 200)
+        feed.unsubscribe(1)
+        received = await reading.value
+        #expect(received >= 10)
+    }
+
+    @Test func pageEscapesEverythingFromOutside() {
+        let hostile = "<script>alert(1)</script>"
+        var worker = Self.worker("w1")
+        worker.hostname = hostile
+        let book = RateBook()
+        let snapshot = DashboardSnapshot(
+            at: 0, workers: [book.row(worker)], jobs: [],
+            throughput: .init(framesPerSecond: 0, realtime: 0, points: []),
+            maps: [], errors: [.init(job: "j\"1", segment: 2, message: hostile)])
+        let html = DashboardPage.render(snapshot, page: 1, olderJobs: nil, nonce: "n")
+        #expect(!html.contains(hostile))
+        #expect(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
+        #expect(html.contains("j&quot;1"))
+    }
+
+    @Test func routesSignInWithACookieAndGuardTheStream() async throws {
+        let farm = try MemoryFarm()
+        await farm.setWorkers([Self.worker("w1")])
+        let dashboard = Dashboard(feed: DashboardFeed(service: farm))
+        let server = try await TestServer.start(token: "tok", farm: farm, additions: [dashboard])
+        defer { Task { await server.stop() } }
+        let session = URLSession(configuration: Self.noCookies)
+
+        func send(
+            _ method: String, _ path: String, body: String? = nil, headers: [String: String] = [:]
+        )
+            async throws -> (status: Int, headers: [AnyHashable: Any], body: String)
+        {
+            var request = URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)\(path)")!)
+            request.httpMethod = method
+            request.httpBody = body.map { Data($0.utf8) }
+            for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+            let (data, response) = try await session.data(for: request)
+            let http = response as! HTTPURLResponse
+            return (http.statusCode, http.allHeaderFields, String(decoding: data, as: UTF8.self))
+        }
+
+        #expect(try await send("GET", "/v1/events").status == 401)
+        let form = try await send("GET", "/")
+        #expect(form.status == 200 && form.body.contains("name=\"token\"") && !form.body.contains("data-worker"))
+        // (Foundation on Linux sends a POST body as a form unless told otherwise.)
+        let json = ["Content-Type": "application/json"]
+        #expect(try await send("POST", "/v1/session", body: "{\"token\": \"wrong\"}", headers: json).status == 401)
+        let wrongForm = try await send("POST", "/v1/session", body: "token=wrong")
+        #expect(wrongForm.body.contains("not valid"), "a form is sent back to the page, which says why")
+        let signIn = try await send("POST", "/v1/session", body: "{\"token\": \"tok\"}", headers: json)
+        #expect(signIn.status == 200)
+        let setCookie = try #require(signIn.headers["Set-Cookie"] as? String)
+        let cookie = setCookie.components(separatedBy: ";")[0]
+        let page = try await send("GET", "/", headers: ["Cookie": cookie])
+        #expect(page.body.contains("data-worker=\"w1\""))
+        #expect(page.body.contains("<script nonce="))
+        for bad in ["0", "-1", "x", "9223372036854775807"] {
+            #expect(try await send("GET", "/?page=\(bad)", headers: ["Cookie": cookie]).status == 400, "page=\(bad)")
+        }
+        #expect(try await send("GET", "/?page=3", headers: ["Cookie": cookie]).status == 200)
+        #expect(
+            try await send(
+                "POST", "/v1/workers/w1/pause", headers: ["Cookie": cookie, "Origin": "http://evil.example"]
+            )
+            .status == 403, "a cookie from another origin changes nothing")
+        let paused = try await send(
+            "POST", "/v1/workers/w1/pause", headers: ["Cookie": cookie, "Origin": "http://127.0.0.1:\(server.port)"])
+        #expect(paused.status == 200 && paused.body.contains("\"paused\""))
+        #expect(
+            try await send("POST", "/v1/workers/nobody/drain", headers: ["Authorization": "Bearer tok"]).status == 404)
+        #expect(try await send("GET", "/v1/jobs/none/segments", headers: ["Authorization": "Bearer tok"]).status == 404)
+    }
+
+    static var noCookies: URLSessionConfiguration {
+        let c = URLSessionConfiguration.ephemeral
+        c.httpShouldSetCookies = false
+        c.httpCookieAcceptPolicy = .never
+        return c
+    }
+
+    static func worker(_ id: String) -> WorkerStatus {
+        WorkerStatus(
+            id: id, hostname: "host-\(id)", cores: 2, memoryBytes: 1 << 30, backends: ["cpu"], encoders: ["libx264"],
+            state: .idle, tasks: [], segmentsDone: 0, lastSeenSeconds: 0.1)
+    }
+}
