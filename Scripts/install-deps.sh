@@ -4,7 +4,7 @@
 set -euo pipefail
 packages=(pkg-config ffmpeg libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev
           libavfilter-dev libzmq3-dev libvulkan-dev mesa-vulkan-drivers glslc vulkan-tools libsqlite3-dev sqlite3 time
-          python3-yaml python3-venv systemd iproute2 binutils prometheus chromium)
+          python3-yaml python3-venv systemd iproute2 binutils prometheus tmux chromium)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -80,4 +80,28 @@ enum FarmText {
                 ]
             })
     }
+
+    /// A job's segment map: a character per segment, 64 to a line, with a legend; then each retried or
+    /// failed segment with its worker and its errors. State is in the characters, not in colour.
+    static func segmentMap(_ segments: [SegmentStatus]) -> String {
+        let mark: [SegmentStatus.State: Character] = [
+            .queued: ".", .running: ">", .done: "#", .retried: "R", .failed: "X",
+        ]
+        let cells = String(segments.map { mark[$0.state] ?? "?" })
+        var lines = stride(from: 0, to: cells.count, by: 64).map { start -> String in
+            let from = cells.index(cells.startIndex, offsetBy: start)
+            let to = cells.index(from, offsetBy: min(64, cells.count - start))
+            return String(format: "%5d  ", start) + String(cells[from..<to])
+        }
+        let counts = SegmentStatus.State.allCases.map { state in
+            "\(mark[state]!) \(state.rawValue) \(segments.filter { $0.state == state }.count)"
+        }
+        lines.insert("segments: " + counts.joined(separator: ", "), at: 0)
+        for s in segments where s.state == .retried || s.state == .failed {
+            lines.append(
+                "  #\(s.index) \(s.state.rawValue) after \(s.attempts) attempts, last on \(s.worker ?? "?")"
+                    + (s.errors.isEmpty ? "" : ": " + s.errors.map { $0.logSafe(limit: 200) }.joined(separator: "; ")))
+        }
+        return lines.joined(separator: "\n")
+    }
 }
