@@ -141,7 +141,11 @@ enum DashboardPage {
 
     static func eta(_ j: DashboardSnapshot.Job) -> String {
         guard let low = j.etaLow, let high = j.etaHigh else { return "—" }
-        func d(_ s: Double) -> String { s >= 90 ? "\(Int((s / 60).rounded())) min" : "\(Int(s)) s" }
+        // An estimate from a crawling rate can be any size: past a day it says so, and never traps.
+        func d(_ s: Double) -> String {
+            guard s.isFinite, s < 86_400 else { return "over a day" }
+            return s >= 90 ? "\(Int((s / 60).rounded())) min" : "\(Int(s)) s"
+        }
         return low == high ? d(low) : "\(d(low))–\(d(high))"
     }
 

@@ -86,8 +86,13 @@ struct RateBook: Sendable {
             framesDone: j.framesDone, framesTotal: j.framesTotal,
             framesPerSecond: Self.round(
                 j.state.isTerminal ? j.framesPerSecond : (recent > 0 ? recent : j.framesPerSecond)),
-            etaLow: moving ? (remaining / rates.max()!).rounded() : nil,
-            etaHigh: moving ? (remaining / rates.min()!).rounded() : nil, error: j.error)
+            etaLow: moving ? Self.finite((remaining / rates.max()!).rounded()) : nil,
+            etaHigh: moving ? Self.finite((remaining / rates.min()!).rounded()) : nil, error: j.error)
+    }
+
+    /// A crawling rate can make an estimate infinite, which JSON cannot carry: none then.
+    static func finite(_ value: Double) -> Double? {
+        value.isFinite ? value : nil
     }
 
     static func round(_ x: Double, places: Int = 1) -> Double {

@@ -43,10 +43,12 @@ struct TopView: Encodable {
         }
         framesPerSecond = rate("tessera_frames_encoded_total")
         realTime = rate("tessera_output_media_seconds_total")
-        queue = Int(total(current, "tessera_queue_depth"))
+        // Figures from the wire: a count that is not one (NaN, 1e300) shows as 0 rather than trapping.
+        func count(_ value: Double) -> Int { Int(exactly: value.rounded()) ?? 0 }
+        queue = count(total(current, "tessera_queue_depth"))
         workers = current.workers.count
         busy = current.workers.filter { !$0.tasks.isEmpty }.count
-        jobsRunning = Int(
+        jobsRunning = count(
             current.metrics.first { $0.name == "tessera_jobs" && $0.labels["state"] == "running" }?.value ?? 0)
         rows = current.workers.map { w in
             Row(
