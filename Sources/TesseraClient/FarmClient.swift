@@ -20,11 +20,12 @@ public struct FarmClient: Sendable {
     public let token: String?
     let session: URLSession
 
-    public init(baseURL: URL, token: String?) {
+    /// - Parameter timeout: seconds a request may wait for an answer (a live view asks for a few).
+    public init(baseURL: URL, token: String?, timeout: TimeInterval = 60) {
         self.baseURL = baseURL
         self.token = token
         let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = 60
+        configuration.timeoutIntervalForRequest = timeout
         self.session = URLSession(configuration: configuration)
     }
 

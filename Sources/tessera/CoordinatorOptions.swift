@@ -50,9 +50,9 @@ struct CoordinatorOptions: ParsableArguments {
         return token ?? ProcessInfo.processInfo.environment["TESSERA_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
     }
 
-    func client() throws -> FarmClient {
+    func client(timeout: TimeInterval = 60) throws -> FarmClient {
         guard let url = URL(string: address) else { throw ValidationError("--coordinator '\(address)' is not a URL") }
-        return FarmClient(baseURL: url, token: try resolvedToken())
+        return FarmClient(baseURL: url, token: try resolvedToken(), timeout: timeout)
     }
 
     /// Runs client calls. A `ClientError` is printed as `tessera: …` and becomes its exit status

@@ -30,7 +30,8 @@ struct TopCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let client = try coordinator.client()
+        // A live view waits a few seconds for an answer, not a minute: then it says the coordinator is away.
+        let client = try coordinator.client(timeout: max(2, min(10, 3 * interval)))
         if once {
             do {
                 let first = try await Self.sample(client)
@@ -48,6 +49,7 @@ struct TopCommand: AsyncParsableCommand {
         let out = FileHandle.standardOutput
         if fancy { out.write(Data("\u{1B}[?1049h\u{1B}[?25l".utf8)) }
         defer { if fancy { out.write(Data("\u{1B}[?25h\u{1B}[?1049l".utf8)) } }
+        if fancy { out.write(Data("\u{1B}[H\u{1B}[2Jconnecting to \(client.baseURL.absoluteString)…".utf8)) }
         var previous: TopView.Sample?
         var unreachableSince: Date?
         while !(keys?.quitRequested ?? false) {

@@ -67,7 +67,7 @@ import Testing
 
         // No coordinator there: it says so and keeps trying, instead of dying.
         let gone = try Pane(farm, coordinator: "http://127.0.0.1:1")
-        #expect(farm.eventually(10) { gone.screen.contains("unreachable, retrying") }, "\(gone.screen)")
+        #expect(farm.eventually(20) { gone.screen.contains("unreachable, retrying") }, "\(gone.screen)")
         #expect(!gone.screen.contains("EXIT="))
 
         // `tessera watch` ends with the job's segment map in text; `--map` prints it at once.
