@@ -9,26 +9,28 @@ import Testing
     /// Runs `tessera top` in a detached tmux session of `width`×`height`; the pane stays after it exits.
     final class Pane {
         let name = "top-\(UUID().uuidString.prefix(8))"
+
+        /// Runs a tmux command. Through Python's subprocess, which closes every inherited descriptor: a
+        /// tmux server started here would otherwise keep Foundation's child-watch socket open, and the
+        /// test would wait for the client forever (it did, in a fresh clone with no server running).
+        @discardableResult
+        static func tmux(_ args: [String]) throws -> String {
+            let script =
+                "import subprocess, sys; r = subprocess.run(['tmux'] + sys.argv[1:], "
+                + "stdin=subprocess.DEVNULL, capture_output=True, text=True); print(r.stdout, end='')"
+            return try TestMedia.run("/usr/bin/python3", ["-c", script] + args)
+        }
+
         init(_ farm: FarmFixture, width: Int = 80, height: Int = 24, coordinator: String? = nil) throws {
             // A terminal that takes escape codes (this environment may set NO_COLOR).
             let command =
                 "env -u NO_COLOR TESSERA_TOKEN=\(farm.token) \(TestMedia.tesseraBinary.path) top --coordinator "
                 + "\(coordinator ?? farm.httpURL); echo EXIT=$?; sleep 30"
-            // tmux's server keeps the pipes it was started with: give it none, or reading them never ends.
-            try TestMedia.run(
-                "/bin/sh",
-                [
-                    "-c",
-                    "tmux new-session -d -s \(name) -x \(width) -y \(height) '\(command)' </dev/null >/dev/null 2>&1",
-                ])
+            try Self.tmux(["new-session", "-d", "-s", name, "-x", "\(width)", "-y", "\(height)", command])
         }
-        var screen: String {
-            (try? TestMedia.run("/bin/sh", ["-c", "tmux capture-pane -p -t \(name) </dev/null 2>/dev/null"])) ?? ""
-        }
-        func press(_ key: String) throws {
-            try TestMedia.run("/bin/sh", ["-c", "tmux send-keys -t \(name) \(key) </dev/null >/dev/null 2>&1"])
-        }
-        deinit { _ = try? TestMedia.run("/bin/sh", ["-c", "tmux kill-session -t \(name) </dev/null >/dev/null 2>&1"]) }
+        var screen: String { (try? Self.tmux(["capture-pane", "-p", "-t", name])) ?? "" }
+        func press(_ key: String) throws { try Self.tmux(["send-keys", "-t", name, key]) }
+        deinit { _ = try? Self.tmux(["kill-session", "-t", name]) }
     }
 
     @Test("the live view shows the farm in tmux, q exits 0; piped and JSON snapshots; +N more; unreachable")
