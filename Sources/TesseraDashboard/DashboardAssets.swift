@@ -1,6 +1,9 @@
 /// The page's style and script, inside the binary (no outside network, a few kilobytes in all). The
 /// script redraws the server-rendered sections from `/v1/events`, marks the page stale when the stream
-/// goes quiet, reconnects by itself, and asks before draining, pausing or resuming a worker.
+/// goes quiet, reconnects by itself, and asks before draining, pausing or resuming a worker. Between
+/// messages (up to a second apart) it applies the coordinator's liveness rule to each worker's last
+/// heartbeat, so a dead worker reads "lost" as soon as the window closes; only while the stream is fresh,
+/// so a stalled stream shows as stale, never as every worker lost.
 enum DashboardAssets {
     /// Colours keep at least 4.5:1 contrast; every state also has its word and a glyph.
     static let style = """
@@ -36,12 +39,15 @@ enum DashboardAssets {
         "use strict";(function(){
         const $=s=>document.querySelector(s),G={queued:"·",running:"▶",done:"✓",failed:"✗",retried:"↻"};
         const page=Number(document.body.dataset.page||"1");
-        let st=null,paused=false,dirty=false,last=Date.now(),stale=false,es=null,retry=null;
+        let st=null,paused=false,dirty=false,last=Date.now(),stale=false,es=null,retry=null,gone="";
         const e=s=>String(s??"").replace(/[&<>"']/g,c=>({"&":"&amp;","<":"&lt;",">":"&gt;",'"':"&quot;","'":"&#39;"})[c]);
         const n=x=>Number(x||0).toFixed(1),cap=s=>s[0].toUpperCase()+s.slice(1);
         const clock=t=>new Date(t).toISOString().slice(11,19)+" UTC";
         function d(s){return s>=90?Math.round(s/60)+" min":Math.round(s)+" s"}
+        function silent(w){const age=(Date.now()-last)/1000,win=st&&st.livenessSeconds;
+        return !!win&&!stale&&age<=1.5&&w.state!=="lost"&&w.lastSeenSeconds+age>win}
         function wrow(w){const id=e(w.id),t=w.job?e(w.job)+" / "+(w.segment??"?"):"—";
+        if(silent(w))w=Object.assign({},w,{state:"lost"});
         const c=w.state==="lost"?"—":["drain","pause","resume"].map(a=>'<button type="button" data-act="'+a+'" data-id="'+id+'" aria-label="'+cap(a)+" worker "+id+'">'+cap(a)+"</button>").join(" ");
         return '<tr data-worker="'+id+'"><th scope="row">'+id+'</th><td class="state"><span class="badge w-'+e(w.state)+'">'+e(w.state)+"</span></td><td>"+t+"</td><td>"+n(w.framesPerSecond)+"</td><td>"+n(w.lastSeenSeconds)+" s ago</td><td>"+w.frames+"</td><td>"+e(w.host)+"</td><td>"+e(w.backend)+'</td><td class="controls">'+c+"</td></tr>"}
         function jrow(j){const id=e(j.id),p=j.framesTotal>0?j.framesDone*100/j.framesTotal:0;
@@ -53,7 +59,7 @@ enum DashboardAssets {
         return '<svg viewBox="0 0 600 80" preserveAspectRatio="none" role="img" aria-label="Frames per second over the last '+Math.round((t1-t0)/60)+' min, peak '+n(m)+'"><polyline fill="none" stroke="#0b57d0" stroke-width="2" points="'+p.map(x=>(600*(x[0]-t0)/Math.max(1,t1-t0)).toFixed(1)+","+(78-76*x[1]/m).toFixed(1)).join(" ")+'"/></svg>'}
         function render(){if(!st)return;
         $("#throughput").innerHTML='<p class="figures"><span id="fps">'+n(st.throughput.framesPerSecond)+'</span> frames/s · <span id="rt">'+Number(st.throughput.realtime||0).toFixed(2)+"</span>× real time</p>"+chart(st.throughput);
-        $("#workers").innerHTML=st.workers.map(wrow).join("");
+        $("#workers").innerHTML=st.workers.map(wrow).join("");gone=silentIds();
         if(page===1)$("#jobs").innerHTML=st.jobs.map(jrow).join("");
         $("#maps").innerHTML=st.maps.map(map).join("");
         $("#errors").innerHTML=st.errors.length?st.errors.slice().reverse().map(x=>"<li><strong>job "+e(x.job)+(x.segment!=null?", segment "+x.segment:"")+"</strong>: "+e(x.message)+"</li>").join(""):"<li>None.</li>";
@@ -66,7 +72,9 @@ enum DashboardAssets {
         es.addEventListener("update",x=>{alive();apply(JSON.parse(x.data),false)});
         es.addEventListener("heartbeat",alive);
         es.onerror=()=>{markStale();if(es.readyState===2&&!retry)retry=setTimeout(()=>{retry=null;connect()},1000)}}
-        setInterval(()=>{if(Date.now()-last>2500){markStale();if(Date.now()-last>4000&&!retry){last=Date.now()-2600;connect()}}},500);
+        function silentIds(){return st?JSON.stringify(st.workers.filter(silent).map(w=>w.id)):""}
+        setInterval(()=>{if(Date.now()-last>2500){markStale();if(Date.now()-last>4000&&!retry){last=Date.now()-2600;connect()}}
+        if(st&&!paused&&silentIds()!==gone)render()},250);
         $("#pause").addEventListener("click",ev=>{paused=!paused;ev.target.setAttribute("aria-pressed",String(paused));ev.target.textContent=paused?"Resume live updates":"Pause live updates";if(!paused&&dirty){dirty=false;render()}});
         document.addEventListener("click",async ev=>{const b=ev.target.closest("button[data-act]");if(!b)return;const a=b.dataset.act,id=b.dataset.id;
         if(!window.confirm(cap(a)+" worker "+id+"?"))return;

@@ -21,6 +21,8 @@ public final class DashboardFeed: Service, Sendable {
     let pollInterval: Duration
     /// Messages a client may have waiting before it is dropped.
     let clientBuffer: Int
+    /// The coordinator's liveness window (heartbeat × liveness), passed on to the page.
+    let livenessSeconds: Double?
     private let state: Mutex<State>
 
     struct State: Sendable {
@@ -35,8 +37,9 @@ public final class DashboardFeed: Service, Sendable {
 
     public init(
         service: any FarmService, pollInterval: Duration = .milliseconds(100), minimumGap: Double = 1,
-        heartbeat: Double = 2, clientBuffer: Int = 8
+        heartbeat: Double = 2, clientBuffer: Int = 8, livenessSeconds: Double? = nil
     ) {
+        self.livenessSeconds = livenessSeconds
         self.service = service
         self.pollInterval = pollInterval
         self.clientBuffer = clientBuffer
@@ -180,7 +183,8 @@ public final class DashboardFeed: Service, Sendable {
                 at: now, workers: workers.map { state.rates.row($0) },
                 jobs: (view.running + view.finished).map { state.rates.row($0, now: now) },
                 throughput: state.rates.throughput, maps: view.maps,
-                errors: Self.failures(jobs: view.running + view.finished, maps: view.maps))
+                errors: Self.failures(jobs: view.running + view.finished, maps: view.maps),
+                livenessSeconds: livenessSeconds)
         }
     }
 

@@ -67,6 +67,11 @@ public struct DashboardSnapshot: Sendable, Codable, Equatable {
     public var throughput: Throughput
     public var maps: [SegmentMap]
     public var errors: [Failure]
+    /// Seconds of silence after which the coordinator counts a worker as lost (heartbeat × liveness).
+    /// Between messages the page applies the same rule to each row's last heartbeat, so a dead worker
+    /// shows as lost when the window closes, not up to a message gap later. Nil: the page waits for the
+    /// coordinator's word.
+    public var livenessSeconds: Double?
 
     /// Finished jobs on the first page; older ones are paged (`/?page=2`, …).
     public static let finishedShown = 50

@@ -101,6 +101,8 @@ with sync_playwright() as pw:
     page = context.new_page()
     requests = []
     page.on("request", lambda r: requests.append(r.url))
+    script_errors = []
+    page.on("pageerror", lambda error: script_errors.append(str(error)))
 
     # Signing in: the token goes in a form body, never a URL; the cookie is HttpOnly and SameSite=Strict.
     status, _ = api("/v1/events", auth=False)
@@ -245,6 +247,24 @@ with sync_playwright() as pw:
     page.keyboard.press("Enter")
     check("live updates pause from the keyboard", page.get_attribute("#pause", "aria-pressed") == "true")
     page.keyboard.press("Enter")
+
+    check("the page's script raised no error", not script_errors, script_errors[:3])
+
+    # The coordinator freezes (SIGSTOP: its connections stay open, nothing more arrives): "stale since"
+    # within 3 s, and no live worker is shown lost meanwhile; it thaws: the banner goes by itself.
+    live = [w for w in workers if w != victim]
+    os.kill(config["coordinatorPid"], signal.SIGSTOP)
+    shown_lost = []
+    def frozen_stale():
+        shown_lost.extend(w for w in live if worker_state(page, w) == "lost")
+        return page.locator("#stale").is_visible()
+    frozen = wait_for(frozen_stale, 10, step=0.02)
+    os.kill(config["coordinatorPid"], signal.SIGCONT)
+    figures["frozenStaleSeconds"] = frozen
+    check("a frozen coordinator shows stale within 3 s", frozen is not None and frozen <= 3, frozen)
+    check("while the stream is quiet no live worker is shown lost", not shown_lost, sorted(set(shown_lost)))
+    thawed = wait_for(lambda: not page.locator("#stale").is_visible(), 20, step=0.05)
+    check("the banner goes when the coordinator thaws", thawed is not None, thawed)
 
     # The coordinator goes away: "stale since" within 3 s; back: the page reconnects by itself.
     os.kill(config["coordinatorPid"], signal.SIGKILL)

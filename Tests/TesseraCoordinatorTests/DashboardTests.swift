@@ -86,6 +86,23 @@ import FoundationNetworking
         #expect(received >= 10)
     }
 
+    @Test func theFirstMessageCarriesTheLivenessWindowThePageApplies() async throws {
+        let farm = try MemoryFarm()
+        defer { farm.remove() }
+        await farm.setWorkers([Self.worker("w1")])
+        let told = DashboardFeed(service: farm, livenessSeconds: 2.5)
+        let (_, messages) = await told.subscribe()
+        var first: String?
+        for await message in messages {
+            first = message
+            break
+        }
+        #expect(first?.contains("event: snapshot") == true)
+        #expect(first?.contains("\"livenessSeconds\":2.5") == true, "\(first ?? "")")
+        let untold = await DashboardFeed(service: farm).current()
+        #expect(untold.livenessSeconds == nil, "without a window the page waits for the coordinator's word")
+    }
+
     @Test func pageEscapesEverythingFromOutside() {
         let hostile = "<script>alert(1)</script>"
         var worker = Self.worker("w1")

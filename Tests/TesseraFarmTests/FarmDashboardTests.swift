@@ -5,9 +5,9 @@ import Testing
 /// The dashboard in a real browser during a real job: Debian's chromium driven headless by Playwright
 /// (Tests/Dashboard/dashboard_check.py, in the tools environment Scripts/install-deps.sh makes) against a
 /// real coordinator and three real worker processes. The script signs in, compares the page with `/v1`,
-/// times events into the page, kills a worker with `kill -9` and the coordinator with `kill -9` (then
-/// starts it again on the same folder), runs axe at 1280×800 and 360×800, and saves screenshots; this
-/// test asserts its figures again.
+/// times events into the page, kills a worker with `kill -9`, runs axe at 1280×800 and 360×800, saves
+/// screenshots, freezes the coordinator (SIGSTOP), then kills it with `kill -9` and starts it again on the
+/// same folder; this test asserts its figures again.
 @Suite("Farm dashboard in a browser", .serialized)
 struct FarmDashboardTests {
     static let python = "/opt/tessera-tools/bin/python"
@@ -93,6 +93,7 @@ struct FarmDashboardTests {
         #expect(p95.map { $0 <= 1.5 } == true, "event latency p95 \(String(describing: p95)) s")
         #expect((figures["lostSeconds"] as? Double).map { $0 <= heartbeat * liveness + 1 } == true)
         #expect((figures["staleSeconds"] as? Double).map { $0 <= 3 } == true)
+        #expect((figures["frozenStaleSeconds"] as? Double).map { $0 <= 3 } == true)
         #expect(figures["reconnectSeconds"] is Double)
         #expect((figures["segmentStates"] as? [String])?.contains("retried") == true)
         for width in [1280, 360] {
@@ -101,7 +102,8 @@ struct FarmDashboardTests {
         }
         print(
             "dashboard figures: event latency p95 \(p95 ?? -1) s over \(latencies.count) events, "
-                + "lost after \(figures["lostSeconds"] ?? "?") s, stale after \(figures["staleSeconds"] ?? "?") s, "
+                + "lost after \(figures["lostSeconds"] ?? "?") s, stale after \(figures["staleSeconds"] ?? "?") s "
+                + "(killed) and \(figures["frozenStaleSeconds"] ?? "?") s (frozen), "
                 + "reconnected after \(figures["reconnectSeconds"] ?? "?") s")
     }
 }
