@@ -117,13 +117,21 @@ let package = Package(
             ]),
         // The coordinator's HTTP API as the client CLI speaks it (Protocols/openapi.yaml).
         .target(name: "TesseraClient", dependencies: ["TesseraCore"]),
+        // Workers that speak the wire but do no work, for the benchmarks below.
+        .target(name: "TesseraBenchEcho", dependencies: ["TesseraWire"], path: "Benchmarks/echo"),
         // The farm's own overhead (dispatch and result latency, segments/s) with echo workers.
         .executableTarget(
             name: "tessera-farm-bench",
             dependencies: [
-                "TesseraCoordinator", "TesseraWire", "TesseraCore", .product(name: "Logging", package: "swift-log"),
+                "TesseraCoordinator", "TesseraWire", "TesseraCore", "TesseraBenchEcho",
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/farm"),
+        // The dashboard and metrics under load: a real coordinator process, 200 echo workers, 10,000 jobs.
+        .executableTarget(
+            name: "tessera-load-bench",
+            dependencies: ["TesseraCoordinator", "TesseraClient", "TesseraCore", "TesseraBenchEcho"],
+            path: "Benchmarks/load"),
         .executableTarget(
             name: "tessera",
             dependencies: [

@@ -1,15 +1,15 @@
 // tessera-farm-bench: the farm's own overhead, with no transcoding in the way.
 //
 // A real coordinator (in this process, its dispatcher on its own thread, its store a real SQLite file)
-// runs a job of one-frame segments cut from an all-intra source. The "workers" here speak the wire
-// protocol over TCP loopback but do no work: each result is the task's own source packet, which is a
-// valid encoded segment for an all-intra H.264 stream, so the job stitches and verifies for real.
+// runs a job of one-frame segments cut from an all-intra source, for echo workers (Benchmarks/echo)
+// that speak the wire protocol over TCP loopback and send each task's own packets back.
 // Per task we time:
 //   dispatch  Ready sent → TaskAssign received (the coordinator leasing and serialising the task)
 //   ack       TaskResult sent → ResultAck received (spool write + fsync + SQLite commit)
 // Usage: tessera-farm-bench [segments] [workers]
 import Foundation
 import Logging
+import TesseraBenchEcho
 import TesseraCoordinator
 import TesseraCore
 import TesseraWire
@@ -48,82 +48,8 @@ logger.logLevel = .warning
 let coordinator = try! Coordinator(configuration: config, logger: logger)
 let endpoint = try! coordinator.start()
 
-/// One protocol-speaking worker that returns each task's source packets as its result.
-final class EchoWorker: @unchecked Sendable {
-    var dispatch: [Double] = []
-    var ack: [Double] = []
-    let done = DispatchSemaphore(value: 0)
-    let stop = LockedStop()
-
-    func run(endpoint: String, name: String) throws {
-        let context = ZMQContext()
-        let socket = try ZMQSocket(context, .dealer)
-        try socket.set(.linger(milliseconds: 0))
-        try socket.set(.routingID(Data(name.utf8)))
-        try socket.connect(endpoint)
-        func send(_ build: (inout Tessera_V1_Envelope) -> Void) throws {
-            var e = Tessera_V1_Envelope()
-            e.version = WireCodec.version
-            build(&e)
-            _ = try socket.send([WireCodec.encode(e)])
-        }
-        try send {
-            var h = Tessera_V1_Hello()
-            h.workerID = name
-            h.versions = [WireCodec.version]
-            h.capabilities.slots = 1
-            h.capabilities.cores = 1
-            $0.hello = h
-        }
-        var readyAt = 0.0, resultAt = 0.0
-        while !stop.isSet {
-            guard let frames = try socket.receive(timeoutMilliseconds: 200), let data = frames.last else { continue }
-            let now = Date().timeIntervalSince1970
-            let e = try WireCodec.decode(data)
-            switch e.body {
-            case .welcome?:
-                readyAt = Date().timeIntervalSince1970
-                try send { $0.ready.credit = 1 }
-            case .assign(let a)?:
-                dispatch.append(now - readyAt)
-                var output = Tessera_V1_SegmentOutput()
-                output.parameters = a.task.source
-                output.packets = a.task.packets
-                output.frames = UInt32(a.task.spec.outputEndFrame - a.task.spec.outputFirstFrame)
-                output.processor = "none"
-                resultAt = Date().timeIntervalSince1970
-                try send {
-                    $0.result.ref = a.ref
-                    $0.result.output = output
-                }
-            case .ack?:
-                ack.append(now - resultAt)
-                readyAt = Date().timeIntervalSince1970
-                try send { $0.ready.credit = 1 }
-            case .heartbeat?:
-                try send { $0.heartbeat.sentUnixMs = Int64(now * 1000) }
-            default:
-                break
-            }
-        }
-        socket.close()
-    }
-}
-
-final class LockedStop: @unchecked Sendable {
-    private var value = false
-    private let lock = NSLock()
-    func set() { lock.withLock { value = true } }
-    var isSet: Bool { lock.withLock { value } }
-}
-
-let workers = (0..<workerCount).map { _ in EchoWorker() }
-for (n, w) in workers.enumerated() {
-    Thread {
-        do { try w.run(endpoint: endpoint, name: "echo-\(n)") } catch { fail("worker: \(error)") }
-        w.done.signal()
-    }.start()
-}
+let workers = (0..<workerCount).map { EchoWorker(name: "echo-\($0)") }
+for w in workers { w.start(endpoint: endpoint) { fail($0) } }
 
 let started = Date()
 let semaphore = DispatchSemaphore(value: 0)
@@ -145,8 +71,7 @@ Task.detached {
 }
 semaphore.wait()
 let wall = Date().timeIntervalSince(started)
-workers.forEach { $0.stop.set() }
-workers.forEach { $0.done.wait() }
+workers.forEach { $0.stop() }
 coordinator.shutdown()
 guard let status = final, status.state == .completed else {
     fail("job ended \(final?.state.rawValue ?? "?"): \(final?.error ?? "")")
@@ -156,7 +81,7 @@ func percentile(_ values: [Double], _ p: Double) -> Double {
     let sorted = values.sorted()
     return sorted.isEmpty ? .nan : sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]
 }
-let dispatch = workers.flatMap(\.dispatch), ack = workers.flatMap(\.ack)
+let dispatch = workers.flatMap(\.latencies.dispatch), ack = workers.flatMap(\.latencies.ack)
 print(
     "farm overhead: \(status.segmentsTotal) one-frame segments, \(workerCount) echo workers, job completed and verified"
 )
