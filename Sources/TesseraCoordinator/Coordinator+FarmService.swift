@@ -114,6 +114,17 @@ extension Coordinator: FarmService {
         }
     }
 
+    public func recentJobs(
+        finishedLimit limit: Int, offset: Int
+    ) async throws(FarmError) -> (
+        active: [JobStatus], finished: [JobStatus]
+    ) {
+        do {
+            let (active, finished) = try await farm.store.recentJobsAsync(finishedLimit: limit, offset: offset)
+            return (active.map(status), finished.map(status))
+        } catch { throw FarmError(.internalError, "job store: \(error)") }
+    }
+
     public func cancel(_ id: String) async throws(FarmError) -> JobStatus {
         guard let record = try? await farm.store.jobAsync(id) else { throw FarmError(.notFound, "no job \(id)") }
         guard !record.state.isTerminal else { throw FarmError(.conflict, "job \(id) already \(record.state.rawValue)") }

@@ -12,6 +12,13 @@ public protocol FarmService: Sendable {
     func job(_ id: String) async throws(FarmError) -> JobStatus
     /// Newest first.
     func jobs() async throws(FarmError) -> [JobStatus]
+    /// Jobs not finished (newest first), and `limit` finished ones from `offset`, most recently finished
+    /// first: a page of history, whatever the store holds.
+    func recentJobs(
+        finishedLimit limit: Int, offset: Int
+    ) async throws(FarmError) -> (
+        active: [JobStatus], finished: [JobStatus]
+    )
     /// Cancels a job that is not finished; its running tasks are withdrawn from the workers.
     func cancel(_ id: String) async throws(FarmError) -> JobStatus
     func workers() async -> [WorkerStatus]
@@ -37,6 +44,22 @@ public protocol FarmService: Sendable {
     /// Brings what describes the farm now (queue depth, workers, jobs by state) up to date in `metrics`;
     /// called before each scrape.
     func updateMetrics() async
+}
+
+extension FarmService {
+    /// From `jobs()`, for services with no cheaper way.
+    public func recentJobs(
+        finishedLimit limit: Int, offset: Int
+    ) async throws(FarmError) -> (
+        active: [JobStatus], finished: [JobStatus]
+    ) {
+        let all = try await jobs()
+        let finished = all.filter(\.state.isTerminal).sorted { $0.updatedAt > $1.updatedAt }
+        let start = min(max(0, offset), finished.count)
+        return (
+            all.filter { !$0.state.isTerminal }, Array(finished[start..<min(finished.count, start + max(0, limit))])
+        )
+    }
 }
 
 /// Why a request to the farm failed, with the HTTP status the API answers.

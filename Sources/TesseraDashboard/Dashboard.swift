@@ -10,6 +10,7 @@ import TesseraCore
 ///  GET /            ─▶ signed in (or no token)? the page, rendered from the latest snapshot
 ///                      otherwise a sign-in form that POSTs the token to /v1/session (body, never the URL)
 ///  GET /?page=N     ─▶ the page with finished jobs 50·(N−1)+1 … 50·N
+///  GET /jobs/{id}   ─▶ one job: every segment with its attempts, worker, errors and thumbnail
 ///  GET /v1/events   ─▶ bearer token or session cookie, else 401; text/event-stream from `DashboardFeed`
 /// ```
 ///
@@ -41,6 +42,24 @@ public struct Dashboard: HTTPAPIAddition {
                 ],
                 body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
         }
+        router.get("jobs/:id") { request, context in
+            let nonce = DashboardPage.nonce()
+            let headers: HTTPFields = [
+                .contentType: "text/html; charset=utf-8", .cacheControl: "no-store",
+                .contentSecurityPolicy: DashboardPage.contentSecurityPolicy(nonce: nonce),
+            ]
+            guard (try? auth.check(request)) != nil else {
+                let html = DashboardPage.signIn(failed: false, nonce: nonce)
+                return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
+            }
+            let id = context.parameters.get("id") ?? ""
+            guard let job = try? await feed.service.job(id), let segments = try? await feed.service.segments(of: id)
+            else {
+                throw HTTPError(.notFound, message: "no job \(id.prefix(64))")
+            }
+            let html = DashboardPage.jobPage(RateBook().row(job, now: 0), segments: segments, nonce: nonce)
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
+        }
         router.get("v1/events") { request, _ in
             try auth.check(request)
             let (id, messages) = await feed.subscribe()
@@ -71,13 +90,9 @@ public struct Dashboard: HTTPAPIAddition {
 
     /// Finished jobs of history page `page` (2 and up), newest first.
     static func finished(_ service: any FarmService, page: Int) async -> [DashboardSnapshot.Job] {
-        let all = ((try? await service.jobs()) ?? []).filter { $0.state.isTerminal }.sorted {
-            $0.updatedAt > $1.updatedAt
-        }
         let size = DashboardSnapshot.finishedShown
-        let start = (page - 1) * size
-        guard start < all.count else { return [] }
+        let finished = (try? await service.recentJobs(finishedLimit: size, offset: (page - 1) * size))?.finished ?? []
         let book = RateBook()
-        return all[start..<min(all.count, start + size)].map { book.row($0, now: 0) }
+        return finished.map { book.row($0, now: 0) }
     }
 }

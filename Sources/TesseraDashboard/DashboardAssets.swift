@@ -24,10 +24,12 @@ enum DashboardAssets {
         background:#f4f4f4;color:#1b1b1b;min-height:2.75rem;min-width:2.75rem}
         button[aria-pressed=true]{background:#1b1b1b;color:#fff}
         .controls{white-space:nowrap}.figures{font-size:1.2rem;font-weight:600}
-        .map ol{list-style:none;display:flex;flex-wrap:wrap;gap:.25rem;padding:0;margin:.2rem 0}
-        .cell{border:1px solid #333;border-radius:.2rem;padding:.1rem .3rem;font-size:.8rem;min-width:2.5rem}
-        .cell small,.cell img{display:block}.cell img{margin-top:.1rem}.s-done{background:#d7f0dc}.s-running{background:#fdf0c4}
-        .s-failed{background:#fbd9d9}.s-retried{background:#d6e6fb;border-style:dashed}.s-queued{background:#fff}
+        .cells{list-style:none;display:flex;flex-wrap:wrap;gap:2px;padding:0;margin:.2rem 0}
+        .cells li{width:1.15rem;height:1.15rem;line-height:1.15rem;text-align:center;font-size:.75rem;border:1px solid #333}
+        .key{border:1px solid #333;padding:0 .3rem}.notable{font-size:.85rem;margin:.2rem 0 .8rem}
+        .segments{list-style:none;display:flex;flex-wrap:wrap;gap:.4rem;padding:0}.seg{border:1px solid #333;
+        padding:.2rem .4rem;font-size:.85rem;width:11rem}.seg img{display:block}
+        .d{background:#d7f0dc}.r{background:#fdf0c4}.f{background:#fbd9d9}.t{background:#d6e6fb;border-style:dashed!important}.q{background:#fff}
         .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
         .signin{max-width:22rem;margin:3rem auto}.signin input{display:block;width:100%;margin:.3rem 0 .8rem;
         font:inherit;padding:.4rem}.error{color:#8a1c1c;font-weight:600}
@@ -37,7 +39,7 @@ enum DashboardAssets {
 
     static let script = """
         "use strict";(function(){
-        const $=s=>document.querySelector(s),G={queued:"·",running:"▶",done:"✓",failed:"✗",retried:"↻"};
+        const $=s=>document.querySelector(s);
         const page=Number(document.body.dataset.page||"1");
         let st=null,paused=false,dirty=false,last=Date.now(),stale=false,es=null,retry=null,gone="";
         const e=s=>String(s??"").replace(/[&<>"']/g,c=>({"&":"&amp;","<":"&lt;",">":"&gt;",'"':"&quot;","'":"&#39;"})[c]);
@@ -52,9 +54,14 @@ enum DashboardAssets {
         return '<tr data-worker="'+id+'"><th scope="row">'+id+'</th><td class="state"><span class="badge w-'+e(w.state)+'">'+e(w.state)+"</span></td><td>"+t+"</td><td>"+n(w.framesPerSecond)+"</td><td>"+n(w.lastSeenSeconds)+" s ago</td><td>"+w.frames+"</td><td>"+e(w.host)+"</td><td>"+e(w.backend)+'</td><td class="controls">'+c+"</td></tr>"}
         function jrow(j){const id=e(j.id),p=j.framesTotal>0?j.framesDone*100/j.framesTotal:0;
         const eta=j.etaLow==null?"—":(j.etaLow===j.etaHigh?d(j.etaLow):d(j.etaLow)+"–"+d(j.etaHigh));
-        return '<tr data-job="'+id+'" data-frames-done="'+j.framesDone+'" data-frames-total="'+j.framesTotal+'"><th scope="row">'+id+'</th><td><span class="badge j-'+e(j.state)+'">'+e(j.state)+'</span></td><td><progress max="'+Math.max(1,j.framesTotal)+'" value="'+j.framesDone+'" aria-label="Progress of job '+id+'"></progress> <span class="frames">'+j.framesDone+" / "+j.framesTotal+'</span> (<span class="pct">'+p.toFixed(1)+"</span> %)</td><td>"+eta+"</td><td>"+n(j.framesPerSecond)+"</td><td>"+e(j.source)+"</td></tr>"}
-        function map(m){const job=e(m.job);return '<figure class="map" data-job="'+job+'"><figcaption>Job '+job+'</figcaption><ol aria-label="Segments of job '+job+'">'+m.segments.map(s=>{const w=e(s.worker||""),l="segment "+s.index+": "+s.state+(w?" on "+w:"")+(s.attempts>1?", "+s.attempts+" attempts":"");
-        return '<li class="cell s-'+s.state+'" data-state="'+s.state+'" data-worker="'+w+'" title="'+l+'"><span class="n">'+s.index+'</span> <span aria-hidden="true">'+G[s.state]+'</span><span class="sr">'+l+'</span><small aria-hidden="true">'+w+"</small>"+(m.thumbnails?'<img src="/v1/jobs/'+encodeURIComponent(m.job)+"/segments/"+s.index+'/thumbnail.png" alt="" loading="lazy" width="80" height="45">':"")+"</li>"}).join("")+"</ol></figure>"}
+        return '<tr data-job="'+id+'" data-frames-done="'+j.framesDone+'" data-frames-total="'+j.framesTotal+'"><th scope="row"><a href="/jobs/'+encodeURIComponent(j.id)+'">'+id+'</a></th><td><span class="badge j-'+e(j.state)+'">'+e(j.state)+'</span></td><td><progress max="'+Math.max(1,j.framesTotal)+'" value="'+j.framesDone+'" aria-label="Progress of job '+id+'"></progress> <span class="frames">'+j.framesDone+" / "+j.framesTotal+'</span> (<span class="pct">'+p.toFixed(1)+"</span> %)</td><td>"+eta+"</td><td>"+n(j.framesPerSecond)+"</td><td>"+e(j.source)+"</td></tr>"}
+        const L={q:"·",r:"▶",d:"✓",f:"✗",t:"↻"},W={q:"queued",r:"running",d:"done",f:"failed",t:"retried"};
+        function map(m){const job=e(m.job),c={},cells=[];for(const x of m.cells){c[x]=(c[x]||0)+1;cells.push('<li class="'+x+'">'+(L[x]||"?")+"</li>")}
+        const note=["r","t","f"].map(k=>{const l=[];for(let i=0;i<m.cells.length;i++)if(m.cells[i]===k)l.push(i+(m.by[i]>=0?" on "+e(m.workers[m.by[i]]):""));
+        return l.length?cap(W[k])+": "+l.slice(0,20).join(", ")+(l.length>20?" and "+(l.length-20)+" more":""):""}).filter(Boolean).join(". ");
+        return '<figure class="map" data-job="'+job+'"><figcaption><a href="/jobs/'+encodeURIComponent(m.job)+'">Job '+job+"</a>: "+"qrdft".split("").filter(k=>c[k]).map(k=>c[k]+" "+W[k]).join(", ")+'</figcaption><ol class="cells" aria-hidden="true">'+cells.join("")+'</ol><p class="notable">'+(note||"Nothing running, retried or failed.")+"</p></figure>"}
+        document.addEventListener("mouseover",ev=>{const li=ev.target.closest(".cells li");if(!li||!st)return;const f=li.closest("figure"),m=st.maps.find(x=>x.job===f.dataset.job);if(!m)return;
+        const i=Array.prototype.indexOf.call(li.parentNode.children,li),w=m.by[i]>=0?" on "+m.workers[m.by[i]]:"";li.title="segment "+i+": "+W[m.cells[i]]+w});
         function chart(t){const p=t.points||[];if(p.length<2)return"";const t0=p[0][0],t1=p[p.length-1][0]||t0+1,m=Math.max(1,...p.map(x=>x[1]));
         return '<svg viewBox="0 0 600 80" preserveAspectRatio="none" role="img" aria-label="Frames per second over the last '+Math.round((t1-t0)/60)+' min, peak '+n(m)+'"><polyline fill="none" stroke="#0b57d0" stroke-width="2" points="'+p.map(x=>(600*(x[0]-t0)/Math.max(1,t1-t0)).toFixed(1)+","+(78-76*x[1]/m).toFixed(1)).join(" ")+'"/></svg>'}
         function render(){if(!st)return;

@@ -33,6 +33,7 @@ public final class DashboardFeed: Service, Sendable {
         var dropped = 0
         var rates = RateBook()
         var store: StoreView?
+        var finishedFailures: [String: [DashboardSnapshot.Failure]] = [:]
     }
 
     public init(
@@ -52,7 +53,9 @@ public final class DashboardFeed: Service, Sendable {
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 await self.tick()
-                try? await Task.sleep(for: self.pollInterval)
+                // With no page open, a snapshot a second keeps the rates and the first page fresh.
+                let idle = self.state.withLock { $0.clients.isEmpty }
+                try? await Task.sleep(for: idle ? max(self.pollInterval, .seconds(1)) : self.pollInterval)
             }
         }
         let clients = state.withLock { state in
@@ -137,7 +140,7 @@ public final class DashboardFeed: Service, Sendable {
         ]
     }
 
-    /// Maps are kept for running jobs and this many of the latest finished ones.
+    /// Segment failures are listed for running jobs and this many of the latest finished ones.
     static let finishedMaps = 10
     static let errorsShown = 50
 
@@ -150,27 +153,51 @@ public final class DashboardFeed: Service, Sendable {
         var at: Double
         var running: [JobStatus]
         var finished: [JobStatus]
+        /// Running jobs' maps only: a finished job's map is on its own page.
         var maps: [DashboardSnapshot.SegmentMap]
+        var failures: [DashboardSnapshot.Failure]
     }
 
+    /// Reads what is not finished and the latest finished page, never the whole history. A finished
+    /// job's segment failures never change, so they are read once and kept while the job is listed.
     func storeView(now: Double) async -> StoreView {
         if let cached = state.withLock({ $0.store }), now - cached.at < Self.storeInterval, now >= cached.at {
             return cached
         }
-        let allJobs = (try? await service.jobs()) ?? []
-        let running = allJobs.filter { !$0.state.isTerminal }
-        let finished = Array(
-            allJobs.filter { $0.state.isTerminal }.sorted { $0.updatedAt > $1.updatedAt }.prefix(
-                DashboardSnapshot.finishedShown))
+        let (running, finished) =
+            (try? await service.recentJobs(finishedLimit: DashboardSnapshot.finishedShown, offset: 0)) ?? ([], [])
         var maps: [DashboardSnapshot.SegmentMap] = []
-        for job in running + finished.prefix(Self.finishedMaps) {
-            if let segments = try? await service.segments(of: job.id) {
-                maps.append(.init(job: job.id, thumbnails: job.state == .completed, segments: segments))
-            }
+        var failures: [DashboardSnapshot.Failure] = []
+        for job in running {
+            guard let segments = try? await service.segments(of: job.id) else { continue }
+            maps.append(.init(job: job.id, segments: segments))
+            failures += Self.failures(job: job.id, segments)
         }
-        let view = StoreView(at: now, running: running, finished: finished, maps: maps)
-        state.withLock { $0.store = view }
+        let known = state.withLock { $0.finishedFailures }
+        var kept: [String: [DashboardSnapshot.Failure]] = [:]
+        for job in finished.prefix(Self.finishedMaps) {
+            if let listed = known[job.id] {
+                kept[job.id] = listed
+            } else if let segments = try? await service.segments(of: job.id) {
+                kept[job.id] = Self.failures(job: job.id, segments)
+            }
+            failures += kept[job.id] ?? []
+        }
+        for job in running + finished where job.state == .failed {
+            failures.append(.init(job: job.id, segment: nil, message: job.error ?? "failed"))
+        }
+        let view = StoreView(
+            at: now, running: running, finished: finished, maps: maps,
+            failures: Array(failures.suffix(Self.errorsShown)))
+        state.withLock {
+            $0.store = view
+            $0.finishedFailures = kept
+        }
         return view
+    }
+
+    static func failures(job: String, _ segments: [SegmentStatus]) -> [DashboardSnapshot.Failure] {
+        segments.flatMap { segment in segment.errors.map { .init(job: job, segment: segment.index, message: $0) } }
     }
 
     func build(now: Double) async -> DashboardSnapshot {
@@ -183,22 +210,8 @@ public final class DashboardFeed: Service, Sendable {
                 at: now, workers: workers.map { state.rates.row($0) },
                 jobs: (view.running + view.finished).map { state.rates.row($0, now: now) },
                 throughput: state.rates.throughput, maps: view.maps,
-                errors: Self.failures(jobs: view.running + view.finished, maps: view.maps),
+                errors: view.failures,
                 livenessSeconds: livenessSeconds)
         }
-    }
-
-    /// Every counted segment failure of the shown jobs (newest jobs first), then each failed job's error.
-    static func failures(jobs: [JobStatus], maps: [DashboardSnapshot.SegmentMap]) -> [DashboardSnapshot.Failure] {
-        var out: [DashboardSnapshot.Failure] = []
-        for map in maps {
-            for segment in map.segments {
-                out += segment.errors.map { .init(job: map.job, segment: segment.index, message: $0) }
-            }
-        }
-        for job in jobs where job.state == .failed {
-            out.append(.init(job: job.id, segment: nil, message: job.error ?? "failed"))
-        }
-        return Array(out.suffix(errorsShown))
     }
 }

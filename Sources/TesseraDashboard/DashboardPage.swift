@@ -87,7 +87,8 @@ enum DashboardPage {
             <nav aria-label="Job history">\(page > 1 ? "<a href=\"/?page=\(page - 1)\">Newer jobs</a> " : "")<a href="/?page=\(page + 1)">Older jobs</a></nav>
             </section>
             <section aria-labelledby="maps-h"><h2 id="maps-h">Segment maps</h2>
-            <p class="legend">Each cell is a segment: \(legend)</p>
+            <p class="legend">Maps of the running jobs; each cell is a segment: \(legend). A job's own page
+            has every segment's details and thumbnail.</p>
             <div id="maps">\(s.maps.map(map).joined())</div></section>
             <section aria-labelledby="errors-h"><h2 id="errors-h">Errors</h2>
             <ul id="errors">\(errors(s.errors))</ul></section>
@@ -117,7 +118,7 @@ enum DashboardPage {
 
     static var legend: String {
         SegmentStatus.State.allCases.map {
-            "<span class=\"cell s-\($0.rawValue)\">\(glyphs[$0]!) \($0.rawValue)</span>"
+            "<span class=\"key \(DashboardSnapshot.SegmentMap.letters[$0]!)\">\(glyphs[$0]!) \($0.rawValue)</span>"
         }
         .joined(separator: " ")
     }
@@ -153,7 +154,7 @@ enum DashboardPage {
         let id = escape(j.id)
         let percent = j.framesTotal > 0 ? Double(j.framesDone) * 100 / Double(j.framesTotal) : 0
         return "<tr data-job=\"\(id)\" data-frames-done=\"\(j.framesDone)\" data-frames-total=\"\(j.framesTotal)\">"
-            + "<th scope=\"row\">\(id)</th>"
+            + "<th scope=\"row\"><a href=\"/jobs/\(escape(pathSegment(j.id)))\">\(id)</a></th>"
             + "<td><span class=\"badge j-\(j.state.rawValue)\">\(j.state.rawValue)</span></td>"
             + "<td><progress max=\"\(max(1, j.framesTotal))\" value=\"\(j.framesDone)\" "
             + "aria-label=\"Progress of job \(id)\"></progress> <span class=\"frames\">\(j.framesDone) / \(j.framesTotal)"
@@ -161,23 +162,79 @@ enum DashboardPage {
             + "<td>\(eta(j))</td><td>\(number(j.framesPerSecond))</td><td>\(escape(j.source))</td></tr>"
     }
 
+    /// A running job's map: a summary in words (what a screen reader reads), one small cell per segment
+    /// (its state as a glyph and a colour), and the running, retried and failed segments with their
+    /// workers in words. The script gives a cell its details when pointed at.
     static func map(_ m: DashboardSnapshot.SegmentMap) -> String {
         let job = escape(m.job)
-        let cells = m.segments.map { s -> String in
-            let worker = s.worker.map(escape) ?? ""
-            let label =
-                "segment \(s.index): \(s.state.rawValue)\(worker.isEmpty ? "" : " on \(worker)")"
-                + (s.attempts > 1 ? ", \(s.attempts) attempts" : "")
-            return
-                "<li class=\"cell s-\(s.state.rawValue)\" data-state=\"\(s.state.rawValue)\" data-worker=\"\(worker)\" "
-                + "title=\"\(label)\"><span class=\"n\">\(s.index)</span> <span aria-hidden=\"true\">\(glyphs[s.state]!)</span>"
-                + "<span class=\"sr\">\(label)</span><small aria-hidden=\"true\">\(worker)</small>"
-                + (m.thumbnails
-                    ? "<img src=\"/v1/jobs/\(escape(pathSegment(m.job)))/segments/\(s.index)/thumbnail.png\" alt=\"\" loading=\"lazy\" "
-                        + "width=\"80\" height=\"45\">" : "") + "</li>"
+        var cells = ""
+        cells.reserveCapacity(m.cells.utf8.count * 18)
+        for letter in m.cells { cells += "<li class=\"\(letter)\">\(glyph(letter))</li>" }
+        return "<figure class=\"map\" data-job=\"\(job)\"><figcaption><a href=\"/jobs/\(escape(pathSegment(m.job)))\">"
+            + "Job \(job)</a>: \(summary(m))</figcaption><ol class=\"cells\" aria-hidden=\"true\">\(cells)</ol>"
+            + "<p class=\"notable\">\(notable(m))</p></figure>"
+    }
+
+    static func glyph(_ letter: Character) -> String {
+        guard let state = DashboardSnapshot.SegmentMap.letters.first(where: { $0.value == letter })?.key else {
+            return "?"
         }
-        return "<figure class=\"map\" data-job=\"\(job)\"><figcaption>Job \(job)</figcaption>"
-            + "<ol aria-label=\"Segments of job \(job)\">\(cells.joined())</ol></figure>"
+        return glyphs[state]!
+    }
+
+    /// "120 done, 2 running, 278 queued", in the legend's order.
+    static func summary(_ m: DashboardSnapshot.SegmentMap) -> String {
+        var counts: [Character: Int] = [:]
+        for letter in m.cells { counts[letter, default: 0] += 1 }
+        return SegmentStatus.State.allCases.compactMap { state in
+            counts[DashboardSnapshot.SegmentMap.letters[state]!].map { "\($0) \(state.rawValue)" }
+        }.joined(separator: ", ")
+    }
+
+    /// The segments worth naming, with their workers: running, retried and failed, 20 of each at most.
+    static func notable(_ m: DashboardSnapshot.SegmentMap) -> String {
+        let cells = Array(m.cells)
+        let parts = [SegmentStatus.State.running, .retried, .failed].compactMap { state -> String? in
+            let letter = DashboardSnapshot.SegmentMap.letters[state]!
+            let named = cells.indices.filter { cells[$0] == letter }.map { i -> String in
+                let w = i < m.by.count && m.by[i] >= 0 && m.by[i] < m.workers.count ? m.workers[m.by[i]] : nil
+                return "\(i)" + (w.map { " on \(escape($0))" } ?? "")
+            }
+            guard !named.isEmpty else { return nil }
+            return "\(state.rawValue.capitalized): \(named.prefix(20).joined(separator: ", "))"
+                + (named.count > 20 ? " and \(named.count - 20) more" : "")
+        }
+        return parts.isEmpty ? "Nothing running, retried or failed." : parts.joined(separator: ". ")
+    }
+
+    /// A job's own page: its row, then every segment with its state, attempts, worker, encode time,
+    /// errors and (once the job completed) its thumbnail.
+    static func jobPage(_ j: DashboardSnapshot.Job, segments: [SegmentStatus], nonce: String) -> String {
+        let id = escape(j.id)
+        let items = segments.map { s -> String in
+            let worker = s.worker.map(escape) ?? "—"
+            let errors = s.errors.isEmpty ? "" : "<ul>" + s.errors.map { "<li>\(escape($0))</li>" }.joined() + "</ul>"
+            let thumb =
+                j.state == .completed
+                ? "<img src=\"/v1/jobs/\(escape(pathSegment(j.id)))/segments/\(s.index)/thumbnail.png\" "
+                    + "alt=\"Segment \(s.index)'s first frame\" loading=\"lazy\" width=\"80\" height=\"45\">" : ""
+            return
+                "<li class=\"seg \(DashboardSnapshot.SegmentMap.letters[s.state]!)\" data-state=\"\(s.state.rawValue)\">"
+                + "\(thumb)<span aria-hidden=\"true\">\(glyphs[s.state]!)</span> <strong>\(s.index)</strong> "
+                + "\(s.state.rawValue), on \(worker), \(s.attempts) attempt\(s.attempts == 1 ? "" : "s")"
+                + (s.encodeSeconds.map { String(format: ", %.1f s", $0) } ?? "") + "\(errors)</li>"
+        }
+        return head("Tessera job \(id)", nonce: nonce) + """
+            <body><header><h1>Job \(id)</h1><p><a href="/">Back to the farm</a></p></header><main>
+            <div class="scroll" tabindex="0" role="region" aria-label="Job \(id)"><table>
+            <thead><tr><th scope="col">Job</th><th scope="col">State</th><th scope="col">Progress</th>
+            <th scope="col">ETA</th><th scope="col">Frames/s</th><th scope="col">Source</th></tr></thead>
+            <tbody>\(jobRow(j))</tbody></table></div>
+            \(j.error.map { "<p class=\"error\">\(escape($0))</p>" } ?? "")
+            <h2>Segments</h2><p class="legend">\(legend)</p>
+            <ol class="segments" aria-label="Segments of job \(id)">\(items.joined())</ol>
+            </main></body></html>
+            """
     }
 
     /// A job id as one URL path segment.

@@ -44,12 +44,36 @@ public struct DashboardSnapshot: Sendable, Codable, Equatable {
         public var points: [[Double]]
     }
 
-    /// One job's segment map.
+    /// A running job's segment map, compact enough to send every second for a job of thousands of
+    /// segments: one letter per segment, and each segment's worker as an index into `workers`. The
+    /// whole map of any job, with each segment's attempts, errors and thumbnail, is its page
+    /// (`/jobs/{id}`).
     public struct SegmentMap: Sendable, Codable, Equatable {
         public var job: String
-        /// Whether each segment has a thumbnail (the job completed).
-        public var thumbnails: Bool
-        public var segments: [SegmentStatus]
+        /// One letter per segment in plan order (`letters`): queued, running, done, failed, retried.
+        public var cells: String
+        /// The workers `by` names, each once.
+        public var workers: [String]
+        /// Per segment, the index in `workers` of the worker that did it or holds it; -1 for none yet.
+        public var by: [Int]
+
+        public static let letters: [SegmentStatus.State: Character] = [
+            .queued: "q", .running: "r", .done: "d", .failed: "f", .retried: "t",
+        ]
+
+        public init(job: String, segments: [SegmentStatus]) {
+            self.job = job
+            var workers: [String] = [], index: [String: Int] = [:]
+            cells = String(segments.map { Self.letters[$0.state]! })
+            by = segments.map { s in
+                guard let w = s.worker else { return -1 }
+                if let i = index[w] { return i }
+                index[w] = workers.count
+                workers.append(w)
+                return workers.count - 1
+            }
+            self.workers = workers
+        }
     }
 
     /// An error with its cause: which job and segment, which worker, and what was said.

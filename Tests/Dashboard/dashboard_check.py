@@ -11,6 +11,7 @@ measured figure and a list of checks, each {name, ok, detail}; the exit status i
 passed. Figures, not verdicts, are what the Swift test asserts on again.
 """
 import json
+import re
 import math
 import os
 import random
@@ -124,6 +125,20 @@ with sync_playwright() as pw:
     _, api_workers = api("/v1/workers")
     check("the page lists every worker", listed() == {w["id"] for w in api_workers}, (listed(), api_workers))
     check("the page lists the running job", page_job(page, job) is not None)
+    # The running job's live map: one cell per segment, its summary in words adding up to them all.
+    _, api_segments = api(f"/v1/jobs/{job}/segments")
+    live = page.evaluate(
+        """job => {
+            const f = [...document.querySelectorAll("figure.map")].find(x => x.dataset.job === job);
+            if (!f) return null;
+            return {cells: f.querySelectorAll("ol.cells li").length, caption: f.querySelector("figcaption").textContent,
+                    letters: [...f.querySelectorAll("ol.cells li")].map(li => li.className).join("")};
+        }""", job)
+    counted = sum(int(n) for n in re.findall(r"(\d+) (?:queued|running|done|failed|retried)", live["caption"])) \
+        if live else -1
+    check("the running job's map has a cell per segment and says what each is",
+          live is not None and live["cells"] == len(api_segments) == counted and set(live["letters"]) <= set("qrdft"),
+          (live, len(api_segments)))
 
     # Without a script the first page already has the content (server-rendered).
     plain = browser.new_context(java_script_enabled=False)
@@ -200,15 +215,18 @@ with sync_playwright() as pw:
     check("the job ends completed at exactly 100 % on the page and in /v1",
           final["state"] == "completed" and final["done"] == final["total"] == api_job["framesTotal"]
           and final["pct"] == 100.0 and api_job["framesDone"] == api_job["framesTotal"], (final, api_job))
+    # The finished job's own page: every segment as /v1 has it, the retry shown, a thumbnail for each.
     _, api_segments = api(f"/v1/jobs/{job}/segments")
-    cells = page.locator(f'figure.map[data-job="{job}"] li.cell')
+    page.click(f'tr[data-job="{job}"] th a')
+    page.wait_for_selector("ol.segments")
+    check("the job's link opens its page", page.url == f"{base}/jobs/{job}", page.url)
+    cells = page.locator("ol.segments li.seg")
     shown_states = [cells.nth(i).get_attribute("data-state") for i in range(cells.count())]
     figures["segmentStates"] = shown_states
-    check("the segment map shows the retry, as /v1/jobs/{id}/segments does",
+    check("the job's page shows every segment and the retry, as /v1/jobs/{id}/segments does",
           "retried" in shown_states and shown_states == [s["state"] for s in api_segments],
           (shown_states, [s["state"] for s in api_segments]))
-    # A thumbnail for every finished segment, made from the verified output.
-    images = page.locator(f'figure.map[data-job="{job}"] img')
+    images = page.locator("ol.segments img")
     check("every segment of the completed job has a thumbnail", images.count() == len(api_segments), images.count())
     if images.count():
         images.nth(len(api_segments) // 2).scroll_into_view_if_needed()
@@ -221,6 +239,12 @@ with sync_playwright() as pw:
             png = r.read()
         check("a thumbnail is a PNG", png[:8] == b"\x89PNG\r\n\x1a\n" and r.headers["Content-Type"] == "image/png",
               png[:8])
+    report = Axe().run(page)
+    bad = [v for v in report.response["violations"] if v.get("impact") in ("serious", "critical")]
+    check("axe finds no serious or critical issue on the job's page", not bad,
+          [(v["id"], v["nodes"][0]["html"][:200]) for v in bad])
+    page.go_back()
+    page.wait_for_selector("#workers")
     check("the page asked nothing of any other host",
           all(u.startswith(base) for u in requests), [u for u in requests if not u.startswith(base)])
 

@@ -35,7 +35,7 @@ import Testing
         defer { farm.remove() }
         let dashboard = Dashboard(feed: DashboardFeed(service: farm))
         let routes = HTTPAPI(service: farm, token: nil, additions: [dashboard]).routes
-        #expect(routes.count == 17)
+        #expect(routes.count == 18)
         #expect(described.sorted() == routes)
         #expect(spec["components"]?["securitySchemes"]?["bearer"]?["scheme"]?.string == "bearer")
     }

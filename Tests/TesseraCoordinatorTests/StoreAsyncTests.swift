@@ -56,6 +56,40 @@ struct StoreAsyncTests {
         #expect(try await store.segmentsAsync(of: "j-00000000").isEmpty)
     }
 
+    @Test("a page of history: every unfinished job, and finished ones by when they finished, paged")
+    func recentJobsArePaged() async throws {
+        let folder = try TestMedia.makeDirectory("tessera-store")
+        defer { TestMedia.cleanup(folder) }
+        let clock = TestClock()
+        let store = try JobStore(path: folder.appendingPathComponent("jobs.sqlite").path, clock: clock.read)
+        var finishedOrder: [String] = []  // most recently finished first
+        var active: [String] = []
+        for n in 0..<12 {
+            clock.advance(by: 1)
+            let id = try store.runningJob(frames: [5, 5], name: "in\(n).mov")
+            if n % 4 == 3 {
+                active.insert(id, at: 0)
+                continue
+            }
+            finishedOrder.insert(id, at: 0)
+        }
+        // Finish them in another order than they were made: the oldest last.
+        for (n, id) in (finishedOrder.reversed().dropFirst() + [finishedOrder.last!]).enumerated() {
+            clock.advance(by: 1)
+            try store.transition(id, to: n % 2 == 0 ? .cancelled : .failed, error: "stopped")
+        }
+        let expected = [finishedOrder.last!] + finishedOrder.dropLast()
+        let first = try await store.recentJobsAsync(finishedLimit: 4, offset: 0)
+        #expect(first.active.map(\.id) == active, "every unfinished job, newest first")
+        #expect(first.finished.map(\.id) == Array(expected.prefix(4)))
+        #expect(
+            try await store.recentJobsAsync(finishedLimit: 4, offset: 4).finished.map(\.id) == Array(expected[4..<8]))
+        #expect(
+            try await store.recentJobsAsync(finishedLimit: 4, offset: 8).finished.map(\.id) == Array(expected[8...]))
+        #expect(try await store.recentJobsAsync(finishedLimit: 4, offset: 400).finished.isEmpty)
+        #expect(first.finished.allSatisfy { $0.framesTotal == 10 && $0.segmentsTotal == 2 })
+    }
+
     @Test("the HTTP layer's writes go through GRDB's async API: insert, move, refuse an illegal move")
     func asyncWrites() async throws {
         let folder = try TestMedia.makeDirectory("tessera-store")

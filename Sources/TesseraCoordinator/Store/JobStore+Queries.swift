@@ -45,4 +45,28 @@ extension JobStore {
     public func segmentsAsync(of jobID: String) async throws(StoreError) -> [SegmentRecord] {
         try await readAsync("read the segments of job \(jobID)") { db in try SegmentRecord.fetchAll(db, jobID: jobID) }
     }
+
+    /// Jobs not finished (newest first), and `limit` finished ones from `offset`, most recently finished
+    /// first: what a page of history needs, read without counting the segments of every job ever run.
+    /// - Throws: `StoreError.database`.
+    public func recentJobsAsync(
+        finishedLimit limit: Int, offset: Int
+    ) async throws(StoreError) -> (
+        active: [JobRecord], finished: [JobRecord]
+    ) {
+        let terminal = [JobState.completed, .failed, .cancelled].map { "'\($0.rawValue)'" }.joined(separator: ",")
+        return try await readAsync("list recent jobs") { db in
+            let active = try JobRecord.fetchAll(db, where: "jobs.state NOT IN (\(terminal))")
+            // The page is chosen on the bare table; the segment counts are made for its rows alone.
+            let finished = try Row.fetchAll(
+                db,
+                sql: JobRecord.selectSQL + """
+                     WHERE jobs.rowid IN (SELECT rowid FROM jobs WHERE state IN (\(terminal))
+                        ORDER BY updatedAt DESC, rowid DESC LIMIT ? OFFSET ?)
+                    ORDER BY jobs.updatedAt DESC, jobs.rowid DESC
+                    """, arguments: [max(0, limit), max(0, offset)]
+            ).map(JobRecord.init(row:))
+            return (active, finished)
+        }
+    }
 }

@@ -58,6 +58,11 @@ enum StoreSchema {
                 t.primaryKey(["jobID", "idx", "attempt"])
             }
         }
+        migrator.registerMigration("v3: finished jobs by when they finished") { db in
+            // A page of history (the dashboard's, every second) reads its rows by this index, however
+            // many jobs the store holds.
+            try db.create(indexOn: "jobs", columns: ["state", "updatedAt"])
+        }
         return migrator
     }
 }
