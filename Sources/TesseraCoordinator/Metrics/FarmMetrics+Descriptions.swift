@@ -45,7 +45,7 @@ extension FarmMetrics {
         "tessera_http_requests_total": .init(
             help: "HTTP requests answered, by route pattern, method and status class."),
         "tessera_http_request_duration_seconds": .init(
-            help: "Seconds from an HTTP request's arrival to the end of its response body, by route pattern.",
-            buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 60]),
+            help: "Seconds from an HTTP request's arrival to the end of its response body, by route pattern and method.",
+            buckets: [0.005, 0.025, 0.1, 0.5, 2.5, 60]),
     ]
 }
