@@ -75,6 +75,17 @@ func percentile(_ values: [Double], _ p: Double) -> Double {
 
 func median(_ values: [Double]) -> Double { percentile(values, 0.5) }
 
+/// User and system CPU seconds a process has used (Linux /proc; 0 where it cannot be read).
+func cpuSeconds(of pid: Int32) -> Double {
+    guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+        let close = text.lastIndex(of: ")")
+    else { return 0 }
+    // After "pid (name) " come state (field 3) … utime (14) and stime (15).
+    let fields = text[text.index(after: close)...].split(separator: " ")
+    guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+    return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+}
+
 @main
 struct LoadBench {
     static func main() async throws {
@@ -157,9 +168,6 @@ struct LoadBench {
         while segmentsDone() < 2 * framesPerJob { try await Task.sleep(for: .milliseconds(200)) }
 
         var results: [(String, String, String)] = []
-        // Series: now, and again after every job of the run.
-        let seriesStart = try await http.seriesCount()
-        let finishedStart = feeder.finished
 
         // Scrape latency during load.
         var scrapes: [Double] = []
@@ -181,9 +189,15 @@ struct LoadBench {
         }
         let updates = sizes.filter { $0.event == "update" }.map { Double($0.bytes) }
         let page = try await http.get("/")
+        try await http.openSession()
+
+        // Series: now that every route this run uses has answered once, and again after every job of it.
+        let seriesStart = try await http.series()
+        let finishedStart = feeder.finished
 
         // 20 dashboards: segments/s in alternating windows without (A) and with (B) them.
         var rates: [Bool: [Double]] = [false: [], true: []]
+        var cpuPerSegment: [Bool: [Double]] = [false: [], true: []]
         let window = 15.0
         for open in [false, true, true, false, false, true, true, false] {
             var readers: [StreamReader] = []
@@ -196,9 +210,11 @@ struct LoadBench {
                 }
                 try await Task.sleep(for: .seconds(2))  // every snapshot sent before the window
             }
-            let before = segmentsDone(), t = Date()
+            let before = segmentsDone(), t = Date(), cpuBefore = cpuSeconds(of: coordinator.processIdentifier)
             try await Task.sleep(for: .seconds(window))
-            rates[open]!.append(Double(segmentsDone() - before) / Date().timeIntervalSince(t))
+            let segments = Double(segmentsDone() - before)
+            rates[open]!.append(segments / Date().timeIntervalSince(t))
+            cpuPerSegment[open]!.append((cpuSeconds(of: coordinator.processIdentifier) - cpuBefore) / max(1, segments))
             for r in readers { _ = r.close() }
             say(
                 "window \(open ? "with 20 dashboards" : "without"): \(String(format: "%.0f", rates[open]!.last!)) segments/s"
@@ -206,7 +222,7 @@ struct LoadBench {
         }
         let without = median(rates[false]!), with = median(rates[true]!)
 
-        let seriesEnd = try await http.seriesCount()
+        let seriesEnd = try await http.series()
         let finishedEnd = feeder.finished
 
         // The page in a real browser: first load, then the soak, with the farm moving at a steadier pace.
@@ -218,14 +234,22 @@ struct LoadBench {
         feeding.cancel()
         let browser = (try? JSONSerialization.jsonObject(with: Data(contentsOf: pageResult))) as? [String: Any] ?? [:]
         guard status == 0 else { fail("page.py failed (\(status))") }
-        let seriesAfterSoak = try await http.seriesCount()
+        let seriesAfterSoak = try await http.series()
         for w in workers { w.stop() }
 
         let perWorkerTarget = 30 + 6 * options.workers
         results.append(
             (
-                "series at the start / after \(finishedEnd - finishedStart) jobs / after the soak",
-                "\(seriesStart) / \(seriesEnd) / \(seriesAfterSoak)", "≤ \(perWorkerTarget), not growing"
+                "series: before / after \(finishedEnd - finishedStart) jobs / after the soak",
+                "\(seriesStart.total) / \(seriesEnd.total) / \(seriesAfterSoak.total)",
+                "≤ \(perWorkerTarget), not growing"
+            ))
+        results.append(
+            (
+                "series: per worker / the rest (of which HTTP)",
+                String(
+                    format: "%.1f / %d (%d)", Double(seriesStart.perWorker) / Double(options.workers),
+                    seriesStart.total - seriesStart.perWorker, seriesStart.http), "6 / 30"
             ))
         results.append(
             (
@@ -246,6 +270,14 @@ struct LoadBench {
             (
                 "segments/s without / with 20 dashboards",
                 String(format: "%.0f / %.0f (cost %.1f %%)", without, with, (1 - with / without) * 100), "cost < 2 %"
+            ))
+        let cpuWithout = median(cpuPerSegment[false]!), cpuWith = median(cpuPerSegment[true]!)
+        results.append(
+            (
+                "coordinator CPU ms per segment without / with",
+                String(
+                    format: "%.2f / %.2f (cost %.1f %%)", cpuWithout * 1000, cpuWith * 1000,
+                    (cpuWith / cpuWithout - 1) * 100), "the server's own share"
             ))
         if let first = browser["firstLoad"] as? [String: Any] {
             results.append(("first load: bytes transferred", "\((first["bytes"] as? Int ?? 0) / 1024) KB", "≤ 500 KB"))

@@ -121,11 +121,25 @@ struct HTTPProbe {
         return data
     }
 
-    /// Samples in the exposition: every line that is not a comment.
-    func seriesCount() async throws -> Int {
-        String(decoding: try await get("/metrics"), as: UTF8.self).split(separator: "\n").filter {
+    /// Samples in the exposition (every line that is not a comment): in all, those labelled with a
+    /// worker, and the HTTP API's.
+    func series() async throws -> (total: Int, perWorker: Int, http: Int) {
+        let lines = String(decoding: try await get("/metrics"), as: UTF8.self).split(separator: "\n").filter {
             !$0.hasPrefix("#")
-        }.count
+        }
+        return (lines.count, lines.count { $0.contains("worker=\"") }, lines.count { $0.hasPrefix("tessera_http_") })
+    }
+
+    /// Exchanges the token for a session, as a page's sign-in does.
+    func openSession() async throws {
+        var request = URLRequest(url: base.appendingPathComponent("/v1/session"))
+        request.httpMethod = "POST"
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        let (_, response) = try await session.data(for: request)
+        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        guard status == 200 else {
+            throw ClientError(.rejected(status: status, error: "POST /v1/session"), "POST /v1/session: \(status)")
+        }
     }
 }
 

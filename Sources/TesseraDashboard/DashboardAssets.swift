@@ -51,7 +51,7 @@ enum DashboardAssets {
         function wrow(w){const id=e(w.id),t=w.job?e(w.job)+" / "+(w.segment??"?"):"—";
         if(silent(w))w=Object.assign({},w,{state:"lost"});
         const c=w.state==="lost"?"—":["drain","pause","resume"].map(a=>'<button type="button" data-act="'+a+'" data-id="'+id+'" aria-label="'+cap(a)+" worker "+id+'">'+cap(a)+"</button>").join(" ");
-        return '<tr data-worker="'+id+'"><th scope="row">'+id+'</th><td class="state"><span class="badge w-'+e(w.state)+'">'+e(w.state)+"</span></td><td>"+t+"</td><td>"+n(w.framesPerSecond)+"</td><td>"+n(w.lastSeenSeconds)+" s ago</td><td>"+w.frames+"</td><td>"+e(w.host)+"</td><td>"+e(w.backend)+'</td><td class="controls">'+c+"</td></tr>"}
+        return '<tr data-worker="'+id+'"><th scope="row">'+id+'</th><td class="state"><span class="badge w-'+e(w.state)+'">'+e(w.state)+"</span></td><td>"+t+"</td><td>"+n(w.framesPerSecond)+"</td><td>"+(w.lastSeenSeconds>0?n(w.lastSeenSeconds)+" s ago":"now")+"</td><td>"+w.frames+"</td><td>"+e(w.host)+"</td><td>"+e(w.backend)+'</td><td class="controls">'+c+"</td></tr>"}
         function jrow(j){const id=e(j.id),p=j.framesTotal>0?j.framesDone*100/j.framesTotal:0;
         const eta=j.etaLow==null?"—":(j.etaLow===j.etaHigh?d(j.etaLow):d(j.etaLow)+"–"+d(j.etaHigh));
         return '<tr data-job="'+id+'" data-frames-done="'+j.framesDone+'" data-frames-total="'+j.framesTotal+'"><th scope="row"><a href="/jobs/'+encodeURIComponent(j.id)+'">'+id+'</a></th><td><span class="badge j-'+e(j.state)+'">'+e(j.state)+'</span></td><td><progress max="'+Math.max(1,j.framesTotal)+'" value="'+j.framesDone+'" aria-label="Progress of job '+id+'"></progress> <span class="frames">'+j.framesDone+" / "+j.framesTotal+'</span> (<span class="pct">'+p.toFixed(1)+"</span> %)</td><td>"+eta+"</td><td>"+n(j.framesPerSecond)+"</td><td>"+e(j.source)+"</td></tr>"}
@@ -64,14 +64,14 @@ enum DashboardAssets {
         const i=Array.prototype.indexOf.call(li.parentNode.children,li),w=m.by[i]>=0?" on "+m.workers[m.by[i]]:"";li.title="segment "+i+": "+W[m.cells[i]]+w});
         function chart(t){const p=t.points||[];if(p.length<2)return"";const t0=p[0][0],t1=p[p.length-1][0]||t0+1,m=Math.max(1,...p.map(x=>x[1]));
         return '<svg viewBox="0 0 600 80" preserveAspectRatio="none" role="img" aria-label="Frames per second over the last '+Math.round((t1-t0)/60)+' min, peak '+n(m)+'"><polyline fill="none" stroke="#0b57d0" stroke-width="2" points="'+p.map(x=>(600*(x[0]-t0)/Math.max(1,t1-t0)).toFixed(1)+","+(78-76*x[1]/m).toFixed(1)).join(" ")+'"/></svg>'}
-        function render(){if(!st)return;
-        $("#throughput").innerHTML='<p class="figures"><span id="fps">'+n(st.throughput.framesPerSecond)+'</span> frames/s · <span id="rt">'+Number(st.throughput.realtime||0).toFixed(2)+"</span>× real time</p>"+chart(st.throughput);
-        $("#workers").innerHTML=st.workers.map(wrow).join("");gone=silentIds();
-        if(page===1)$("#jobs").innerHTML=st.jobs.map(jrow).join("");
-        $("#maps").innerHTML=st.maps.map(map).join("");
-        $("#errors").innerHTML=st.errors.length?st.errors.slice().reverse().map(x=>"<li><strong>job "+e(x.job)+(x.segment!=null?", segment "+x.segment:"")+"</strong>: "+e(x.message)+"</li>").join(""):"<li>None.</li>";
+        function render(k){if(!st)return;const has=x=>!k||k.includes(x);
+        if(has("throughput"))$("#throughput").innerHTML='<p class="figures"><span id="fps">'+n(st.throughput.framesPerSecond)+'</span> frames/s · <span id="rt">'+Number(st.throughput.realtime||0).toFixed(2)+"</span>× real time</p>"+chart(st.throughput);
+        if(has("workers")){$("#workers").innerHTML=st.workers.map(wrow).join("");gone=silentIds()}
+        if(page===1&&has("jobs"))$("#jobs").innerHTML=st.jobs.map(jrow).join("");
+        if(has("maps"))$("#maps").innerHTML=st.maps.map(map).join("");
+        if(has("errors"))$("#errors").innerHTML=st.errors.length?st.errors.slice().reverse().map(x=>"<li><strong>job "+e(x.job)+(x.segment!=null?", segment "+x.segment:"")+"</strong>: "+e(x.message)+"</li>").join(""):"<li>None.</li>";
         $("#conn").textContent=(paused?"Paused; ":"Live; ")+"updated "+clock(st.at*1000)}
-        function apply(m,full){if(full)st=m;else Object.assign(st||{},m);if(paused){dirty=true;return}render()}
+        function apply(m,full){if(full)st=m;else Object.assign(st||{},m);if(paused){dirty=true;return}render(full?null:Object.keys(m))}
         function alive(){last=Date.now();if(stale){stale=false;$("#stale").hidden=true}}
         function markStale(){if(stale)return;stale=true;const b=$("#stale");b.textContent="Stale since "+clock(last)+": the coordinator is not answering; reconnecting…";b.hidden=false}
         function connect(){if(es)es.close();es=new EventSource("/v1/events");
@@ -81,7 +81,7 @@ enum DashboardAssets {
         es.onerror=()=>{markStale();if(es.readyState===2&&!retry)retry=setTimeout(()=>{retry=null;connect()},1000)}}
         function silentIds(){return st?JSON.stringify(st.workers.filter(silent).map(w=>w.id)):""}
         setInterval(()=>{if(Date.now()-last>2500){markStale();if(Date.now()-last>4000&&!retry){last=Date.now()-2600;connect()}}
-        if(st&&!paused&&silentIds()!==gone)render()},250);
+        if(st&&!paused&&silentIds()!==gone)render(["workers"])},250);
         $("#pause").addEventListener("click",ev=>{paused=!paused;ev.target.setAttribute("aria-pressed",String(paused));ev.target.textContent=paused?"Resume live updates":"Pause live updates";if(!paused&&dirty){dirty=false;render()}});
         document.addEventListener("click",async ev=>{const b=ev.target.closest("button[data-act]");if(!b)return;const a=b.dataset.act,id=b.dataset.id;
         if(!window.confirm(cap(a)+" worker "+id+"?"))return;

@@ -23,11 +23,16 @@ public final class DashboardFeed: Service, Sendable {
     let clientBuffer: Int
     /// The coordinator's liveness window (heartbeat × liveness), passed on to the page.
     let livenessSeconds: Double?
+    /// A worker heard from within this many seconds (two heartbeats) shows as heard from now, so a
+    /// healthy worker's row does not change at every heartbeat; past it, its silence is sent exactly.
+    let quietSeconds: Double
     private let state: Mutex<State>
 
     struct State: Sendable {
         var coalescer: FeedCoalescer
         var latest: DashboardSnapshot?
+        /// The snapshot the last update was built from.
+        var lastSent: DashboardSnapshot?
         var clients: [Int: AsyncStream<String>.Continuation] = [:]
         var nextClient = 0
         var dropped = 0
@@ -38,9 +43,11 @@ public final class DashboardFeed: Service, Sendable {
 
     public init(
         service: any FarmService, pollInterval: Duration = .milliseconds(100), minimumGap: Double = 1,
-        heartbeat: Double = 2, clientBuffer: Int = 8, livenessSeconds: Double? = nil
+        heartbeat: Double = 2, clientBuffer: Int = 8, workerHeartbeatSeconds: Double? = nil,
+        livenessSeconds: Double? = nil
     ) {
         self.livenessSeconds = livenessSeconds
+        self.quietSeconds = workerHeartbeatSeconds.map { 2 * $0 } ?? 0
         self.service = service
         self.pollInterval = pollInterval
         self.clientBuffer = clientBuffer
@@ -68,10 +75,17 @@ public final class DashboardFeed: Service, Sendable {
     /// Builds a snapshot and sends what changed to every client.
     func tick(now: Double = Date().timeIntervalSince1970) async {
         let snapshot = await build(now: now)
-        let sections = Self.sections(of: snapshot)
-        state.withLock { state in
+        // Within the coalescer's gap nothing can be sent, so nothing is encoded; after it, only the
+        // sections that differ from the last snapshot sent are.
+        let (ready, lastSent) = state.withLock { state in
             state.latest = snapshot
+            return (state.coalescer.mayPost(at: now), state.lastSent)
+        }
+        guard ready else { return }
+        let sections = Self.sections(of: snapshot, changedSince: lastSent)
+        state.withLock { state in
             guard let message = state.coalescer.next(sections, at: now) else { return }
+            if case .update = message { state.lastSent = snapshot }
             let text: String
             switch message {
             case .heartbeat: text = "event: heartbeat\ndata: {\"at\":\(now)}\n\n"
@@ -130,14 +144,20 @@ public final class DashboardFeed: Service, Sendable {
         return e
     }()
 
-    static func sections(of s: DashboardSnapshot) -> [(name: String, json: String)] {
+    /// The snapshot's sections as JSON, those equal to `last`'s left out (all of them without one).
+    static func sections(
+        of s: DashboardSnapshot, changedSince last: DashboardSnapshot? = nil
+    ) -> [(name: String, json: String)] {
         func json(_ value: some Encodable) -> String {
             String(decoding: (try? encoder.encode(value)) ?? Data("null".utf8), as: UTF8.self)
         }
-        return [
-            ("workers", json(s.workers)), ("jobs", json(s.jobs)), ("throughput", json(s.throughput)),
-            ("maps", json(s.maps)), ("errors", json(s.errors)),
-        ]
+        var out: [(name: String, json: String)] = []
+        if last?.workers != s.workers { out.append(("workers", json(s.workers))) }
+        if last?.jobs != s.jobs { out.append(("jobs", json(s.jobs))) }
+        if last?.throughput != s.throughput { out.append(("throughput", json(s.throughput))) }
+        if last?.maps != s.maps { out.append(("maps", json(s.maps))) }
+        if last?.errors != s.errors { out.append(("errors", json(s.errors))) }
+        return out
     }
 
     /// Segment failures are listed for running jobs and this many of the latest finished ones.
@@ -207,7 +227,12 @@ public final class DashboardFeed: Service, Sendable {
         return state.withLock { state in
             state.rates.record(produced: produced, workers: workers, jobs: view.running, now: now)
             return DashboardSnapshot(
-                at: now, workers: workers.map { state.rates.row($0) },
+                at: now,
+                workers: workers.map { w in
+                    var row = state.rates.row(w)
+                    if row.lastSeenSeconds < quietSeconds { row.lastSeenSeconds = 0 }
+                    return row
+                },
                 jobs: (view.running + view.finished).map { state.rates.row($0, now: now) },
                 throughput: state.rates.throughput, maps: view.maps,
                 errors: view.failures,

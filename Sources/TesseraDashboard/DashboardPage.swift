@@ -135,7 +135,7 @@ enum DashboardPage {
             }.joined(separator: " ")
         return "<tr data-worker=\"\(id)\"><th scope=\"row\">\(id)</th>"
             + "<td class=\"state\"><span class=\"badge w-\(w.state.rawValue)\">\(w.state.rawValue)</span></td>"
-            + "<td>\(task)</td><td>\(number(w.framesPerSecond))</td><td>\(number(w.lastSeenSeconds)) s ago</td>"
+            + "<td>\(task)</td><td>\(number(w.framesPerSecond))</td><td>\(w.lastSeenSeconds > 0 ? "\(number(w.lastSeenSeconds)) s ago" : "now")</td>"
             + "<td>\(w.frames)</td><td>\(escape(w.host))</td><td>\(escape(w.backend))</td>"
             + "<td class=\"controls\">\(controls)</td></tr>"
     }

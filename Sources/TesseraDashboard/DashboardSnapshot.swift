@@ -15,6 +15,7 @@ public struct DashboardSnapshot: Sendable, Codable, Equatable {
         public var framesPerSecond: Double
         /// idle, busy, draining, paused, quarantined or lost.
         public var state: WorkerState
+        /// Seconds since the coordinator last heard from it; 0 within two heartbeats (shown as "now").
         public var lastSeenSeconds: Double
         /// Frames of the segments it finished that the farm kept.
         public var frames: Int

@@ -27,9 +27,13 @@ struct FeedCoalescer: Sendable {
         self.heartbeat = heartbeat
     }
 
-    /// What to send now, given every section as it is now; nil for nothing.
+    /// Whether a message may go now (the gap since the last one has passed).
+    func mayPost(at now: Double) -> Bool { now - lastSentAt >= minimumGap }
+
+    /// What to send now, given the sections as they are now (those left out are taken as unchanged);
+    /// nil for nothing.
     mutating func next(_ sections: [(name: String, json: String)], at now: Double) -> Message? {
-        guard now - lastSentAt >= minimumGap else { return nil }
+        guard mayPost(at: now) else { return nil }
         let changed = sections.filter { sent[$0.name] != $0.json }
         if !changed.isEmpty {
             for s in changed { sent[s.name] = s.json }

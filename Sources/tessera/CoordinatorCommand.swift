@@ -89,7 +89,8 @@ struct CoordinatorCommand: AsyncParsableCommand {
         try coordinator.start()  // a ZeroMQ address that cannot be bound fails here, before any HTTP
         let (host, port) = Self.hostPort(http)!
         let feed = DashboardFeed(
-            service: coordinator, livenessSeconds: config.heartbeatInterval * Double(config.liveness))
+            service: coordinator, workerHeartbeatSeconds: config.heartbeatInterval,
+            livenessSeconds: config.heartbeatInterval * Double(config.liveness))
         let http = HTTPAPI(service: coordinator, token: token, additions: [Dashboard(feed: feed)])
         let api = HTTPService(api: http, host: host, port: port) { bound in
             logger.info("HTTP API on http://\(host):\(bound)")

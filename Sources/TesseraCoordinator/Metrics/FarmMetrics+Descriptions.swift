@@ -45,7 +45,8 @@ extension FarmMetrics {
         "tessera_http_requests_total": .init(
             help: "HTTP requests answered, by route pattern, method and status class."),
         "tessera_http_request_duration_seconds": .init(
-            help: "Seconds from an HTTP request's arrival to the end of its response body, by route pattern and method.",
+            help:
+                "Seconds from an HTTP request's arrival to the end of its response body, by route pattern and method.",
             buckets: [0.005, 0.025, 0.1, 0.5, 2.5, 60]),
     ]
 }

@@ -69,4 +69,16 @@ extension JobStore {
             return (active, finished)
         }
     }
+
+    /// How many jobs are in each state, counted by the database (a scrape reads this, not every job).
+    /// - Throws: `StoreError.database`.
+    public func jobCountsAsync() async throws(StoreError) -> [JobState: Int] {
+        try await readAsync("count jobs by state") { db in
+            var counts: [JobState: Int] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT state, COUNT(*) AS n FROM jobs GROUP BY state") {
+                if let state = JobState(rawValue: row["state"]) { counts[state] = row["n"] }
+            }
+            return counts
+        }
+    }
 }
