@@ -13,6 +13,7 @@ import TesseraCore
 ///   FarmMetrics.produced)                               heartbeat)
 /// ```
 ///
+/// A poll inside the coalescer's gap does nothing: busy, the snapshot is built once a second.
 /// A new client gets the latest full snapshot at once, then what the coalescer sends. Run it as a
 /// `Service` (the coordinator's `ServiceGroup`); without it running, clients get a snapshot built on
 /// demand and no updates.
@@ -74,14 +75,15 @@ public final class DashboardFeed: Service, Sendable {
 
     /// Builds a snapshot and sends what changed to every client.
     func tick(now: Double = Date().timeIntervalSince1970) async {
+        // Within the coalescer's gap nothing can be sent, so nothing is built; after it, the snapshot is
+        // built and only the sections that differ from the last one sent are encoded. Busy, that is one
+        // build a second; quiet, one a poll until something changes.
+        guard state.withLock({ $0.coalescer.mayPost(at: now) }) else { return }
         let snapshot = await build(now: now)
-        // Within the coalescer's gap nothing can be sent, so nothing is encoded; after it, only the
-        // sections that differ from the last snapshot sent are.
-        let (ready, lastSent) = state.withLock { state in
+        let lastSent = state.withLock { state in
             state.latest = snapshot
-            return (state.coalescer.mayPost(at: now), state.lastSent)
+            return state.lastSent
         }
-        guard ready else { return }
         let sections = Self.sections(of: snapshot, changedSince: lastSent)
         state.withLock { state in
             guard let message = state.coalescer.next(sections, at: now) else { return }

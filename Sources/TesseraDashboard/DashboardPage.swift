@@ -38,6 +38,7 @@ enum DashboardPage {
         <html lang="en"><head><meta charset="utf-8">
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <title>\(title)</title>
+        <link rel="icon" href="data:,">
         <style nonce="\(nonce)">\(DashboardAssets.style)</style>
         </head>
         """
