@@ -166,6 +166,38 @@ import Testing
         }
     }
 
+    /// Subtitles and chapters follow the time map, in one pass, in segments and on the farm: an event in the slowed
+    /// range lasts as long as its stretch of picture, one showing at the freeze stays up through it.
+    @Test func subtitlesAndChaptersFollowTheMap() throws {
+        defer { TestMedia.cleanup(dir) }
+        let src = try TestMedia.makeMultiTrack(dir, attachment: false)
+        // Source 1–2 s lasts 4 s; at source 3 s the picture holds for 1 s: 8 s out of 4.
+        func mapped(_ s: Double) -> Double { s < 1 ? s : s <= 2 ? 1 + (s - 1) * 4 : s <= 3 ? s + 3 : s + 4 }
+        let expected = try TestMedia.subtitleEvents(src, fromVideo: false).map { (mapped($0.0), mapped($0.1)) }
+        #expect(expected.count == 3)
+        let retime = ["--scale", "1s-2s:4s", "--freeze", "3s:1s", "--frame-rate", "30"]
+        let runs: [(String, [String])] = [
+            ("one.mkv", ["transcode", "--verify"]),
+            ("seg.mkv", ["transcode", "--segment-duration", "1", "--parallel", "2"]),
+            ("farm.mkv", ["run", "--workers", "2", "--segment-duration", "1"]),
+        ]
+        for (name, command) in runs {
+            let out = dir.appendingPathComponent(name)
+            let r = try tessera([command[0], src.path, "-o", out.path, "--quiet"] + command.dropFirst() + retime)
+            #expect(r.status == 0, "\(name): \(r.stderr)")
+            #expect(!r.stderr.contains("not carried"), "\(name): \(r.stderr)")
+            let events = try TestMedia.subtitleEvents(out)
+            #expect(events.count == expected.count, "\(name): \(events) vs \(expected)")
+            for (e, x) in zip(events, expected) {
+                #expect(abs(e.0 - x.0) < 0.002 && abs(e.1 - x.1) < 0.002, "\(name): \(e) vs \(x)")
+            }
+            let chapters = try TestMedia.chapters(out)
+            #expect(chapters.map(\.2) == ["One", "Two"], "\(name)")
+            let bounds = chapters.flatMap { [$0.0, $0.1] }
+            for (b, x) in zip(bounds, [0, 5, 5, 8] as [Double]) { #expect(abs(b - x) < 0.002, "\(name): \(chapters)") }
+        }
+    }
+
     /// A ramp, a freeze and each frame selection, cut into short segments: the same frames as one pass.
     @Test(arguments: ["hold", "nearest", "blend"])
     func segmentedRampsAndFreezesMatchOnePass(selection: String) throws {

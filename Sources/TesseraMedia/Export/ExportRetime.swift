@@ -23,6 +23,28 @@ struct ExportRetime {
         return (0..<count).map { MediaTime(value: $0 * num, timescale: den) }
     }
 
+    /// The timescale mapped times are written in for a stream of time base `tb`: its own ticks when they
+    /// are 1/N s (N ≥ 1000), else 1/90000 s.
+    static func timescale(for tb: AVRational) -> Int64 {
+        tb.num == 1 && tb.den >= 1000 ? Int64(tb.den) : 90000
+    }
+
+    /// Where the map reaches a source time given in `tb` ticks from the range start: the first output tick
+    /// (of 1/`timescale` s) at which it shows that time or later. Nil when the value does not fit.
+    func outputTick(relative t: Int64, tb: AVRational, timescale: Int64) -> Int64? {
+        map.outputTick(reaching: origin + Rational(t) * Rational(Int64(tb.num), Int64(tb.den)), timescale: timescale)
+    }
+
+    /// A chapter (relative to the range start) on the retimed timeline, in microseconds; nil when it
+    /// comes to nothing.
+    func mapped(_ chapter: AssetWriter.Chapter) -> AssetWriter.Chapter? {
+        guard let start = outputTick(relative: chapter.start, tb: chapter.timeBase, timescale: 1_000_000),
+            let end = outputTick(relative: chapter.end, tb: chapter.timeBase, timescale: 1_000_000), end > start
+        else { return nil }
+        return AssetWriter.Chapter(
+            start: start, end: end, timeBase: AVRational(num: 1, den: 1_000_000), title: chapter.title)
+    }
+
     /// What each segment of a segmented export carries, given the source stream's tick of the range start.
     func segmentRetime(rangeStartTick: Int64) -> SegmentRetime {
         SegmentRetime(

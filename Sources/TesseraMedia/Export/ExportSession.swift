@@ -252,13 +252,6 @@ public final class ExportSession: @unchecked Sendable {
         guard settings.video != nil || settings.passthrough, let video = tracks.video else {
             throw refuse("retiming needs a video track")
         }
-        // Subtitle and chapter times would need the map too: named, not carried.
-        for subtitle in tracks.subtitles {
-            tracks.notCarried.append("subtitle track \(subtitle.trackID): not retimed yet")
-        }
-        if !tracks.chapters.isEmpty { tracks.notCarried.append("chapters: not retimed yet") }
-        tracks.subtitles = []
-        tracks.chapters = []
         do throws(JobRequestError) {
             return try reader.resolve(
                 retiming, videoTrack: video, range: range, assetDuration: assetDuration,

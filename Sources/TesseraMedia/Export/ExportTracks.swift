@@ -130,11 +130,16 @@ struct ExportTracks {
     }
 
     /// Adds the subtitle legs, the attachments and the chapters to `writer`; the legs still have to run.
-    func addCarried(reader: AssetReader, writer: AssetWriter) throws(MediaError) -> [SubtitleLeg] {
+    /// A retimed export maps every subtitle event's and chapter's start and end through the time map.
+    func addCarried(
+        reader: AssetReader, writer: AssetWriter, retime: ExportRetime? = nil
+    ) throws(MediaError) -> [SubtitleLeg] {
         for id in attachments { try writer.addAttachment(from: reader.input.streams[id]) }
-        writer.chapters = chapters
+        writer.chapters = retime.map { r in chapters.compactMap(r.mapped) } ?? chapters
         var legs: [SubtitleLeg] = []
-        for subtitle in subtitles { legs.append(try SubtitleLeg(reader: reader, writer: writer, track: subtitle)) }
+        for subtitle in subtitles {
+            legs.append(try SubtitleLeg(reader: reader, writer: writer, track: subtitle, retime: retime))
+        }
         return legs
     }
 

@@ -39,7 +39,7 @@ final class PassthroughPipeline: ExportPipeline, @unchecked Sendable {
             let output = try reader.addOutput(trackID: id, decode: false)
             let tb = stream.pointee.time_base
             // Mapped times in the source's own ticks when they are 1/N s, else in 1/90000 s.
-            let timescale: Int64? = retime.map { _ in tb.num == 1 && tb.den >= 1000 ? Int64(tb.den) : 90000 }
+            let timescale: Int64? = retime.map { _ in ExportRetime.timescale(for: tb) }
             let input = try writer.addPassthroughInput(
                 parameters: stream.pointee.codecpar,
                 timeBase: timescale.map { AVRational(num: 1, den: Int32(clamping: $0)) } ?? tb,
@@ -53,7 +53,8 @@ final class PassthroughPipeline: ExportPipeline, @unchecked Sendable {
         guard !legs.isEmpty else {
             throw MediaError(.invalidArgument, path: reader.path, "has no video or audio track to copy")
         }
-        return PassthroughPipeline(legs: legs, subtitles: try tracks.addCarried(reader: reader, writer: writer))
+        return PassthroughPipeline(
+            legs: legs, subtitles: try tracks.addCarried(reader: reader, writer: writer, retime: retime))
     }
 
     func start(failure: PipelineFailure) -> [StageThread] {
@@ -109,10 +110,10 @@ final class PassthroughPipeline: ExportPipeline, @unchecked Sendable {
         lastDTS: inout Int64
     ) throws(MediaError) {
         let none = tessera_AV_NOPTS_VALUE()
-        let unit = Rational(Int64(tb.num), Int64(tb.den))
         func mapped(_ t: Int64) throws(MediaError) -> Int64 {
-            guard let tick = retime.map.outputTick(reaching: retime.origin + Rational(t) * unit, timescale: timescale)
-            else { throw MediaError(.invalidArgument, "a packet time (\(t)) does not fit the time map") }
+            guard let tick = retime.outputTick(relative: t, tb: tb, timescale: timescale) else {
+                throw MediaError(.invalidArgument, "a packet time (\(t)) does not fit the time map")
+            }
             return tick
         }
         let pts = p.pointee.pts, dts = p.pointee.dts

@@ -5,30 +5,53 @@ import TesseraAV
 /// Carries one subtitle track into the output over the export's range: its packets copied, or text
 /// subtitles converted to the container's own text format (SubRip or ASS to MP4's mov_text). Events
 /// are kept on the output's timeline: one that starts before the range and is still showing at its
-/// start begins at 0; one running past the range end is cut there.
+/// start begins at 0; one running past the range end is cut there. In a retimed export each event
+/// starts and ends where the time map reaches its source start and end, so a subtitle in a slowed range
+/// stays up as long as its words take to play, and one showing at a freeze stays up through it.
 final class SubtitleLeg: @unchecked Sendable {
     private let output: AssetReaderTrackOutput
     private let input: AssetWriterInput
     private let converter: SubtitleConverter?
+    private let sourceTimeBase: AVRational
+    /// The map and the timescale the output's times are written in.
+    private let retime: (ExportRetime, timescale: Int64)?
     private(set) var events = 0
 
     /// - Throws: `.unsupported` when the track can neither be copied nor converted after all.
-    init(reader: AssetReader, writer: AssetWriter, track: ExportTracks.Subtitle) throws(MediaError) {
+    init(
+        reader: AssetReader, writer: AssetWriter, track: ExportTracks.Subtitle, retime: ExportRetime? = nil
+    ) throws(MediaError) {
         let stream = reader.input.streams[track.trackID]
+        sourceTimeBase = stream.pointee.time_base
+        let timescale = ExportRetime.timescale(for: sourceTimeBase)
+        self.retime = retime.map { ($0, timescale) }
+        let timeBase = retime == nil ? sourceTimeBase : AVRational(num: 1, den: Int32(clamping: timescale))
         output = try reader.addOutput(trackID: track.trackID, decode: false, sparse: true)
         switch track.handling {
         case .copy:
             converter = nil
             input = try writer.addPassthroughInput(
-                parameters: stream.pointee.codecpar, timeBase: stream.pointee.time_base,
-                sideDataFrom: stream)
+                parameters: stream.pointee.codecpar, timeBase: timeBase, sideDataFrom: stream)
         case .convert(let target):
             let converter = try SubtitleConverter(stream: stream, to: target, path: reader.path)
             self.converter = converter
-            input = try writer.addEncodedInput(
-                encoder: converter.encoder, timeBase: stream.pointee.time_base,
-                tagsFrom: stream)
+            input = try writer.addEncodedInput(encoder: converter.encoder, timeBase: timeBase, tagsFrom: stream)
         }
+    }
+
+    /// An event's output start and duration: relative to the range start, or through the time map.
+    private func timing(
+        start: Int64, stop: Int64, untimed: Bool, range: TickRange
+    ) throws(MediaError) -> (
+        pts: Int64, duration: Int64
+    ) {
+        let from = try range.relative(start)
+        guard let (retime, timescale) = retime else { return (from, untimed ? 0 : stop - start) }
+        let to = try range.relative(stop)
+        guard let a = retime.outputTick(relative: from, tb: sourceTimeBase, timescale: timescale),
+            let b = retime.outputTick(relative: to, tb: sourceTimeBase, timescale: timescale)
+        else { throw MediaError(.invalidArgument, "a subtitle time (\(start)) does not fit the time map") }
+        return (a, untimed ? 0 : max(0, b - a))
     }
 
     var trackID: Int { output.trackID }
@@ -48,7 +71,7 @@ final class SubtitleLeg: @unchecked Sendable {
             if pts < range.start && (duration == 0 || overflow || end <= range.start) { continue }
             let start = max(pts, range.start)
             let stop = overflow ? range.end : min(end, range.end)
-            let timing = (pts: try range.relative(start), duration: duration == 0 ? 0 : stop - start)
+            let timing = try timing(start: start, stop: stop, untimed: duration == 0, range: range)
             if let converter {
                 guard let converted = try converter.convert(packet) else { continue }
                 converted.pointer.pointee.pts = timing.pts

@@ -94,7 +94,7 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
                 "has no \(settings.video != nil && writer.fileType != .m4a ? "video or audio" : "audio") track to export"
             )
         }
-        let carried = try tracks.addCarried(reader: reader, writer: writer)
+        let carried = try tracks.addCarried(reader: reader, writer: writer, retime: retime)
         return TranscodePipeline(video: video, audio: audio, subtitles: carried, makeProcessor: makeProcessor)
     }
 
