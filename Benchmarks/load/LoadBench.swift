@@ -9,7 +9,7 @@
 //              stream), in alternating windows
 //   page       Benchmarks/load/page.py in chromium: the first load's bytes and time to interactive, then
 //              a soak of an open page (JS heap after GC, DOM nodes, main-thread CPU)
-// Usage: tessera-load-bench TESSERA [--workers 200] [--jobs 10000] [--soak 3600] [--out DIR]
+// Usage: tessera-load-bench TESSERA [--workers 200] [--jobs 10000] [--soak 3600] [--windows 12] [--out DIR]
 import Foundation
 import TesseraBenchEcho
 import TesseraClient
@@ -37,6 +37,8 @@ struct Options {
     var soak = 3600.0
     var out = "bench-out/load"
     var python = "/opt/tessera-tools/bin/python"
+    /// Windows of segments/s, half without dashboards and half with, in A B B A order.
+    var windows = 12
 
     init(_ arguments: [String]) {
         var rest = arguments.dropFirst()
@@ -52,6 +54,7 @@ struct Options {
             case "--soak": soak = Double(value) ?? soak
             case "--out": out = value
             case "--python": python = value
+            case "--windows": windows = max(2, Int(value) ?? windows)
             default: fail("unknown option \(flag)")
             }
         }
@@ -201,7 +204,7 @@ struct LoadBench {
         var rates: [Bool: [Double]] = [false: [], true: []]
         var cpuPerSegment: [Bool: [Double]] = [false: [], true: []]
         let window = 15.0
-        for open in [false, true, true, false, false, true, true, false, false, true, true, false] {
+        for open in (0..<options.windows).map({ [false, true, true, false][$0 % 4] }) {
             var readers: [StreamReader] = []
             if open {
                 for _ in 0..<20 {
@@ -272,6 +275,13 @@ struct LoadBench {
             (
                 "segments/s without / with 20 dashboards",
                 String(format: "%.0f / %.0f (cost %.1f %%)", without, with, (1 - with / without) * 100), "cost < 2 %"
+            ))
+        results.append(
+            (
+                "  windows of \(Int(window)) s: without / with, min–max",
+                String(
+                    format: "%.0f–%.0f / %.0f–%.0f (%d each)", rates[false]!.min() ?? 0, rates[false]!.max() ?? 0,
+                    rates[true]!.min() ?? 0, rates[true]!.max() ?? 0, rates[true]!.count), "medians above"
             ))
         let cpuWithout = median(cpuPerSegment[false]!), cpuWith = median(cpuPerSegment[true]!)
         results.append(

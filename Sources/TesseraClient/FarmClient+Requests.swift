@@ -28,8 +28,10 @@ extension FarmClient {
     }
 
     /// Sends a JSON request and decodes a JSON answer.
-    func call<T: Decodable>(_ method: String, _ path: String, body: Data? = nil) async throws -> T {
-        var request = try request(method, path)
+    func call<T: Decodable>(
+        _ method: String, _ path: String, query: [URLQueryItem] = [], body: Data? = nil
+    ) async throws -> T {
+        var request = try request(method, path, query: query)
         if let body {
             request.httpBody = body
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")

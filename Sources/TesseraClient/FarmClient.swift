@@ -43,6 +43,13 @@ public struct FarmClient: Sendable {
         try await call("GET", "v1/jobs")
     }
 
+    /// `limit` jobs from `offset`, newest first.
+    public func jobs(limit: Int, offset: Int = 0) async throws -> [JobStatus] {
+        try await call(
+            "GET", "v1/jobs",
+            query: [.init(name: "limit", value: "\(limit)"), .init(name: "offset", value: "\(offset)")])
+    }
+
     /// Cancels a job that has not finished; answers its status after the cancellation.
     public func cancel(_ id: String) async throws -> JobStatus {
         try await call("POST", "v1/jobs/\(Self.segment(id))/cancel")

@@ -114,6 +114,12 @@ extension Coordinator: FarmService {
         }
     }
 
+    public func jobs(limit: Int, offset: Int) async throws(FarmError) -> [JobStatus] {
+        do { return try await farm.store.jobsAsync(limit: limit, offset: offset).map(status) } catch {
+            throw FarmError(.internalError, "job store: \(error)")
+        }
+    }
+
     public func recentJobs(
         finishedLimit limit: Int, offset: Int
     ) async throws(FarmError) -> (

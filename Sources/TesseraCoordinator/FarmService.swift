@@ -12,6 +12,8 @@ public protocol FarmService: Sendable {
     func job(_ id: String) async throws(FarmError) -> JobStatus
     /// Newest first.
     func jobs() async throws(FarmError) -> [JobStatus]
+    /// `limit` jobs from `offset`, newest first: a page of the list, whatever the store holds.
+    func jobs(limit: Int, offset: Int) async throws(FarmError) -> [JobStatus]
     /// Jobs not finished (newest first), and `limit` finished ones from `offset`, most recently finished
     /// first: a page of history, whatever the store holds.
     func recentJobs(
@@ -47,6 +49,13 @@ public protocol FarmService: Sendable {
 }
 
 extension FarmService {
+    /// From `jobs()`, for services with no cheaper way.
+    public func jobs(limit: Int, offset: Int) async throws(FarmError) -> [JobStatus] {
+        let all = try await jobs()
+        let start = min(max(0, offset), all.count)
+        return Array(all[start..<min(all.count, start + max(0, limit))])
+    }
+
     /// From `jobs()`, for services with no cheaper way.
     public func recentJobs(
         finishedLimit limit: Int, offset: Int

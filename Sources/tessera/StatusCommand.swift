@@ -15,13 +15,17 @@ struct StatusCommand: AsyncParsableCommand {
     @Argument(help: "A job id; leave out to list every job.") var job: String?
     @OptionGroup var coordinator: CoordinatorOptions
     @Flag(help: "Print JSON (a JobStatus, or an array of them) on stdout.") var json = false
+    @Option(help: "List at most this many jobs, newest first (1–1000); leave out for every job.") var limit: Int?
 
     func run() async throws {
         if let id = job {
             let status = try await coordinator.perform { try await $0.job(id) }
             print(json ? try ReportJSON.encode(status) : FarmText.jobDetail(status))
         } else {
-            let jobs = try await coordinator.perform { try await $0.jobs() }
+            let limit = self.limit
+            let jobs = try await coordinator.perform { client in
+                if let limit { try await client.jobs(limit: limit) } else { try await client.jobs() }
+            }
             print(json ? try ReportJSON.encode(jobs) : jobs.isEmpty ? "no jobs" : FarmText.jobTable(jobs))
         }
     }

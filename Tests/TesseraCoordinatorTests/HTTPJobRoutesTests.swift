@@ -48,6 +48,25 @@ import Testing
         await server.stop()
     }
 
+    @Test func theListComesAPageAtATimeWhenAsked() async throws {
+        let server = try await TestServer.start()
+        let client = server.client()
+        var ids: [String] = []
+        for n in 0..<5 { ids.insert(try await client.submit(JobRequest(source: "/media/\(n).mov")).id, at: 0) }
+        #expect(try await client.jobs().map(\.id) == ids)
+        #expect(try await client.jobs(limit: 2).map(\.id) == Array(ids[0..<2]))
+        #expect(try await client.jobs(limit: 2, offset: 2).map(\.id) == Array(ids[2..<4]))
+        #expect(try await client.jobs(limit: 2, offset: 4).map(\.id) == [ids[4]])
+        #expect(try await client.jobs(limit: 2, offset: 40).isEmpty)
+        for bad in ["limit=0", "limit=1001", "limit=abc", "offset=-1", "offset=99999999999", "limit=1e3"] {
+            let r = try await server.raw("GET", "/v1/jobs?\(bad)")
+            let body = String(decoding: r.body, as: UTF8.self)
+            #expect(r.status == 400, "\(bad): \(r.status)")
+            #expect(body.contains(String(bad.split(separator: "=")[0])), "the error names the parameter: \(body)")
+        }
+        await server.stop()
+    }
+
     @Test func submitAnswers201WithJSON() async throws {
         let server = try await TestServer.start()
         let body = try JSONEncoder().encode(JobRequest(source: "/media/a.mov", priority: 2))

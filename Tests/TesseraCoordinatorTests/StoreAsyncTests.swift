@@ -88,6 +88,11 @@ struct StoreAsyncTests {
             try await store.recentJobsAsync(finishedLimit: 4, offset: 8).finished.map(\.id) == Array(expected[8...]))
         #expect(try await store.recentJobsAsync(finishedLimit: 4, offset: 400).finished.isEmpty)
         #expect(first.finished.allSatisfy { $0.framesTotal == 10 && $0.segmentsTotal == 2 })
+        // The plain list, a page at a time: newest first, as `jobsAsync()` lists them all.
+        let all = try await store.jobsAsync().map(\.id)
+        #expect(all.count == 12)
+        #expect(try await store.jobsAsync(limit: 5, offset: 0).map(\.id) == Array(all[0..<5]))
+        #expect(try await store.jobsAsync(limit: 5, offset: 10).map(\.id) == Array(all[10...]))
     }
 
     @Test("the HTTP layer's writes go through GRDB's async API: insert, move, refuse an illegal move")

@@ -28,7 +28,15 @@ extension HTTPAPI {
             let job = try await service.submit(try await JSONBody.decode(JobRequest.self, from: request))
             return try JSONBody.response(job, status: .created)
         }
-        v1.get("jobs") { _, _ in try JSONBody.response(try await service.jobs()) }
+        v1.get("jobs") { request, _ in
+            let query = request.uri.queryParameters
+            guard query["limit"] != nil || query["offset"] != nil else {
+                return try JSONBody.response(try await service.jobs())
+            }
+            let limit = try Self.bounded(query["limit"].map(String.init), "limit", 1...Self.maxJobsPage, or: 50)
+            let offset = try Self.bounded(query["offset"].map(String.init), "offset", 0...Int(Int32.max), or: 0)
+            return try JSONBody.response(try await service.jobs(limit: limit, offset: offset))
+        }
         v1.get("jobs/{id}") { _, context in
             try JSONBody.response(try await service.job(try context.parameters.require("id")))
         }
@@ -62,5 +70,19 @@ extension HTTPAPI {
         for addition in additions { addition.addRoutes(to: router, auth: auth) }
         metrics.http.register(routes: router.routes.map { ("\($0.method)", "\($0.path)") })
         return router
+    }
+
+    /// The most jobs one page of `GET /v1/jobs?limit=` holds.
+    static let maxJobsPage = 1000
+
+    /// A whole-number query parameter within `range`, or `fallback` when absent.
+    /// - Throws: `APIError.invalidRequest` naming the parameter.
+    static func bounded(_ text: String?, _ name: String, _ range: ClosedRange<Int>, or fallback: Int) throws -> Int {
+        guard let text else { return fallback }
+        guard let value = Int(text), range.contains(value) else {
+            throw APIError.invalidRequest(
+                "\(name): a whole number from \(range.lowerBound) to \(range.upperBound), not \(text.prefix(32))")
+        }
+        return value
     }
 }

@@ -81,4 +81,18 @@ extension JobStore {
             return counts
         }
     }
+
+    /// `limit` jobs from `offset`, newest first, with their segment counts made for those rows alone.
+    /// - Throws: `StoreError.database`.
+    public func jobsAsync(limit: Int, offset: Int) async throws(StoreError) -> [JobRecord] {
+        try await readAsync("list jobs \(offset)+\(limit)") { db in
+            try Row.fetchAll(
+                db,
+                sql: JobRecord.selectSQL + """
+                     WHERE jobs.rowid IN (SELECT rowid FROM jobs ORDER BY createdAt DESC, rowid DESC LIMIT ? OFFSET ?)
+                    ORDER BY jobs.createdAt DESC, jobs.rowid DESC
+                    """, arguments: [max(0, limit), max(0, offset)]
+            ).map(JobRecord.init(row:))
+        }
+    }
 }
