@@ -10,8 +10,7 @@ enum DeployFiles {
 
     /// The repository's Deploy folder, found from this source file.
     static var folder: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Deploy")
+        TestMedia.repositoryRoot.appendingPathComponent("Deploy")
     }
 
     /// Every regular file under `deploy`, sorted.

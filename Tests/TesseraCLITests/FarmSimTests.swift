@@ -4,8 +4,7 @@ import Testing
 
 /// Benchmarks/farm-sim/farmsim.py, the farm scheduling model, on inputs whose answer is known.
 @Suite struct FarmSimTests {
-    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Benchmarks/farm-sim/farmsim.py")
+    static let script = TestMedia.repositoryRoot.appendingPathComponent("Benchmarks/farm-sim/farmsim.py")
 
     /// Writes `input` as JSON and runs the model on it; returns the runs by worker count.
     func simulate(_ input: [String: Any], _ options: [String] = []) throws -> [Int: [String: Double]] {

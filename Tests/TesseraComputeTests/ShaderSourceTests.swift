@@ -5,8 +5,7 @@ import Testing
 /// The committed SPIR-V (CTesseraKernels/shader_code.c and its header) is what glslc makes of the
 /// committed GLSL today.
 struct ShaderSourceTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+    static let root = TestMedia.repositoryRoot
     static let hasGlslc = (try? TestMedia.runCapturing("glslc", ["--version"]).status) == 0
 
     @Test(

@@ -7,8 +7,7 @@ import Testing
 
 /// Protocols/openapi.yaml against the server: the same routes, and schemas the real JSON encodings fit.
 @Suite struct HTTPOpenAPITests {
-    static let specPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Protocols/openapi.yaml").path
+    static let specPath = TestMedia.repositoryRoot.appendingPathComponent("Protocols/openapi.yaml").path
 
     /// The YAML parsed by Python's yaml module (python3-yaml, Scripts/install-deps.sh), as JSON.
     static func spec() throws -> JSONValue {

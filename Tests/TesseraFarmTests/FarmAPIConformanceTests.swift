@@ -15,8 +15,7 @@ import Testing
 /// checked; FarmDashboardTests follows it in a browser, and DashboardTests checks it refuses strangers.
 @Suite("Farm API conformance", .serialized)
 struct FarmAPIConformanceTests {
-    static let spec = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Protocols/openapi.yaml")
+    static let spec = TestMedia.repositoryRoot.appendingPathComponent("Protocols/openapi.yaml")
 
     @Test("schemathesis finds no mismatch between openapi.yaml and the coordinator")
     func schemathesis() throws {

@@ -11,8 +11,7 @@ import Testing
 @Suite("Farm dashboard in a browser", .serialized)
 struct FarmDashboardTests {
     static let python = "/opt/tessera-tools/bin/python"
-    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Dashboard/dashboard_check.py")
+    static let script = TestMedia.repositoryRoot.appendingPathComponent("Tests/Dashboard/dashboard_check.py")
 
     @Test("the page follows a job with a lost worker, a retried segment and a coordinator restart")
     func dashboardDuringAJob() throws {
