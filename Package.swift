@@ -131,7 +131,7 @@ let package = Package(
         .executableTarget(
             name: "tessera-load-bench",
             dependencies: ["TesseraCoordinator", "TesseraClient", "TesseraCore", "TesseraBenchEcho"],
-            path: "Benchmarks/load"),
+            path: "Benchmarks/load", exclude: ["page.py"]),
         .executableTarget(
             name: "tessera",
             dependencies: [

@@ -16,7 +16,7 @@ import Testing
     func clip(_ name: String, size: String, rate: Int, grey: Int, hz: Int, seconds: Int, rotate: Int = 0) throws -> URL
     {
         let url = dir.appendingPathComponent(name)
-        var args = [
+        let args = [
             "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
             String(format: "color=0x%02X%02X%02X:size=\(size):rate=\(rate):duration=\(seconds)", grey, grey, grey),
             "-f", "lavfi", "-i", "sine=frequency=\(hz):duration=\(seconds):sample_rate=44100",
@@ -115,6 +115,36 @@ import Testing
         #expect(whole[135] > 40 && whole[135] < 90)
         let loud = try Self.rms(out, at: 4.0, seconds: 0.2), quiet = try Self.rms(out, at: 4.8, seconds: 0.19)
         #expect(loud > 1000 && quiet < loud / 4, "volume ramp: \(loud) then \(quiet)")
+    }
+
+    /// Layer transforms: A at half size with its corner at (100, 50); B at full size half off the left edge.
+    @Test func layerTransformsPlaceEachAssetsPictures() throws {
+        defer { TestMedia.cleanup(dir) }
+        _ = try clip("a.mp4", size: "320x240", rate: 30, grey: 192, hz: 440, seconds: 1)
+        _ = try clip("b.mp4", size: "160x120", rate: 30, grey: 128, hz: 440, seconds: 1)
+        let spec = try write(
+            """
+            {"assets": [{"id": "a", "path": "a.mp4", "transform": {"scale": 0.5, "x": 100, "y": 50}},
+                        {"id": "b", "path": "b.mp4", "transform": {"scale": 1, "x": -80, "y": 0}}],
+             "edits": [{"insert": {"asset": "a"}}, {"insert": {"asset": "b"}}],
+             "videoComposition": {"renderSize": "640x360", "frameRate": "30"}}
+            """)
+        let out = dir.appendingPathComponent("out.mp4")
+        let r = try tessera(["transcode", "--spec", spec.path, "-o", out.path, "--quiet"])
+        #expect(r.status == 0, "\(r.stderr)")
+        // A covers x 100–260, y 50–170.
+        let inside = try Self.luma(out, crop: "100:80:130:70"), leftOfA = try Self.luma(out, crop: "60:80:30:70")
+        let below = try Self.luma(out, crop: "160:60:100:200"), corner = try Self.luma(out, crop: "8:8:100:50")
+        #expect(inside[15] > 180 && leftOfA[15] < 5 && below[15] < 5, "A: \(inside[15]) \(leftOfA[15]) \(below[15])")
+        #expect(corner[15] > 180, "A's corner is at (100, 50): \(corner[15])")
+        // B shows its right half at x 0–80.
+        let shown = try Self.luma(out, crop: "60:100:10:10"), past = try Self.luma(out, crop: "40:100:100:10")
+        #expect(shown[45] > 100 && shown[45] < 160 && past[45] < 5, "B: \(shown[45]) then \(past[45])")
+        let bad = try write(
+            #"{"assets": [{"id": "a", "path": "a.mp4", "transform": {"scale": 0, "x": 0, "y": 0}}], "edits": [{"insert": {"asset": "a"}}]}"#,
+            "bad.json")
+        let refused = try tessera(["transcode", "--spec", bad.path, "-o", dir.appendingPathComponent("x.mp4").path])
+        #expect(refused.status == 64 && refused.stderr.contains("assets[0].transform.scale"), "\(refused.stderr)")
     }
 
     /// Edits on the composition's timeline, frame by frame against a barcoded 60 fps source: 0–1 s slowed

@@ -9,6 +9,43 @@ public struct CompositionSpec: Sendable, Hashable, Codable {
         public var id: String
         /// A file path (relative paths are relative to the spec file).
         public var path: String
+        /// Where its pictures go in the render (its layer instruction); nil fits them, centred.
+        public var transform: Transform?
+
+        public init(id: String, path: String, transform: Transform? = nil) {
+            self.id = id
+            self.path = path
+            self.transform = transform
+        }
+    }
+
+    /// A layer instruction's transform: the upright picture scaled by `scale` (of its own size, in square
+    /// pixels) with its top-left corner at (`x`, `y`) render pixels; what falls outside the render is cut
+    /// off, and the background shows around it.
+    public struct Transform: Sendable, Hashable, Codable {
+        public var scale: Double
+        public var x: Int
+        public var y: Int
+
+        public init(scale: Double, x: Int, y: Int) {
+            self.scale = scale
+            self.x = x
+            self.y = y
+        }
+
+        public static let maxScale = 16.0
+        public static let maxOffset = 16384
+
+        /// - Throws: `JobRequestError` naming `field.scale`, `.x` or `.y`.
+        public func check(field: String) throws(JobRequestError) {
+            guard scale.isFinite, scale > 0, scale <= Self.maxScale else {
+                throw JobRequestError(
+                    field: "\(field).scale", "must be above 0 and at most \(Self.maxScale), not \(scale)")
+            }
+            for (name, value) in [("x", x), ("y", y)] where abs(value) > Self.maxOffset {
+                throw JobRequestError(field: "\(field).\(name)", "must be within ±\(Self.maxOffset), not \(value)")
+            }
+        }
     }
 
     /// One edit: exactly one of its members is set.
@@ -112,6 +149,7 @@ extension CompositionSpec {
         guard (1...Self.maxEdits).contains(edits.count) else {
             throw JobRequestError(field: "edits", "holds \(edits.count) edits; 1 to \(Self.maxEdits)")
         }
+        for (i, asset) in assets.enumerated() { try asset.transform?.check(field: "assets[\(i)].transform") }
         var ids: [String: Int] = [:]
         for (i, a) in assets.enumerated() {
             guard ids[a.id] == nil else {

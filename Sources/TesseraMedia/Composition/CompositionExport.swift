@@ -43,6 +43,8 @@ public final class CompositionExport: @unchecked Sendable {
     struct Plan {
         var composition: Composition
         var assets: [Asset]
+        /// Each asset's layer transform (`assets[i].transform`); nil fits it, centred.
+        var transforms: [CompositionSpec.Transform?]
         var renderWidth: Int
         var renderHeight: Int
         var frameDuration: Rational
@@ -115,7 +117,8 @@ public final class CompositionExport: @unchecked Sendable {
             settings.video?.maxWidth = nil
             settings.video?.maxHeight = nil
             return Plan(
-                composition: composition, assets: assets, renderWidth: w & ~1, renderHeight: h & ~1,
+                composition: composition, assets: assets, transforms: spec.assets.map(\.transform),
+                renderWidth: w & ~1, renderHeight: h & ~1,
                 frameDuration: fd, selection: vc?.frameSelection ?? .hold, background: background,
                 opacity: try CompositionSpec.ramps(vc?.opacity, bounds: 0...1, field: "videoComposition.opacity"),
                 volume: try CompositionSpec.ramps(spec.audioMix?.volume, bounds: 0...4, field: "audioMix.volume"),

@@ -145,7 +145,7 @@ final class CompositionRender: @unchecked Sendable {
                     if layer == nil {
                         layer = try VideoLayer(
                             first: frame, rotation: rotation, width: plan.renderWidth, height: plan.renderHeight,
-                            background: plan.background)
+                            background: plan.background, transform: plan.transforms[asset])
                     }
                     try place(try layer!.render(frame), k: frame.pts, background: background)
                     made = frame.pts + 1

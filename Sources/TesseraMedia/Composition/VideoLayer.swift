@@ -3,13 +3,16 @@ import TesseraAV
 import TesseraCore
 
 /// One asset's pictures as a layer of a composition: square pixels, turned upright by the track's
-/// display matrix (the preferred transform), fitted into the render size keeping its aspect ratio,
-/// centred on the background colour, 8-bit 4:2:0. A libavfilter graph configured from the first frame.
+/// display matrix (the preferred transform), then fitted into the render size keeping its aspect ratio
+/// and centred, or placed by its layer transform (scaled, its top-left corner at a render position, cut
+/// to the render), on the background colour, 8-bit 4:2:0. A libavfilter graph configured from the first
+/// frame.
 struct VideoLayer {
     private let graph: FilterGraph
 
     init(
-        first: Frame, rotation: Rotation, width: Int, height: Int, background: (r: Int, g: Int, b: Int)
+        first: Frame, rotation: Rotation, width: Int, height: Int, background: (r: Int, g: Int, b: Int),
+        transform: CompositionSpec.Transform? = nil
     ) throws(MediaError) {
         let f = first.pointer.pointee
         let sar =
@@ -28,10 +31,37 @@ struct VideoLayer {
         }
         if rotation.mirrored { filters.append("hflip") }
         let color = String(format: "0x%02X%02X%02X", background.r, background.g, background.b)
-        filters += [
-            "scale=\(width):\(height):force_original_aspect_ratio=decrease:force_divisible_by=2", "setsar=1",
-            "pad=\(width):\(height):(ow-iw)/2:(oh-ih)/2:color=\(color)", "format=yuv420p",
-        ]
+        if let transform {
+            // The upright picture's size in square pixels, then scaled; offsets and sizes even for 4:2:0.
+            var (w, h) = (
+                sar.num != sar.den ? Int(Double(f.width) * Double(sar.num) / Double(sar.den)) : Int(f.width),
+                Int(f.height)
+            )
+            if rotation.swapsDimensions { (w, h) = (h, w) }
+            func even(_ v: Double) -> Int { Int((v / 2).rounded(.down)) * 2 }
+            let sw = max(2, even(Double(w) * transform.scale)), sh = max(2, even(Double(h) * transform.scale))
+            let x = even(Double(transform.x)), y = even(Double(transform.y))
+            let left = max(0, -x), top = max(0, -y)
+            let visibleW = min(sw, width - x) - left, visibleH = min(sh, height - y) - top
+            if visibleW >= 2 && visibleH >= 2 {
+                filters += [
+                    "scale=\(sw):\(sh)", "setsar=1",
+                    "crop=\(even(Double(visibleW))):\(even(Double(visibleH))):\(left):\(top)",
+                    "pad=\(width):\(height):\(max(0, x)):\(max(0, y)):color=\(color)", "format=yuv420p",
+                ]
+            } else {
+                // Placed wholly outside the render: the background alone.
+                filters += [
+                    "scale=\(width):\(height)", "setsar=1", "format=yuv420p",
+                    "drawbox=x=0:y=0:w=iw:h=ih:color=\(color):t=fill",
+                ]
+            }
+        } else {
+            filters += [
+                "scale=\(width):\(height):force_original_aspect_ratio=decrease:force_divisible_by=2", "setsar=1",
+                "pad=\(width):\(height):(ow-iw)/2:(oh-ih)/2:color=\(color)", "format=yuv420p",
+            ]
+        }
         graph = try FilterGraph(
             video: true, source: source, description: filters.joined(separator: ","), what: "the video layer")
     }
