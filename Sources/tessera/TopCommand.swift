@@ -82,10 +82,13 @@ struct TopCommand: AsyncParsableCommand {
         }
     }
 
+    /// One after the other, not as two `async let`s: when one request failed, leaving the scope cancelled
+    /// the other, and a cancelled URLSession request on Linux can wait for ever (CI saw the dead-port view
+    /// stay on "connecting…" for 20 s).
     static func sample(_ client: FarmClient) async throws -> TopView.Sample {
-        async let metrics = client.metrics()
-        async let workers = client.workers()
-        return TopView.Sample(time: Date(), metrics: try await metrics, workers: try await workers)
+        let metrics = try await client.metrics()
+        let workers = try await client.workers()
+        return TopView.Sample(time: Date(), metrics: metrics, workers: workers)
     }
 
     static func terminalSize() -> (Int, Int) {
