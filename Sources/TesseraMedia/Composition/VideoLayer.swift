@@ -33,12 +33,11 @@ struct VideoLayer {
         let color = String(format: "0x%02X%02X%02X", background.r, background.g, background.b)
         if let transform {
             // The upright picture's size in square pixels, then scaled; offsets and sizes even for 4:2:0.
-            var (w, h) = (
-                sar.num != sar.den ? Int(Double(f.width) * Double(sar.num) / Double(sar.den)) : Int(f.width),
-                Int(f.height)
-            )
+            // A file's sample aspect ratio can be any pair of 32-bit values: every size and offset is
+            // bounded (±2^20 px) before it becomes an Int, so none can trap and none reaches the graph huge.
+            func even(_ v: Double) -> Int { Int((min(max(v, -1_048_576), 1_048_576) / 2).rounded(.down)) * 2 }
+            var (w, h) = (even(Double(f.width) * Double(sar.num) / Double(sar.den)), even(Double(f.height)))
             if rotation.swapsDimensions { (w, h) = (h, w) }
-            func even(_ v: Double) -> Int { Int((v / 2).rounded(.down)) * 2 }
             let sw = max(2, even(Double(w) * transform.scale)), sh = max(2, even(Double(h) * transform.scale))
             let x = even(Double(transform.x)), y = even(Double(transform.y))
             let left = max(0, -x), top = max(0, -y)
