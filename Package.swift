@@ -176,6 +176,7 @@ let package = Package(
             dependencies: [
                 "TesseraCoordinator", "TesseraClient", "TesseraCore", "TesseraWire", "TesseraTestSupport",
                 "TesseraDashboard", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Hummingbird", package: "hummingbird"),
             ]),
         // End-to-end: real coordinator and worker processes on loopback.
         .testTarget(

@@ -182,29 +182,38 @@ final class StreamReader: @unchecked Sendable {
         Thread { self.read(fd) }.start()
     }
 
+    /// Reads until the stream closes, noting each message's event and size. A dashboard's browser
+    /// would run on another machine, so this costs as little as it can: one pass over each read with
+    /// no allocation per byte (only a message's first 48 bytes are kept, to name its event).
     private func read(_ fd: Int32) {
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        var inHeaders = true, previous: [UInt8] = [0, 0, 0], size = 0, prefix: [UInt8] = []
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 8)
+        defer { buffer.deallocate() }
+        var inHeaders = true, last: UInt32 = 0, size = 0
+        var prefix = [UInt8](), found: [Message] = []
+        prefix.reserveCapacity(48)
         while true {
-            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            let n = recv(fd, buffer.baseAddress, buffer.count, 0)
             if n <= 0 { break }
-            for byte in buffer[0..<n] {
+            for byte in UnsafeRawBufferPointer(rebasing: buffer[0..<n]) {
+                // The last four bytes, newest lowest: the headers end at CR LF CR LF, a message at LF LF.
+                last = last << 8 | UInt32(byte)
                 if inHeaders {
-                    // The body starts after the blank line that ends the headers.
-                    inHeaders = !(previous == [13, 10, 13] && byte == 10)
-                    previous = [previous[1], previous[2], byte]
+                    inHeaders = last != 0x0D0A_0D0A
                     continue
                 }
                 size += 1
                 if prefix.count < 48 { prefix.append(byte) }
-                if byte == 10 && previous[2] == 10 {
+                if last & 0xFFFF == 0x0A0A {
                     let head = String(decoding: prefix, as: UTF8.self)
                     let event = ["snapshot", "update", "heartbeat"].first { head.contains("event: \($0)") } ?? "none"
-                    state.withLock { $0.messages.append(Message(event: event, bytes: size)) }
+                    found.append(Message(event: event, bytes: size))
                     size = 0
-                    prefix = []
+                    prefix.removeAll(keepingCapacity: true)
                 }
-                previous = [previous[1], previous[2], byte]
+            }
+            if !found.isEmpty {
+                state.withLock { $0.messages += found }
+                found.removeAll(keepingCapacity: true)
             }
         }
         done.signal()

@@ -70,7 +70,7 @@ public struct Dashboard: HTTPAPIAddition {
                     defer { feed.unsubscribe(id) }
                     // A client that stops reading blocks only this write; the feed drops it once its
                     // buffer is full, and nothing more is queued for it.
-                    for await message in messages { try await writer.write(ByteBuffer(string: message)) }
+                    for await message in messages { try await writer.write(message) }
                     try await writer.finish(nil)
                 })
         }

@@ -1,4 +1,5 @@
 import Foundation
+import Hummingbird
 import ServiceLifecycle
 import Synchronization
 import TesseraCoordinator
@@ -34,7 +35,7 @@ public final class DashboardFeed: Service, Sendable {
         var latest: DashboardSnapshot?
         /// The snapshot the last update was built from.
         var lastSent: DashboardSnapshot?
-        var clients: [Int: AsyncStream<String>.Continuation] = [:]
+        var clients: [Int: AsyncStream<ByteBuffer>.Continuation] = [:]
         var nextClient = 0
         var dropped = 0
         var rates = RateBook()
@@ -95,8 +96,10 @@ public final class DashboardFeed: Service, Sendable {
                 let body = (["\"at\":\(now)"] + changed.map { "\"\($0.name)\":\($0.json)" }).joined(separator: ",")
                 text = "event: update\ndata: {\(body)}\n\n"
             }
+            // One buffer for every client: they share its storage, and nothing is copied per client.
+            let buffer = ByteBuffer(string: text)
             for (id, client) in state.clients {
-                switch client.yield(text) {
+                switch client.yield(buffer) {
                 case .enqueued: break
                 case .dropped, .terminated:
                     client.finish()
@@ -109,11 +112,11 @@ public final class DashboardFeed: Service, Sendable {
     }
 
     /// A new client's stream: `retry` and the full snapshot, then updates until it is dropped or leaves.
-    func subscribe() async -> (id: Int, messages: AsyncStream<String>) {
+    func subscribe() async -> (id: Int, messages: AsyncStream<ByteBuffer>) {
         let snapshot = await current()
-        let (stream, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingOldest(clientBuffer))
+        let (stream, continuation) = AsyncStream<ByteBuffer>.makeStream(bufferingPolicy: .bufferingOldest(clientBuffer))
         let full = String(decoding: (try? Self.encoder.encode(snapshot)) ?? Data("{}".utf8), as: UTF8.self)
-        continuation.yield("retry: 1000\nevent: snapshot\ndata: \(full)\n\n")
+        continuation.yield(ByteBuffer(string: "retry: 1000\nevent: snapshot\ndata: \(full)\n\n"))
         let id = state.withLock { state in
             let id = state.nextClient
             state.nextClient += 1

@@ -1,4 +1,5 @@
 import Foundation
+import Hummingbird
 import TesseraCore
 import Testing
 
@@ -67,7 +68,7 @@ import FoundationNetworking
         var received = 0
         let reading = Task {
             var n = 0
-            for await message in reader where message.contains("event: update") { n += 1 }
+            for await message in reader where String(buffer: message).contains("event: update") { n += 1 }
             return n
         }
         for i in 0..<10 {
@@ -94,7 +95,7 @@ import FoundationNetworking
         let (_, messages) = await told.subscribe()
         var first: String?
         for await message in messages {
-            first = message
+            first = String(buffer: message)
             break
         }
         #expect(first?.contains("event: snapshot") == true)
