@@ -147,6 +147,104 @@ import Testing
         #expect(refused.status == 64 && refused.stderr.contains("assets[0].transform.scale"), "\(refused.stderr)")
     }
 
+    /// `half.mp4`: 320x240 at 30 fps, white above and black below, so a reading shows which way it turned.
+    func halfClip(seconds: Int) throws {
+        try TestMedia.run(
+            "ffmpeg",
+            [
+                "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
+                "color=white:size=320x240:rate=30:duration=\(seconds),drawbox=x=0:y=120:w=320:h=120:color=black:t=fill",
+                "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p",
+                dir.appendingPathComponent("half.mp4").path,
+            ])
+    }
+
+    /// A layer turned by its transform: a right angle exactly, 45° resampled with the background in the
+    /// corners. The source is white above and black below, on a grey background, so a reading shows
+    /// which way it turned.
+    @Test func layerTransformsTurnThePicture() throws {
+        defer { TestMedia.cleanup(dir) }
+        try halfClip(seconds: 1)
+        func render(_ rotate: Double, x: Int, y: Int, name: String) throws -> URL {
+            let spec = try write(
+                """
+                {"assets": [{"id": "h", "path": "half.mp4", "transform": {"scale": 1, "rotate": \(rotate), "x": \(x), "y": \(y)}}],
+                 "edits": [{"insert": {"asset": "h"}}],
+                 "videoComposition": {"renderSize": "640x480", "frameRate": "30", "backgroundColor": "#808080"}}
+                """, "\(name).json")
+            let out = dir.appendingPathComponent("\(name).mp4")
+            let r = try tessera(["transcode", "--spec", spec.path, "-o", out.path, "--quiet"])
+            #expect(r.status == 0, "\(r.stderr)")
+            return out
+        }
+        func at(_ url: URL, _ x: Int, _ y: Int) throws -> Double {
+            try Self.luma(url, crop: "16:16:\(x - 8):\(y - 8)")[10]
+        }
+        // 90° clockwise: 240x320 at (100, 100); the white top is now the right half (x 220–340).
+        let quarter = try render(90, x: 100, y: 100, name: "quarter")
+        let (right, left, outside) = (try at(quarter, 300, 260), try at(quarter, 140, 260), try at(quarter, 400, 260))
+        #expect(right > 220 && left < 30 && abs(outside - 126) < 12, "90°: \(right) \(left) \(outside)")
+        // −90 is 270: the white top is the left half.
+        let back = try render(-90, x: 100, y: 100, name: "back")
+        #expect(try at(back, 140, 260) > 220 && at(back, 300, 260) < 30)
+        // 45° clockwise: the bounding box (396x396) at (0, 0), centred on (198, 198). The white half lies
+        // up and to the right of the centre, the black half down and to the left, grey in the box's corners.
+        let eighth = try render(45, x: 0, y: 0, name: "eighth")
+        let (upRight, downLeft) = (try at(eighth, 258, 138), try at(eighth, 138, 258))
+        let (corner, beyond) = (try at(eighth, 20, 20), try at(eighth, 500, 240))
+        #expect(upRight > 220 && downLeft < 30, "45°: \(upRight) \(downLeft)")
+        #expect(abs(corner - 126) < 12 && abs(beyond - 126) < 12, "45° corners: \(corner) \(beyond)")
+        let bad = try write(
+            #"{"assets": [{"id": "h", "path": "half.mp4", "transform": {"scale": 1, "rotate": 1e9, "x": 0, "y": 0}}], "edits": [{"insert": {"asset": "h"}}]}"#,
+            "bad.json")
+        let refused = try tessera(["transcode", "--spec", bad.path, "-o", dir.appendingPathComponent("x.mp4").path])
+        #expect(refused.status == 64 && refused.stderr.contains("assets[0].transform.rotate"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("x.mp4").path))
+    }
+
+    /// A layer's transform ramps (AVFoundation's setTransformRamp): the base transform until the first
+    /// ramp, a move across the render, the end held, then a half turn, held. Read frame by frame on the
+    /// white-above, black-below source.
+    @Test func transformRampsMoveAndTurnALayer() throws {
+        defer { TestMedia.cleanup(dir) }
+        try halfClip(seconds: 2)
+        let spec = try write(
+            """
+            {"assets": [{"id": "h", "path": "half.mp4", "transform": {"scale": 0.5, "x": 0, "y": 360},
+                         "transformRamps": [
+                           {"range": "0.5s-1s", "from": {"scale": 0.5, "x": 0, "y": 0}, "to": {"scale": 0.5, "x": 480, "y": 0}},
+                           {"range": "1.5s-1.75s", "from": {"scale": 0.5, "x": 480, "y": 0},
+                            "to": {"scale": 0.5, "rotate": 180, "x": 480, "y": 0}}]}],
+             "edits": [{"insert": {"asset": "h"}}],
+             "videoComposition": {"renderSize": "640x480", "frameRate": "30", "backgroundColor": "#808080"}}
+            """)
+        let out = dir.appendingPathComponent("ramps.mp4")
+        let r = try tessera(["transcode", "--spec", spec.path, "-o", out.path, "--quiet"])
+        #expect(r.status == 0, "\(r.stderr)")
+        func at(_ x: Int, _ y: Int) throws -> [Double] { try Self.luma(out, crop: "16:16:\(x - 8):\(y - 8)") }
+        let (topLeft, bottomLeft, moving) = (try at(80, 30), try at(80, 390), try at(304, 30))
+        let (heldTop, heldLow) = (try at(560, 30), try at(560, 90))
+        #expect(topLeft.count == 60)
+        // Frame 5 (0.17 s): the base transform, a 160x120 picture in the bottom-left corner.
+        #expect(bottomLeft[5] > 220 && abs(topLeft[5] - 126) < 12, "base: \(bottomLeft[5]) \(topLeft[5])")
+        // Frame 15 (0.5 s): the ramp's start, top-left; frame 22 (f = 7/15): x = 224, so white at x 304.
+        #expect(topLeft[15] > 220 && moving[22] > 220 && abs(topLeft[22] - 126) < 12, "\(topLeft[15]) \(moving[22])")
+        // Frame 40 (1.33 s): the end held at x 480, white above black.
+        #expect(heldTop[40] > 220 && heldLow[40] < 30, "held: \(heldTop[40]) \(heldLow[40])")
+        // Frame 58 (1.93 s): the half turn held: black above white.
+        #expect(heldTop[58] < 30 && heldLow[58] > 220, "turned: \(heldTop[58]) \(heldLow[58])")
+        let bad = try write(
+            """
+            {"assets": [{"id": "h", "path": "half.mp4", "transformRamps": [
+               {"range": "0s-1s", "from": {"scale": 1, "x": 0, "y": 0}, "to": {"scale": 1, "x": 9, "y": 0}},
+               {"range": "0.5s-2s", "from": {"scale": 1, "x": 0, "y": 0}, "to": {"scale": 1, "x": 9, "y": 0}}]}],
+             "edits": [{"insert": {"asset": "h"}}]}
+            """, "bad.json")
+        let refused = try tessera(["transcode", "--spec", bad.path, "-o", dir.appendingPathComponent("x.mp4").path])
+        #expect(
+            refused.status == 64 && refused.stderr.contains("assets[0].transformRamps[1].range"), "\(refused.stderr)")
+    }
+
     /// Edits on the composition's timeline, frame by frame against a barcoded 60 fps source: 0–1 s slowed
     /// to 2 s, a second of black, a frame frozen for half a second, then 2–3 s as is.
     @Test func editsFollowTheCompositionsTimeline() throws {

@@ -185,4 +185,38 @@ struct TimeMapTests {
             #expect(map.pieces.last?.sourceEnd == Self.r(10))
         }
     }
+
+    /// A layer's transform over composition time: the base before the first ramp, straight lines along a
+    /// ramp, each ramp's end held until the next; ramps out of order refused, naming the field.
+    @Test func layerTransformRampsFollowAVFoundationsRule() throws {
+        typealias T = CompositionSpec.Transform
+        let spec = CompositionSpec(
+            assets: [
+                .init(
+                    id: "a", path: "a.mp4", transform: T(scale: 1, x: 10, y: 0),
+                    transformRamps: [
+                        .init(
+                            range: "1s-3s", from: T(scale: 1, x: 0, y: 0), to: T(scale: 2, rotate: 90, x: 100, y: -50)),
+                        .init(range: "5s-6s", from: T(scale: 0.5, x: 0, y: 0), to: T(scale: 0.5, x: 0, y: 0)),
+                    ])
+            ], edits: [])
+        let track = try spec.layerTransforms()[0]
+        #expect(track.transform(at: Self.r(1, 2)) == T(scale: 1, x: 10, y: 0))
+        #expect(track.transform(at: Self.r(1)) == T(scale: 1, rotate: 0, x: 0, y: 0))
+        #expect(track.transform(at: Self.r(2)) == T(scale: 1.5, rotate: 45, x: 50, y: -25))
+        #expect(track.transform(at: Self.r(4)) == T(scale: 2, rotate: 90, x: 100, y: -50))
+        #expect(track.transform(at: Self.r(7)) == T(scale: 0.5, x: 0, y: 0))
+        #expect(CompositionSpec.Transform(scale: 1, rotate: -90, x: 0, y: 0).degrees == 270)
+        var overlapping = spec
+        overlapping.assets[0].transformRamps?[1].range = "2s-6s"
+        #expect(throws: JobRequestError.self) { try overlapping.layerTransforms() }
+        do { _ = try overlapping.layerTransforms() } catch {
+            #expect(error.field == "assets[0].transformRamps[1].range")
+        }
+        var turned = spec
+        turned.assets[0].transformRamps?[0].to.rotate = .infinity
+        do { _ = try turned.layerTransforms() } catch {
+            #expect(error.field == "assets[0].transformRamps[0].to.rotate")
+        }
+    }
 }

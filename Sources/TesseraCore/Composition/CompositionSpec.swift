@@ -11,36 +11,69 @@ public struct CompositionSpec: Sendable, Hashable, Codable {
         public var path: String
         /// Where its pictures go in the render (its layer instruction); nil fits them, centred.
         public var transform: Transform?
+        /// The transform changing over composition ranges (AVFoundation's `setTransformRamp`).
+        public var transformRamps: [TransformRamp]?
 
-        public init(id: String, path: String, transform: Transform? = nil) {
+        public init(id: String, path: String, transform: Transform? = nil, transformRamps: [TransformRamp]? = nil) {
             self.id = id
             self.path = path
             self.transform = transform
+            self.transformRamps = transformRamps
+        }
+    }
+
+    /// A layer transform moving linearly from `from` at the start of a composition range to `to` at its
+    /// end: scale, degrees, and position each in a straight line.
+    public struct TransformRamp: Sendable, Hashable, Codable {
+        public var range: String
+        public var from: Transform
+        public var to: Transform
+
+        public init(range: String, from: Transform, to: Transform) {
+            self.range = range
+            self.from = from
+            self.to = to
         }
     }
 
     /// A layer instruction's transform: the upright picture scaled by `scale` (of its own size, in square
-    /// pixels) with its top-left corner at (`x`, `y`) render pixels; what falls outside the render is cut
-    /// off, and the background shows around it.
+    /// pixels), turned `rotate` degrees clockwise about its centre, and placed with the top-left corner
+    /// of its bounding box at (`x`, `y`) render pixels; what falls outside the render is cut off, and the
+    /// background shows around it (and in a turned picture's corners).
     public struct Transform: Sendable, Hashable, Codable {
         public var scale: Double
+        /// Degrees clockwise, as the picture is seen; nil or 0 keeps it upright.
+        public var rotate: Double?
         public var x: Int
         public var y: Int
 
-        public init(scale: Double, x: Int, y: Int) {
+        public init(scale: Double, rotate: Double? = nil, x: Int, y: Int) {
             self.scale = scale
+            self.rotate = rotate
             self.x = x
             self.y = y
         }
 
         public static let maxScale = 16.0
         public static let maxOffset = 16384
+        public static let maxRotation = 360.0
 
-        /// - Throws: `JobRequestError` naming `field.scale`, `.x` or `.y`.
+        /// The rotation in [0, 360) degrees.
+        public var degrees: Double {
+            guard let rotate, rotate.isFinite else { return 0 }
+            let d = rotate.truncatingRemainder(dividingBy: 360)
+            return d < 0 ? d + 360 : d
+        }
+
+        /// - Throws: `JobRequestError` naming `field.scale`, `.rotate`, `.x` or `.y`.
         public func check(field: String) throws(JobRequestError) {
             guard scale.isFinite, scale > 0, scale <= Self.maxScale else {
                 throw JobRequestError(
                     field: "\(field).scale", "must be above 0 and at most \(Self.maxScale), not \(scale)")
+            }
+            if let rotate, !(rotate.isFinite && abs(rotate) <= Self.maxRotation) {
+                throw JobRequestError(
+                    field: "\(field).rotate", "must be degrees within ±\(Self.maxRotation), not \(rotate)")
             }
             for (name, value) in [("x", x), ("y", y)] where abs(value) > Self.maxOffset {
                 throw JobRequestError(field: "\(field).\(name)", "must be within ±\(Self.maxOffset), not \(value)")
@@ -149,7 +182,6 @@ extension CompositionSpec {
         guard (1...Self.maxEdits).contains(edits.count) else {
             throw JobRequestError(field: "edits", "holds \(edits.count) edits; 1 to \(Self.maxEdits)")
         }
-        for (i, asset) in assets.enumerated() { try asset.transform?.check(field: "assets[\(i)].transform") }
         var ids: [String: Int] = [:]
         for (i, a) in assets.enumerated() {
             guard ids[a.id] == nil else {
@@ -247,5 +279,67 @@ extension CompositionSpec {
             }
             return (start, start + duration, r.from, r.to)
         }
+    }
+
+    /// Each asset's layer transform over composition time, checked.
+    /// - Throws: `JobRequestError` naming the first bad field (`assets[1].transformRamps[0].range`).
+    public func layerTransforms() throws(JobRequestError) -> [LayerTransformTrack] {
+        try assets.enumerated().map { (i, asset) throws(JobRequestError) in
+            let field = "assets[\(i)].transformRamps"
+            try asset.transform?.check(field: "assets[\(i)].transform")
+            let list = asset.transformRamps ?? []
+            guard list.count <= Self.maxRamps else {
+                throw JobRequestError(field: field, "at most \(Self.maxRamps) ramps")
+            }
+            var ramps: [LayerTransformTrack.Ramp] = []
+            for (j, r) in list.enumerated() {
+                let (start, duration) = try Self.range(r.range, field: "\(field)[\(j)].range")
+                try r.from.check(field: "\(field)[\(j)].from")
+                try r.to.check(field: "\(field)[\(j)].to")
+                if let last = ramps.last, start < last.end {
+                    throw JobRequestError(
+                        field: "\(field)[\(j)].range",
+                        "starts before the ramp ahead of it ends: ramps are in order, apart")
+                }
+                ramps.append(.init(start: start, end: start + duration, from: r.from, to: r.to))
+            }
+            return LayerTransformTrack(base: asset.transform, ramps: ramps)
+        }
+    }
+}
+
+/// One asset's layer transform over composition time, as AVFoundation's layer instruction holds it:
+/// `base` (nil: fitted and centred) until the first ramp, each ramp moving linearly from its `from` to
+/// its `to`, and after a ramp its `to` held until the next one starts.
+public struct LayerTransformTrack: Sendable, Hashable {
+    public struct Ramp: Sendable, Hashable {
+        public var start: Rational
+        public var end: Rational
+        public var from: CompositionSpec.Transform
+        public var to: CompositionSpec.Transform
+    }
+
+    public var base: CompositionSpec.Transform?
+    /// In order, apart.
+    public var ramps: [Ramp]
+
+    public init(base: CompositionSpec.Transform?, ramps: [Ramp] = []) {
+        self.base = base
+        self.ramps = ramps
+    }
+
+    /// The transform at composition time `t`. Positions are whole pixels; scale and degrees are kept to
+    /// 1/10,000, so a held value is one transform and a ramp changes it only where the picture moves.
+    public func transform(at t: Rational) -> CompositionSpec.Transform? {
+        guard let i = ramps.lastIndex(where: { $0.start <= t }) else { return base }
+        let r = ramps[i]
+        guard t < r.end else { return r.to }
+        let f = ((t - r.start) / (r.end - r.start)).seconds
+        func mix(_ a: Double, _ b: Double) -> Double { ((a + (b - a) * f) * 10_000).rounded() / 10_000 }
+        // Offsets are within ±16384 (checked), so the mix is too.
+        return CompositionSpec.Transform(
+            scale: mix(r.from.scale, r.to.scale), rotate: mix(r.from.rotate ?? 0, r.to.rotate ?? 0),
+            x: Int(mix(Double(r.from.x), Double(r.to.x)).rounded()),
+            y: Int(mix(Double(r.from.y), Double(r.to.y)).rounded()))
     }
 }

@@ -10,8 +10,8 @@ import TesseraCore
 ///
 /// ```
 ///  for each run of the timeline (one asset, continuous source; or empty):
-///    AssetReader(range) ─▶ video: FrameRetimer (its instants of the grid) ─▶ VideoLayer (upright, fitted,
-///                         │        on the background) ─▶ opacity ─▶ video input
+///    AssetReader(range) ─▶ video: FrameRetimer (its instants of the grid) ─▶ VideoLayer (upright, fitted
+///                         │        or transformed, on the background) ─▶ opacity ─▶ video input
 ///                         └▶ audio: AudioRetimer (its pieces) ─▶ AudioLayer (rate, layout, volume) ─▶ audio input
 ///    an empty run: background frames and silence
 /// ```
@@ -43,8 +43,8 @@ public final class CompositionExport: @unchecked Sendable {
     struct Plan {
         var composition: Composition
         var assets: [Asset]
-        /// Each asset's layer transform (`assets[i].transform`); nil fits it, centred.
-        var transforms: [CompositionSpec.Transform?]
+        /// Each asset's layer transform over composition time (`assets[i].transform`, `.transformRamps`).
+        var transforms: [LayerTransformTrack]
         var renderWidth: Int
         var renderHeight: Int
         var frameDuration: Rational
@@ -117,7 +117,7 @@ public final class CompositionExport: @unchecked Sendable {
             settings.video?.maxWidth = nil
             settings.video?.maxHeight = nil
             return Plan(
-                composition: composition, assets: assets, transforms: spec.assets.map(\.transform),
+                composition: composition, assets: assets, transforms: try spec.layerTransforms(),
                 renderWidth: w & ~1, renderHeight: h & ~1,
                 frameDuration: fd, selection: vc?.frameSelection ?? .hold, background: background,
                 opacity: try CompositionSpec.ramps(vc?.opacity, bounds: 0...1, field: "videoComposition.opacity"),

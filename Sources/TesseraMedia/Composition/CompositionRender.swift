@@ -139,15 +139,20 @@ final class CompositionRender: @unchecked Sendable {
                 var retimer = FrameRetimer(
                     map: TimeMap(pieces: run.pieces), frameDuration: plan.frameDuration, selection: plan.selection,
                     timeBase: timeBase, origin: origin, instants: frames)
-                var layer: VideoLayer?
+                // The layer's graph is made for one transform: held, it is made once; along a transform
+                // ramp, again for each frame whose transform differs.
+                var layer: (graph: VideoLayer, transform: CompositionSpec.Transform?)?
                 var made = frames.lowerBound
                 func show(_ frame: Frame) throws(MediaError) {
-                    if layer == nil {
-                        layer = try VideoLayer(
-                            first: frame, rotation: rotation, width: plan.renderWidth, height: plan.renderHeight,
-                            background: plan.background, transform: plan.transforms[asset])
+                    let transform = plan.transforms[asset].transform(at: Rational(frame.pts) * plan.frameDuration)
+                    if layer == nil || layer!.transform != transform {
+                        layer = (
+                            try VideoLayer(
+                                first: frame, rotation: rotation, width: plan.renderWidth, height: plan.renderHeight,
+                                background: plan.background, transform: transform), transform
+                        )
                     }
-                    try place(try layer!.render(frame), k: frame.pts, background: background)
+                    try place(try layer!.graph.render(frame), k: frame.pts, background: background)
                     made = frame.pts + 1
                 }
                 while let frame = try videoOutput.copyNextFrame() {

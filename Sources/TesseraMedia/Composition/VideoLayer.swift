@@ -1,11 +1,12 @@
 import CFFmpeg
+import Foundation
 import TesseraAV
 import TesseraCore
 
 /// One asset's pictures as a layer of a composition: square pixels, turned upright by the track's
 /// display matrix (the preferred transform), then fitted into the render size keeping its aspect ratio
-/// and centred, or placed by its layer transform (scaled, its top-left corner at a render position, cut
-/// to the render), on the background colour, 8-bit 4:2:0. A libavfilter graph configured from the first
+/// and centred, or placed by its layer transform (scaled, turned about its centre, its bounding box's
+/// top-left corner at a render position, cut to the render), on the background colour, 8-bit 4:2:0. A libavfilter graph configured from the first
 /// frame.
 struct VideoLayer {
     private let graph: FilterGraph
@@ -39,12 +40,13 @@ struct VideoLayer {
             var (w, h) = (even(Double(f.width) * Double(sar.num) / Double(sar.den)), even(Double(f.height)))
             if rotation.swapsDimensions { (w, h) = (h, w) }
             let sw = max(2, even(Double(w) * transform.scale)), sh = max(2, even(Double(h) * transform.scale))
+            let (turn, bw, bh) = Self.turn(width: sw, height: sh, degrees: transform.degrees, color: color)
             let x = even(Double(transform.x)), y = even(Double(transform.y))
             let left = max(0, -x), top = max(0, -y)
-            let visibleW = min(sw, width - x) - left, visibleH = min(sh, height - y) - top
+            let visibleW = min(bw, width - x) - left, visibleH = min(bh, height - y) - top
             if visibleW >= 2 && visibleH >= 2 {
+                filters += ["scale=\(sw):\(sh)", "setsar=1"] + turn
                 filters += [
-                    "scale=\(sw):\(sh)", "setsar=1",
                     "crop=\(even(Double(visibleW))):\(even(Double(visibleH))):\(left):\(top)",
                     "pad=\(width):\(height):\(max(0, x)):\(max(0, y)):color=\(color)", "format=yuv420p",
                 ]
@@ -63,6 +65,27 @@ struct VideoLayer {
         }
         graph = try FilterGraph(
             video: true, source: source, description: filters.joined(separator: ","), what: "the video layer")
+    }
+
+    /// The filters that turn a `width`×`height` picture `degrees` clockwise about its centre, and the size
+    /// of its bounding box (even). Right angles are exact (transposes and flips); any other angle is
+    /// resampled by libavfilter's `rotate`, the corners filled with `color`.
+    static func turn(
+        width: Int, height: Int, degrees: Double, color: String
+    ) -> (filters: [String], width: Int, height: Int) {
+        switch degrees {
+        case 0: return ([], width, height)
+        case 90: return (["transpose=clock"], height, width)
+        case 180: return (["hflip", "vflip"], width, height)
+        case 270: return (["transpose=cclock"], height, width)
+        default:
+            let a = degrees * .pi / 180
+            let (c, s) = (abs(cos(a)), abs(sin(a)))
+            // Both sizes are at most 2^22 here (2^21 · √2): no Int conversion can trap.
+            let bw = max(2, Int((Double(width) * c + Double(height) * s) / 2) * 2)
+            let bh = max(2, Int((Double(width) * s + Double(height) * c) / 2) * 2)
+            return (["rotate=a=\(a):ow=\(bw):oh=\(bh):fillcolor=\(color)"], bw, bh)
+        }
     }
 
     /// The frame as the layer shows it (its `pts` kept).
