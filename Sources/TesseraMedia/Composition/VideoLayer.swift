@@ -81,7 +81,7 @@ struct VideoLayer {
         default:
             let a = degrees * .pi / 180
             let (c, s) = (abs(cos(a)), abs(sin(a)))
-            // Both sizes are at most 2^22 here (2^21 · √2): no Int conversion can trap.
+            // The sides are at most 2^20 (bounded above), the box at most 2^20 · √2: no conversion can trap.
             let bw = max(2, Int((Double(width) * c + Double(height) * s) / 2) * 2)
             let bh = max(2, Int((Double(width) * s + Double(height) * c) / 2) * 2)
             return (["rotate=a=\(a):ow=\(bw):oh=\(bh):fillcolor=\(color)"], bw, bh)
