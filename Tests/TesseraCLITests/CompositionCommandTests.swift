@@ -200,6 +200,14 @@ import Testing
         let refused = try tessera(["transcode", "--spec", bad.path, "-o", dir.appendingPathComponent("x.mp4").path])
         #expect(refused.status == 64 && refused.stderr.contains("assets[0].transform.rotate"), "\(refused.stderr)")
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("x.mp4").path))
+        // A picture too large to render (1080p × 16, turned) is refused before any work, not left to
+        // fail in libavfilter.
+        _ = try clip("big.mp4", size: "1920x1080", rate: 30, grey: 128, hz: 440, seconds: 1)
+        let huge = try write(
+            #"{"assets": [{"id": "b", "path": "big.mp4", "transform": {"scale": 16, "rotate": 45, "x": 0, "y": 0}}], "edits": [{"insert": {"asset": "b"}}], "videoComposition": {"renderSize": "640x480"}}"#,
+            "huge.json")
+        let tooBig = try tessera(["transcode", "--spec", huge.path, "-o", dir.appendingPathComponent("x.mp4").path])
+        #expect(tooBig.status == 64 && tooBig.stderr.contains("assets[0].transform.scale"), "\(tooBig.stderr)")
     }
 
     /// A layer's transform ramps (AVFoundation's setTransformRamp): the base transform until the first

@@ -116,8 +116,10 @@ public final class CompositionExport: @unchecked Sendable {
             try settings.validate(field: "settings")
             settings.video?.maxWidth = nil
             settings.video?.maxHeight = nil
+            let transforms = try spec.layerTransforms()
+            try Self.checkLayerSizes(transforms, assets: assets)
             return Plan(
-                composition: composition, assets: assets, transforms: try spec.layerTransforms(),
+                composition: composition, assets: assets, transforms: transforms,
                 renderWidth: w & ~1, renderHeight: h & ~1,
                 frameDuration: fd, selection: vc?.frameSelection ?? .hold, background: background,
                 opacity: try CompositionSpec.ramps(vc?.opacity, bounds: 0...1, field: "videoComposition.opacity"),
@@ -125,6 +127,37 @@ public final class CompositionExport: @unchecked Sendable {
                 timePitch: spec.audioMix?.timePitch ?? .spectral, settings: settings)
         } catch {
             throw refuse(error)
+        }
+    }
+
+    /// The most pixels a side of a transformed picture (its bounding box, turned) may have.
+    static let maxLayerSide = 16384.0
+
+    /// Refuses a transform that would make a picture too large to render, naming the field, before any
+    /// work (libavfilter would otherwise fail to configure the layer, or allocate gigabytes).
+    static func checkLayerSizes(_ tracks: [LayerTransformTrack], assets: [Asset]) throws(JobRequestError) {
+        for (i, (track, asset)) in zip(tracks, assets).enumerated() {
+            guard let v = asset.firstVideoTrack?.video else { continue }
+            let sar =
+                v.sampleAspectRatio.numerator > 0 && v.sampleAspectRatio.denominator > 0
+                ? Double(v.sampleAspectRatio.numerator) / Double(v.sampleAspectRatio.denominator) : 1
+            let side = max(Double(v.width) * min(max(sar, 1e-3), 1e3), Double(v.height))
+            var named: [(String, CompositionSpec.Transform)] = track.base.map { [("assets[\(i)].transform", $0)] } ?? []
+            for (j, r) in track.ramps.enumerated() {
+                named += [
+                    ("assets[\(i)].transformRamps[\(j)].from", r.from), ("assets[\(i)].transformRamps[\(j)].to", r.to),
+                ]
+            }
+            for (field, t) in named {
+                let turned = t.degrees.truncatingRemainder(dividingBy: 90) == 0 ? 1 : 2.0.squareRoot()
+                let largest = side * t.scale * turned
+                guard largest <= maxLayerSide else {
+                    throw JobRequestError(
+                        field: "\(field).scale",
+                        "makes \(asset.path)'s picture \(Int(largest.rounded())) px across; at most \(Int(maxLayerSide))"
+                    )
+                }
+            }
         }
     }
 
