@@ -207,6 +207,11 @@ struct TimeMapTests {
         #expect(track.transform(at: Self.r(4)) == T(scale: 2, rotate: 90, x: 100, y: -50))
         #expect(track.transform(at: Self.r(7)) == T(scale: 0.5, x: 0, y: 0))
         #expect(CompositionSpec.Transform(scale: 1, rotate: -90, x: 0, y: 0).degrees == 270)
+        // A time that is not a number (overflowed arithmetic) gives a transform between the ramp's ends,
+        // never a trap.
+        let huge = Rational(numerator: Int128.max / 2, denominator: 1)
+        let odd = track.transform(at: huge * huge)
+        #expect(odd.map { abs($0.x) <= 100 && abs($0.y) <= 50 } ?? true)
         var overlapping = spec
         overlapping.assets[0].transformRamps?[1].range = "2s-6s"
         #expect(throws: JobRequestError.self) { try overlapping.layerTransforms() }

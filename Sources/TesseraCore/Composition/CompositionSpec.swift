@@ -334,9 +334,11 @@ public struct LayerTransformTrack: Sendable, Hashable {
         guard let i = ramps.lastIndex(where: { $0.start <= t }) else { return base }
         let r = ramps[i]
         guard t < r.end else { return r.to }
-        let f = ((t - r.start) / (r.end - r.start)).seconds
+        // The fraction of the ramp gone, kept within 0…1 (an invalid time, NaN, is its start), so every
+        // mix lies between two checked values and the offsets' conversions cannot trap.
+        let gone = ((t - r.start) / (r.end - r.start)).seconds
+        let f = gone.isNaN ? 0 : min(max(gone, 0), 1)
         func mix(_ a: Double, _ b: Double) -> Double { ((a + (b - a) * f) * 10_000).rounded() / 10_000 }
-        // Offsets are within ±16384 (checked), so the mix is too.
         return CompositionSpec.Transform(
             scale: mix(r.from.scale, r.to.scale), rotate: mix(r.from.rotate ?? 0, r.to.rotate ?? 0),
             x: Int(mix(Double(r.from.x), Double(r.to.x)).rounded()),

@@ -154,7 +154,7 @@ public final class CompositionExport: @unchecked Sendable {
                 guard largest <= maxLayerSide else {
                     throw JobRequestError(
                         field: "\(field).scale",
-                        "makes \(asset.path)'s picture \(Int(largest.rounded())) px across; at most \(Int(maxLayerSide))"
+                        "makes \(asset.path)'s picture \(String(format: "%.0f", largest)) px across; at most \(String(format: "%.0f", maxLayerSide))"
                     )
                 }
             }
