@@ -8,6 +8,7 @@ extension Coordinator: FarmService {
         do throws(JobRequestError) { try request.validate() } catch {
             throw FarmError(.invalidRequest, error.description)
         }
+        if let spec = request.spec { return try await submit(request, composition: spec) }
         // A stored job keeps both (the upload id and the path it resolved to); a new request names one.
         guard request.source == nil || request.uploadID == nil else {
             throw FarmError(.invalidRequest, "source: give a source or an uploadID, not both")

@@ -24,6 +24,21 @@ struct JobOptions: ParsableArguments {
         if let s = segmentDuration, !(s > 0) { throw ValidationError("--segment-duration must be positive") }
     }
 
+    /// A command takes a source file or `--spec FILE`, one of them; with a spec, whose edits say what the
+    /// range and the retiming would, those options (and any in `refused`) are refused.
+    func validate(source: String?, spec: String?, refused: [(Bool, String)] = []) throws {
+        guard (source == nil) != (spec == nil) else {
+            throw ValidationError(
+                source == nil ? "give a source file or --spec FILE" : "give a source file or --spec, not both")
+        }
+        guard spec != nil else { return }
+        let all =
+            [(timeRange != nil, "--time-range"), (try retime.retiming() != nil, "the retiming options")] + refused
+        if let (_, name) = all.first(where: { $0.0 }) {
+            throw ValidationError("\(name) cannot go with --spec: the spec names its assets and edits")
+        }
+    }
+
     /// The preset named, if any.
     var exportPreset: ExportPreset? { preset.flatMap(ExportPreset.init(name:)) }
     /// The preset's settings (or the standard ones) with the codec options applied.

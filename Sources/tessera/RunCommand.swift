@@ -18,7 +18,13 @@ struct RunCommand: AsyncParsableCommand {
             for `tessera transcode`. The job's state lives in a temporary folder removed at the end.
             """ + "\n" + ExitStatus.helpText)
 
-    @Argument(help: "The source file.") var source: String
+    @Argument(help: "The source file (left out with --spec).") var source: String?
+    @Option(
+        help: ArgumentHelp(
+            "A job spec instead of a source: JSON or OpenTimelineIO (.otio), as for `tessera transcode`; each run "
+                + "of its timeline is cut into segments for the workers.",
+            valueName: "file"))
+    var spec: String?
     @Option(name: .shortAndLong, help: "The output file; its extension picks the container.") var output: String
     @OptionGroup var job: JobOptions
     @Option(help: "Local workers (default: one per core).") var workers: Int = ProcessInfo.processInfo
@@ -30,30 +36,52 @@ struct RunCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (1...64).contains(workers) else { throw ValidationError("--workers must be 1…64") }
+        try job.validate(source: source, spec: spec)
+    }
+
+    /// Opens the source as `tessera transcode` does (a missing, empty or broken one fails here, with the
+    /// same errors) and checks a retiming against it, naming the option, before the farm starts.
+    /// - Returns: the output's duration: a retimed job's progress is measured on its output timeline.
+    private func checkSource(_ url: URL) throws -> Double {
+        let asset = try Asset.load(url.path, scanPackets: false)
+        let sourceDuration =
+            job.range.map { min($0.duration.seconds, asset.duration.seconds) } ?? asset.duration.seconds
+        guard let retiming = try job.retime.retiming() else { return sourceDuration }
+        do throws(JobRequestError) {
+            return try retiming.check(against: asset, range: job.range, naming: .flags).seconds
+        } catch {
+            FileHandle.standardError.write(Data("tessera: \(error)\n".utf8))
+            throw ExitCode(ExitStatus.usage.rawValue)
+        }
     }
 
     func run() async throws {
         if ProcessInfo.processInfo.environment["TESSERA_LOG_LEVEL"] == nil { setenv("TESSERA_LOG_LEVEL", "warning", 1) }
         LoggingSetup.bootstrap()
-        let sourceURL = URL(fileURLWithPath: source).standardizedFileURL
         let outputURL = URL(fileURLWithPath: output).standardizedFileURL
-        let sourceDuration: Double
-        var retimedDuration: Double?
+        var composition: CompositionSpec?
+        if let spec {
+            // The spec is checked against its assets here, as `tessera transcode --spec` does, before the farm
+            // starts; the coordinator checks it again at submission.
+            do throws(SpecFile.LoadError) {
+                var (loaded, paths) = try SpecFile.load(spec)
+                for i in loaded.assets.indices { loaded.assets[i].path = paths[i] }
+                composition = loaded
+            } catch {
+                FileHandle.standardError.write(Data("tessera: \(error)\n".utf8))
+                throw ExitCode(error.status.rawValue)
+            }
+        }
+        let sourceURL = URL(fileURLWithPath: source ?? composition?.assets.first?.path ?? "").standardizedFileURL
+        let duration: Double
         do {
-            // A missing, empty or broken source fails here, with the same errors as `tessera transcode`.
-            let asset = try Asset.load(sourceURL.path, scanPackets: false)
-            sourceDuration =
-                job.range.map { min($0.duration.seconds, asset.duration.seconds) }
-                ?? asset.duration.seconds
-            // A retiming that does not fit the source is refused here, naming the option, before the farm
-            // starts; a retimed job's progress is measured on its output timeline.
-            if let retiming = try job.retime.retiming() {
-                do throws(JobRequestError) {
-                    retimedDuration = try retiming.check(against: asset, range: job.range, naming: .flags).seconds
-                } catch {
-                    FileHandle.standardError.write(Data("tessera: \(error)\n".utf8))
-                    throw ExitCode(ExitStatus.usage.rawValue)
-                }
+            if var checked = composition {
+                if checked.settings == nil && checked.preset == nil { checked.settings = job.settings }
+                duration = try CompositionExport(
+                    spec: checked, assetPaths: checked.assets.map(\.path), outputPath: outputURL.path
+                ).check()
+            } else {
+                duration = try checkSource(sourceURL)
             }
         } catch let exit as ExitCode {
             throw exit
@@ -61,13 +89,15 @@ struct RunCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data("tessera: \(error)\n".utf8))
             throw ExitCode(ExitStatus(error).rawValue)
         }
-        let duration = retimedDuration ?? sourceDuration
         let data = FileManager.default.temporaryDirectory.appendingPathComponent(
             "tessera-run-\(UUID().uuidString.prefix(8))")
         defer { try? FileManager.default.removeItem(at: data) }
         var coordinator = CoordinatorConfiguration(
             listen: "tcp://127.0.0.1:*", dataDirectory: data,
-            mediaRoots: [sourceURL.deletingLastPathComponent()],
+            mediaRoots: composition.map { spec in
+                Array(Set(spec.assets.map { URL(fileURLWithPath: $0.path).deletingLastPathComponent().path }))
+                    .sorted().map { URL(fileURLWithPath: $0) }
+            } ?? [sourceURL.deletingLastPathComponent()],
             outputRoot: outputURL.deletingLastPathComponent())
         coordinator.segmentDuration = job.segmentDuration ?? 4
         var config = LocalFarm.Configuration(workers: workers, coordinator: coordinator)
@@ -80,10 +110,11 @@ struct RunCommand: AsyncParsableCommand {
         defer { farm.stop() }
 
         let request = JobRequest(
-            source: sourceURL.path, output: outputURL.lastPathComponent, preset: job.exportPreset?.rawValue,
+            source: composition == nil ? sourceURL.path : nil, output: outputURL.lastPathComponent,
+            preset: job.exportPreset?.rawValue,
             settings: job.settings, timeRange: job.range,
             segmentDuration: job.segmentDuration ?? 4, backend: job.backend ?? .auto, parallelism: workers,
-            overwrite: overwrite, verification: verification, retiming: job.retime.request)
+            overwrite: overwrite, verification: verification, retiming: job.retime.request, spec: composition)
         let submitted: JobStatus
         do { submitted = try await farm.submit(request) } catch {
             FileHandle.standardError.write(Data("tessera: \(error.message)\n".utf8))

@@ -3,7 +3,7 @@ import Foundation
 import TesseraCompute
 import TesseraCore
 
-/// `tessera submit SRC`: queues a transcode on the farm's coordinator.
+/// `tessera submit SRC` (or `--spec FILE`): queues a transcode or a composition on the farm's coordinator.
 struct SubmitCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "submit",
@@ -19,7 +19,15 @@ struct SubmitCommand: AsyncParsableCommand {
             \(ExitStatus.farmHelpText)
             """)
 
-    @Argument(help: "The source media file.") var source: String
+    @Argument(help: "The source media file (left out with --spec).") var source: String?
+    @Option(
+        help: ArgumentHelp(
+            "A job spec instead of a source: JSON or OpenTimelineIO (.otio), as for `tessera transcode`.",
+            discussion:
+                "Its asset paths are made absolute here (relative ones from the spec's folder) and must lie under "
+                + "the coordinator's media roots.",
+            valueName: "file"))
+    var spec: String?
     @Option(
         name: .shortAndLong,
         help: ArgumentHelp(
@@ -47,14 +55,26 @@ struct SubmitCommand: AsyncParsableCommand {
     func validate() throws {
         if parallel != nil && parallelismAlias != nil { throw ValidationError("give --parallel once") }
         if let p = parallelism, !(1...4096).contains(p) { throw ValidationError("--parallel must be 1…4096") }
+        try job.validate(source: source, spec: spec, refused: [(upload, "--upload")])
     }
 
     func run() async throws {
-        let request = jobRequest()
-        let file = URL(fileURLWithPath: source).standardizedFileURL
+        var request = jobRequest()
+        if let spec {
+            do throws(SpecFile.LoadError) {
+                var (composition, paths) = try SpecFile.load(spec)
+                for i in composition.assets.indices { composition.assets[i].path = paths[i] }
+                request.spec = composition
+            } catch {
+                FileHandle.standardError.write(Data("tessera: \(error)\n".utf8))
+                throw ExitCode(error.status.rawValue)
+            }
+        }
+        let file = URL(fileURLWithPath: source ?? "").standardizedFileURL
         let upload = self.upload
+        let prepared = request
         let job = try await coordinator.perform { client in
-            var request = request
+            var request = prepared
             if upload { request.uploadID = try await client.upload(file: file) }
             return try await client.submit(request)
         }
@@ -79,7 +99,7 @@ struct SubmitCommand: AsyncParsableCommand {
         let base = job.exportPreset
         let settings = job.settings
         return JobRequest(
-            source: upload ? nil : URL(fileURLWithPath: source).standardizedFileURL.path,
+            source: upload ? nil : source.map { URL(fileURLWithPath: $0).standardizedFileURL.path },
             output: output, preset: base?.rawValue,
             settings: settings == (base?.settings ?? OutputSettings.standard) ? nil : settings,
             timeRange: job.range, segmentDuration: job.segmentDuration,

@@ -39,19 +39,7 @@ struct TranscodeCommand: AsyncParsableCommand {
 
     func validate() throws {
         if parallel < 1 { throw ValidationError("--parallel must be at least 1") }
-        guard (source == nil) != (spec == nil) else {
-            throw ValidationError(
-                source == nil ? "give a source file or --spec FILE" : "give a source file or --spec, not both")
-        }
-        if spec != nil {
-            let refused = [
-                (job.timeRange != nil, "--time-range"), (job.segmentDuration != nil, "--segment-duration"),
-                (try job.retime.retiming() != nil, "the retiming options"),
-            ]
-            if let (_, name) = refused.first(where: { $0.0 }) {
-                throw ValidationError("\(name) cannot go with --spec: the spec's edits say it")
-            }
-        }
+        try job.validate(source: source, spec: spec)
     }
 
     func run() async throws {
@@ -90,7 +78,8 @@ struct TranscodeCommand: AsyncParsableCommand {
         }
     }
 
-    /// `--spec FILE`: a composition of the spec's assets, in one pass, verified before it is put in place.
+    /// `--spec FILE`: a composition of the spec's assets, in one pass (or cut into segments with
+    /// `--segment-duration`), verified before it is put in place.
     private func runSpec(_ path: String) async throws {
         let export: CompositionExport
         do throws(SpecFile.LoadError) {
@@ -103,6 +92,10 @@ struct TranscodeCommand: AsyncParsableCommand {
             throw ExitCode(error.status.rawValue)
         }
         export.overwrite = overwrite
+        // Segmented: each run of the timeline cut into segments, made on --parallel threads.
+        export.segmentDuration = job.segmentDuration
+        export.parallel = parallel
+        export.backend = job.backend ?? .auto
         let report: ExportReport
         do {
             report = try await Lifecycle.runBlocking("tessera.export", { try export.export() }) { export.cancel() }

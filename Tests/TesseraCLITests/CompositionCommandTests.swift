@@ -117,6 +117,38 @@ import Testing
         #expect(loud > 1000 && quiet < loud / 4, "volume ramp: \(loud) then \(quiet)")
     }
 
+    /// A spec cut into segments, on local threads (`--segment-duration`) and on `tessera run`'s farm of
+    /// local workers, shows frame by frame what one pass shows: segment boundaries inside a speed ramp and
+    /// around a freeze change nothing.
+    @Test func segmentedAndFarmRendersShowTheOnePassFrames() throws {
+        defer { TestMedia.cleanup(dir) }
+        try TestMedia.makeBarcoded(dir.appendingPathComponent("a.mp4"), rate: 50, seconds: 2, audio: true)
+        try TestMedia.makeBarcoded(dir.appendingPathComponent("b.mp4"), rate: 30, seconds: 2, audio: true)
+        let spec = try write(
+            """
+            {"assets": [{"id": "a", "path": "a.mp4"}, {"id": "b", "path": "b.mp4"}],
+             "edits": [{"insert": {"asset": "a", "range": "0s-2s"}}, {"insert": {"asset": "b", "range": "0s-1.5s"}},
+                       {"ramp": {"range": "0.5s-1.5s", "from": "1", "to": "1/4"}}, {"freeze": {"at": "3s", "duration": "0.5s"}}],
+             "videoComposition": {"renderSize": "192x16", "frameRate": "24"},
+             "settings": {"video": {"codec": "h264", "rateControl": {"crf": 0}, "speed": "superfast"},
+                          "audio": {"codec": "aac", "bitRate": 128000}, "passthrough": false, "optimizeForNetworkUse": false}}
+            """)
+        func render(_ name: String, _ command: [String]) throws -> [Int] {
+            let out = dir.appendingPathComponent(name)
+            let r = try tessera(command + ["--spec", spec.path, "-o", out.path, "--quiet"])
+            #expect(r.status == 0, "\(name): \(r.stderr)")
+            return try TestMedia.barcodeIndices(out)
+        }
+        let one = try render("one.mp4", ["transcode"])
+        // A: 0.5 s, the ramp 2·1/(1 + 1/4) = 1.6 s, 0.5 s; B 1.5 s; the freeze 0.5 s: 4.6 s, ⌈110.4⌉ frames.
+        #expect(one.count == 111)
+        #expect(Array(one[0..<12]) == (0..<12).map { $0 * 50 / 24 }, "before the ramp: \(one[0..<12])")
+        let threads = try render("threads.mp4", ["transcode", "--segment-duration", "0.3", "--parallel", "2"])
+        #expect(threads == one, "segments on local threads differ from one pass")
+        let farm = try render("farm.mp4", ["run", "--workers", "2", "--segment-duration", "0.3"])
+        #expect(farm == one, "the farm's segments differ from one pass")
+    }
+
     /// Layer transforms: A at half size with its corner at (100, 50); B at full size half off the left edge.
     @Test func layerTransformsPlaceEachAssetsPictures() throws {
         defer { TestMedia.cleanup(dir) }

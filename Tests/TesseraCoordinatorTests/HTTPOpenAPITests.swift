@@ -55,8 +55,16 @@ import Testing
         crf.settings?.video?.rateControl = .crf(20)
         crf.uploadID = "up-1"
         crf.retiming = RetimeRequest(frameDuration: "1/24")
+        // A composition's request: a spec instead of a source.
+        let composed = JobRequest(
+            output: "c.mp4",
+            spec: try JSONDecoder().decode(
+                CompositionSpec.self,
+                from: Data(
+                    #"{"assets": [{"id": "a", "path": "/m/a.mp4"}], "edits": [{"insert": {"asset": "a"}}]}"#.utf8)))
         let samples: [(String, any Encodable)] = [
-            ("JobRequest", HTTPJobRoutesTests.fullRequest), ("JobRequest", crf), ("JobStatus", status),
+            ("JobRequest", HTTPJobRoutesTests.fullRequest), ("JobRequest", crf), ("JobRequest", composed),
+            ("JobStatus", status),
             ("WorkerStatus", worker), ("Error", ["error": "notFound", "message": "no job x"]),
             ("UploadAnswer", ["uploadID": "up-1"]),
             (

@@ -97,7 +97,17 @@ import Testing
         ("task.retime.pieces", { $0.retime.pieces = [] }),
         ("task.retime.pieces", { $0.retime.pieces = Array(repeating: $0.retime.pieces[0], count: 5000) }),
         ("task.retime.pieces[0].output_duration", { $0.retime.pieces[0].outputDuration.den = 0 }),
-        ("task.retime.pieces[0].output_start", { $0.retime.pieces[0].outputStart.num = 7 }),
+        ("task.retime.pieces[0].output_start", { $0.retime.pieces[0].outputStart.num = -1 }),
+        (
+            "task.retime.pieces[1].output_start",
+            {
+                var p = $0.retime.pieces[0]
+                p.outputStart.num = 5
+                $0.retime.pieces.append(p)
+            }
+        ),
+        // A composition's run may start later, but the segment's frames lie inside it.
+        ("task.retime", { $0.retime.pieces[0].outputStart.num = 7 }),
         ("task.retime.pieces[0]", { $0.retime.pieces[0].outputDuration.num = -1 }),
         ("task.retime.pieces[0]", { $0.retime.pieces[0].sourceDuration.num *= 1000 }),
         ("task.retime.pieces[0].asset", { $0.retime.pieces[0].asset = 1 }),
@@ -108,6 +118,19 @@ import Testing
         ("task.retime.selection", { $0.retime.selection = .UNRECOGNIZED(3) }),
         ("task.retime.origin", { $0.retime.origin.den = -1 }),
         ("task.retime", { $0.spec.outputEndFrame = 1 << 40 }),
+        // A composition's layer.
+        ("task.layer.render_width", { $0.layer.renderWidth = 17 }),
+        ("task.layer.render_height", { $0.layer.renderHeight = 100_000 }),
+        ("task.layer.background", { $0.layer.background = 0x100_0000 }),
+        ("task.layer.transform.scale", { $0.layer.transform.scale = .nan }),
+        ("task.layer.transform.rotate", { $0.layer.transform.rotate = .infinity }),
+        ("task.layer.transform.x", { $0.layer.transform.x = 1 << 20 }),
+        ("task.layer.transform_ramps[0]", { $0.layer.transformRamps[0].end = $0.layer.transformRamps[0].start }),
+        ("task.layer.transform_ramps[0].start", { $0.layer.transformRamps[0].start.den = 0 }),
+        ("task.layer.transform_ramps[0].to.scale", { $0.layer.transformRamps[0].to.scale = 1e9 }),
+        ("task.layer.opacity[0]", { $0.layer.opacity[0].to = 2 }),
+        ("task.layer", { $0.layer.opacity = Array(repeating: $0.layer.opacity[0], count: 600) }),
+        ("task.layer.gap", { $0.layer.gap = true }),
     ]
 
     @Test(arguments: brokenTasks.indices)
@@ -125,6 +148,13 @@ import Testing
             map: TimeMap(pieces: [slow]), frameDuration: Rational(1, 30), selection: .hold, origin: .zero,
             rangeStartTick: 0)
         work.spec.outputFrames = 10..<20
+        let turned = CompositionSpec.Transform(scale: 0.5, rotate: 30, x: -10, y: 4)
+        work.layer = SegmentLayer(
+            renderWidth: 192, renderHeight: 16, background: 0x10_2030, isGap: false,
+            transforms: LayerTransformTrack(
+                base: turned,
+                ramps: [.init(start: .one, end: Rational(2), from: turned, to: .init(scale: 1, x: 0, y: 0))]),
+            opacity: [.init(start: .zero, end: .one, from: 0, to: 1)])
         var task = try Tessera_V1_SegmentTask(work)
         #expect(try SegmentWork(wire: task) == work)
         breakIt(&task)

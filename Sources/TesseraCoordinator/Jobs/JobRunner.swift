@@ -16,6 +16,8 @@ final class JobRunner: @unchecked Sendable {
     private let farm: FarmContext
     private let record: JobRecord
     private let session: ExportSession
+    /// A composition's job (`JobRequest.spec`) runs this instead of `session`.
+    private let composition: CompositionExport?
     private let stopReason = Mutex<Stop?>(nil)
     private let done = NSCondition()
     private var finished = false
@@ -34,6 +36,15 @@ final class JobRunner: @unchecked Sendable {
         session.segmentDuration = request.segmentDuration ?? farm.defaultSegmentDuration
         session.verificationLevel = request.verification ?? .decode
         session.parallel = request.parallelism ?? 1
+        composition = request.spec.map { spec in
+            let export = CompositionExport(spec: spec, assetPaths: spec.assets.map(\.path), outputPath: record.output)
+            export.overwrite = request.overwrite
+            export.segmentDuration = request.segmentDuration ?? farm.defaultSegmentDuration
+            export.parallel = request.parallelism ?? 1
+            export.backend = request.backend ?? .auto
+            export.verificationLevel = request.verification ?? .decode
+            return export
+        }
     }
 
     /// The settings a request asks for: its own, else its preset's, else H.264 CRF 23 + AAC.
@@ -65,6 +76,7 @@ final class JobRunner: @unchecked Sendable {
             jobID, reason == .cancel ? "job cancelled" : "coordinator shutting down",
             reason: reason == .cancel ? "job cancelled" : "coordinator shutting down")
         session.cancel()
+        composition?.cancel()
     }
 
     /// Blocks until the job's thread has ended (any number of callers).
@@ -111,7 +123,8 @@ final class JobRunner: @unchecked Sendable {
             // Workers keep the tasks they hold across a coordinator restart and claim them when they
             // reconnect (PROTOCOL.md §8): those segments wait for them, for up to two liveness periods.
             let grace = farm.claimGrace
-            session.makeSegmentExecutor = { plan throws(MediaError) in
+            let makeExecutor: @Sendable ([SegmentSpec]) throws(MediaError) -> any SegmentExecutor = {
+                plan throws(MediaError) in
                 do {
                     var reserved: [Int: TaskBoard.Reservation] = [:]
                     for s in try store.segments(of: id) where s.state == .leased {
@@ -148,14 +161,23 @@ final class JobRunner: @unchecked Sendable {
                 }
                 return RemoteSegmentExecutor(job: id, farm: farm)
             }
-            session.phaseHandler = { phase in
+            let phases: @Sendable (ExportPhase) -> Void = { phase in
                 switch phase {
                 case .stitching: _ = try? store.transition(id, to: .stitching)
                 case .verifying: _ = try? store.transition(id, to: .verifying)
                 case .planning, .running: break
                 }
             }
-            let report = try session.export()
+            let report: ExportReport
+            if let composition {
+                composition.makeSegmentExecutor = makeExecutor
+                composition.phaseHandler = phases
+                report = try composition.export()
+            } else {
+                session.makeSegmentExecutor = makeExecutor
+                session.phaseHandler = phases
+                report = try session.export()
+            }
             for line in report.notCarried { log.warning("job \(jobID): \(line)") }
             if let json = try? JSONEncoder().encode(report) {
                 try farm.store.setReport(jobID: jobID, json: String(decoding: json, as: UTF8.self))

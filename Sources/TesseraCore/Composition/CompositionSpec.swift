@@ -57,6 +57,14 @@ public struct CompositionSpec: Sendable, Hashable, Codable {
         public static let maxScale = 16.0
         public static let maxOffset = 16384
         public static let maxRotation = 360.0
+        /// The most pixels a side of a transformed picture (its bounding box, turned) may have.
+        public static let maxExtent = 16384.0
+
+        /// How many pixels across the transformed picture's bounding box is at most, for a picture whose
+        /// longer side is `side` square pixels.
+        public func extent(ofSide side: Double) -> Double {
+            side * scale * (degrees.truncatingRemainder(dividingBy: 90) == 0 ? 1 : 2.0.squareRoot())
+        }
 
         /// The rotation in [0, 360) degrees.
         public var degrees: Double {
@@ -137,7 +145,25 @@ public struct CompositionSpec: Sendable, Hashable, Codable {
     }
 
     /// A ramp resolved: its composition range and its values at both ends.
-    public typealias RampSpan = (start: Rational, end: Rational, from: Double, to: Double)
+    public struct RampSpan: Sendable, Hashable {
+        public var start: Rational
+        public var end: Rational
+        public var from: Double
+        public var to: Double
+
+        public init(start: Rational, end: Rational, from: Double, to: Double) {
+            self.start = start
+            self.end = end
+            self.from = from
+            self.to = to
+        }
+
+        /// The value of the first span holding composition time `t`, 1 outside them.
+        public static func value(at t: Rational, in spans: [RampSpan]) -> Double {
+            guard let r = spans.first(where: { t >= $0.start && t < $0.end }) else { return 1 }
+            return r.from + (r.to - r.from) * ((t - r.start) / (r.end - r.start)).seconds
+        }
+    }
 
     public struct VideoComposition: Sendable, Hashable, Codable {
         /// `WIDTHxHEIGHT`; nil is the first asset's displayed size.
@@ -277,7 +303,7 @@ extension CompositionSpec {
                 throw JobRequestError(
                     field: "\(field)[\(i)]", "\(v) is outside \(bounds.lowerBound)…\(bounds.upperBound)")
             }
-            return (start, start + duration, r.from, r.to)
+            return RampSpan(start: start, end: start + duration, from: r.from, to: r.to)
         }
     }
 
@@ -317,6 +343,13 @@ public struct LayerTransformTrack: Sendable, Hashable {
         public var end: Rational
         public var from: CompositionSpec.Transform
         public var to: CompositionSpec.Transform
+
+        public init(start: Rational, end: Rational, from: CompositionSpec.Transform, to: CompositionSpec.Transform) {
+            self.start = start
+            self.end = end
+            self.from = from
+            self.to = to
+        }
     }
 
     public var base: CompositionSpec.Transform?

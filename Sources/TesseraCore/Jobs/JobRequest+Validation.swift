@@ -128,6 +128,37 @@ extension JobRequest {
             }
         }
         if let settings { try settings.validate(field: "settings") }
+        if let spec { try Self.validate(spec: spec, alongside: self) }
+    }
+
+    /// A composition's request: the spec instead of a source, time range and retiming; every asset an
+    /// absolute path of bounded length; the spec's own bounds (counts, transforms, ramps).
+    static func validate(spec: CompositionSpec, alongside request: JobRequest) throws(JobRequestError) {
+        let refused = [
+            (request.source != nil, "source"), (request.uploadID != nil, "uploadID"),
+            (request.timeRange != nil, "timeRange"), (request.retiming != nil, "retiming"),
+        ]
+        if let (_, name) = refused.first(where: { $0.0 }) {
+            throw JobRequestError(field: name, "cannot go with spec: the spec names its assets and edits")
+        }
+        guard (1...CompositionSpec.maxAssets).contains(spec.assets.count) else {
+            throw JobRequestError(field: "spec.assets", "holds 1 to \(CompositionSpec.maxAssets) assets")
+        }
+        guard spec.edits.count <= CompositionSpec.maxEdits else {
+            throw JobRequestError(field: "spec.edits", "holds at most \(CompositionSpec.maxEdits) edits")
+        }
+        for (i, asset) in spec.assets.enumerated() {
+            guard asset.path.hasPrefix("/"), asset.path.utf8.count <= JobRequestLimits.outputPathBytes else {
+                throw JobRequestError(
+                    field: "spec.assets[\(i)].path",
+                    "\(JobRequestError.quoted(asset.path)) is not an absolute path of at most "
+                        + "\(JobRequestLimits.outputPathBytes) bytes on the coordinator's machine")
+            }
+        }
+        do throws(JobRequestError) { _ = try spec.layerTransforms() } catch {
+            throw JobRequestError(field: "spec.\(error.field)", error.message)
+        }
+        if let settings = spec.settings { try settings.validate(field: "spec.settings") }
     }
 
     /// A relative output path: no empty, `.` or `..` component, a file name (not a folder), bounded.

@@ -34,12 +34,17 @@ public struct JobRequest: Sendable, Hashable, Codable {
     public var verification: VerificationLevel?
     /// Scaled ranges, ramps and freezes, exported at a constant frame rate; nil keeps the source's timing.
     public var retiming: RetimeRequest?
+    /// A composition of several assets instead of `source` (Protocols/composition.schema.json): its asset
+    /// paths are absolute paths on the coordinator's machine, under its media roots. Its edits, video
+    /// composition and audio mix say what `timeRange` and `retiming` would, so those are left out.
+    public var spec: CompositionSpec?
 
     public init(
         source: String? = nil, uploadID: String? = nil, output: String? = nil, fileType: FileType? = nil,
         preset: String? = nil, settings: OutputSettings? = nil, timeRange: TimeRange? = nil,
         segmentDuration: Double? = nil, backend: ProcessingBackend? = nil, parallelism: Int? = nil, priority: Int = 0,
-        overwrite: Bool = false, verification: VerificationLevel? = nil, retiming: RetimeRequest? = nil
+        overwrite: Bool = false, verification: VerificationLevel? = nil, retiming: RetimeRequest? = nil,
+        spec: CompositionSpec? = nil
     ) {
         self.source = source
         self.uploadID = uploadID
@@ -55,12 +60,13 @@ public struct JobRequest: Sendable, Hashable, Codable {
         self.overwrite = overwrite
         self.verification = verification
         self.retiming = retiming
+        self.spec = spec
     }
 
     private enum CodingKeys: String, CodingKey {
         case source, uploadID, output, fileType, preset, settings, timeRange, segmentDuration, backend, parallelism,
             priority
-        case overwrite, verification, retiming
+        case overwrite, verification, retiming, spec
     }
 
     /// Every field is optional on the wire: `priority` defaults to 0 and `overwrite` to false.
@@ -80,6 +86,7 @@ public struct JobRequest: Sendable, Hashable, Codable {
             priority: try c.decodeIfPresent(Int.self, forKey: .priority) ?? 0,
             overwrite: try c.decodeIfPresent(Bool.self, forKey: .overwrite) ?? false,
             verification: try c.decodeIfPresent(VerificationLevel.self, forKey: .verification),
-            retiming: try c.decodeIfPresent(RetimeRequest.self, forKey: .retiming))
+            retiming: try c.decodeIfPresent(RetimeRequest.self, forKey: .retiming),
+            spec: try c.decodeIfPresent(CompositionSpec.self, forKey: .spec))
     }
 }

@@ -29,6 +29,9 @@ public struct SegmentRetime: Sendable, Hashable {
     /// The most output frames a retimed export may have: 2^24, about 155 hours at 30 fps.
     public static let maxFrames = 1 << 24
 
+    /// The first instant the map holds: 0, or for a run of a composition the first at or after its start.
+    public var firstFrame: Int64 { ((map.pieces.first?.outputStart ?? .zero) / frameDuration).ceiling ?? 0 }
+
     /// ⌈map.outputDuration / frameDuration⌉: the frames of the whole export.
     public var frameCount: Int64 { (map.outputDuration / frameDuration).ceiling ?? 0 }
 

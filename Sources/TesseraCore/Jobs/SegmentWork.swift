@@ -23,11 +23,15 @@ public struct SegmentWork: Sendable, Hashable {
     /// Set for a retimed export: the segment's frames are chosen along the time map on the constant
     /// grid of the output frame duration, which is then the output's time base.
     public var retime: SegmentRetime?
+    /// Set for a segment of a composition: how its frames are placed on the render. A gap's segment
+    /// (`layer.isGap`) has no packets and no retime; its time base is the frame duration.
+    public var layer: SegmentLayer?
 
     public init(
         spec: SegmentSpec, source: CodecConfiguration, timeBase: Fraction, frameRate: Fraction,
         rotation: Rotation, packets: [EncodedPacket], settings: VideoSettings, endTick: Int64?,
-        sourceName: String, backend: ProcessingBackend, checkDecodes: Bool = true, retime: SegmentRetime? = nil
+        sourceName: String, backend: ProcessingBackend, checkDecodes: Bool = true, retime: SegmentRetime? = nil,
+        layer: SegmentLayer? = nil
     ) {
         self.spec = spec
         self.source = source
@@ -41,6 +45,7 @@ public struct SegmentWork: Sendable, Hashable {
         self.backend = backend
         self.checkDecodes = checkDecodes
         self.retime = retime
+        self.layer = layer
     }
 
     /// The output's time base: the source's, or one tick per frame of a retimed export.

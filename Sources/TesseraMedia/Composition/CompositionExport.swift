@@ -28,7 +28,21 @@ public final class CompositionExport: @unchecked Sendable {
     public var overwrite = false
     /// Verify the output (frame grid, A/V end, decodable) before it is put in place.
     public var verifyOutput = true
-    private let cancelled = Atomic<Bool>(false)
+    /// Cut the composition into segments about this many seconds of output long (each run of the
+    /// timeline on its own), transcoded by `makeSegmentExecutor`'s farm or `parallel` local threads; nil
+    /// renders it in one pass.
+    public var segmentDuration: Double?
+    public var parallel = 1
+    public var backend = ProcessingBackend.auto
+    /// How a segmented export proves its video: `.decode` has each segment decoded where it was made.
+    public var verificationLevel = VerificationLevel.decode
+    public var makeSegmentExecutor: (@Sendable (_ plan: [SegmentSpec]) throws(MediaError) -> any SegmentExecutor)?
+    public var phaseHandler: (@Sendable (ExportPhase) -> Void)?
+    /// A segmented export's frames stitched so far.
+    public var progressHandler: (@Sendable (Int) -> Void)?
+    let cancelled = Atomic<Bool>(false)
+    /// A segmented export's stages, stopped by `cancel()`.
+    let running = Mutex<PipelineFailure?>(nil)
 
     public init(spec: CompositionSpec, assetPaths: [String], outputPath: String) {
         self.spec = spec
@@ -37,7 +51,10 @@ public final class CompositionExport: @unchecked Sendable {
     }
 
     /// Stops a running export; it throws `.cancelled` and leaves no output.
-    public func cancel() { cancelled.store(true, ordering: .relaxed) }
+    public func cancel() {
+        cancelled.store(true, ordering: .relaxed)
+        running.withLock { $0 }?.record(MediaError(.cancelled, "export cancelled"))
+    }
 
     /// The resolved job: the timeline, the picture and the sound.
     struct Plan {
@@ -55,6 +72,13 @@ public final class CompositionExport: @unchecked Sendable {
         var timePitch: TimePitchAlgorithm
         var settings: OutputSettings
         var frameCount: Int64 { (composition.duration / frameDuration).ceiling ?? 0 }
+        /// How asset `asset`'s frames reach the render; nil, a gap.
+        func layer(asset: Int?) -> SegmentLayer {
+            SegmentLayer(
+                renderWidth: renderWidth, renderHeight: renderHeight,
+                background: background.r << 16 | background.g << 8 | background.b, isGap: asset == nil,
+                transforms: asset.map { transforms[$0] } ?? LayerTransformTrack(base: nil), opacity: opacity)
+        }
         var videoEnd: Rational { Rational(frameCount) * frameDuration }
     }
 
@@ -114,6 +138,10 @@ public final class CompositionExport: @unchecked Sendable {
                     field: "preset", "a composition is rendered: it needs video settings, not passthrough")
             }
             try settings.validate(field: "settings")
+            if let format = settings.video?.pixelFormat, format != .yuv420p {
+                throw JobRequestError(
+                    field: "settings.video.pixelFormat", "a composition renders 8-bit 4:2:0 (yuv420p), not \(format)")
+            }
             settings.video?.maxWidth = nil
             settings.video?.maxHeight = nil
             let transforms = try spec.layerTransforms()
@@ -130,8 +158,11 @@ public final class CompositionExport: @unchecked Sendable {
         }
     }
 
-    /// The most pixels a side of a transformed picture (its bounding box, turned) may have.
-    static let maxLayerSide = 16384.0
+    /// Checks the spec against its assets (each probed: its header, not a scan) and the settings, as the
+    /// export does before any work; a farm runs it at submission.
+    /// - Throws: `.invalidArgument` naming the spec's field; the assets' open errors.
+    /// - Returns: the output's duration in seconds (its last frame's end).
+    @discardableResult public func check() throws(MediaError) -> Double { try plan().videoEnd.seconds }
 
     /// Refuses a transform that would make a picture too large to render, naming the field, before any
     /// work (libavfilter would otherwise fail to configure the layer, or allocate gigabytes).
@@ -149,16 +180,32 @@ public final class CompositionExport: @unchecked Sendable {
                 ]
             }
             for (field, t) in named {
-                let turned = t.degrees.truncatingRemainder(dividingBy: 90) == 0 ? 1 : 2.0.squareRoot()
-                let largest = side * t.scale * turned
-                guard largest <= maxLayerSide else {
+                let largest = t.extent(ofSide: side)
+                guard largest <= CompositionSpec.Transform.maxExtent else {
                     throw JobRequestError(
                         field: "\(field).scale",
-                        "makes \(asset.path)'s picture \(String(format: "%.0f", largest)) px across; at most \(String(format: "%.0f", maxLayerSide))"
+                        "makes \(asset.path)'s picture \(String(format: "%.0f", largest)) px across; at most \(String(format: "%.0f", CompositionSpec.Transform.maxExtent))"
                     )
                 }
             }
         }
+    }
+
+    /// Checks the finished temporary file against the composition's grid and the A/V end (unless
+    /// `verifyOutput` is off); throws when it fails.
+    func verify(
+        _ temporary: String, _ plan: Plan, hasAudio: Bool, decoding: OutputVerifier.VideoDecoding
+    ) throws(MediaError) -> VerificationReport? {
+        guard verifyOutput else { return nil }
+        var verifier = OutputVerifier(path: temporary)
+        let (num, den) = (Int64(plan.frameDuration.numerator), Int32(plan.frameDuration.denominator))
+        verifier.expectation = .presentationTimes(
+            (0..<plan.frameCount).map { MediaTime(value: $0 * num, timescale: den) })
+        verifier.expectedStart = .zero
+        verifier.expectationSource = assetPaths.joined(separator: ", ")
+        verifier.expectedAudioEndGaps = hasAudio ? [.zero] : []
+        verifier.videoDecoding = decoding
+        return try verifier.verifyPassing(outputPath: outputPath)
     }
 
     /// Runs the export; nothing is left at `outputPath` on any error.
@@ -172,6 +219,9 @@ public final class CompositionExport: @unchecked Sendable {
             outputPath: outputPath, fileType: fileType, overwrite: overwrite,
             optimizeForNetworkUse: plan.settings.optimizeForNetworkUse)
         do throws(MediaError) {
+            if let seconds = segmentDuration {
+                return try exportSegmented(plan, writer: writer, fileType: fileType, seconds: seconds, started: started)
+            }
             let render = try CompositionRender(plan: plan, writer: writer, paths: assetPaths) { [self] in
                 self.cancelled.load(ordering: .relaxed)
             }
@@ -179,21 +229,7 @@ public final class CompositionExport: @unchecked Sendable {
             try render.run()
             var verification: VerificationReport?
             try writer.finishWriting { [self] (temporary) throws(MediaError) in
-                guard verifyOutput else { return }
-                var verifier = OutputVerifier(path: temporary)
-                let (num, den) = (Int64(plan.frameDuration.numerator), Int32(plan.frameDuration.denominator))
-                verifier.expectation = .presentationTimes(
-                    (0..<plan.frameCount).map { MediaTime(value: $0 * num, timescale: den) })
-                verifier.expectedStart = .zero
-                verifier.expectationSource = assetPaths.joined(separator: ", ")
-                verifier.expectedAudioEndGaps = render.hasAudio ? [.zero] : []
-                let report = try verifier.verify()
-                guard report.passed else {
-                    throw MediaError(
-                        .verificationFailed, path: outputPath,
-                        "verification failed, nothing written: \(report.firstFailure ?? "unknown check")")
-                }
-                verification = report
+                verification = try verify(temporary, plan, hasAudio: render.hasAudio, decoding: .verifier)
             }
             let wall = Date().timeIntervalSince(started)
             var report = ExportReport(

@@ -6,6 +6,7 @@ import TesseraCompute
 import TesseraCore
 
 /// The work of a `CompositionExport`: its writer's inputs, and the timeline's runs rendered in order.
+/// On a farm (`SegmentedComposition`) it renders the sound alone, the workers the pictures.
 final class CompositionRender: @unchecked Sendable {
     /// A stretch of the timeline: one asset played continuously (its pieces), or nothing.
     struct Run {
@@ -17,7 +18,7 @@ final class CompositionRender: @unchecked Sendable {
 
     private let plan: CompositionExport.Plan
     private let paths: [String]
-    private let video: AssetWriterInput
+    private let video: AssetWriterInput?
     private let audio: AssetWriterInput?
     private let sampleRate: Int64
     private var layout = AVChannelLayout()
@@ -26,30 +27,19 @@ final class CompositionRender: @unchecked Sendable {
 
     private let isCancelled: @Sendable () -> Bool
 
+    /// - Parameter renderVideo: false renders the sound alone (a farm's workers make the pictures).
     init(
-        plan: CompositionExport.Plan, writer: AssetWriter, paths: [String], isCancelled: @escaping @Sendable () -> Bool
+        plan: CompositionExport.Plan, writer: AssetWriter, paths: [String], renderVideo: Bool = true,
+        isCancelled: @escaping @Sendable () -> Bool
     ) throws(MediaError) {
         self.isCancelled = isCancelled
         self.plan = plan
         self.paths = paths
-        let d = plan.frameDuration
-        guard let num = Int32(exactly: d.numerator), let den = Int32(exactly: d.denominator) else {
-            throw MediaError(.invalidArgument, "frame duration \(d) does not fit a time base")
-        }
         let vs = plan.settings.video!
-        let format = vs.pixelFormat ?? .yuv420p
-        guard format == .yuv420p else {
-            throw MediaError(.unsupported, "a composition renders 8-bit 4:2:0 (yuv420p), not \(format)")
-        }
-        video = try writer.addVideoInput(
-            settings: vs,
-            input: Encoder.VideoInput(
-                width: plan.renderWidth, height: plan.renderHeight, pixelFormat: AV_PIX_FMT_YUV420P,
-                timeBase: AVRational(num: num, den: den), frameRate: AVRational(num: den, den: num),
-                sampleAspectRatio: AVRational(num: 1, den: 1), colorSpace: AVCOL_SPC_UNSPECIFIED,
-                colorPrimaries: AVCOL_PRI_UNSPECIFIED, colorTransfer: AVCOL_TRC_UNSPECIFIED,
-                colorRange: AVCOL_RANGE_MPEG, chromaLocation: AVCHROMA_LOC_LEFT),
-            rotation: .none, tagsFrom: nil)
+        let input = try LayerRenderer.encoderInput(
+            width: plan.renderWidth, height: plan.renderHeight, frameDuration: plan.frameDuration)
+        video =
+            renderVideo ? try writer.addVideoInput(settings: vs, input: input, rotation: .none, tagsFrom: nil) : nil
         let anyAudio = plan.assets.contains { $0.firstAudioTrack != nil }
         if let a = plan.settings.audio, anyAudio {
             let rate = a.codec == .opus ? 48_000 : a.sampleRate ?? 48_000
@@ -87,9 +77,21 @@ final class CompositionRender: @unchecked Sendable {
         return runs
     }
 
+    /// What a run reads of its asset: from the microsecond at or before its source, a little past its end
+    /// (the frame after its last instant, for nearest and blend). The reader's start is the source time of
+    /// its tick 0, so a farm's segments of the run (`SegmentedComposition`) are planned on the same range.
+    static func sourceRange(of run: Run, assetDuration assetEnd: MediaTime) -> TimeRange {
+        let first = run.pieces[0], lastPiece = run.pieces[run.pieces.count - 1]
+        let start = MediaTime(value: (first.sourceStart * Rational(1_000_000)).floor ?? 0, timescale: 1_000_000)
+        var end = MediaTime(
+            value: ((lastPiece.sourceEnd + Rational(1, 10)) * Rational(1_000_000)).ceiling ?? 0, timescale: 1_000_000)
+        if end > assetEnd { end = assetEnd }
+        if end <= start { end = start + MediaTime(value: 1, timescale: 1000) }
+        return TimeRange(start: start, end: end)
+    }
+
     /// Renders every run in order.
     func run() throws(MediaError) {
-        let background = try Self.solid(plan.renderWidth, plan.renderHeight, plan.background)
         let runs = Self.runs(plan.composition)
         let fd = plan.frameDuration
         for (i, run) in runs.enumerated() {
@@ -99,33 +101,27 @@ final class CompositionRender: @unchecked Sendable {
             let samples =
                 Self.sample(run.start, sampleRate)..<Self.sample(last ? plan.videoEnd : run.end, sampleRate)
             guard let asset = run.asset else {
-                for k in frames { try place(try background.clone(), k: k, background: background) }
+                if video != nil {
+                    var gap = try LayerRenderer(layer: plan.layer(asset: nil), rotation: .none, frameDuration: fd)
+                    for k in frames { try place(try gap.render(nil, k: k)) }
+                }
                 try silence(samples)
                 continue
             }
-            try render(run, asset: asset, frames: frames, samples: samples, background: background)
+            try render(run, asset: asset, frames: frames, samples: samples)
         }
-        try video.markAsFinished()
+        try video?.markAsFinished()
         try audio?.markAsFinished()
     }
 
-    private func render(
-        _ run: Run, asset: Int, frames: Range<Int64>, samples: Range<Int64>, background: Frame
-    ) throws(MediaError) {
-        let first = run.pieces[0], lastPiece = run.pieces[run.pieces.count - 1]
-        // Read from the microsecond at or before the run's source, a little past its end (the frame after
-        // its last instant, for nearest and blend).
-        let start = MediaTime(value: (first.sourceStart * Rational(1_000_000)).floor ?? 0, timescale: 1_000_000)
-        let assetEnd = plan.assets[asset].duration
-        var end = MediaTime(
-            value: ((lastPiece.sourceEnd + Rational(1, 10)) * Rational(1_000_000)).ceiling ?? 0, timescale: 1_000_000)
-        if end > assetEnd { end = assetEnd }
-        if end <= start { end = start + MediaTime(value: 1, timescale: 1000) }
-        let reader = try AssetReader(path: paths[asset], timeRange: TimeRange(start: start, end: end))
+    private func render(_ run: Run, asset: Int, frames: Range<Int64>, samples: Range<Int64>) throws(MediaError) {
+        let range = Self.sourceRange(of: run, assetDuration: plan.assets[asset].duration)
+        let start = range.start
+        let reader = try AssetReader(path: paths[asset], timeRange: range)
         guard let videoID = reader.videoTrackID else {
             throw MediaError(.invalidArgument, path: paths[asset], "has no video track")
         }
-        let videoOutput = try reader.addOutput(trackID: videoID)
+        let videoOutput = try video != nil ? reader.addOutput(trackID: videoID) : nil
         let audioOutput =
             try audio != nil
             ? reader.audioTrackID.map { id throws(MediaError) in try reader.addOutput(trackID: id) } : nil
@@ -134,37 +130,30 @@ final class CompositionRender: @unchecked Sendable {
         try reader.startReading()
         let timeBase = reader.input.streams[videoID].pointee.time_base
         let rotation = plan.assets[asset].firstVideoTrack?.video?.rotation ?? .none
-        var stages = [
-            StageThread("tessera.composition.video", failure: failure) { [self] () throws(MediaError) in
-                var retimer = FrameRetimer(
-                    map: TimeMap(pieces: run.pieces), frameDuration: plan.frameDuration, selection: plan.selection,
-                    timeBase: timeBase, origin: origin, instants: frames)
-                // The layer's graph is made for one transform: held, it is made once; along a transform
-                // ramp, again for each frame whose transform differs.
-                var layer: (graph: VideoLayer, transform: CompositionSpec.Transform?)?
-                var made = frames.lowerBound
-                func show(_ frame: Frame) throws(MediaError) {
-                    let transform = plan.transforms[asset].transform(at: Rational(frame.pts) * plan.frameDuration)
-                    if layer == nil || layer!.transform != transform {
-                        layer = (
-                            try VideoLayer(
-                                first: frame, rotation: rotation, width: plan.renderWidth, height: plan.renderHeight,
-                                background: plan.background, transform: transform), transform
-                        )
+        var stages: [StageThread] = []
+        if let videoOutput {
+            stages.append(
+                StageThread("tessera.composition.video", failure: failure) { [self] () throws(MediaError) in
+                    var retimer = FrameRetimer(
+                        map: TimeMap(pieces: run.pieces), frameDuration: plan.frameDuration,
+                        selection: plan.selection, timeBase: timeBase, origin: origin, instants: frames)
+                    var layer = try LayerRenderer(
+                        layer: plan.layer(asset: asset), rotation: rotation, frameDuration: plan.frameDuration)
+                    var made = frames.lowerBound
+                    func show(_ frame: Frame) throws(MediaError) {
+                        try place(try layer.render(frame, k: frame.pts))
+                        made = frame.pts + 1
                     }
-                    try place(try layer!.graph.render(frame), k: frame.pts, background: background)
-                    made = frame.pts + 1
-                }
-                while let frame = try videoOutput.copyNextFrame() {
-                    for shown in try retimer.push(frame) { try show(shown) }
-                }
-                for shown in try retimer.finish() { try show(shown) }
-                guard made == frames.upperBound else {
-                    throw MediaError(
-                        .corrupt, path: paths[asset], "gave frames up to \(made) of the run's \(frames)")
-                }
-            }
-        ]
+                    while let frame = try videoOutput.copyNextFrame() {
+                        for shown in try retimer.push(frame) { try show(shown) }
+                    }
+                    for shown in try retimer.finish() { try show(shown) }
+                    guard made == frames.upperBound else {
+                        throw MediaError(
+                            .corrupt, path: paths[asset], "gave frames up to \(made) of the run's \(frames)")
+                    }
+                })
+        }
         if let audioOutput {
             stages.append(
                 StageThread("tessera.composition.audio", failure: failure) { [self] () throws(MediaError) in
@@ -229,7 +218,9 @@ final class CompositionRender: @unchecked Sendable {
         guard !plan.volume.isEmpty else { return }
         let f = frame.pointer.pointee
         let count = Int(f.nb_samples)
-        let gains = (0..<count).map { gain(Rational(start + Int64($0), sampleRate), plan.volume) }
+        let gains = (0..<count).map {
+            CompositionSpec.RampSpan.value(at: Rational(start + Int64($0), sampleRate), in: plan.volume)
+        }
         for c in 0..<Int(f.ch_layout.nb_channels) {
             guard let plane = f.extended_data[c] else { continue }
             plane.withMemoryRebound(to: Float.self, capacity: count) { p in
@@ -253,41 +244,14 @@ final class CompositionRender: @unchecked Sendable {
         }
     }
 
-    /// Writes output frame `k`, faded over the background by the opacity ramps.
-    private func place(_ frame: Frame, k: Int64, background: Frame) throws(MediaError) {
+    /// Writes an output frame the layer made.
+    private func place(_ frame: Frame) throws(MediaError) {
         if isCancelled() { throw MediaError(.cancelled, "export cancelled") }
-        let alpha = gain(Rational(k) * plan.frameDuration, plan.opacity)
-        let out = alpha < 1 ? try FrameBlend.blend(frame, background, weight: 1 - alpha) : frame
-        out.pts = k
-        out.pointer.pointee.pkt_duration = 1
-        out.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
-        try video.append(out)
+        try video?.append(frame)
         framesWritten.add(1, ordering: .relaxed)
     }
 
-    /// The value of the first ramp holding time `t`, 1 outside them.
-    private func gain(_ t: Rational, _ ramps: [CompositionSpec.RampSpan]) -> Double {
-        guard let r = ramps.first(where: { t >= $0.start && t < $0.end }) else { return 1 }
-        return r.from + (r.to - r.from) * ((t - r.start) / (r.end - r.start)).seconds
-    }
-
     private static func sample(_ t: Rational, _ rate: Int64) -> Int64 { (t * Rational(rate)).floor ?? 0 }
-
-    /// A picture of one colour (BT.601 limited range, as libavfilter's pad draws it).
-    static func solid(_ width: Int, _ height: Int, _ rgb: (r: Int, g: Int, b: Int)) throws(MediaError) -> Frame {
-        let (r, g, b) = (Double(rgb.r) / 255, Double(rgb.g) / 255, Double(rgb.b) / 255)
-        let y = 16 + 219 * (0.299 * r + 0.587 * g + 0.114 * b)
-        let u = 128 + 224 * (-0.168736 * r - 0.331264 * g + 0.5 * b)
-        let v = 128 + 224 * (0.5 * r - 0.418688 * g - 0.081312 * b)
-        let frame = try Frame(width: width, height: height, format: AV_PIX_FMT_YUV420P)
-        let p = frame.pointer
-        let lines = [p.pointee.linesize.0, p.pointee.linesize.1, p.pointee.linesize.2]
-        for (plane, value, rows) in [(0, y, height), (1, u, (height + 1) / 2), (2, v, (height + 1) / 2)] {
-            guard let data = p.pointee.extended_data[plane] else { continue }
-            memset(data, Int32(value.rounded()), Int(lines[plane]) * rows)
-        }
-        return frame
-    }
 
     var videoReport: ExportReport.Video {
         ExportReport.Video(

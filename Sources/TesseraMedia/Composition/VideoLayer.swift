@@ -33,6 +33,15 @@ struct VideoLayer {
         if rotation.mirrored { filters.append("hflip") }
         let color = String(format: "0x%02X%02X%02X", background.r, background.g, background.b)
         if let transform {
+            // A transform from outside (a farm's task) is held to the spec's bound before any graph is made.
+            let longer = max(Double(f.width) * min(max(Double(sar.num) / Double(sar.den), 1e-3), 1e3), Double(f.height))
+            let extent = transform.extent(ofSide: longer)
+            guard extent <= CompositionSpec.Transform.maxExtent else {
+                throw MediaError(
+                    .invalidArgument,
+                    "the layer transform makes the picture \(String(format: "%.0f", extent)) px across; at most "
+                        + String(format: "%.0f", CompositionSpec.Transform.maxExtent))
+            }
             // The upright picture's size in square pixels, then scaled; offsets and sizes even for 4:2:0.
             // A file's sample aspect ratio can be any pair of 32-bit values: every size and offset is
             // bounded (±2^20 px) before it becomes an Int, so none can trap and none reaches the graph huge.

@@ -222,13 +222,7 @@ public final class ExportSession: @unchecked Sendable {
         verifier.expectationSource = sourcePath
         verifier.expectedAudioEndGaps = tracks.audio.map { gaps[$0] ?? .zero }
         verifier.videoDecoding = videoDecoding
-        let report = try verifier.verify()
-        guard report.passed else {
-            throw MediaError(
-                .verificationFailed, path: outputPath,
-                "verification failed, nothing written: \(report.firstFailure ?? "unknown check")")
-        }
-        return report
+        return try verifier.verifyPassing(outputPath: outputPath)
     }
 
     /// The retiming resolved against the source, or nil without one. What is not built yet is refused

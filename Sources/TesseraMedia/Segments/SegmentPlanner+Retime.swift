@@ -1,7 +1,8 @@
 import TesseraCore
 
 extension SegmentPlanner {
-    /// Cuts a retimed export's output frames (the constant grid k·frameDuration, k < `retime.frameCount`)
+    /// Cuts a retimed export's output frames (the constant grid k·frameDuration, `retime.firstFrame` ≤ k <
+    /// `retime.frameCount`)
     /// into segments about `targetSeconds` of output long: planned on the output timeline, so a slowed
     /// range is cut as often as its output length asks, boundaries inside it included.
     ///
@@ -21,19 +22,20 @@ extension SegmentPlanner {
     ) -> Cut {
         let packets = index.entries
         let frames = presentedFrames(index, start: start, end: end)
-        let count = retime.frameCount
-        guard !frames.isEmpty, count > 0, count <= Int64(SegmentRetime.maxFrames) else {
+        // A composition's run makes instants k0 ..< count of the composition's grid; an export, all from 0.
+        let count = retime.frameCount, k0 = retime.firstFrame
+        guard !frames.isEmpty, count > k0, k0 >= 0, count <= Int64(SegmentRetime.maxFrames) else {
             return Cut(segments: [], outputTimes: [])
         }
-        let n = Int(count)
+        let n = Int(count - k0)
         let tb = Rational(Int64(index.timeBase.num), Int64(index.timeBase.den))
         let times = frames.map { retime.sourceTime(ofTick: packets[$0].pts, timeBase: tb) }
-        // shown[k]: the frame on screen at instant k's source time (the first frame before it); the map
+        // shown[k]: the frame on screen at instant k0 + k's source time (the first frame before it); the map
         // never goes back in source time, so one walk finds them all.
         var shown = [Int](repeating: 0, count: n)
         var f = 0
         for k in 0..<n {
-            let s = retime.sourceTime(ofFrame: Int64(k))
+            let s = retime.sourceTime(ofFrame: k0 + Int64(k))
             while f + 1 < frames.count, times[f + 1] <= s { f += 1 }
             shown[k] = f
         }
@@ -63,10 +65,10 @@ extension SegmentPlanner {
             let hi = last == frames.count - 1 ? end : packets[members[members.count - 1]].pts + 1
             segments.append(
                 SegmentSpec(
-                    index: segments.count, outputFrames: a..<b, presentationRange: lo..<hi,
+                    index: segments.count, outputFrames: (Int(k0) + a)..<(Int(k0) + b), presentationRange: lo..<hi,
                     decodePackets: decodeRange(of: members, in: packets),
                     timeMap: TimeMapPiece(sourceStart: start, outputStart: 0)))
         }
-        return Cut(segments: segments, outputTimes: (0..<count).map { $0 })
+        return Cut(segments: segments, outputTimes: (k0..<count).map { $0 })
     }
 }

@@ -34,16 +34,34 @@ public enum SegmentRunner {
             work.retime == nil
             ? AVRational(num: Int32(work.frameRate.numerator), den: Int32(work.frameRate.denominator))
             : AVRational(num: Int32(outputTB.denominator), den: Int32(outputTB.numerator))
-        let encoding = try VideoEncoding(
-            work.settings, parameters: source.pointer.pointee,
-            timeBase: AVRational(num: Int32(outputTB.numerator), den: Int32(outputTB.denominator)),
-            frameRate: frameRate, rotation: work.rotation)
+        // A composition's segment encodes the render (its layer places each frame); any other, the source's
+        // frames as the settings convert them.
+        let encoderInput: Encoder.VideoInput
+        let processing: ProcessingSpec?
+        var layer = try work.layer.map { l throws(MediaError) in
+            try LayerRenderer(
+                layer: l, rotation: work.rotation,
+                frameDuration: Rational(Int64(outputTB.numerator), Int64(outputTB.denominator)))
+        }
+        if let l = work.layer {
+            encoderInput = try LayerRenderer.encoderInput(
+                width: l.renderWidth, height: l.renderHeight,
+                frameDuration: Rational(Int64(outputTB.numerator), Int64(outputTB.denominator)))
+            processing = nil
+        } else {
+            let encoding = try VideoEncoding(
+                work.settings, parameters: source.pointer.pointee,
+                timeBase: AVRational(num: Int32(outputTB.numerator), den: Int32(outputTB.denominator)),
+                frameRate: frameRate, rotation: work.rotation)
+            (encoderInput, processing) = (encoding.encoderInput, encoding.processing)
+        }
         let sourceKey = SegmentDecoders.Key(
             configuration: work.source, timeBase: work.timeBase, threads: threads,
             checkOnly: false)
-        let decoder = try decoders.take(sourceKey, parameters: source, path: work.sourceName)
-        let encoder = try Encoder(
-            video: work.settings, input: encoding.encoderInput, globalHeader: true, threads: threads)
+        // A gap's segment decodes nothing.
+        let isGap = work.layer?.isGap ?? false
+        let decoder = isGap ? nil : try decoders.take(sourceKey, parameters: source, path: work.sourceName)
+        let encoder = try Encoder(video: work.settings, input: encoderInput, globalHeader: true, threads: threads)
         let range = spec.presentationRange
         var gate = VideoGate(range: TickRange(start: range.lowerBound, end: range.upperBound, offset: 0))
         let shift = spec.timeMap.output(range.lowerBound)
@@ -75,8 +93,10 @@ public enum SegmentRunner {
                 out.append(p)
             }
         }
-        /// Encodes the frame before this output frame (see `FrameDurations`).
-        func place(_ frame: Frame) throws(MediaError) {
+        /// Encodes the frame before this output frame (see `FrameDurations`); a composition's frame is
+        /// first placed on the render.
+        func place(_ chosen: Frame) throws(MediaError) {
+            let frame = try layer?.render(chosen, k: chosen.pts) ?? chosen
             guard let previous = timing.push(frame) else { return }
             try encode(previous)
             if frames % 8 == 0 {
@@ -87,7 +107,7 @@ public enum SegmentRunner {
         /// as the time map says.
         func accept(_ decoded: Frame) throws(MediaError) -> Bool {
             var frame = decoded
-            if let pspec = encoding.processing {
+            if let pspec = processing {
                 if processor == nil { processor = try makeProcessor(pspec, decoded) }
                 frame = try processor!.process(decoded)
             }
@@ -116,16 +136,30 @@ public enum SegmentRunner {
         // (Nor in a retimed segment still showing the frame on screen at the export's start.)
         let showsStart = work.retime.map { range.lowerBound <= $0.rangeStartTick } ?? false
         let leadInEnd = spec.index > 0 && !showsStart ? range.lowerBound : Int64.min
-        for encoded in work.packets where more {
-            if isCancelled() { throw MediaError(.cancelled, path: work.sourceName, "segment \(spec.index) cancelled") }
-            let packet = try encoded.makePacket()
-            decoder.context.pointee.skip_frame = encoded.pts < leadInEnd ? AVDISCARD_NONREF : AVDISCARD_DEFAULT
-            more = try decoder.decode(packet) { (f) throws(MediaError) in try gate.accept(f, emit) }
+        if let decoder {
+            for encoded in work.packets where more {
+                if isCancelled() {
+                    throw MediaError(.cancelled, path: work.sourceName, "segment \(spec.index) cancelled")
+                }
+                let packet = try encoded.makePacket()
+                decoder.context.pointee.skip_frame = encoded.pts < leadInEnd ? AVDISCARD_NONREF : AVDISCARD_DEFAULT
+                more = try decoder.decode(packet) { (f) throws(MediaError) in try gate.accept(f, emit) }
+            }
+            if more { _ = try decoder.decode(nil) { (f) throws(MediaError) in try gate.accept(f, emit) } }
+        } else {
+            // A gap: the background at each of its instants.
+            for k in spec.outputFrames {
+                if isCancelled() {
+                    throw MediaError(.cancelled, path: work.sourceName, "segment \(spec.index) cancelled")
+                }
+                let blank = try layer!.render(nil, k: Int64(k))
+                guard let previous = timing.push(blank) else { continue }
+                try encode(previous)
+            }
         }
-        if more { _ = try decoder.decode(nil) { (f) throws(MediaError) in try gate.accept(f, emit) } }
         if let failure { throw failure }
         for shown in try retimer?.finish() ?? [] { try place(shown) }
-        let endTick = retimer.map(\.frameCount) ?? work.endTick
+        let endTick = retimer.map(\.frameCount) ?? (isGap ? Int64(spec.outputFrames.upperBound) : work.endTick)
         guard let last = timing.finish(endTick: endTick) else {
             throw MediaError(.corrupt, path: work.sourceName, "segment \(spec.index) decoded no frame")
         }
@@ -138,7 +172,7 @@ public enum SegmentRunner {
         }
         let parameters = try CodecParameters(encoder: encoder.context)
         if isCancelled() { throw MediaError(.cancelled, path: work.sourceName, "segment \(spec.index) cancelled") }
-        decoders.keep(decoder, for: sourceKey)
+        if let decoder { decoders.keep(decoder, for: sourceKey) }
         let configuration = parameters.configuration
         if work.checkDecodes {
             try checkDecodes(
@@ -149,7 +183,7 @@ public enum SegmentRunner {
         return SegmentOutput(
             index: spec.index, parameters: configuration,
             packets: out, frames: frames, seconds: Date().timeIntervalSince(started),
-            processor: processor?.backendName ?? "none")
+            processor: processor?.backendName ?? (work.layer != nil ? "libavfilter" : "none"))
     }
 
     /// Decodes the segment's own output (loop filter skipped: timing and decodability, not pixels) and

@@ -106,7 +106,9 @@ final class SegmentedExport: @unchecked Sendable {
         // Producer: cut the packets into work for the executor.
         var stages = [
             StageThread("tessera.segments.demux", failure: failure) { [self] () throws(MediaError) in
-                try produceWork(plan, videoID: videoID, template: template, lastEnd: lastEnd, into: executor)
+                _ = try SegmentWorkProducer.produce(
+                    path: reader.path, videoID: videoID, plan: plan, template: template, lastEnd: lastEnd,
+                    into: executor)
             }
         ]
 
@@ -163,65 +165,6 @@ final class SegmentedExport: @unchecked Sendable {
         failure.record(error)
         for stage in stages { stage.wait() }
         return failure.error ?? error
-    }
-
-    /// Reads the video packets once, in decode order, handing each segment its packets as soon as
-    /// the last one it needs has been read (segments can share packets past a keyframe).
-    private func produceWork(
-        _ plan: [SegmentSpec], videoID: Int, template: SegmentWork, lastEnd: Int64?,
-        into executor: any SegmentExecutor
-    ) throws(MediaError) {
-        let input = try InputFile(path: reader.path)
-        var buffer: [EncodedPacket] = []
-        // The first packet any segment from i on needs: decode ranges need not start in plan order (a
-        // keyframe shown late can be decoded early), so packets are kept until no later segment needs them.
-        var firstNeeded = plan.map(\.decodePackets.lowerBound)
-        for i in firstNeeded.indices.reversed().dropFirst() { firstNeeded[i] = min(firstNeeded[i], firstNeeded[i + 1]) }
-        var bufferStart = firstNeeded[0]
-        var decodeIndex = 0
-        var nextSegment = 0
-        let packet = try Packet()
-        while nextSegment < plan.count, try input.read(into: packet) {
-            defer { av_packet_unref(packet.pointer) }
-            guard packet.streamIndex == videoID else { continue }
-            if decodeIndex >= bufferStart { buffer.append(EncodedPacket(packet)) }
-            decodeIndex += 1
-            while nextSegment < plan.count, plan[nextSegment].decodePackets.upperBound <= decodeIndex {
-                let spec = plan[nextSegment]
-                if !executor.isFinished(spec.index) {
-                    // A file whose keyframes decode far from where they are shown can plan a segment
-                    // starting before packets already dropped: refuse it rather than slice out of range.
-                    let lower = spec.decodePackets.lowerBound - bufferStart
-                    let upper = spec.decodePackets.upperBound - bufferStart
-                    guard lower >= 0, lower <= upper, upper <= buffer.count else {
-                        throw MediaError(
-                            .unsupported, path: reader.path,
-                            "segment \(spec.index) needs packets "
-                                + "\(spec.decodePackets) that were read before it: this file's decode order "
-                                + "cannot be segmented; transcode it in one pass")
-                    }
-                    var work = template
-                    work.spec = spec
-                    work.packets = Array(buffer[lower..<upper])
-                    work.endTick =
-                        nextSegment == plan.count - 1
-                        ? lastEnd : spec.timeMap.output(spec.presentationRange.upperBound)
-                    guard executor.schedule(work) else { return }
-                }
-                nextSegment += 1
-                // Drop packets no later segment needs.
-                if nextSegment < plan.count {
-                    let keep = firstNeeded[nextSegment]
-                    if keep > bufferStart {
-                        buffer.removeFirst(min(buffer.count, keep - bufferStart))
-                        bufferStart = keep
-                    }
-                }
-            }
-        }
-        guard nextSegment == plan.count else {
-            throw MediaError(.corrupt, path: reader.path, "the file ended before segment \(nextSegment)'s packets")
-        }
     }
 
     /// Cores shared among the segments in flight: several codecs each spawning a thread per core would

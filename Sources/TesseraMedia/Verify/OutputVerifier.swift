@@ -100,6 +100,18 @@ public struct OutputVerifier: Sendable {
         return audioEnd - videoEnd
     }
 
+    /// `verify()` for an export about to put its file in place: a failed check is an error naming it.
+    /// - Throws: `.verificationFailed` at `outputPath` ("nothing written"), or what `verify()` throws.
+    func verifyPassing(outputPath: String) throws(MediaError) -> VerificationReport {
+        let report = try verify()
+        guard report.passed else {
+            throw MediaError(
+                .verificationFailed, path: outputPath,
+                "verification failed, nothing written: \(report.firstFailure ?? "unknown check")")
+        }
+        return report
+    }
+
     /// Reads and decodes the whole file and runs every check.
     ///
     /// A file that opens but is damaged, cut short or mistimed is a failed report, not an error.

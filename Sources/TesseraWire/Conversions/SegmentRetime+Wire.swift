@@ -60,7 +60,7 @@ extension SegmentRetime {
     static let maxPieces = 4096
 
     /// A retime from the wire, checked as a hostile peer could send it: every piece's times valid, output
-    /// durations positive, pieces contiguous from 0, speeds within 1/32…32 (a freeze holds one instant),
+    /// durations positive, pieces contiguous from a start ≥ 0, speeds within 1/32…32 (a freeze holds one instant),
     /// one asset, a frame duration from 1/1000 s to 1 s fitting 32-bit terms, at most `maxFrames` frames,
     /// and the segment's frames inside them.
     /// - Throws: `.malformed` naming the first field that breaks a rule.
@@ -80,9 +80,10 @@ extension SegmentRetime {
             let sourceDuration = try Rational(wire: p.sourceDuration, field: "\(f).source_duration")
             let outputStart = try Rational(wire: p.outputStart, field: "\(f).output_start")
             let outputDuration = try Rational(wire: p.outputDuration, field: "\(f).output_duration")
-            guard outputStart == end else {
+            // Contiguous from 0, or from where a composition's run starts.
+            guard i == 0 ? outputStart >= .zero : outputStart == end else {
                 throw WireValue.malformed(
-                    "\(f).output_start", "is \(outputStart); the map is contiguous from 0 (\(end))")
+                    "\(f).output_start", "is \(outputStart); the map is contiguous from a start ≥ 0 (\(end))")
             }
             guard outputDuration > .zero, sourceDuration >= .zero else {
                 throw WireValue.malformed(f, "durations must be positive (output) and not negative (source)")
@@ -134,9 +135,13 @@ extension SegmentRetime {
         self.init(
             map: TimeMap(pieces: pieces), frameDuration: frameDuration, selection: selection,
             origin: try Rational(wire: wire.origin, field: "\(field).origin"), rangeStartTick: wire.rangeStartTick)
-        guard frameCount <= Int64(Self.maxFrames), outputFrames.upperBound <= frameCount else {
+        guard frameCount <= Int64(Self.maxFrames), outputFrames.upperBound <= frameCount,
+            outputFrames.lowerBound >= firstFrame
+        else {
             throw WireValue.malformed(
-                field, "makes \(frameCount) frames (at most \(Self.maxFrames)); the segment asks up to \(outputFrames)")
+                field,
+                "makes frames \(firstFrame) ..< \(frameCount) (at most \(Self.maxFrames)); the segment asks \(outputFrames)"
+            )
         }
     }
 }

@@ -22,6 +22,7 @@ extension Tessera_V1_SegmentTask {
         backend = work.backend.rawValue
         skipDecodeCheck = !work.checkDecodes
         if let r = work.retime { retime = try Tessera_V1_Retime(r, field: "task.retime") }
+        if let l = work.layer { layer = try Tessera_V1_Layer(l, field: "task.layer") }
         try WireValue.checkOutgoing { () throws(WireError) in try validateTask() }
     }
 
@@ -33,6 +34,11 @@ extension Tessera_V1_SegmentTask {
         try frameRate.validate("task.frame_rate", .nonNegative)
         guard rotationDegrees % 90 == 0 else {
             throw WireValue.malformed("task.rotation_degrees", "is \(rotationDegrees): not a multiple of 90")
+        }
+        // A composition's segment shows an asset along its run's map, or is a gap with nothing to decode.
+        if hasLayer && layer.gap == hasRetime {
+            throw WireValue.malformed(
+                "task.layer.gap", layer.gap ? "is set with a retime: a gap has no map" : "is unset without a retime")
         }
         let expected = spec.decodeEndPacket &- spec.decodeFirstPacket
         guard UInt64(packets.count) == expected else {
@@ -47,8 +53,8 @@ extension Tessera_V1_SegmentTask {
 extension SegmentWork {
     /// The work a task message describes; copies the packet bytes once.
     /// - Throws: `.malformed` naming the first field that is missing or breaks a rule: an unknown codec,
-    ///   a negative range, a zero denominator, a rotation not a multiple of 90°, or a packet count that
-    ///   differs from the spec's decode range.
+    ///   a negative range, a zero denominator, a rotation not a multiple of 90°, a packet count that
+    ///   differs from the spec's decode range, or a layer out of its bounds.
     public init(wire: Tessera_V1_SegmentTask) throws(WireError) {
         for (present, name) in [(wire.hasSpec, "spec"), (wire.hasSource, "source"), (wire.hasSettings, "settings")]
         where !present {
@@ -73,6 +79,7 @@ extension SegmentWork {
             endTick: wire.hasEndTick ? wire.endTick : nil, sourceName: wire.sourceName, backend: backend,
             checkDecodes: !wire.skipDecodeCheck,
             retime: wire.hasRetime
-                ? try SegmentRetime(wire: wire.retime, outputFrames: spec.outputFrames, field: "task.retime") : nil)
+                ? try SegmentRetime(wire: wire.retime, outputFrames: spec.outputFrames, field: "task.retime") : nil,
+            layer: wire.hasLayer ? try SegmentLayer(wire: wire.layer, field: "task.layer") : nil)
     }
 }

@@ -1095,11 +1095,172 @@ public nonisolated struct Tessera_V1_SegmentTask: @unchecked Sendable {
   /// Clears the value of `retime`. Subsequent reads from it will return its default value.
   public mutating func clearRetime() {_uniqueStorage()._retime = nil}
 
+  /// Set for a segment of a composition (PROTOCOL.md §7): each frame the segment makes is placed as a
+  /// layer on the render. A gap's segment carries no packets and no retime: background frames
+  /// spec.output_first_frame ..< spec.output_end_frame, time base = frame_rate's inverse.
+  public var layer: Tessera_V1_Layer {
+    get {_storage._layer ?? Tessera_V1_Layer()}
+    set {_uniqueStorage()._layer = newValue}
+  }
+  /// Returns true if `layer` has been explicitly set.
+  public var hasLayer: Bool {_storage._layer != nil}
+  /// Clears the value of `layer`. Subsequent reads from it will return its default value.
+  public mutating func clearLayer() {_uniqueStorage()._layer = nil}
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 
   fileprivate var _storage = _StorageClass.defaultInstance
+}
+
+/// One asset's layer in a composition's render (VideoLayer and the opacity ramps in TesseraMedia).
+public nonisolated struct Tessera_V1_Layer: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// 16 to 8192, even
+  public var renderWidth: UInt32 = 0
+
+  /// 16 to 8192, even
+  public var renderHeight: UInt32 = 0
+
+  /// 0xRRGGBB
+  public var background: UInt32 = 0
+
+  /// nothing plays here: background frames only
+  public var gap: Bool = false
+
+  /// absent fits the upright picture into the render, centred
+  public var transform: Tessera_V1_LayerTransform {
+    get {_transform ?? Tessera_V1_LayerTransform()}
+    set {_transform = newValue}
+  }
+  /// Returns true if `transform` has been explicitly set.
+  public var hasTransform: Bool {self._transform != nil}
+  /// Clears the value of `transform`. Subsequent reads from it will return its default value.
+  public mutating func clearTransform() {self._transform = nil}
+
+  /// in order, apart; at most 256
+  public var transformRamps: [Tessera_V1_LayerTransformRamp] = []
+
+  /// in order; values 0 to 1; at most 256
+  public var opacity: [Tessera_V1_ValueRamp] = []
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _transform: Tessera_V1_LayerTransform? = nil
+}
+
+/// Scaled (above 0, at most 16), turned clockwise (degrees, within ±360) about the centre, the bounding
+/// box's top-left corner at (x, y) render pixels (within ±16384).
+public nonisolated struct Tessera_V1_LayerTransform: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var scale: Double = 0
+
+  public var rotate: Double = 0
+
+  public var x: Int32 = 0
+
+  public var y: Int32 = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// A transform moving linearly over composition time [start, end) seconds.
+public nonisolated struct Tessera_V1_LayerTransformRamp: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var start: Tessera_V1_Rational {
+    get {_start ?? Tessera_V1_Rational()}
+    set {_start = newValue}
+  }
+  /// Returns true if `start` has been explicitly set.
+  public var hasStart: Bool {self._start != nil}
+  /// Clears the value of `start`. Subsequent reads from it will return its default value.
+  public mutating func clearStart() {self._start = nil}
+
+  public var end: Tessera_V1_Rational {
+    get {_end ?? Tessera_V1_Rational()}
+    set {_end = newValue}
+  }
+  /// Returns true if `end` has been explicitly set.
+  public var hasEnd: Bool {self._end != nil}
+  /// Clears the value of `end`. Subsequent reads from it will return its default value.
+  public mutating func clearEnd() {self._end = nil}
+
+  public var from: Tessera_V1_LayerTransform {
+    get {_from ?? Tessera_V1_LayerTransform()}
+    set {_from = newValue}
+  }
+  /// Returns true if `from` has been explicitly set.
+  public var hasFrom: Bool {self._from != nil}
+  /// Clears the value of `from`. Subsequent reads from it will return its default value.
+  public mutating func clearFrom() {self._from = nil}
+
+  public var to: Tessera_V1_LayerTransform {
+    get {_to ?? Tessera_V1_LayerTransform()}
+    set {_to = newValue}
+  }
+  /// Returns true if `to` has been explicitly set.
+  public var hasTo: Bool {self._to != nil}
+  /// Clears the value of `to`. Subsequent reads from it will return its default value.
+  public mutating func clearTo() {self._to = nil}
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _start: Tessera_V1_Rational? = nil
+  fileprivate var _end: Tessera_V1_Rational? = nil
+  fileprivate var _from: Tessera_V1_LayerTransform? = nil
+  fileprivate var _to: Tessera_V1_LayerTransform? = nil
+}
+
+/// A value moving linearly over composition time [start, end) seconds.
+public nonisolated struct Tessera_V1_ValueRamp: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var start: Tessera_V1_Rational {
+    get {_start ?? Tessera_V1_Rational()}
+    set {_start = newValue}
+  }
+  /// Returns true if `start` has been explicitly set.
+  public var hasStart: Bool {self._start != nil}
+  /// Clears the value of `start`. Subsequent reads from it will return its default value.
+  public mutating func clearStart() {self._start = nil}
+
+  public var end: Tessera_V1_Rational {
+    get {_end ?? Tessera_V1_Rational()}
+    set {_end = newValue}
+  }
+  /// Returns true if `end` has been explicitly set.
+  public var hasEnd: Bool {self._end != nil}
+  /// Clears the value of `end`. Subsequent reads from it will return its default value.
+  public mutating func clearEnd() {self._end = nil}
+
+  public var from: Double = 0
+
+  public var to: Double = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _start: Tessera_V1_Rational? = nil
+  fileprivate var _end: Tessera_V1_Rational? = nil
 }
 
 /// A retimed export's timing, the same for every segment of the job.
@@ -1108,7 +1269,7 @@ public nonisolated struct Tessera_V1_Retime: Sendable {
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  /// contiguous on the output timeline from 0; at most 4096
+  /// contiguous on the output timeline from a start >= 0; at most 4096
   public var pieces: [Tessera_V1_RetimePiece] = []
 
   /// seconds, 1/1000 to 1; both terms fit 32 bits
@@ -2671,7 +2832,7 @@ nonisolated extension Tessera_V1_VideoSettings: SwiftProtobuf.Message, SwiftProt
 
 nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".SegmentTask"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}spec\0\u{1}source\0\u{3}time_base\0\u{3}frame_rate\0\u{3}rotation_degrees\0\u{1}packets\0\u{1}settings\0\u{3}end_tick\0\u{3}source_name\0\u{1}backend\0\u{3}rotation_mirrored\0\u{3}skip_decode_check\0\u{1}retime\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}spec\0\u{1}source\0\u{3}time_base\0\u{3}frame_rate\0\u{3}rotation_degrees\0\u{1}packets\0\u{1}settings\0\u{3}end_tick\0\u{3}source_name\0\u{1}backend\0\u{3}rotation_mirrored\0\u{3}skip_decode_check\0\u{1}retime\0\u{1}layer\0")
 
   fileprivate class _StorageClass {
     var _spec: Tessera_V1_SegmentSpec? = nil
@@ -2687,6 +2848,7 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
     var _backend: String = String()
     var _skipDecodeCheck: Bool = false
     var _retime: Tessera_V1_Retime? = nil
+    var _layer: Tessera_V1_Layer? = nil
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -2710,6 +2872,7 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
       _backend = source._backend
       _skipDecodeCheck = source._skipDecodeCheck
       _retime = source._retime
+      _layer = source._layer
     }
   }
 
@@ -2741,6 +2904,7 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
         case 11: try { try decoder.decodeSingularBoolField(value: &_storage._rotationMirrored) }()
         case 12: try { try decoder.decodeSingularBoolField(value: &_storage._skipDecodeCheck) }()
         case 13: try { try decoder.decodeSingularMessageField(value: &_storage._retime) }()
+        case 14: try { try decoder.decodeSingularMessageField(value: &_storage._layer) }()
         default: break
         }
       }
@@ -2792,6 +2956,9 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
       try { if let v = _storage._retime {
         try visitor.visitSingularMessageField(value: v, fieldNumber: 13)
       } }()
+      try { if let v = _storage._layer {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 14)
+      } }()
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -2814,10 +2981,218 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
         if _storage._backend != rhs_storage._backend {return false}
         if _storage._skipDecodeCheck != rhs_storage._skipDecodeCheck {return false}
         if _storage._retime != rhs_storage._retime {return false}
+        if _storage._layer != rhs_storage._layer {return false}
         return true
       }
       if !storagesAreEqual {return false}
     }
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Tessera_V1_Layer: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".Layer"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}render_width\0\u{3}render_height\0\u{1}background\0\u{1}gap\0\u{1}transform\0\u{3}transform_ramps\0\u{1}opacity\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularUInt32Field(value: &self.renderWidth) }()
+      case 2: try { try decoder.decodeSingularUInt32Field(value: &self.renderHeight) }()
+      case 3: try { try decoder.decodeSingularUInt32Field(value: &self.background) }()
+      case 4: try { try decoder.decodeSingularBoolField(value: &self.gap) }()
+      case 5: try { try decoder.decodeSingularMessageField(value: &self._transform) }()
+      case 6: try { try decoder.decodeRepeatedMessageField(value: &self.transformRamps) }()
+      case 7: try { try decoder.decodeRepeatedMessageField(value: &self.opacity) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    if self.renderWidth != 0 {
+      try visitor.visitSingularUInt32Field(value: self.renderWidth, fieldNumber: 1)
+    }
+    if self.renderHeight != 0 {
+      try visitor.visitSingularUInt32Field(value: self.renderHeight, fieldNumber: 2)
+    }
+    if self.background != 0 {
+      try visitor.visitSingularUInt32Field(value: self.background, fieldNumber: 3)
+    }
+    if self.gap != false {
+      try visitor.visitSingularBoolField(value: self.gap, fieldNumber: 4)
+    }
+    try { if let v = self._transform {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 5)
+    } }()
+    if !self.transformRamps.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.transformRamps, fieldNumber: 6)
+    }
+    if !self.opacity.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.opacity, fieldNumber: 7)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Tessera_V1_Layer, rhs: Tessera_V1_Layer) -> Bool {
+    if lhs.renderWidth != rhs.renderWidth {return false}
+    if lhs.renderHeight != rhs.renderHeight {return false}
+    if lhs.background != rhs.background {return false}
+    if lhs.gap != rhs.gap {return false}
+    if lhs._transform != rhs._transform {return false}
+    if lhs.transformRamps != rhs.transformRamps {return false}
+    if lhs.opacity != rhs.opacity {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Tessera_V1_LayerTransform: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".LayerTransform"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}scale\0\u{1}rotate\0\u{1}x\0\u{1}y\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularDoubleField(value: &self.scale) }()
+      case 2: try { try decoder.decodeSingularDoubleField(value: &self.rotate) }()
+      case 3: try { try decoder.decodeSingularInt32Field(value: &self.x) }()
+      case 4: try { try decoder.decodeSingularInt32Field(value: &self.y) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.scale.bitPattern != 0 {
+      try visitor.visitSingularDoubleField(value: self.scale, fieldNumber: 1)
+    }
+    if self.rotate.bitPattern != 0 {
+      try visitor.visitSingularDoubleField(value: self.rotate, fieldNumber: 2)
+    }
+    if self.x != 0 {
+      try visitor.visitSingularInt32Field(value: self.x, fieldNumber: 3)
+    }
+    if self.y != 0 {
+      try visitor.visitSingularInt32Field(value: self.y, fieldNumber: 4)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Tessera_V1_LayerTransform, rhs: Tessera_V1_LayerTransform) -> Bool {
+    if lhs.scale != rhs.scale {return false}
+    if lhs.rotate != rhs.rotate {return false}
+    if lhs.x != rhs.x {return false}
+    if lhs.y != rhs.y {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Tessera_V1_LayerTransformRamp: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".LayerTransformRamp"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}start\0\u{1}end\0\u{1}from\0\u{1}to\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularMessageField(value: &self._start) }()
+      case 2: try { try decoder.decodeSingularMessageField(value: &self._end) }()
+      case 3: try { try decoder.decodeSingularMessageField(value: &self._from) }()
+      case 4: try { try decoder.decodeSingularMessageField(value: &self._to) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    try { if let v = self._start {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
+    } }()
+    try { if let v = self._end {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
+    } }()
+    try { if let v = self._from {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 3)
+    } }()
+    try { if let v = self._to {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 4)
+    } }()
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Tessera_V1_LayerTransformRamp, rhs: Tessera_V1_LayerTransformRamp) -> Bool {
+    if lhs._start != rhs._start {return false}
+    if lhs._end != rhs._end {return false}
+    if lhs._from != rhs._from {return false}
+    if lhs._to != rhs._to {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Tessera_V1_ValueRamp: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".ValueRamp"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}start\0\u{1}end\0\u{1}from\0\u{1}to\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularMessageField(value: &self._start) }()
+      case 2: try { try decoder.decodeSingularMessageField(value: &self._end) }()
+      case 3: try { try decoder.decodeSingularDoubleField(value: &self.from) }()
+      case 4: try { try decoder.decodeSingularDoubleField(value: &self.to) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    try { if let v = self._start {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
+    } }()
+    try { if let v = self._end {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
+    } }()
+    if self.from.bitPattern != 0 {
+      try visitor.visitSingularDoubleField(value: self.from, fieldNumber: 3)
+    }
+    if self.to.bitPattern != 0 {
+      try visitor.visitSingularDoubleField(value: self.to, fieldNumber: 4)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Tessera_V1_ValueRamp, rhs: Tessera_V1_ValueRamp) -> Bool {
+    if lhs._start != rhs._start {return false}
+    if lhs._end != rhs._end {return false}
+    if lhs.from != rhs.from {return false}
+    if lhs.to != rhs.to {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

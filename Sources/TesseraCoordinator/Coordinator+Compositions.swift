@@ -1,0 +1,70 @@
+import Foundation
+import TesseraAV
+import TesseraCore
+import TesseraMedia
+
+/// Compositions on the farm: a request carrying a spec (`JobRequest.spec`) instead of a source.
+extension Coordinator {
+    /// Checks a composition's request as a source's is checked: every asset under the media roots and
+    /// probed, the spec against its assets (edits inside them, render size, frame rate, transforms), the
+    /// settings against the container and the encoders; then queues it.
+    func submit(_ request: JobRequest, composition spec: CompositionSpec) async throws(FarmError) -> JobStatus {
+        var spec = spec
+        for i in spec.assets.indices {
+            do throws(FarmError) { spec.assets[i].path = try policy.source(spec.assets[i].path) } catch {
+                throw FarmError(error.kind, "spec.assets[\(i)].path: \(error.message)")
+            }
+        }
+        // The request's settings or preset stand in for a spec that names neither.
+        if spec.settings == nil && spec.preset == nil {
+            spec.settings = request.settings
+            spec.preset = request.preset
+        }
+        let settings = spec.settings ?? spec.preset.flatMap(ExportPreset.init(name:))?.settings ?? .standard
+        var withType = settings
+        if let type = request.fileType { withType.fileType = type }
+        let type = withType.fileType ?? request.output.flatMap(FileType.inferred(fromPath:)) ?? .mp4
+        guard type != .m4a else { throw FarmError(.invalidRequest, "fileType: a composition is video; not m4a") }
+        if let why = withType.containerProblem(type) { throw FarmError(.invalidRequest, "fileType: \(why)") }
+        let output = try policy.output(
+            request.output, name: UUID().uuidString.prefix(8).lowercased(), fileExtension: type.rawValue)
+        if !request.overwrite, FileManager.default.fileExists(atPath: output) {
+            throw FarmError(.conflict, "\(output) exists; submit with overwrite to replace it")
+        }
+        let checked = spec, encoding = withType
+        do {
+            try await DedicatedThread.run { try EncoderCheck.check(encoding, fileType: type) }
+        } catch {
+            throw FarmError(.invalidRequest, "settings: \(error)")
+        }
+        do {
+            try await DedicatedThread.run {
+                try CompositionExport(spec: checked, assetPaths: checked.assets.map(\.path), outputPath: output).check()
+            }
+        } catch {
+            // The export names the spec's field ("spec: assets[1].transform.scale: ..."); an asset that
+            // cannot be opened, its path.
+            let media = error as? MediaError
+            throw FarmError(
+                .invalidRequest, media.map { $0.message.hasPrefix("spec: ") ? $0.message : "spec: \($0)" } ?? "\(error)"
+            )
+        }
+        var stored = request
+        stored.spec = spec
+        stored.fileType = type
+        stored.parallelism = request.parallelism ?? max(1, workerStatuses.filter { $0.state.takesWork }.count)
+        let source = spec.assets.map(\.path).joined(separator: ", ")
+        let record: JobRecord
+        let store = farm.store, toStore = stored
+        do {
+            record = try await store.insertJobAsync(
+                request: toStore, source: source, output: output, priority: request.priority)
+        } catch {
+            throw FarmError(.internalError, "job store: \(error)")
+        }
+        farm.logger.info("job \(record.id) queued: a composition of \(spec.assets.count) assets → \(output)")
+        farm.metrics.jobSubmitted()
+        launch(record)
+        return status(record)
+    }
+}

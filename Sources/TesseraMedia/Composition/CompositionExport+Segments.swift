@@ -1,0 +1,240 @@
+import CFFmpeg
+import Foundation
+import TesseraAV
+import TesseraCompute
+import TesseraCore
+
+/// A composition cut into segments for local threads or a farm's workers:
+///
+/// ```
+///  for each run (one asset, continuous source; or empty), in order:
+///    its instants of the composition's grid cut like a retimed export's (SegmentPlanner.planRetimed),
+///    each segment carrying the run's time map and the asset's layer; a gap's segments, the layer alone
+///  [demux thread] ─ work ─▶ SegmentExecutor ─ outputs in order ─▶ stitched into the video input ─┐
+///  [audio thread] CompositionRender, sound only, once over the whole timeline ─▶ audio input ─────┴▶ AssetWriter
+/// ```
+///
+/// Every segment chooses its frames as the one-pass render does (the same range read, the same map, the
+/// same `LayerRenderer`), so the file shows the same pictures; it is verified against the same grid.
+extension CompositionExport {
+    /// One run's segments and what each of them carries.
+    struct RunSegments {
+        var specs: [SegmentSpec]
+        var template: SegmentWork
+        /// The asset's file and video track; nil for a gap.
+        var source: (path: String, videoID: Int)?
+    }
+
+    /// Plans every run's segments, numbered on across runs.
+    /// - Throws: `.invalidArgument` for a run whose range holds no frame or a frame duration that does not
+    ///   fit a time base; the assets' read errors.
+    func planSegments(_ plan: Plan, seconds: Double) throws(MediaError) -> [RunSegments] {
+        guard seconds.isFinite, seconds > 0, let ms = Int64(exactly: (seconds * 1000).rounded(.down)), ms < 1 << 40
+        else { throw MediaError(.invalidArgument, "segment duration \(seconds) s is out of range") }
+        let target = Rational(max(ms, 1), 1000)
+        let fd = plan.frameDuration
+        guard let num = Int(exactly: fd.numerator), let den = Int(exactly: fd.denominator) else {
+            throw MediaError(.invalidArgument, "frame duration \(fd) does not fit a time base")
+        }
+        var result: [RunSegments] = []
+        var next = 0
+        var gapTemplate: SegmentWork?
+        let runs = CompositionRender.runs(plan.composition)
+        for (i, run) in runs.enumerated() {
+            let first = (run.start / fd).ceiling ?? 0
+            let end = i == runs.count - 1 ? plan.frameCount : max(first, (run.end / fd).ceiling ?? 0)
+            guard end > first else { continue }
+            guard let asset = run.asset else {
+                // A gap: its instants cut every `target` of output, nothing to decode.
+                let step = Int64(clamping: max(1, (target / fd).floor ?? 1))
+                var specs: [SegmentSpec] = []
+                var a = first
+                while a < end {
+                    let b = end - a < step + step / 3 ? end : a + step
+                    specs.append(
+                        SegmentSpec(
+                            index: next, outputFrames: Int(a)..<Int(b), presentationRange: 0..<0, decodePackets: 0..<0,
+                            timeMap: TimeMapPiece(sourceStart: 0, outputStart: 0)))
+                    next += 1
+                    a = b
+                }
+                if gapTemplate == nil { gapTemplate = try sourceTemplate(plan, asset: 0, run: nil).template }
+                var template = gapTemplate!
+                template.timeBase = Fraction(num, den)
+                template.frameRate = Fraction(den, num)
+                template.rotation = .none
+                template.sourceName = "the gap at \(run.start.seconds) s"
+                template.retime = nil
+                template.layer = plan.layer(asset: nil)
+                result.append(RunSegments(specs: specs, template: template, source: nil))
+                continue
+            }
+            let (template, index, range, videoID) = try sourceTemplate(plan, asset: asset, run: run)
+            guard let index, let retime = template.retime, retime.firstFrame == first, retime.frameCount == end else {
+                throw MediaError(.internal, "run \(i)'s map does not make instants \(first)..<\(end)")
+            }
+            var cut = SegmentPlanner.planRetimed(
+                index, start: range.start, end: range.end, retime: retime, targetSeconds: target
+            ).segments
+            guard !cut.isEmpty else {
+                throw MediaError(
+                    .invalidArgument, path: assetPaths[asset],
+                    "holds no video frame in \(run.pieces[0].sourceStart.seconds) s onwards, which the composition plays"
+                )
+            }
+            for j in cut.indices {
+                cut[j].index = next
+                next += 1
+            }
+            result.append(RunSegments(specs: cut, template: template, source: (assetPaths[asset], videoID)))
+        }
+        return result
+    }
+
+    /// What every segment of a run of asset `asset` carries (its decoder, time base, map and layer), and
+    /// the file's packet index and the run's range in its ticks. Without a run, the asset's decoder only.
+    private func sourceTemplate(
+        _ plan: Plan, asset: Int, run: CompositionRender.Run?
+    ) throws(MediaError) -> (template: SegmentWork, index: VideoPacketIndex?, range: TickRange, videoID: Int) {
+        let path = assetPaths[asset]
+        let range = run.map { CompositionRender.sourceRange(of: $0, assetDuration: plan.assets[asset].duration) }
+        let reader = try AssetReader(path: path, timeRange: range)
+        defer { reader.cancelReading() }
+        guard let videoID = reader.videoTrackID else {
+            throw MediaError(.invalidArgument, path: path, "has no video track")
+        }
+        let stream = reader.input.streams[videoID]
+        let source = StreamDescription(stream: stream)
+        let tb = source.timeBase
+        let ticks = reader.ticks(for: stream)
+        let index = try run.map { _ throws(MediaError) in
+            try VideoPacketIndex.build(try InputFile(path: path), trackID: videoID)
+        }
+        let retime = run.map { run in
+            SegmentRetime(
+                map: TimeMap(
+                    pieces: run.pieces.map {
+                        var p = $0
+                        p.asset = 0
+                        return p
+                    }), frameDuration: plan.frameDuration, selection: plan.selection,
+                origin: Rational(range!.start), rangeStartTick: ticks.start)
+        }
+        let template = SegmentWork(
+            spec: SegmentSpec(
+                index: 0, outputFrames: 0..<0, presentationRange: 0..<0, decodePackets: 0..<0,
+                timeMap: TimeMapPiece(sourceStart: 0, outputStart: 0)),
+            source: try CodecParameters(copying: stream.pointee.codecpar).configuration,
+            timeBase: Fraction(Int(tb.num), Int(tb.den)),
+            frameRate: Fraction(Int(source.frameRate.num), Int(source.frameRate.den)), rotation: source.rotation,
+            packets: [], settings: plan.settings.video!, endTick: nil, sourceName: path, backend: backend,
+            checkDecodes: verificationLevel.decodesSegments, retime: retime, layer: plan.layer(asset: asset))
+        return (template, index, ticks, videoID)
+    }
+
+    /// Runs the segmented export; nothing is left at `outputPath` on any error.
+    func exportSegmented(
+        _ plan: Plan, writer: AssetWriter, fileType: FileType, seconds: Double, started: Date
+    ) throws(MediaError) -> ExportReport {
+        phaseHandler?(.planning)
+        let runs = try planSegments(plan, seconds: seconds)
+        let specs = runs.flatMap(\.specs)
+        guard !specs.isEmpty else { throw MediaError(.invalidArgument, path: outputPath, "the composition is empty") }
+        let failure = PipelineFailure()
+        let executor: any SegmentExecutor =
+            try makeSegmentExecutor?(specs)
+            ?? LocalSegmentExecutor(
+                parallel: parallel, threadsPerSegment: max(1, ProcessInfo.processInfo.activeProcessorCount / parallel),
+                makeProcessor: { _, _ throws(MediaError) in
+                    throw MediaError(.internal, "a composition's segments convert no frames")
+                })
+        defer { executor.finish() }
+        running.withLock { $0 = failure }
+        defer { running.withLock { $0 = nil } }
+        if cancelled.load(ordering: .relaxed) { failure.record(MediaError(.cancelled, "export cancelled")) }
+        failure.watchCancel { [failure] in executor.cancel(failure.error ?? MediaError(.cancelled, "export cancelled"))
+        }
+        phaseHandler?(.running)
+        var stages = [
+            StageThread("tessera.composition.demux", failure: failure) { () throws(MediaError) in
+                for run in runs {
+                    guard let source = run.source else {
+                        for spec in run.specs where !executor.isFinished(spec.index) {
+                            var work = run.template
+                            work.spec = spec
+                            guard executor.schedule(work) else { return }
+                        }
+                        continue
+                    }
+                    guard
+                        try SegmentWorkProducer.produce(
+                            path: source.path, videoID: source.videoID, plan: run.specs, template: run.template,
+                            lastEnd: nil, into: executor)
+                    else { return }
+                }
+            }
+        ]
+        func stop(_ error: MediaError) -> MediaError {
+            failure.record(error)
+            for stage in stages { stage.wait() }
+            return failure.error ?? error
+        }
+        let first: SegmentOutput
+        do throws(MediaError) { first = try executor.output(specs[0].index) } catch { throw stop(error) }
+        do throws(MediaError) {
+            let input = try LayerRenderer.encoderInput(
+                width: plan.renderWidth, height: plan.renderHeight, frameDuration: plan.frameDuration)
+            let reference = try CodecParameters(first.parameters)
+            let video = try writer.addPassthroughInput(
+                parameters: reference.pointer, timeBase: input.timeBase, frameRate: input.frameRate, sideDataFrom: nil)
+            withExtendedLifetime(reference) {}
+            let render = try CompositionRender(plan: plan, writer: writer, paths: assetPaths, renderVideo: false) {
+                failure.error != nil
+            }
+            try writer.startWriting()
+            stages.append(
+                StageThread("tessera.composition.audio", failure: failure) { () throws(MediaError) in
+                    try render.run()
+                })
+            let stitcher = SegmentStitcher(reference: first.parameters, timeBase: input.timeBase, path: outputPath)
+            var frames = 0
+            for spec in specs {
+                let output: SegmentOutput
+                do throws(MediaError) {
+                    output = spec.index == first.index ? first : try executor.output(spec.index)
+                    try stitcher.append(output, to: video)
+                } catch {
+                    throw stop(error)
+                }
+                frames += output.frames
+                progressHandler?(frames)
+            }
+            for stage in stages { stage.wait() }
+            try failure.check()
+            phaseHandler?(.stitching)
+            var verification: VerificationReport?
+            try writer.finishWriting { [self] (temporary) throws(MediaError) in
+                phaseHandler?(.verifying)
+                verification = try verify(
+                    temporary, plan, hasAudio: render.hasAudio,
+                    decoding: verificationLevel.decodesSegments ? .bySegments : .skipped)
+            }
+            let wall = Date().timeIntervalSince(started)
+            var videoReport = render.videoReport
+            videoReport.frames = frames
+            videoReport.processor = first.processor
+            var report = ExportReport(
+                source: assetPaths.joined(separator: ", "), output: outputPath, fileType: fileType.rawValue,
+                preset: spec.preset, passthrough: false, timeRange: nil,
+                duration: MediaTime(seconds: plan.videoEnd.seconds, preferredTimescale: 1_000_000),
+                video: videoReport, audio: render.audioReport,
+                bytes: (try? FileManager.default.attributesOfItem(atPath: outputPath)[.size] as? Int) ?? 0,
+                wallSeconds: wall, framesPerSecond: Double(frames) / max(wall, 1e-9))
+            report.segments = specs.count
+            report.verification = verification
+            return report
+        } catch {
+            throw stop(error)
+        }
+    }
+}

@@ -1,0 +1,88 @@
+import CFFmpeg
+import Foundation
+import TesseraAV
+import TesseraCompute
+import TesseraCore
+
+/// Makes a composition's output frames from one asset's pictures (`SegmentLayer`): the one statement of
+/// how a frame reaches the render, shared by the one-pass render and a farm's segments so both make the
+/// same pictures.
+///
+/// Output frame k shows the picture upright and placed by the layer's transform at time k·frameDuration
+/// (its libavfilter graph made again only when the transform differs from the frame before), faded over
+/// the background by the opacity there; a gap shows the background.
+struct LayerRenderer {
+    let layer: SegmentLayer
+    let rotation: Rotation
+    let frameDuration: Rational
+    /// The background picture, render-sized.
+    let background: Frame
+    private var graph: (layer: VideoLayer, transform: CompositionSpec.Transform?)?
+
+    init(layer: SegmentLayer, rotation: Rotation, frameDuration: Rational) throws(MediaError) {
+        self.layer = layer
+        self.rotation = rotation
+        self.frameDuration = frameDuration
+        background = try Self.solid(layer.renderWidth, layer.renderHeight, layer.rgb)
+    }
+
+    /// Output frame `k`: `picture` (a decoded source frame; nil where nothing plays) on the render, with
+    /// `pts = k` and a duration of 1 in ticks of the frame duration.
+    mutating func render(_ picture: Frame?, k: Int64) throws(MediaError) -> Frame {
+        let t = Rational(k) * frameDuration
+        let out: Frame
+        if let picture {
+            let transform = layer.transforms.transform(at: t)
+            if graph == nil || graph!.transform != transform {
+                graph = (
+                    try VideoLayer(
+                        first: picture, rotation: rotation, width: layer.renderWidth, height: layer.renderHeight,
+                        background: layer.rgb, transform: transform), transform
+                )
+            }
+            let placed = try graph!.layer.render(picture)
+            let alpha = layer.opacity(at: t)
+            out = alpha < 1 ? try FrameBlend.blend(placed, background, weight: 1 - alpha) : placed
+        } else {
+            out = try background.clone()
+        }
+        out.pts = k
+        out.pointer.pointee.pkt_duration = 1
+        out.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
+        return out
+    }
+
+    /// What the encoder of a composition's video takes: the render in 8-bit 4:2:0, square pixels, one tick
+    /// per frame.
+    static func encoderInput(
+        width: Int, height: Int, frameDuration d: Rational
+    ) throws(MediaError)
+        -> Encoder.VideoInput
+    {
+        guard let num = Int32(exactly: d.numerator), let den = Int32(exactly: d.denominator), num > 0, den > 0 else {
+            throw MediaError(.invalidArgument, "frame duration \(d) does not fit a time base")
+        }
+        return Encoder.VideoInput(
+            width: width, height: height, pixelFormat: AV_PIX_FMT_YUV420P,
+            timeBase: AVRational(num: num, den: den), frameRate: AVRational(num: den, den: num),
+            sampleAspectRatio: AVRational(num: 1, den: 1), colorSpace: AVCOL_SPC_UNSPECIFIED,
+            colorPrimaries: AVCOL_PRI_UNSPECIFIED, colorTransfer: AVCOL_TRC_UNSPECIFIED,
+            colorRange: AVCOL_RANGE_MPEG, chromaLocation: AVCHROMA_LOC_LEFT)
+    }
+
+    /// A picture of one colour (BT.601 limited range, as libavfilter's pad draws it).
+    static func solid(_ width: Int, _ height: Int, _ rgb: (r: Int, g: Int, b: Int)) throws(MediaError) -> Frame {
+        let (r, g, b) = (Double(rgb.r) / 255, Double(rgb.g) / 255, Double(rgb.b) / 255)
+        let y = 16 + 219 * (0.299 * r + 0.587 * g + 0.114 * b)
+        let u = 128 + 224 * (-0.168736 * r - 0.331264 * g + 0.5 * b)
+        let v = 128 + 224 * (0.5 * r - 0.418688 * g - 0.081312 * b)
+        let frame = try Frame(width: width, height: height, format: AV_PIX_FMT_YUV420P)
+        let p = frame.pointer
+        let lines = [p.pointee.linesize.0, p.pointee.linesize.1, p.pointee.linesize.2]
+        for (plane, value, rows) in [(0, y, height), (1, u, (height + 1) / 2), (2, v, (height + 1) / 2)] {
+            guard let data = p.pointee.extended_data[plane] else { continue }
+            memset(data, Int32(value.rounded()), Int(lines[plane]) * rows)
+        }
+        return frame
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import TesseraTestSupport
+import Testing
+
+/// Compositions on a real farm: a spec posted to the HTTP API, checked at submission, cut into segments
+/// per run of its timeline, made by worker processes and stitched; and read back frame by frame against
+/// the one-pass render of the same spec.
+@Suite("Farm compositions", .serialized)
+struct FarmCompositionTests {
+    /// Two barcoded clips (the frame index burnt in) of different rates, each with a tone; a slowed range
+    /// in the first, a gap, then the second; rendered 192x16 at 30 fps so the barcode reads back.
+    static func spec(_ a: URL, _ b: URL) -> String {
+        """
+        {"assets": [{"id": "a", "path": "\(a.path)"}, {"id": "b", "path": "\(b.path)"}],
+         "edits": [{"insert": {"asset": "a", "range": "0s-2s"}}, {"insertEmpty": {"duration": "0.5s"}},
+                   {"insert": {"asset": "b", "range": "0.5s-2.5s"}},
+                   {"scale": {"range": "0.5s-1s", "toDuration": "2s"}}],
+         "videoComposition": {"renderSize": "192x16", "frameRate": "30"},
+         "settings": {"video": {"codec": "h264", "rateControl": {"crf": 0}, "speed": "superfast"},
+                      "audio": {"codec": "aac", "bitRate": 128000}, "passthrough": false,
+                      "optimizeForNetworkUse": false}}
+        """
+    }
+
+    @Test("a spec posted over HTTP runs on two workers and shows, frame by frame, what one pass shows")
+    func farmRendersTheOnePassFrames() throws {
+        let farm = try FarmFixture()
+        let a = farm.media.appendingPathComponent("a.mp4"), b = farm.media.appendingPathComponent("b.mp4")
+        try TestMedia.makeBarcoded(a, rate: 60, seconds: 3, audio: true)
+        try TestMedia.makeBarcoded(b, rate: 25, seconds: 3, audio: true)
+        try farm.startCoordinator()
+        try farm.startWorker("w1")
+        try farm.startWorker("w2")
+        let spec = Self.spec(a, b)
+        let answer = try FarmRequestTests.post(
+            farm, "/v1/jobs", #"{"spec": \#(spec), "output": "farm.mp4", "segmentDuration": 0.5}"#)
+        #expect(answer.status == 201 || answer.status == 200, "\(answer.body)")
+        let id = try #require(
+            (try JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: Any])?["id"] as? String)
+        let status = try farm.wait(id)
+        #expect(status["state"] as? String == "completed", "\(status)\n\(farm.log("coordinator").suffix(3000))")
+        let out = farm.outputs.appendingPathComponent("farm.mp4")
+
+        // The same spec in one pass, on this machine.
+        let specFile = farm.root.appendingPathComponent("job.json")
+        try spec.write(to: specFile, atomically: true, encoding: .utf8)
+        let one = farm.root.appendingPathComponent("one.mp4")
+        try farm.tessera(["transcode", "--spec", specFile.path, "-o", one.path, "--quiet"])
+
+        // 2 s of A (0.5–1 s slowed to 2 s: 3.5 s), 0.5 s of gap, 2 s of B: 6 s, 180 frames at 30 fps.
+        let farmFrames = try TestMedia.barcodeIndices(out), oneFrames = try TestMedia.barcodeIndices(one)
+        #expect(farmFrames.count == 180)
+        #expect(farmFrames == oneFrames, "the farm's frames differ from one pass's")
+        // Spot checks against the map: A at 60 fps shows frame 60·t before the slowed range; in it, source
+        // 0.5 + (t − 0.5)/4; after it, t − 1.5. The gap is black (reads 0); B starts at its frame 12.
+        #expect(Array(farmFrames[0..<15]) == (0..<15).map { $0 * 2 })
+        #expect(farmFrames[15] == 30 && farmFrames[19] == 32 && farmFrames[74] == 59)
+        #expect(farmFrames[75] == 60 && farmFrames[104] == 118)
+        #expect(farmFrames[105..<120].allSatisfy { $0 == 0 }, "the gap: \(farmFrames[105..<120])")
+        #expect(farmFrames[120] == 12 && farmFrames[179] == 61)
+
+        // Cut inside the runs (0.5 s targets), so boundaries fall inside the slowed range.
+        let report = try #require(
+            try JSONSerialization.jsonObject(with: Data(try farm.client(["status", id, "--json"]).stdout.utf8))
+                as? [String: Any])
+        #expect((report["segmentsTotal"] as? Int ?? 0) >= 10, "\(report)")
+        // The sound, mixed once on the coordinator, ends with the video.
+        let durations = try ["v:0", "a:0"].map { stream in
+            Double(
+                try TestMedia.run(
+                    "ffprobe",
+                    [
+                        "-v", "error", "-select_streams", stream, "-show_entries", "stream=duration", "-of", "csv=p=0",
+                        out.path,
+                    ]
+                ).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        }
+        #expect(abs(durations[0] - 6) < 1e-6 && abs(durations[1] - durations[0]) <= 1024.0 / 48000, "\(durations)")
+    }
+
+    @Test("a bad composition request gets 4xx naming the field before any work; nothing is queued")
+    func badCompositionsAreRefused() throws {
+        let farm = try FarmFixture()
+        let a = farm.media.appendingPathComponent("a.mp4")
+        try TestMedia.makeBarcoded(a, rate: 25, seconds: 1)
+        let outside = farm.root.appendingPathComponent("outside.mp4")
+        try FileManager.default.copyItem(at: a, to: outside)
+        try farm.startCoordinator()
+        func spec(_ path: String, edits: String = #"[{"insert": {"asset": "a"}}]"#, more: String = "") -> String {
+            #"{"spec": {"assets": [{"id": "a", "path": "\#(path)"\#(more)}], "edits": \#(edits)}, "output": "x.mp4"}"#
+        }
+        let cases: [(String, Int, String)] = [
+            (spec("a.mp4"), 400, "spec.assets[0].path"),
+            (spec(outside.path), 403, "spec.assets[0].path"),
+            (spec(farm.media.appendingPathComponent("none.mp4").path), 404, "spec.assets[0].path"),
+            (spec(a.path, edits: #"[{"insert": {"asset": "a", "range": "0s-9s"}}]"#), 400, "edits[0]"),
+            (spec(a.path, edits: #"[{"insert": {"asset": "b"}}]"#), 400, "edits[0]"),
+            (spec(a.path, more: #", "transform": {"scale": 100, "x": 0, "y": 0}"#), 400, "transform.scale"),
+            (spec(a.path, edits: #"{"insert": 3}"#), 400, "spec"),
+            (
+                #"{"source": "\#(a.path)", "spec": {"assets": [{"id": "a", "path": "\#(a.path)"}], "edits": []}}"#,
+                400, "source"
+            ),
+        ]
+        for (body, code, field) in cases {
+            let answer = try FarmRequestTests.post(farm, "/v1/jobs", body)
+            #expect(answer.status == code, "\(field): \(answer.status) \(answer.body)")
+            #expect(answer.body.contains(field), "\(field): \(answer.body)")
+        }
+        let jobs = try farm.client(["status", "--json"])
+        #expect(jobs.status == 0 && !jobs.stdout.contains("\"j-"), "a refused request was queued: \(jobs.stdout)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: farm.outputs.path).isEmpty)
+        #expect(farm.coordinator?.isRunning == true)
+    }
+}
