@@ -147,6 +147,18 @@ import Testing
         #expect(threads == one, "segments on local threads differ from one pass")
         let farm = try render("farm.mp4", ["run", "--workers", "2", "--segment-duration", "0.3"])
         #expect(farm == one, "the farm's segments differ from one pass")
+        // `tessera plan --spec` shows those segments: they tile the 111 frames, run by run, and some start
+        // inside the ramp (composition 0.5–2.1 s), where the source moves slower than the output.
+        let plan = try tessera(["plan", "--spec", spec.path, "--segment-duration", "0.3", "--json"])
+        #expect(plan.status == 0, "\(plan.stderr)")
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(plan.stdout.utf8)) as? [[String: Any]])
+        let bounds = rows.compactMap { row in
+            (row["firstFrame"] as? Int).flatMap { a in (row["endFrame"] as? Int).map { (a, $0) } }
+        }
+        #expect(bounds.count == rows.count && bounds.first?.0 == 0 && bounds.last?.1 == 111)
+        #expect(zip(bounds, bounds.dropFirst()).allSatisfy { $0.1 == $1.0 }, "segments do not tile: \(bounds)")
+        #expect(Set(rows.compactMap { $0["asset"] as? String }) == ["a", "b"])
+        #expect(rows.contains { ($0["start"] as? Double ?? 0) > 0.5 && ($0["start"] as? Double ?? 9) < 2.1 })
     }
 
     /// Layer transforms: A at half size with its corner at (100, 50); B at full size half off the left edge.

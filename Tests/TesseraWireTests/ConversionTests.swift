@@ -131,6 +131,14 @@ import Testing
         ("task.layer.opacity[0]", { $0.layer.opacity[0].to = 2 }),
         ("task.layer", { $0.layer.opacity = Array(repeating: $0.layer.opacity[0], count: 600) }),
         ("task.layer.gap", { $0.layer.gap = true }),
+        (
+            "task.spec.output_end_frame",
+            {
+                $0.clearRetime()
+                $0.layer.gap = true
+                $0.spec.outputEndFrame = 1 << 30
+            }
+        ),
     ]
 
     @Test(arguments: brokenTasks.indices)

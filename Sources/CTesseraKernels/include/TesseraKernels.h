@@ -25,6 +25,11 @@ void tessera_scale_plane_u8(const uint8_t *src, ptrdiff_t srcStride, int srcWidt
                             const int32_t *hFirst, const int16_t *hWeights, int hTaps,
                             int16_t *row, int simd);
 
+/// One row of the blend `out = a + weight × (b − a)`, rounded half up, for 8-bit samples and a weight
+/// in 0…1 (FrameBlend's CPU path; Swift's SIMD float → UInt8 conversion is an unspecialised generic
+/// call per lane, about 45 ms for a 720p frame).
+void tessera_blend_row_u8(const uint8_t *a, const uint8_t *b, uint8_t *out, ptrdiff_t count, float weight);
+
 /// 1 when `tessera_scale_plane_u8` runs its AVX2 loops on this CPU.
 int tessera_kernels_have_avx2(void);
 

@@ -1,8 +1,9 @@
 import CFFmpeg
+import CTesseraKernels
 import TesseraAV
 import TesseraCore
 
-/// The CPU blend of two pictures of one layout, with SIMD over rows:
+/// The CPU blend of two pictures of one layout, row by row (8-bit rows in C, which vectorises):
 /// `out = first + weight × (second − first)`, rounded half up, as the Vulkan kernel computes it.
 public enum FrameBlend {
     /// - Throws: `.invalidArgument` for frames of different size or format or a weight outside 0…1.
@@ -57,20 +58,7 @@ public enum FrameBlend {
         _ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ o: UnsafeMutablePointer<UInt8>,
         count: Int, weight: Float
     ) {
-        var i = 0
-        let w = SIMD16<Float>(repeating: weight), half = SIMD16<Float>(repeating: 0.5)
-        while i + 16 <= count {
-            let va = SIMD16<Float>(UnsafeRawPointer(a + i).loadUnaligned(as: SIMD16<UInt8>.self))
-            let vb = SIMD16<Float>(UnsafeRawPointer(b + i).loadUnaligned(as: SIMD16<UInt8>.self))
-            let r = (va + w * (vb - va) + half).rounded(.down)
-            UnsafeMutableRawPointer(o + i).storeBytes(of: SIMD16<UInt8>(r), as: SIMD16<UInt8>.self)
-            i += 16
-        }
-        while i < count {
-            let x = Float(a[i]), y = Float(b[i])
-            o[i] = UInt8((x + weight * (y - x) + 0.5).rounded(.down))
-            i += 1
-        }
+        tessera_blend_row_u8(a, b, o, count, weight)
     }
 
     static func blendRow16(

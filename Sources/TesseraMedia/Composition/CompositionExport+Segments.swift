@@ -21,8 +21,8 @@ extension CompositionExport {
     struct RunSegments {
         var specs: [SegmentSpec]
         var template: SegmentWork
-        /// The asset's file and video track; nil for a gap.
-        var source: (path: String, videoID: Int)?
+        /// The asset (by index of `spec.assets`), its file and video track; nil for a gap.
+        var source: (asset: Int, path: String, videoID: Int)?
     }
 
     /// Plans every run's segments, numbered on across runs.
@@ -86,7 +86,7 @@ extension CompositionExport {
                 cut[j].index = next
                 next += 1
             }
-            result.append(RunSegments(specs: cut, template: template, source: (assetPaths[asset], videoID)))
+            result.append(RunSegments(specs: cut, template: template, source: (asset, assetPaths[asset], videoID)))
         }
         return result
     }
@@ -130,6 +130,48 @@ extension CompositionExport {
             packets: [], settings: plan.settings.video!, endTick: nil, sourceName: path, backend: backend,
             checkDecodes: verificationLevel.decodesSegments, retime: retime, layer: plan.layer(asset: asset))
         return (template, index, ticks, videoID)
+    }
+
+    /// One segment of a composition's plan, in both timelines (`tessera plan --spec`).
+    public struct PlannedSegment: Sendable, Encodable {
+        public var index: Int
+        /// The asset's id; nil for a gap.
+        public var asset: String?
+        public var firstFrame: Int
+        public var endFrame: Int
+        /// Composition seconds: the first frame's start and the last one's end.
+        public var start: Double
+        public var end: Double
+        /// The asset's time the first and the last frame show; nil for a gap.
+        public var sourceStart: Double?
+        public var sourceEnd: Double?
+        /// The source packets decoded (decode order); empty for a gap.
+        public var decodePackets: [Int]
+    }
+
+    /// How the composition would be cut into segments about `seconds` of output long, checked against its
+    /// assets as the export is.
+    /// - Returns: the frame duration and the segments in order.
+    public func segmentPlan(seconds: Double) throws(MediaError) -> (frameDuration: Rational, segments: [PlannedSegment])
+    {
+        let plan = try plan()
+        let fd = plan.frameDuration
+        var rows: [PlannedSegment] = []
+        for run in try planSegments(plan, seconds: seconds) {
+            for s in run.specs {
+                let (a, b) = (Int64(s.outputFrames.lowerBound), Int64(s.outputFrames.upperBound))
+                let source = run.template.retime.map { r in (r.sourceTime(ofFrame: a), r.sourceTime(ofFrame: b - 1)) }
+                rows.append(
+                    PlannedSegment(
+                        index: s.index, asset: run.source.map { spec.assets[$0.asset].id },
+                        firstFrame: s.outputFrames.lowerBound, endFrame: s.outputFrames.upperBound,
+                        start: (Rational(a) * fd).seconds, end: (Rational(b) * fd).seconds,
+                        sourceStart: source?.0.seconds, sourceEnd: source?.1.seconds,
+                        decodePackets: run.source == nil
+                            ? [] : [s.decodePackets.lowerBound, s.decodePackets.upperBound]))
+            }
+        }
+        return (fd, rows)
     }
 
     /// Runs the segmented export; nothing is left at `outputPath` on any error.

@@ -40,6 +40,11 @@ extension Tessera_V1_SegmentTask {
             throw WireValue.malformed(
                 "task.layer.gap", layer.gap ? "is set with a retime: a gap has no map" : "is unset without a retime")
         }
+        // A gap's frames are made from nothing: as many as a retimed export may have, no more.
+        if hasLayer && layer.gap && spec.outputEndFrame &- spec.outputFirstFrame > UInt64(SegmentRetime.maxFrames) {
+            throw WireValue.malformed(
+                "task.spec.output_end_frame", "makes more than \(SegmentRetime.maxFrames) frames of a gap")
+        }
         let expected = spec.decodeEndPacket &- spec.decodeFirstPacket
         guard UInt64(packets.count) == expected else {
             throw WireValue.malformed(
