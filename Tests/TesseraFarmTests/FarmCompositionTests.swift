@@ -78,6 +78,56 @@ struct FarmCompositionTests {
         #expect(abs(durations[0] - 6) < 1e-6 && abs(durations[1] - durations[0]) <= 1024.0 / 48000, "\(durations)")
     }
 
+    @Test(
+        "a composition submitted with --spec survives its coordinator's kill -9: re-planned alike, nothing made twice")
+    func coordinatorRestartMidComposition() throws {
+        let farm = try FarmFixture()
+        let src = try FarmFaultTests.slowSource(farm, seconds: 8)
+        let specFile = farm.media.appendingPathComponent("job.json")
+        // 4 s, a 0.5 s gap, 4 s, with composition 1–2 s slowed to 2 s: 9.5 s, 285 frames at 30 fps.
+        try #"""
+        {"assets": [{"id": "a", "path": "slow.mp4"}],
+         "edits": [{"insert": {"asset": "a", "range": "0s-4s"}}, {"insertEmpty": {"duration": "0.5s"}},
+                   {"insert": {"asset": "a", "range": "4s-8s"}}, {"scale": {"range": "1s-2s", "toDuration": "2s"}}],
+         "videoComposition": {"renderSize": "640x360", "frameRate": "30"}}
+        """#.write(to: specFile, atomically: true, encoding: .utf8)
+        try farm.startCoordinator()
+        try farm.startWorker("w1")
+        try farm.startWorker("w2")
+        // The request's settings (--speed) stand in for a spec that names none.
+        let submitted = try farm.client(
+            ["submit", "--spec", specFile.path, "-o", "comp.mp4", "--json"] + FarmFaultTests.slowOptions)
+        #expect(submitted.status == 0, "\(submitted.stderr)")
+        let id = try #require(
+            (try JSONSerialization.jsonObject(with: Data(submitted.stdout.utf8)) as? [String: Any])?["id"] as? String)
+        #expect(
+            try farm.eventually(60) {
+                FarmFaultTests.segments(farm.log("coordinator"), job: id, word: "spooled").count >= 3
+            })
+        farm.signal("coordinator", SIGKILL)
+        _ = farm.waitExit("coordinator", timeout: 10)
+        let spooledBefore = Set(FarmFaultTests.segments(farm.log("coordinator"), job: id, word: "spooled"))
+        try farm.startCoordinator()
+        let status = try farm.wait(id)
+        #expect(status["state"] as? String == "completed", "\(status)\n\(farm.log("coordinator").suffix(2000))")
+        let total = status["segmentsTotal"] as? Int ?? 0
+        #expect(total >= 10 && spooledBefore.count < total, "\(total) segments, \(spooledBefore.count) before the kill")
+        let encoded = FarmFaultTests.segments(farm.workerLogs, job: id, word: " done: ")
+        let twice = Dictionary(grouping: encoded, by: { $0 }).filter { $0.value.count > 1 }.keys.sorted()
+        #expect(twice.isEmpty, "segments made twice: \(twice)")
+        #expect(Set(encoded).count == total)
+        let out = farm.outputs.appendingPathComponent("comp.mp4")
+        let probe = try TestMedia.run(
+            "ffprobe",
+            [
+                "-v", "error", "-count_packets", "-select_streams", "v:0", "-show_entries",
+                "stream=width,height,nb_read_packets", "-of", "csv=p=0", out.path,
+            ]
+        ).trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(probe == "640,360,285")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: farm.outputs.path) == ["comp.mp4"])
+    }
+
     @Test("a bad composition request gets 4xx naming the field before any work; nothing is queued")
     func badCompositionsAreRefused() throws {
         let farm = try FarmFixture()
