@@ -224,4 +224,26 @@ struct TimeMapTests {
             #expect(error.field == "assets[0].transformRamps[0].to.rotate")
         }
     }
+
+    /// The frames a segment's instants show, so the rest need not be decoded: a 60 fps source (ticks of
+    /// 1/60 s) at 24 fps shows frame ⌊2.5k⌋ at instant k (hold); nearest and blend also keep the next one.
+    @Test func framesShownAreTheHeldOnesAndTheirNeighbours() {
+        let map = TimeMap(pieces: [
+            TimeMap.Piece(
+                asset: 0, sourceStart: .zero, sourceDuration: .one, outputStart: .zero, outputDuration: .one,
+                motion: .linear)
+        ])
+        func shown(_ selection: FrameSelection, _ ticks: [Int64]) -> Set<Int64>? {
+            SegmentRetime(
+                map: map, frameDuration: Rational(1, 24), selection: selection, origin: .zero, rangeStartTick: 0
+            )
+            .framesShown(ticks: ticks, timeBase: Rational(1, 60), instants: 2..<6)
+        }
+        let ticks = Array(Int64(0)..<20).shuffled()
+        #expect(shown(.hold, ticks) == [5, 7, 10, 12])
+        #expect(shown(.nearest, ticks) == [5, 6, 7, 8, 10, 11, 12, 13])
+        #expect(shown(.blend, ticks) == shown(.nearest, ticks))
+        // A packet without a time: nothing is skipped.
+        #expect(shown(.hold, ticks + [Int64.min]) == nil)
+    }
 }

@@ -44,6 +44,27 @@ public struct SegmentRetime: Sendable, Hashable {
         return overflow ? .invalid : origin + Rational(offset) * timeBase
     }
 
+    /// The source frames that output instants `instants` can show, of those presented at `ticks` (source
+    /// stream ticks, any order, time base `timeBase` seconds): for each instant the frame on screen at its
+    /// source time, and with `nearest` or `blend` the one after it. The rest need not be decoded unless
+    /// other frames refer to them. Nil when a time cannot be computed exactly (then decode them all).
+    public func framesShown(ticks: [Int64], timeBase: Rational, instants: Range<Int64>) -> Set<Int64>? {
+        let sorted = Array(Set(ticks)).sorted()
+        let times = sorted.map { sourceTime(ofTick: $0, timeBase: timeBase) }
+        // A packet without a time (libav's AV_NOPTS_VALUE) is timed by the decoder: decode them all.
+        guard !sorted.isEmpty, sorted[0] != Int64.min, times.allSatisfy(\.isValid) else { return nil }
+        var shown = Set<Int64>()
+        var f = 0
+        for k in instants {
+            let s = sourceTime(ofFrame: k)
+            guard s.isValid else { return nil }
+            while f + 1 < sorted.count, times[f + 1] <= s { f += 1 }
+            shown.insert(sorted[f])
+            if selection != .hold, f + 1 < sorted.count { shown.insert(sorted[f + 1]) }
+        }
+        return shown
+    }
+
     /// The output time base: one tick per frame.
     public var outputTimeBase: Fraction? {
         guard let num = Int(exactly: frameDuration.numerator), let den = Int(exactly: frameDuration.denominator),

@@ -136,13 +136,19 @@ public enum SegmentRunner {
         // (Nor in a retimed segment still showing the frame on screen at the export's start.)
         let showsStart = work.retime.map { range.lowerBound <= $0.rangeStartTick } ?? false
         let leadInEnd = spec.index > 0 && !showsStart ? range.lowerBound : Int64.min
+        // A retimed segment shows only some of its source frames (a 240 fps source at 30 fps, one in
+        // eight): the others no frame refers to need not be decoded either.
+        let shown = work.retime?.framesShown(
+            ticks: work.packets.map(\.pts), timeBase: sourceTB,
+            instants: Int64(spec.outputFrames.lowerBound)..<Int64(spec.outputFrames.upperBound))
         if let decoder {
             for encoded in work.packets where more {
                 if isCancelled() {
                     throw MediaError(.cancelled, path: work.sourceName, "segment \(spec.index) cancelled")
                 }
                 let packet = try encoded.makePacket()
-                decoder.context.pointee.skip_frame = encoded.pts < leadInEnd ? AVDISCARD_NONREF : AVDISCARD_DEFAULT
+                let unseen = encoded.pts < leadInEnd || shown.map { !$0.contains(encoded.pts) } ?? false
+                decoder.context.pointee.skip_frame = unseen ? AVDISCARD_NONREF : AVDISCARD_DEFAULT
                 more = try decoder.decode(packet) { (f) throws(MediaError) in try gate.accept(f, emit) }
             }
             if more { _ = try decoder.decode(nil) { (f) throws(MediaError) in try gate.accept(f, emit) } }
