@@ -124,6 +124,7 @@ public final class ExportSession: @unchecked Sendable {
                 total: total, started: started, makeWriter: makeWriter)
         }
         let writer = try makeWriter()
+        if let retime, !settings.passthrough { reader.shownVideoFrames = try shownFrames(reader, retime) }
 
         let pipeline: ExportPipeline
         if settings.passthrough {
@@ -207,6 +208,19 @@ public final class ExportSession: @unchecked Sendable {
         var report = finishReport(segmented.report, fileType: fileType, range: range, started: started)
         report.verification = verification
         return report
+    }
+
+    /// The source frames a retimed one-pass export shows (`SegmentRetime.framesShown`), from an index of
+    /// the video's packets (one pass over the file, no decoding); nil without a video track.
+    private func shownFrames(_ reader: AssetReader, _ retime: ExportRetime) throws(MediaError) -> Set<Int64>? {
+        guard let id = tracks.video else { return nil }
+        let stream = reader.input.streams[id]
+        let tb = stream.pointee.time_base
+        let index = try VideoPacketIndex.build(try InputFile(path: reader.path), trackID: id)
+        let timing = retime.segmentRetime(rangeStartTick: reader.ticks(for: stream).start)
+        return timing.framesShown(
+            ticks: index.entries.map(\.pts), timeBase: Rational(Int64(tb.num), Int64(tb.den)),
+            instants: 0..<timing.frameCount)
     }
 
     /// Checks the finished temporary file against the expected frame times; throws when it fails.

@@ -53,6 +53,10 @@ public final class AssetReader: @unchecked Sendable {
     /// subtitle track that may have nothing more to say.
     /// - Throws: `.invalidArgument` after `startReading()` or for a track that does not exist;
     ///   `.unsupported` when the track's codec has no decoder.
+    /// A retimed export's video frames it shows, by pts (`SegmentRetime.framesShown`): a video output's
+    /// decoder skips the other frames no frame refers to. Set before the outputs are added.
+    var shownVideoFrames: Set<Int64>?
+
     public func addOutput(
         trackID: Int, decode: Bool = true, sparse: Bool = false
     ) throws(MediaError)
@@ -67,6 +71,7 @@ public final class AssetReader: @unchecked Sendable {
         let output = AssetReaderTrackOutput(
             stream: stream, decoder: decoder, range: ticks(for: stream),
             failure: failure, sparse: sparse)
+        if decode, output.mediaType == .video { output.shown = shownVideoFrames }
         outputs.append(output)
         return output
     }

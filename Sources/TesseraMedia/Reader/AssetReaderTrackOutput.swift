@@ -26,6 +26,8 @@ public final class AssetReaderTrackOutput: @unchecked Sendable {
     let sparse: Bool
     private let failure: PipelineFailure
     private let sampleRate: Int32
+    /// The frames (by pts) a retimed export shows; the decoder skips the others no frame refers to.
+    var shown: Set<Int64>?
 
     public enum MediaKind: Sendable { case video, audio, other }
 
@@ -89,7 +91,12 @@ public final class AssetReaderTrackOutput: @unchecked Sendable {
                         range: range, streamTimeBase: streamTimeBase, sampleRate: sampleRate))
             let emit: (Frame) -> Bool = { [frames] in frames.push($0) }
             var more = true
+            let shown = self.shown
             while more, let packet = packets.pop() {
+                if let shown {
+                    decoder.context.pointee.skip_frame =
+                        shown.contains(packet.pointer.pointee.pts) ? AVDISCARD_DEFAULT : AVDISCARD_NONREF
+                }
                 more = try decoder.decode(packet) { (frame) throws(MediaError) in try gate.accept(frame, emit) }
             }
             if more {
