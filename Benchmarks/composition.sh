@@ -14,7 +14,7 @@ OUT=${BENCH_OUT:-bench-out}
 BIN=.build/release/tessera
 mkdir -p "$OUT"
 swift build -c release --product tessera >/dev/null  # incremental: never a stale binary
-source Benchmarks/common.sh  # median, ratio, wall
+source Benchmarks/common.sh  # median, ratio, wall, probe_ends
 A="$(pwd)/$OUT/comp-a-720p30.mp4" B="$(pwd)/$OUT/comp-b-1080p60.mp4"
 [ -s "$A" ] || ffmpeg -hide_banner -loglevel error -y -f lavfi -i testsrc2=size=1280x720:rate=30:duration=8 \
     -f lavfi -i sine=frequency=440:sample_rate=48000:duration=8 -c:v libx264 -preset veryfast -crf 18 -g 60 \
@@ -50,20 +50,10 @@ for i in $(seq "$RUNS"); do
     wall "$BIN" run --spec "$SPEC" -o "$OUT/comp-farm.mp4" --workers 2 --segment-duration 4 --overwrite \
         --quiet >> "$OUT/comp-farm.txt"
 done
-probe() {  # frames, video end, audio end
-    local f=$1
-    local frames v a
-    frames=$(ffprobe -v error -count_packets -select_streams v:0 -show_entries stream=nb_read_packets -of csv=p=0 "$f")
-    v=$(ffprobe -v error -select_streams v:0 -show_entries packet=pts_time,duration_time -of csv=p=0 "$f" \
-        | awk -F, '{e = $1 + $2; if (e > m) m = e} END {printf "%.3f", m}')
-    a=$(ffprobe -v error -select_streams a:0 -show_entries packet=pts_time,duration_time -of csv=p=0 "$f" \
-        | awk -F, '{e = $1 + $2; if (e > m) m = e} END {printf "%.3f", m}')
-    echo "$frames $v $a"
-}
 t=$(median < "$OUT/comp-tessera.txt"); f=$(median < "$OUT/comp-ffmpeg.txt"); r=$(median < "$OUT/comp-farm.txt")
-read -r tf tv ta <<< "$(probe "$OUT/comp-tessera.mp4")"
-read -r rf rv ra <<< "$(probe "$OUT/comp-farm.mp4")"
-read -r ff fv fa <<< "$(probe "$OUT/comp-ffmpeg.mp4")"
+read -r tf tv ta <<< "$(probe_ends "$OUT/comp-tessera.mp4")"
+read -r rf rv ra <<< "$(probe_ends "$OUT/comp-farm.mp4")"
+read -r ff fv fa <<< "$(probe_ends "$OUT/comp-ffmpeg.mp4")"
 printf "%-10s %12s %8s %11s %11s %13s\n" "median of $RUNS" "wall s" frames "video end" "audio end" "A/V end gap"
 for row in "transcode $t $tf $tv $ta" "run-w-2 $r $rf $rv $ra" "ffmpeg $f $ff $fv $fa"; do
     read -r name w n v a <<< "$row"

@@ -11,7 +11,7 @@ OUT=${BENCH_OUT:-bench-out}
 BIN=.build/release/tessera
 mkdir -p "$OUT"
 swift build -c release --product tessera >/dev/null  # incremental: never a stale binary
-source Benchmarks/common.sh  # median, ratio, wall
+source Benchmarks/common.sh  # median, ratio, wall, probe_ends
 SRC="$OUT/src-720p240-8s.mp4"
 [ -s "$SRC" ] || ffmpeg -hide_banner -loglevel error -y -f lavfi -i testsrc2=size=1280x720:rate=240:duration=8 \
     -f lavfi -i sine=frequency=440:sample_rate=48000:duration=8 -c:v libx264 -preset veryfast -crf 18 -g 240 \
@@ -30,20 +30,10 @@ for i in $(seq "$RUNS"); do
         --frame-rate 30 --time-pitch spectral --speed veryfast --audio-bitrate 128k --backend cpu --overwrite \
         --quiet >> "$OUT/retime-farm.txt"
 done
-probe() {  # frames, video end, audio end
-    local f=$1
-    local frames v a
-    frames=$(ffprobe -v error -count_packets -select_streams v:0 -show_entries stream=nb_read_packets -of csv=p=0 "$f")
-    v=$(ffprobe -v error -select_streams v:0 -show_entries packet=pts_time,duration_time -of csv=p=0 "$f" \
-        | awk -F, '{e = $1 + $2; if (e > m) m = e} END {printf "%.3f", m}')
-    a=$(ffprobe -v error -select_streams a:0 -show_entries packet=pts_time,duration_time -of csv=p=0 "$f" \
-        | awk -F, '{e = $1 + $2; if (e > m) m = e} END {printf "%.3f", m}')
-    echo "$frames $v $a"
-}
 t=$(median < "$OUT/retime-tessera.txt"); f=$(median < "$OUT/retime-ffmpeg.txt"); r=$(median < "$OUT/retime-farm.txt")
-read -r tf tv ta <<< "$(probe "$OUT/retime-tessera.mp4")"
-read -r rf rv ra <<< "$(probe "$OUT/retime-farm.mp4")"
-read -r ff fv fa <<< "$(probe "$OUT/retime-ffmpeg.mp4")"
+read -r tf tv ta <<< "$(probe_ends "$OUT/retime-tessera.mp4")"
+read -r rf rv ra <<< "$(probe_ends "$OUT/retime-farm.mp4")"
+read -r ff fv fa <<< "$(probe_ends "$OUT/retime-ffmpeg.mp4")"
 printf "%-10s %12s %8s %11s %11s %13s\n" "median of $RUNS" "wall s" frames "video end" "audio end" "A/V end gap"
 printf "%-10s %12s %8s %11s %11s %13s\n" tessera "$t" "$tf" "$tv" "$ta" "$(awk -v a="$ta" -v v="$tv" 'BEGIN {printf "%+.3f", a - v}')"
 printf "%-10s %12s %8s %11s %11s %13s\n" "run -w 2" "$r" "$rf" "$rv" "$ra" "$(awk -v a="$ra" -v v="$rv" 'BEGIN {printf "%+.3f", a - v}')"

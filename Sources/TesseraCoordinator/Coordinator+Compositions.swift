@@ -52,19 +52,8 @@ extension Coordinator {
         var stored = request
         stored.spec = spec
         stored.fileType = type
-        stored.parallelism = request.parallelism ?? max(1, workerStatuses.filter { $0.state.takesWork }.count)
-        let source = spec.assets.map(\.path).joined(separator: ", ")
-        let record: JobRecord
-        let store = farm.store, toStore = stored
-        do {
-            record = try await store.insertJobAsync(
-                request: toStore, source: source, output: output, priority: request.priority)
-        } catch {
-            throw FarmError(.internalError, "job store: \(error)")
-        }
-        farm.logger.info("job \(record.id) queued: a composition of \(spec.assets.count) assets → \(output)")
-        farm.metrics.jobSubmitted()
-        launch(record)
-        return status(record)
+        return try await enqueue(
+            stored, source: spec.assets.map(\.path).joined(separator: ", "), output: output,
+            what: "a composition of \(spec.assets.count) assets")
     }
 }

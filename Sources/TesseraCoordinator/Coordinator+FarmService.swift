@@ -88,17 +88,28 @@ extension Coordinator: FarmService {
         var stored = request
         stored.source = source
         stored.fileType = type
+        return try await enqueue(stored, source: source, output: output, what: source)
+    }
+
+    /// Stores a checked request (its parallelism filled in from the workers taking work), counts it and
+    /// starts its runner.
+    /// - Parameter what: how the log names the job's input.
+    func enqueue(
+        _ request: JobRequest, source: String, output: String, what: String
+    ) async throws(FarmError)
+        -> JobStatus
+    {
+        var stored = request
         stored.parallelism = request.parallelism ?? max(1, workerStatuses.filter { $0.state.takesWork }.count)
         let record: JobRecord
         let store = farm.store, toStore = stored
         do {
             record = try await store.insertJobAsync(
-                request: toStore, source: source, output: output,
-                priority: request.priority)
+                request: toStore, source: source, output: output, priority: request.priority)
         } catch {
             throw FarmError(.internalError, "job store: \(error)")
         }
-        farm.logger.info("job \(record.id) queued: \(source) → \(output)")
+        farm.logger.info("job \(record.id) queued: \(what) → \(output)")
         farm.metrics.jobSubmitted()
         launch(record)
         return status(record)
