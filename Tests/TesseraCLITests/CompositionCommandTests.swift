@@ -122,8 +122,11 @@ import Testing
     /// around a freeze change nothing.
     @Test func segmentedAndFarmRendersShowTheOnePassFrames() throws {
         defer { TestMedia.cleanup(dir) }
-        try TestMedia.makeBarcoded(dir.appendingPathComponent("a.mp4"), rate: 50, seconds: 2, audio: true)
-        try TestMedia.makeBarcoded(dir.appendingPathComponent("b.mp4"), rate: 30, seconds: 2, audio: true)
+        let bFrames = ["-preset", "veryfast", "-bf", "3"]
+        try TestMedia.makeBarcoded(
+            dir.appendingPathComponent("a.mp4"), rate: 50, seconds: 2, audio: true, video: bFrames)
+        try TestMedia.makeBarcoded(
+            dir.appendingPathComponent("b.mp4"), rate: 30, seconds: 2, audio: true, video: bFrames)
         let spec = try write(
             """
             {"assets": [{"id": "a", "path": "a.mp4"}, {"id": "b", "path": "b.mp4"}],

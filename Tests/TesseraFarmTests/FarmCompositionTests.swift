@@ -26,8 +26,10 @@ struct FarmCompositionTests {
     func farmRendersTheOnePassFrames() throws {
         let farm = try FarmFixture()
         let a = farm.media.appendingPathComponent("a.mp4"), b = farm.media.appendingPathComponent("b.mp4")
-        try TestMedia.makeBarcoded(a, rate: 60, seconds: 3, audio: true)
-        try TestMedia.makeBarcoded(b, rate: 25, seconds: 3, audio: true)
+        // B-frames: the frames no instant shows are skipped, not decoded, in one pass and in segments.
+        let bFrames = ["-preset", "veryfast", "-bf", "3"]
+        try TestMedia.makeBarcoded(a, rate: 60, seconds: 3, audio: true, video: bFrames)
+        try TestMedia.makeBarcoded(b, rate: 25, seconds: 3, audio: true, video: bFrames)
         try farm.startCoordinator()
         try farm.startWorker("w1")
         try farm.startWorker("w2")

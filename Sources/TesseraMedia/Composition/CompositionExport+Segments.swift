@@ -110,15 +110,8 @@ extension CompositionExport {
         let index = try run.map { _ throws(MediaError) in
             try VideoPacketIndex.build(try InputFile(path: path), trackID: videoID)
         }
-        let retime = run.map { run in
-            SegmentRetime(
-                map: TimeMap(
-                    pieces: run.pieces.map {
-                        var p = $0
-                        p.asset = 0
-                        return p
-                    }), frameDuration: plan.frameDuration, selection: plan.selection,
-                origin: Rational(range!.start), rangeStartTick: ticks.start)
+        let retime = run.map {
+            CompositionRender.segmentRetime($0, plan: plan, origin: Rational(range!.start), rangeStartTick: ticks.start)
         }
         let template = SegmentWork(
             spec: SegmentSpec(

@@ -90,6 +90,22 @@ final class CompositionRender: @unchecked Sendable {
         return TimeRange(start: start, end: end)
     }
 
+    /// How a run chooses its frames, as a segment of it carries it (`SegmentRetime`): the run's pieces
+    /// (one asset, numbered 0), the composition's grid and selection, and where the reader's range starts
+    /// (`origin` seconds at the source stream's tick `rangeStartTick`).
+    static func segmentRetime(
+        _ run: Run, plan: CompositionExport.Plan, origin: Rational, rangeStartTick: Int64
+    ) -> SegmentRetime {
+        SegmentRetime(
+            map: TimeMap(
+                pieces: run.pieces.map {
+                    var p = $0
+                    p.asset = 0
+                    return p
+                }), frameDuration: plan.frameDuration, selection: plan.selection, origin: origin,
+            rangeStartTick: rangeStartTick)
+    }
+
     /// Renders every run in order.
     func run() throws(MediaError) {
         let runs = Self.runs(plan.composition)
@@ -120,6 +136,16 @@ final class CompositionRender: @unchecked Sendable {
         let reader = try AssetReader(path: paths[asset], timeRange: range)
         guard let videoID = reader.videoTrackID else {
             throw MediaError(.invalidArgument, path: paths[asset], "has no video track")
+        }
+        if video != nil {
+            // The decoder skips the source frames no instant of the run shows (and no frame refers to).
+            let stream = reader.input.streams[videoID]
+            let tb = stream.pointee.time_base
+            let index = try VideoPacketIndex.build(try InputFile(path: paths[asset]), trackID: videoID)
+            reader.shownVideoFrames = Self.segmentRetime(
+                run, plan: plan, origin: Rational(start), rangeStartTick: reader.ticks(for: stream).start
+            ).framesShown(
+                ticks: index.entries.map(\.pts), timeBase: Rational(Int64(tb.num), Int64(tb.den)), instants: frames)
         }
         let videoOutput = try video != nil ? reader.addOutput(trackID: videoID) : nil
         let audioOutput =
