@@ -212,6 +212,9 @@ extension Dispatcher {
                 guard output.frames > 0, !output.packets.isEmpty else {
                     throw WireError(.malformed, "result.output holds no frames")
                 }
+                // One file per segment: one already there is the result the store accepted (a worker that
+                // never saw its ack, say across a coordinator restart, sends it again).
+                let existed = farm.spool.contains(jobID: key.job, segment: key.segment)
                 let file = try farm.spool.write(jobID: key.job, segment: key.segment, attempt: key.attempt, data: data)
                 // Every attempt of a segment shares its work (and time base); read before `complete` drops it.
                 let work = farm.board.work(job: key.job, segment: key.segment)
@@ -245,8 +248,12 @@ extension Dispatcher {
                             mediaSeconds: work.flatMap { Self.mediaSeconds(output.packets, timeBase: $0.timeBase) },
                             encodeSeconds: output.encodeSeconds, backend: EncodeBackend(processor: output.processor),
                             worker: sessions[routingID]?.id ?? "", at: now))
-                case .duplicate, .unknown:
-                    try? FileManager.default.removeItem(at: file)
+                case .duplicate:
+                    // The file is the segment's (the accepted result's, or one standing in for it): removing
+                    // it failed the job when the segment was read back.
+                    farm.metrics.framesDiscarded(frames, discardReason(key))
+                case .unknown:
+                    if !existed { try? FileManager.default.removeItem(at: file) }
                     farm.metrics.framesDiscarded(frames, discardReason(key))
                 }
             } catch {

@@ -58,6 +58,14 @@ public final class SegmentSpool: @unchecked Sendable {
         return final
     }
 
+    /// Whether segment `segment` of the job has its file in the spool.
+    public func contains(jobID: String, segment: Int) -> Bool {
+        guard let folder = try? jobFolder(jobID) else { return false }
+        return lock.withLock {
+            FileManager.default.fileExists(atPath: folder.appendingPathComponent("\(segment).seg").path)
+        }
+    }
+
     /// The bytes of a spooled file.
     /// - Throws: `SpoolError` when it cannot be read.
     public func read(_ url: URL) throws(SpoolError) -> Data {
