@@ -372,9 +372,12 @@ public struct LayerTransformTrack: Sendable, Hashable {
         let gone = ((t - r.start) / (r.end - r.start)).seconds
         let f = gone.isNaN ? 0 : min(max(gone, 0), 1)
         func mix(_ a: Double, _ b: Double) -> Double { ((a + (b - a) * f) * 10_000).rounded() / 10_000 }
+        // A position lies between two checked ones; held to ±maxOffset anyway, so an unchecked track
+        // cannot reach a trapping conversion either.
+        let bound = Double(CompositionSpec.Transform.maxOffset)
+        func position(_ a: Int, _ b: Int) -> Int { Int(min(max(mix(Double(a), Double(b)), -bound), bound).rounded()) }
         return CompositionSpec.Transform(
             scale: mix(r.from.scale, r.to.scale), rotate: mix(r.from.rotate ?? 0, r.to.rotate ?? 0),
-            x: Int(mix(Double(r.from.x), Double(r.to.x)).rounded()),
-            y: Int(mix(Double(r.from.y), Double(r.to.y)).rounded()))
+            x: position(r.from.x, r.to.x), y: position(r.from.y, r.to.y))
     }
 }

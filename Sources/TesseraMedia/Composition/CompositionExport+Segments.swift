@@ -39,6 +39,7 @@ extension CompositionExport {
         var result: [RunSegments] = []
         var next = 0
         var gapTemplate: SegmentWork?
+        var indexes = CompositionRender.PacketIndexes()
         let runs = CompositionRender.runs(plan.composition)
         for (i, run) in runs.enumerated() {
             let first = (run.start / fd).ceiling ?? 0
@@ -58,7 +59,9 @@ extension CompositionExport {
                     next += 1
                     a = b
                 }
-                if gapTemplate == nil { gapTemplate = try sourceTemplate(plan, asset: 0, run: nil).template }
+                if gapTemplate == nil {
+                    gapTemplate = try sourceTemplate(plan, asset: 0, run: nil, indexes: &indexes).template
+                }
                 var template = gapTemplate!
                 template.timeBase = Fraction(num, den)
                 template.frameRate = Fraction(den, num)
@@ -69,7 +72,7 @@ extension CompositionExport {
                 result.append(RunSegments(specs: specs, template: template, source: nil))
                 continue
             }
-            let (template, index, range, videoID) = try sourceTemplate(plan, asset: asset, run: run)
+            let (template, index, range, videoID) = try sourceTemplate(plan, asset: asset, run: run, indexes: &indexes)
             guard let index, let retime = template.retime, retime.firstFrame == first, retime.frameCount == end else {
                 throw MediaError(.internal, "run \(i)'s map does not make instants \(first)..<\(end)")
             }
@@ -94,7 +97,7 @@ extension CompositionExport {
     /// What every segment of a run of asset `asset` carries (its decoder, time base, map and layer), and
     /// the file's packet index and the run's range in its ticks. Without a run, the asset's decoder only.
     private func sourceTemplate(
-        _ plan: Plan, asset: Int, run: CompositionRender.Run?
+        _ plan: Plan, asset: Int, run: CompositionRender.Run?, indexes: inout CompositionRender.PacketIndexes
     ) throws(MediaError) -> (template: SegmentWork, index: VideoPacketIndex?, range: TickRange, videoID: Int) {
         let path = assetPaths[asset]
         let range = run.map { CompositionRender.sourceRange(of: $0, assetDuration: plan.assets[asset].duration) }
@@ -107,9 +110,7 @@ extension CompositionExport {
         let source = StreamDescription(stream: stream)
         let tb = source.timeBase
         let ticks = reader.ticks(for: stream)
-        let index = try run.map { _ throws(MediaError) in
-            try VideoPacketIndex.build(try InputFile(path: path), trackID: videoID)
-        }
+        let index = run == nil ? nil : try indexes.index(of: asset, path: path, videoID: videoID)
         let retime = run.map {
             CompositionRender.segmentRetime($0, plan: plan, origin: Rational(range!.start), rangeStartTick: ticks.start)
         }

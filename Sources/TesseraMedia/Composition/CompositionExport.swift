@@ -198,7 +198,10 @@ public final class CompositionExport: @unchecked Sendable {
     ) throws(MediaError) -> VerificationReport? {
         guard verifyOutput else { return nil }
         var verifier = OutputVerifier(path: temporary)
-        let (num, den) = (Int64(plan.frameDuration.numerator), Int32(plan.frameDuration.denominator))
+        // The frame duration was checked to fit 32-bit terms (`Retiming.checkFrameDuration`).
+        guard let num = Int64(exactly: plan.frameDuration.numerator),
+            let den = Int32(exactly: plan.frameDuration.denominator)
+        else { throw MediaError(.internal, "frame duration \(plan.frameDuration) does not fit a time base") }
         verifier.expectation = .presentationTimes(
             (0..<plan.frameCount).map { MediaTime(value: $0 * num, timescale: den) })
         verifier.expectedStart = .zero

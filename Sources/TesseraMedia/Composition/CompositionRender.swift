@@ -77,6 +77,21 @@ final class CompositionRender: @unchecked Sendable {
         return runs
     }
 
+    /// Each asset's video packets, indexed once however many runs play it (a demux pass over the file each).
+    struct PacketIndexes {
+        private var byAsset: [Int: VideoPacketIndex] = [:]
+
+        mutating func index(of asset: Int, path: String, videoID: Int) throws(MediaError) -> VideoPacketIndex {
+            if let known = byAsset[asset] { return known }
+            let index = try VideoPacketIndex.build(try InputFile(path: path), trackID: videoID)
+            byAsset[asset] = index
+            return index
+        }
+    }
+
+    /// The runs' assets' packet indexes (runs are rendered one after another on the calling thread).
+    private var indexes = PacketIndexes()
+
     /// What a run reads of its asset: from the microsecond at or before its source, a little past its end
     /// (the frame after its last instant, for nearest and blend). The reader's start is the source time of
     /// its tick 0, so a farm's segments of the run (`SegmentedComposition`) are planned on the same range.
@@ -141,7 +156,7 @@ final class CompositionRender: @unchecked Sendable {
             // The decoder skips the source frames no instant of the run shows (and no frame refers to).
             let stream = reader.input.streams[videoID]
             let tb = stream.pointee.time_base
-            let index = try VideoPacketIndex.build(try InputFile(path: paths[asset]), trackID: videoID)
+            let index = try indexes.index(of: asset, path: paths[asset], videoID: videoID)
             reader.shownVideoFrames = Self.segmentRetime(
                 run, plan: plan, origin: Rational(start), rangeStartTick: reader.ticks(for: stream).start
             ).framesShown(
