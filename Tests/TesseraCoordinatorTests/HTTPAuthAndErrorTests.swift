@@ -53,6 +53,18 @@ import Testing
             (#"{"source": "/a.mov", "settings": {"video": null}}"#, "missing key 'settings."),
             (#"{"source": "/a.mov", "priority": 1, "overwrite": false, "timeRange": "soon"}"#, "timeRange"),
             (#"{"priority": 1, "overwrite": false, "settings": {"video": {"codec": "mpeg2"}}}"#, "settings.video"),
+            (
+                #"{"source": "/a.mov", "priority": 1, "overwrite": false, "segmentDuration": 0.5,"#
+                    + #" "settings": {"video": {"codec": "h264", "rateControl": {"crf": 23}, "gopLength": 9223372036854775808},"#
+                    + #" "passthrough": false, "optimizeForNetworkUse": false}}"#,
+                "'settings.video.gopLength': 9223372036854775808 does not fit"
+            ),
+            (
+                #"{"source": "/a.mov", "priority": 1, "overwrite": false, "segmentDuration": 0.5,"#
+                    + #" "settings": {"video": {"codec": "h264", "rateControl": {"crf": 23}, "gopLength": 2.5},"#
+                    + #" "passthrough": false, "optimizeForNetworkUse": false}}"#,
+                "'settings.video.gopLength' should be a whole number"
+            ),
         ]
         for (body, says) in cases {
             let answer = try await server.raw(
@@ -64,6 +76,55 @@ import Testing
             #expect(error.message.contains(says), "\(body) → \(error.message)")
         }
         #expect(await server.farm.requests.isEmpty)
+        await server.stop()
+    }
+
+    /// A page on another site can make a browser POST a form or `text/plain` "JSON" without asking first:
+    /// every state-changing request that says it comes from another site is refused, token or none, and a
+    /// JSON route takes only `application/json`. Scripts (no Origin) and the page's own origin go on.
+    @Test(arguments: [nil, "t"] as [String?])
+    func crossSiteRequestsChangeNothing(token: String?) async throws {
+        let server = try await TestServer.start(token: token)
+        let auth = token.map { ["Authorization": "Bearer \($0)"] } ?? [:]
+        let job = Data(#"{"source": "/m/a.mp4", "priority": 0, "overwrite": false}"#.utf8)
+        let own = "http://127.0.0.1:\(server.port)"
+        let refused: [(String, String, [String: String], Data?)] = [
+            ("POST", "/v1/jobs", ["Origin": "http://evil.example", "Content-Type": "application/json"], job),
+            ("POST", "/v1/jobs", ["Origin": "null", "Content-Type": "application/json"], job),
+            ("POST", "/v1/jobs", ["Sec-Fetch-Site": "cross-site", "Content-Type": "application/json"], job),
+            (
+                "POST", "/v1/jobs", ["Sec-Fetch-Site": "same-site", "Origin": own, "Content-Type": "application/json"],
+                job
+            ),
+            ("POST", "/v1/jobs/j-1/cancel", ["Origin": "http://127.0.0.1:1"], nil),
+            ("POST", "/v1/workers/w1/drain", ["Origin": "http://evil.example"], nil),
+            ("POST", "/v1/uploads?filename=a.mp4", ["Sec-Fetch-Site": "cross-site"], Data("abc".utf8)),
+            (
+                "POST", "/v1/session", ["Origin": "http://evil.example", "Content-Type": "application/json"],
+                Data(#"{"token": "t"}"#.utf8)
+            ),
+        ]
+        for (method, path, headers, body) in refused {
+            let answer = try await server.raw(method, path, body: body, headers: headers.merging(auth) { a, _ in a })
+            #expect(answer.status == 403, "\(method) \(path) \(headers)")
+            #expect(try answer.body.errorAnswer().error == "forbidden", "\(path)")
+        }
+        for type in ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"] {
+            let answer = try await server.raw(
+                "POST", "/v1/jobs", body: job, headers: ["Content-Type": type].merging(auth) { a, _ in a })
+            #expect(answer.status == 415, "\(type)")
+            #expect(try answer.body.errorAnswer().message.contains("application/json"), "\(type)")
+        }
+        #expect(await server.farm.requests.isEmpty, "nothing was submitted")
+        // The same request from a script, and from the page's own origin, is taken.
+        for extra in [[:], ["Origin": own, "Sec-Fetch-Site": "same-origin"]] {
+            let answer = try await server.raw(
+                "POST", "/v1/jobs", body: job,
+                headers: ["Content-Type": "application/json; charset=utf-8"].merging(extra) { a, _ in a }
+                    .merging(auth) { a, _ in a })
+            #expect(answer.status == 201, "\(extra): \(String(decoding: answer.body, as: UTF8.self))")
+        }
+        #expect(await server.farm.requests.count == 2)
         await server.stop()
     }
 

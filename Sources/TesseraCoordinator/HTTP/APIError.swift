@@ -18,6 +18,10 @@ struct APIError: Error, Sendable, CustomStringConvertible {
         APIError(status: .badRequest, kind: "invalidRequest", message: message)
     }
 
+    static func unsupportedMediaType(_ message: String) -> APIError {
+        APIError(status: .unsupportedMediaType, kind: "unsupportedMediaType", message: message)
+    }
+
     static func payloadTooLarge(_ message: String) -> APIError {
         APIError(status: .contentTooLarge, kind: "payloadTooLarge", message: message)
     }
@@ -77,6 +81,7 @@ struct ErrorBodyMiddleware<Context: RequestContext>: RouterMiddleware {
         case 405: "methodNotAllowed"
         case 409: "conflict"
         case 413: "payloadTooLarge"
+        case 415: "unsupportedMediaType"
         case 503: "unavailable"
         default: "internalError"
         }

@@ -11,6 +11,8 @@ extension HTTPAPI {
         // Outermost, so it counts the status ErrorBodyMiddleware answers with.
         router.add(middleware: HTTPMetricsMiddleware(metrics: metrics.http))
         router.add(middleware: ErrorBodyMiddleware())
+        // Before every route, the dashboard's included: another site's page changes nothing here.
+        router.add(middleware: CrossSiteGuardMiddleware())
 
         router.get("healthz") { _, _ in try JSONBody.response(["status": "ok"]) }
         router.get("metrics") { _, _ in

@@ -10,9 +10,9 @@ import Hummingbird
 /// A session is its expiry signed with the token (HMAC-SHA256): nothing is kept, so a page stays signed
 /// in across a coordinator restart, and changing the token ends every session.
 ///
-/// A cookie only rides along: a request it authenticates that changes something must come from the
-/// page's own origin (its `Origin`, when sent, names the `Host` it was sent to), so another site cannot
-/// drain a worker through a logged-in browser even where SameSite is not enforced.
+/// A cookie only rides along: `CrossSiteGuardMiddleware`, before every route, refuses a request that
+/// changes something and comes from another site, so another site cannot drain a worker through a
+/// logged-in browser even where SameSite is not enforced.
 public final class HTTPAuth: Sendable {
     public static let cookieName = "tessera_session"
     /// The token, when one is configured.
@@ -35,8 +35,7 @@ public final class HTTPAuth: Sendable {
     /// The request's credential.
     ///
     /// - Throws: `HTTPError(.unauthorized)` when a token is configured and the request carries neither a
-    ///   valid bearer token nor a live session cookie; `HTTPError(.forbidden)` for a cookie-authenticated
-    ///   request that changes something, sent from another origin.
+    ///   valid bearer token nor a live session cookie.
     @discardableResult
     public func check(_ request: Request) throws -> Credential {
         guard let token else { return .open }
@@ -54,12 +53,6 @@ public final class HTTPAuth: Sendable {
                 .unauthorized,
                 message: "this coordinator needs a token: send Authorization: Bearer TOKEN, "
                     + "or exchange it for a session cookie with POST /v1/session")
-        }
-        if ![.get, .head].contains(request.method), let origin = request.headers[.origin],
-            let host = request.head.authority,
-            URL(string: origin).map({ "\($0.host ?? "")\($0.port.map { ":\($0)" } ?? "")" }) != host
-        {
-            throw HTTPError(.forbidden, message: "a session cookie works only from the coordinator's own page")
         }
         return .session
     }
