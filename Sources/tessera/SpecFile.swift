@@ -41,11 +41,21 @@ enum SpecFile {
                 throw LoadError(status: .dataError, description: "\(path): \(error)")
             }
         }
-        let folder = url.deletingLastPathComponent()
         let paths = spec.assets.map { asset in
-            asset.path.hasPrefix("/") ? asset.path : folder.appendingPathComponent(asset.path).standardized.path
+            asset.path.hasPrefix("/") ? asset.path : resolve(asset.path, beside: path)
         }
         return (spec, paths)
+    }
+
+    /// A relative asset path read against the real folder of the spec file at `specPath`: made absolute
+    /// before `..` is applied (a relative URL standardized on its own drops a leading `..`), and the folder's
+    /// symbolic links resolved first, so `..` climbs out of the folder the file is really in, as the kernel
+    /// would.
+    static func resolve(_ relative: String, beside specPath: String) -> String {
+        let absolute =
+            specPath.hasPrefix("/") ? specPath : FileManager.default.currentDirectoryPath + "/" + specPath
+        let folder = URL(fileURLWithPath: absolute).deletingLastPathComponent().resolvingSymlinksInPath()
+        return URL(fileURLWithPath: folder.path + "/" + relative).standardizedFileURL.path
     }
 
     /// A decoding error as a field path and what was wrong there.

@@ -164,6 +164,27 @@ import Testing
         #expect(rows.contains { ($0["start"] as? Double ?? 0) > 0.5 && ($0["start"] as? Double ?? 9) < 2.1 })
     }
 
+    /// `"path": "../media/a.mp4"` in `sub/s.json`, read from `sub/` as `--spec s.json`, is `media/a.mp4`
+    /// beside `sub/`, not `sub/media/a.mp4` (a decoy of another length stands there).
+    @Test func relativeAssetPathsClimbFromTheSpecsOwnFolder() throws {
+        defer { TestMedia.cleanup(dir) }
+        let sub = dir.appendingPathComponent("sub"), media = dir.appendingPathComponent("media")
+        let decoy = sub.appendingPathComponent("media")
+        for folder in [media, decoy] {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        }
+        try TestMedia.make(media.appendingPathComponent("a.mp4"), seconds: 1, width: 64, height: 48, audio: nil)
+        try TestMedia.make(decoy.appendingPathComponent("a.mp4"), seconds: 2, width: 64, height: 48, audio: nil)
+        _ = try write(
+            #"{"assets": [{"id": "a", "path": "../media/a.mp4"}], "edits": [{"insert": {"asset": "a"}}]}"#,
+            "sub/s.json")
+        let plan = try TestMedia.runCapturing(
+            "env", ["-C", sub.path, TestMedia.tesseraBinary.path, "plan", "--spec", "s.json", "--json"])
+        #expect(plan.status == 0, "\(plan.stderr)")
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(plan.stdout.utf8)) as? [[String: Any]])
+        #expect(rows.last?["endFrame"] as? Int == 30, "the 1 s asset beside sub/, not the 2 s decoy: \(rows)")
+    }
+
     /// Layer transforms: A at half size with its corner at (100, 50); B at full size half off the left edge.
     @Test func layerTransformsPlaceEachAssetsPictures() throws {
         defer { TestMedia.cleanup(dir) }
