@@ -37,8 +37,9 @@ extension Coordinator {
         } catch {
             throw FarmError(.invalidRequest, "settings: \(error)")
         }
+        let made: (end: Rational, frameDuration: Rational)
         do {
-            try await DedicatedThread.run {
+            made = try await DedicatedThread.run {
                 try CompositionExport(spec: checked, assetPaths: checked.assets.map(\.path), outputPath: output).check()
             }
         } catch {
@@ -48,6 +49,13 @@ extension Coordinator {
             throw FarmError(
                 .invalidRequest, media.map { $0.message.hasPrefix("spec: ") ? $0.message : "spec: \($0)" } ?? "\(error)"
             )
+        }
+        do throws(JobRequestError) {
+            try JobRequestLimits.checkWorkload(
+                duration: made.end, frameDuration: made.frameDuration,
+                segmentDuration: request.segmentDuration ?? farm.defaultSegmentDuration, field: "spec")
+        } catch {
+            throw FarmError(.invalidRequest, error.description)
         }
         var stored = request
         stored.spec = spec

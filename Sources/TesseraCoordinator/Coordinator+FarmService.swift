@@ -53,11 +53,20 @@ extension Coordinator: FarmService {
         guard asset.firstVideoTrack != nil else {
             throw FarmError(.invalidRequest, "source: \(source) has no video track")
         }
-        // A retiming's ranges lie inside the source (or the time range), and its frame rate is known.
+        // A retiming's ranges lie inside the source (or the time range), and its frame rate is known; what
+        // the job makes is within a job's bounds.
         do throws(JobRequestError) {
             let naming = RetimeRequest.Naming.json(prefix: "retiming")
-            _ = try request.retiming?.retiming(naming: naming)?.check(
+            let retimed = try request.retiming?.retiming(naming: naming)?.check(
                 against: asset, range: request.timeRange, naming: naming)
+            let sourceEnd = Rational(asset.duration)
+            let start = request.timeRange.map { Rational($0.start) } ?? .zero
+            let plain = request.timeRange.map { min(Rational($0.duration), sourceEnd - start) } ?? sourceEnd
+            let nominal = asset.firstVideoTrack?.video.map { Rational($0.nominalFrameDuration) } ?? .zero
+            try JobRequestLimits.checkWorkload(
+                duration: retimed?.duration ?? plain, frameDuration: retimed?.frameDuration ?? nominal,
+                segmentDuration: request.segmentDuration ?? farm.defaultSegmentDuration,
+                field: retimed == nil ? "source" : "retiming")
         } catch {
             throw FarmError(.invalidRequest, error.description)
         }

@@ -48,7 +48,7 @@ struct RunCommand: AsyncParsableCommand {
             job.range.map { min($0.duration.seconds, asset.duration.seconds) } ?? asset.duration.seconds
         guard let retiming = try job.retime.retiming() else { return sourceDuration }
         do throws(JobRequestError) {
-            return try retiming.check(against: asset, range: job.range, naming: .flags).seconds
+            return try retiming.check(against: asset, range: job.range, naming: .flags).duration.seconds
         } catch {
             FileHandle.standardError.write(Data("tessera: \(error)\n".utf8))
             throw ExitCode(ExitStatus.usage.rawValue)
@@ -79,7 +79,7 @@ struct RunCommand: AsyncParsableCommand {
                 if checked.settings == nil && checked.preset == nil { checked.settings = job.settings }
                 duration = try CompositionExport(
                     spec: checked, assetPaths: checked.assets.map(\.path), outputPath: outputURL.path
-                ).check()
+                ).check().end.seconds
             } else {
                 duration = try checkSource(sourceURL)
             }

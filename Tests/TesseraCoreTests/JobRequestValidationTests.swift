@@ -94,8 +94,10 @@ import Testing
         (JobRequest(source: "/m/a.mp4", retiming: RetimeRequest(frameDuration: "-1")), "retiming.frameDuration"),
         (
             JobRequest(source: "/m/a.mp4", retiming: RetimeRequest(freeze: Array(repeating: "1s:1s", count: 300))),
-            "retiming.scale"
+            "retiming.freeze"
         ),
+        (JobRequest(source: "/m/a.mp4", output: "a\nb.mp4"), "output"),
+        (JobRequest(source: "/m/a.mp4", output: "a\u{1b}[2Jb.mp4"), "output"),
         (
             JobRequest(source: "/m/a.mp4", preset: "Passthrough", retiming: RetimeRequest(scale: ["1s-2s:4s"])),
             "retiming"
@@ -152,6 +154,57 @@ import Testing
         #expect("abcdef".logSafe(limit: 3) == "abc…(6 bytes)")
         #expect("a\u{1b}[2Jb\u{2028}".logSafe() == "a\\u{1b}[2Jb\\u{2028}")
         #expect(String(repeating: "é", count: 1_000_000).logSafe(limit: 2) == "éé…(2000000 bytes)")
+    }
+
+    /// 257 `--freeze` flags are refused naming `--freeze`, the flag that holds them, not `--scale`.
+    @Test func tooManyEditsNameTheFlagThatHoldsThem() {
+        #expect {
+            _ = try RetimeRequest(freeze: (0..<257).map { "\($0)s:1s" }).retiming(naming: .flags)
+        } throws: { error in
+            let error = error as? JobRequestError
+            return error?.field == "--freeze" && error?.message.contains("257 edits") == true
+        }
+    }
+
+    /// A ramp's signs stay with their numbers: `-1-1` is from -1 (refused: speeds are positive), not 1 → 1;
+    /// `1-0.25` still reads as 1 → 1/4.
+    @Test func aRampsSignIsNotDropped() throws {
+        #expect {
+            _ = try RetimeRequest(ramp: ["0s-1s:-1-1"]).retiming(naming: .flags)
+        } throws: { error in (error as? JobRequestError)?.field.hasPrefix("--ramp") == true }
+        #expect(throws: JobRequestError.self) { _ = try RetimeEdit.ramp(parsing: "0s-1s:1--") }
+        #expect(
+            try RetimeEdit.ramp(parsing: "4s-6s:1-0.25")
+                == .ramp(
+                    TimeRange(start: MediaTime(value: 4, timescale: 1), duration: MediaTime(value: 2, timescale: 1)),
+                    from: Rational(1), to: Rational(1, 4)))
+    }
+
+    /// Twenty stacked LinearTimeWarps of 0.04 multiply to a speed far under 1/32: refused naming the effect
+    /// that crossed the bound, not with a range of 28-digit denominators.
+    @Test func stackedTimeWarpsAreHeldToTheSpeedBounds() throws {
+        let warp: [String: Any] = ["OTIO_SCHEMA": "LinearTimeWarp.1", "time_scalar": 0.04]
+        let time = { (v: Double) -> [String: Any] in ["OTIO_SCHEMA": "RationalTime.1", "value": v, "rate": 24.0] }
+        let clip: [String: Any] = [
+            "OTIO_SCHEMA": "Clip.2", "effects": Array(repeating: warp, count: 20),
+            "source_range": ["OTIO_SCHEMA": "TimeRange.1", "start_time": time(0), "duration": time(48)],
+            "media_reference": ["OTIO_SCHEMA": "ExternalReference.1", "target_url": "/m/a.mp4"],
+        ]
+        let timeline: [String: Any] = [
+            "OTIO_SCHEMA": "Timeline.1",
+            "tracks": [
+                "OTIO_SCHEMA": "Stack.1",
+                "children": [["OTIO_SCHEMA": "Track.1", "kind": "Video", "children": [clip]]],
+            ],
+        ]
+        let data = try JSONSerialization.data(withJSONObject: timeline)
+        #expect {
+            _ = try CompositionSpec(otio: data)
+        } throws: { error in
+            let error = error as? JobRequestError
+            return error?.field == "otio.tracks[0].children[0].effects[1].time_scalar"
+                && error?.message.contains("1/32") == true && error?.message.contains("/909") == false
+        }
     }
 
     /// `backend` is a closed set: "gpu" is a decoding error naming the field, not a silent default.

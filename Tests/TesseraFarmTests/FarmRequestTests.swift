@@ -72,6 +72,25 @@ struct FarmRequestTests {
             (#"{\#(s),"retiming":{"freeze":["0.5s:0s"]}}"#, "retiming.freeze"),
             (#"{\#(s),"retiming":{"frameRate":"0"}}"#, "retiming.frameRate"),
             (#"{\#(s),"retiming":{"frameSelection":"sideways"}}"#, "frameSelection"),
+            // A few hundred bytes must not become millions of frames or segments: each bound is named.
+            (#"{\#(s),"retiming":{"freeze":["0.5s:3600s"],"frameRate":"1000"}}"#, "retiming: the output would be"),
+            (#"{\#(s),"retiming":{"freeze":["0.5s:3600s"]},"segmentDuration":0.01}"#, "segmentDuration: 3601 s"),
+            (
+                #"{"spec":{"assets":[{"id":"a","path":"\#(src.path)"}],"edits":[{"insert":{"asset":"a","#
+                    + #""range":"0s-0.1s"}},{"insertEmpty":{"duration":"2000s"}}],"#
+                    + #""videoComposition":{"frameRate":"1000"}},"segmentDuration":0.001}"#,
+                "segmentDuration: 2000.1 s in segments of 0.001 s is 2000100 segments"
+            ),
+            (
+                #"{"spec":{"assets":[{"id":"a","path":"\#(src.path)"}],"edits":[{"insert":{"asset":"a"}},"#
+                    + #"{"insertEmpty":{"duration":"1000000s"}}],"videoComposition":{"frameRate":"1"}}}"#,
+                "segmentDuration: 1000001 s"
+            ),
+            (
+                #"{"spec":{"assets":[{"id":"a","path":"\#(src.path)"}],"edits":[{"insert":{"asset":"a"}}],"#
+                    + #""videoComposition":{"renderSize":"641x361"}}}"#,
+                "641x361' has an odd side"
+            ),
         ]
         for (body, field) in cases {
             let answer = try Self.post(farm, "/v1/jobs", body)

@@ -76,7 +76,14 @@ extension CompositionSpec {
                         throw JobRequestError(
                             field: "\(e).time_scalar", "speeds go from 1/32 to 32 (no reverse, no zero)")
                     }
+                    // Stacked warps multiply: their product is the clip's speed, held to the same bounds.
                     scalar = scalar * s
+                    guard scalar.isValid, scalar >= RetimeEdit.slowest, scalar <= RetimeEdit.fastest else {
+                        throw JobRequestError(
+                            field: "\(e).time_scalar",
+                            "the clip's LinearTimeWarps multiply to a speed outside 1/32…32; "
+                                + "speeds go from 1/32 to 32")
+                    }
                 } else {
                     throw JobRequestError(
                         field: e,

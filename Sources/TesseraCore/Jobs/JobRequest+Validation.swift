@@ -43,6 +43,51 @@ public enum JobRequestLimits {
     /// The longest start or duration of a time range: 115 days, far past any media, far inside Int64 ticks.
     public static let timeRangeSeconds: Int64 = 10_000_000
 
+    /// The most segments one job may be cut into and the most frames it may make. A request of a few
+    /// hundred bytes (a 2,000 s gap at 1,000 fps in 1 ms segments) would otherwise become millions of
+    /// stored segments and gigabytes of coordinator memory. 3,000,000 frames is 27 hours at 30 fps.
+    public static let segmentsPerJob = 50_000
+    public static let framesPerJob = 3_000_000
+
+    /// Checks what a job will make, once its output's duration and frame duration are known (after
+    /// probing its source or its composition's assets), against `segmentsPerJob` and `framesPerJob`.
+    /// - Parameters:
+    ///   - field: the field a refusal for too many frames names (the retiming, the spec, the source).
+    /// - Throws: `JobRequestError` naming `segmentDuration` for too many segments, `field` for too many
+    ///   frames, each with the figures that led to it.
+    public static func checkWorkload(
+        duration: Rational, frameDuration: Rational, segmentDuration: Double, field: String
+    ) throws(JobRequestError) {
+        // A source whose header states no duration is planned from its packets: nothing to estimate here.
+        let seconds = duration.seconds
+        guard seconds.isFinite, seconds >= 0 else { return }
+        // A rate the header does not state is left to the planner, which counts the packets.
+        if frameDuration.isValid, frameDuration > .zero {
+            let frames = (duration / frameDuration).ceiling
+            guard let frames, frames <= Int64(framesPerJob) else {
+                throw JobRequestError(
+                    field: field,
+                    "the output would be \(rounded(seconds)) s at \(rounded(1 / frameDuration.seconds)) fps, "
+                        + "\(frames.map { "\($0) frames" } ?? "too many frames"); a job makes at most "
+                        + "\(framesPerJob): split it into several jobs")
+            }
+        }
+        // Within a part in 10^9 of a whole count, that count (2000.1 s / 0.001 s is 2,000,100, not one more).
+        let segments = (seconds / segmentDuration * (1 - 1e-9)).rounded(.up)
+        guard segments <= Double(segmentsPerJob) else {
+            throw JobRequestError(
+                field: "segmentDuration",
+                "\(rounded(seconds)) s in segments of \(segmentDuration) s is \(rounded(segments)) segments; "
+                    + "a job is cut into at most \(segmentsPerJob): give longer segments")
+        }
+    }
+
+    private static func rounded(_ x: Double) -> String {
+        guard x.isFinite else { return "\(x)" }
+        let r = (x * 1000).rounded() / 1000
+        return r == r.rounded() && abs(r) < 1e15 ? String(Int64(r)) : "\(r)"
+    }
+
     /// The constant rate factors each encoder takes.
     public static func crf(_ codec: VideoCodec) -> ClosedRange<Int> {
         switch codec {
@@ -161,6 +206,11 @@ extension JobRequest {
         if let settings = spec.settings { try settings.validate(field: "spec.settings") }
     }
 
+    private static func hex(_ value: UInt32) -> String {
+        let digits = String(value, radix: 16, uppercase: true)
+        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+    }
+
     /// A relative output path: no empty, `.` or `..` component, a file name (not a folder), bounded.
     static func validate(output: String) throws(JobRequestError) {
         guard !output.isEmpty else { return }
@@ -170,7 +220,12 @@ extension JobRequest {
         guard !output.hasSuffix("/") else {
             throw JobRequestError(field: "output", "\(JobRequestError.quoted(output)) names a folder; give a file name")
         }
-        guard !output.utf8.contains(0) else { throw JobRequestError(field: "output", "contains a NUL byte") }
+        if let control = output.unicodeScalars.first(where: { $0.properties.generalCategory == .control }) {
+            // A newline or escape in a file name splits log lines and hides what was written.
+            throw JobRequestError(
+                field: "output",
+                "contains the control character U+\(hex(control.value)); file names here have none")
+        }
         let parts = output.split(separator: "/", omittingEmptySubsequences: true)
         for part in parts {
             if part == "." || part == ".." {

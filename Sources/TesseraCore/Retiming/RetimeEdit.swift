@@ -39,9 +39,12 @@ public enum RetimeEdit: Sendable, Hashable {
     /// `4s-6s:1-0.25`: speed 1 → 0.25 over source 4–6 s.
     public static func ramp(parsing text: String) throws(JobRequestError) -> RetimeEdit {
         let (range, speeds) = try split(text, flag: "--ramp", example: "4s-6s:1-0.25")
-        let parts = speeds.split(separator: "-", maxSplits: 1).map(String.init)
-        guard let range = TimeRange(string: range), parts.count == 2,
-            let from = MediaTime(string: parts[0]), let to = MediaTime(string: parts[1])
+        // FROM and TO part at the first '-' after FROM's first character, so a sign stays with its number
+        // (`-1-1` is from -1 to 1, refused as a speed, never read as 1 → 1).
+        let dash = speeds.indices.dropFirst().first { speeds[$0] == "-" }
+        guard let range = TimeRange(string: range), let dash,
+            let from = MediaTime(string: String(speeds[..<dash])),
+            let to = MediaTime(string: String(speeds[speeds.index(after: dash)...]))
         else {
             throw JobRequestError(
                 field: "--ramp", "'\(text.logSafe(limit: 80))' is not RANGE:FROM-TO, e.g. 4s-6s:1-0.25")

@@ -71,9 +71,14 @@ public struct RetimeRequest: Sendable, Hashable, Codable {
             throw JobRequestError(
                 field: naming.name("frameRate"), "\(naming.name("frameDuration")) says the same thing; give one")
         }
-        let count = (scale ?? []).count + (ramp ?? []).count + (freeze ?? []).count
+        let groups = [("scale", scale ?? []), ("ramp", ramp ?? []), ("freeze", freeze ?? [])]
+        let count = groups.reduce(0) { $0 + $1.1.count }
         guard count <= Self.maxEdits else {
-            throw JobRequestError(field: naming.name("scale"), "\(count) edits; at most \(Self.maxEdits)")
+            // Named after the kind that holds the most of them (the one a person would shorten).
+            let most = groups.max { $0.1.count < $1.1.count }?.0 ?? "scale"
+            throw JobRequestError(
+                field: naming.name(most),
+                "\(count) edits (scale, ramp and freeze together); at most \(Self.maxEdits)")
         }
         var edits: [RetimeEdit] = []
         let kinds: [(String, [String]?, (String) throws(JobRequestError) -> RetimeEdit)] = [

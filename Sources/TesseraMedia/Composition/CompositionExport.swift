@@ -102,10 +102,19 @@ public final class CompositionExport: @unchecked Sendable {
             let first = assets[0].firstVideoTrack!.video!
             let (w, h): (Int, Int)
             if let size = vc?.renderSize {
+                let sides = SegmentLayer.renderSides
                 let parts = size.split(separator: "x").compactMap { Int($0) }
-                guard parts.count == 2, (16...8192).contains(parts[0]), (16...8192).contains(parts[1]) else {
+                guard parts.count == 2, sides.contains(parts[0]), sides.contains(parts[1]) else {
                     throw JobRequestError(
-                        field: "videoComposition.renderSize", "\(JobRequestError.quoted(size)) is not WxH, 16 to 8192")
+                        field: "videoComposition.renderSize",
+                        "\(JobRequestError.quoted(size)) is not WxH, \(sides.lowerBound) to \(sides.upperBound)")
+                }
+                // 4:2:0 pictures have even sides: an odd one is refused, not quietly rendered a pixel smaller.
+                guard parts[0] % 2 == 0, parts[1] % 2 == 0 else {
+                    throw JobRequestError(
+                        field: "videoComposition.renderSize",
+                        "\(JobRequestError.quoted(size)) has an odd side; 4:2:0 output needs even sides, e.g. "
+                            + "\(parts[0] & ~1)x\(parts[1] & ~1)")
                 }
                 (w, h) = (parts[0], parts[1])
             } else {
@@ -161,8 +170,11 @@ public final class CompositionExport: @unchecked Sendable {
     /// Checks the spec against its assets (each probed: its header, not a scan) and the settings, as the
     /// export does before any work; a farm runs it at submission.
     /// - Throws: `.invalidArgument` naming the spec's field; the assets' open errors.
-    /// - Returns: the output's duration in seconds (its last frame's end).
-    @discardableResult public func check() throws(MediaError) -> Double { try plan().videoEnd.seconds }
+    /// - Returns: the output's end (its last frame's end) and its frame duration.
+    @discardableResult public func check() throws(MediaError) -> (end: Rational, frameDuration: Rational) {
+        let plan = try plan()
+        return (plan.videoEnd, plan.frameDuration)
+    }
 
     /// Refuses a transform that would make a picture too large to render, naming the field, before any
     /// work (libavfilter would otherwise fail to configure the layer, or allocate gigabytes).

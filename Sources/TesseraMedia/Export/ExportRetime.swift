@@ -83,17 +83,18 @@ struct ExportRetime {
 
 extension Retiming {
     /// Checks this retiming against a probed source before any work (a coordinator's submission, `run`):
-    /// ranges inside the source, a frame rate known, a bounded frame count. Returns the output duration.
+    /// ranges inside the source, a frame rate known, a bounded frame count. Returns the output duration
+    /// and frame duration.
     /// - Throws: `JobRequestError` naming the field as `naming` names it.
     public func check(
         against asset: Asset, range: TimeRange?, naming: RetimeRequest.Naming
-    ) throws(JobRequestError) -> Rational {
+    ) throws(JobRequestError) -> (duration: Rational, frameDuration: Rational) {
         let nominal = asset.firstVideoTrack?.video.map { Rational($0.nominalFrameDuration) }
         do throws(JobRequestError) {
-            return try ExportRetime.resolve(
+            let resolved = try ExportRetime.resolve(
                 self, range: range, assetDuration: asset.duration,
-                nominalFrameDuration: nominal.flatMap { $0.isValid && $0 > .zero ? $0 : nil }, passthrough: false
-            ).map.outputDuration
+                nominalFrameDuration: nominal.flatMap { $0.isValid && $0 > .zero ? $0 : nil }, passthrough: false)
+            return (resolved.map.outputDuration, resolved.frameDuration)
         } catch {
             throw JobRequestError(field: naming.rename(error.field), error.message)
         }
