@@ -109,25 +109,38 @@ import Testing
         #expect(leftovers.isEmpty)
     }
 
-    @Test func interruptStopsCleanlyWithExit130() throws {
+    /// Ctrl-C once the output is being written: exit 130 and nothing left, for a source and for a spec (whose
+    /// render went on to verify the partial file and exit 70).
+    @Test(arguments: [false, true])
+    func interruptStopsCleanlyWithExit130(spec: Bool) throws {
         defer { TestMedia.cleanup(dir) }
         let src = try clip("long.mp4", seconds: 30), out = dir.appendingPathComponent("out.mp4")
+        let input: [String]
+        if spec {
+            let file = dir.appendingPathComponent("s.json")
+            try #"{"assets": [{"id": "a", "path": "long.mp4"}], "edits": [{"insert": {"asset": "a"}}]}"#.write(
+                to: file, atomically: true, encoding: .utf8)
+            input = ["--spec", file.path]
+        } else {
+            input = [src.path]
+        }
         let process = Process()
         process.executableURL = TestMedia.tesseraBinary
-        process.arguments = ["transcode", src.path, "-o", out.path, "--preset", "HighestQuality"]
+        process.arguments = ["transcode"] + input + ["-o", out.path, "--preset", "HighestQuality"]
         let err = Pipe()
         process.standardError = err
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        // Wait for the first progress line, then interrupt as a user's Ctrl-C would.
-        let handle = err.fileHandleForReading
-        var seen = ""
-        while !seen.contains("progress"), process.isRunning {
-            seen += String(decoding: handle.availableData, as: UTF8.self)
+        // Wait until the output is being written (its temporary file is there), then interrupt as a user's
+        // Ctrl-C would.
+        func writing() -> Bool {
+            ((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []).contains { $0.contains("partial") }
         }
+        while !writing(), process.isRunning { usleep(10_000) }
         process.interrupt()
+        let said = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        #expect(process.terminationStatus == 130)
+        #expect(process.terminationStatus == 130, "\(said.suffix(500))")
         #expect(!FileManager.default.fileExists(atPath: out.path))
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.contains("partial") }
         #expect(leftovers.isEmpty)

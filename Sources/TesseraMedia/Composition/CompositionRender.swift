@@ -204,6 +204,9 @@ final class CompositionRender: @unchecked Sendable {
         for stage in stages { stage.wait() }
         reader.cancelReading()
         reader.waitUntilFinished()
+        // A stage's `.cancelled` is how a finished run stops its reader; the export's own cancel is not
+        // that, and the run must not be taken as done (the partial file went on to be verified: exit 70).
+        if isCancelled() { throw MediaError(.cancelled, "export cancelled") }
         if let error = failure.error, error.kind != .cancelled { throw error }
         if audioOutput == nil { try silence(samples) }
     }
