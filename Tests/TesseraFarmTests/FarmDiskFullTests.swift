@@ -50,4 +50,44 @@ struct FarmDiskFullTests {
         let next = try farm.submit(src, output: "next.mp4", ["--segment-duration", "1"])
         #expect(try farm.wait(next)["state"] as? String == "completed")
     }
+
+    @Test("an upload into a full data folder is 507, names the cause and leaves nothing behind")
+    func uploadIntoAFullDataFolder() throws {
+        let farm = try FarmFixture()
+        try FileManager.default.createDirectory(at: farm.data, withIntermediateDirectories: true)
+        let mounted = try TestMedia.runCapturing(
+            "/usr/bin/mount", ["-t", "tmpfs", "-o", "size=4m", "tmpfs", farm.data.path])
+        try #require(mounted.status == 0, "mount a tmpfs: \(mounted.stderr)")
+        defer {
+            farm.signal("coordinator", SIGKILL)
+            _ = farm.waitExit("coordinator", timeout: 10)
+            _ = try? TestMedia.runCapturing("/usr/bin/umount", ["-l", farm.data.path])
+        }
+        try farm.startCoordinator()
+        let filler = farm.data.appendingPathComponent("filler")
+        let df = try TestMedia.run("/usr/bin/df", ["--output=avail", "-B1", farm.data.path])
+        let available = Int(df.split(separator: "\n").last?.trimmingCharacters(in: .whitespaces) ?? "") ?? 0
+        try #require(available > 1 << 20)
+        FileManager.default.createFile(atPath: filler.path, contents: Data(count: available - (256 << 10)))
+        let script = """
+            import sys, urllib.request, urllib.error
+            req = urllib.request.Request(sys.argv[1], data=b"x" * (2 << 20), method="POST",
+                headers={"Content-Type": "application/octet-stream", "Authorization": "Bearer " + sys.argv[2]})
+            try:
+                r = urllib.request.urlopen(req, timeout=30); print(r.status); print(r.read().decode())
+            except urllib.error.HTTPError as e:
+                print(e.code); print(e.read().decode())
+            """
+        let r = try TestMedia.runCapturing(
+            "/usr/bin/python3", ["-c", script, farm.httpURL + "/v1/uploads?filename=a.mp4", farm.token])
+        let lines = r.stdout.split(separator: "\n", maxSplits: 1).map(String.init)
+        #expect(lines.first == "507", "\(r.stdout) \(r.stderr)")
+        #expect(
+            lines.last?.contains("insufficientStorage") == true && lines.last?.contains("full") == true, "\(r.stdout)")
+        let uploads = farm.data.appendingPathComponent("uploads")
+        let left = (FileManager.default.enumerator(atPath: uploads.path)?.allObjects as? [String] ?? [])
+            .filter { !$0.hasSuffix(".staging") }
+        #expect(left.isEmpty, "the upload left \(left)")
+        #expect(farm.coordinator?.isRunning == true)
+    }
 }

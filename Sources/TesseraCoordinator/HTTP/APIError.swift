@@ -18,6 +18,12 @@ struct APIError: Error, Sendable, CustomStringConvertible {
         APIError(status: .badRequest, kind: "invalidRequest", message: message)
     }
 
+    static func insufficientStorage(_ message: String) -> APIError {
+        APIError(
+            status: HTTPResponse.Status(code: 507, reasonPhrase: "Insufficient Storage"), kind: "insufficientStorage",
+            message: message)
+    }
+
     static func unsupportedMediaType(_ message: String) -> APIError {
         APIError(status: .unsupportedMediaType, kind: "unsupportedMediaType", message: message)
     }
@@ -82,6 +88,7 @@ struct ErrorBodyMiddleware<Context: RequestContext>: RouterMiddleware {
         case 409: "conflict"
         case 413: "payloadTooLarge"
         case 415: "unsupportedMediaType"
+        case 507: "insufficientStorage"
         case 503: "unavailable"
         default: "internalError"
         }

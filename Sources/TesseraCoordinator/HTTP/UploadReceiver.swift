@@ -2,12 +2,13 @@ import Foundation
 import Hummingbird
 import NIOConcurrencyHelpers
 import TesseraCore
+import _NIOFileSystem
 
 /// `POST /v1/uploads?filename=NAME`: streams the raw body to a temporary file in the service's
 /// staging folder (chunk by chunk, never whole in memory), then hands it to `adoptUpload`.
 ///
-/// Over the limit, on a dropped connection, or when the service refuses the file, the temporary file
-/// is removed before the error answer goes out.
+/// Over the limit (413), on a dropped connection (400), when the data folder is full (507), or when the
+/// service refuses the file, the temporary file is removed before the error answer goes out.
 struct UploadReceiver: Sendable {
     let service: any FarmService
     let maxBytes: Int64
@@ -43,7 +44,16 @@ struct UploadReceiver: Sendable {
             case .cutOff(let received):
                 throw APIError.invalidRequest("the upload was cut off after \(received) bytes")
             case .flowing where error is FarmError: throw error
-            case .flowing: throw FarmError(.internalError, "cannot store the upload: \(error)")
+            case .flowing:
+                // What Hummingbird's FileIO throws when a write finds the disk full.
+                if let fs = error as? FileSystemError, let call = fs.cause as? FileSystemError.SystemCallError,
+                    [ENOSPC, EDQUOT].contains(call.errno.rawValue)
+                {
+                    throw APIError.insufficientStorage(
+                        "the coordinator's data folder is full (\(staging.deletingLastPathComponent().path)): "
+                            + "the upload was not kept")
+                }
+                throw FarmError(.internalError, "cannot store the upload: \(error)")
             }
         }
     }
