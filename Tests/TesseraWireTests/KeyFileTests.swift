@@ -71,6 +71,32 @@ import Testing
         }
     }
 
+    /// As sshd's StrictModes: an allow-list folder or a public key file anyone may write is refused, naming it,
+    /// its mode and the fix (anyone on the machine could add a worker, or swap the coordinator's key).
+    @Test func anAllowListAnyoneMayWriteIsRefused() throws {
+        let directory = try scratchDirectory()
+        let pair = try CurveKeyPair.generate()
+        try pair.save(prefix: "\(directory)/w0")
+        #expect(try CurveKeyPair.loadPublicKeys(directory) == [pair.publicKey])
+        func refusal(_ path: String) -> String? {
+            do {
+                _ = try CurveKeyPair.loadPublicKeys(path)
+                return nil
+            } catch { return error.message }
+        }
+        chmod(directory + "/w0.pub", 0o666)
+        let file = refusal(directory + "/w0.pub"), inFolder = refusal(directory)
+        #expect(file?.contains("w0.pub is writable by anyone (mode 666)") == true, "\(file ?? "accepted")")
+        #expect(inFolder?.contains("w0.pub is writable by anyone") == true, "\(inFolder ?? "accepted")")
+        chmod(directory + "/w0.pub", 0o644)
+        chmod(directory, 0o777)
+        defer { chmod(directory, 0o755) }
+        let folder = refusal(directory)
+        #expect(
+            folder?.contains("public key folder \(directory) is writable by anyone (mode 777)") == true
+                && folder?.contains("chmod 755") == true, "\(folder ?? "accepted")")
+    }
+
     @Test func missingEmptyAndMalformedFilesAreClearErrors() throws {
         let directory = try scratchDirectory()
         let cases: [(path: String, contents: String?, expected: String)] = [

@@ -62,12 +62,15 @@ extension CurveKeyPair {
 
     /// The public keys in `path`: a file with one Z85 key per line, or a directory whose `*.pub` files
     /// are such files. Blank lines and lines starting with `#` are ignored.
-    /// - Throws: `.keys` for an unreadable path, a malformed key (naming file and line), or no key at all.
+    /// - Throws: `.keys` for an unreadable path, a malformed key (naming file and line), no key at all, or a
+    ///   file or folder anyone may write (`SecretFilePermissions.checkTrusted`).
     public static func loadPublicKeys(_ path: String) throws(WireError) -> Set<String> {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw WireError(.keys, "public key file or directory \(path) does not exist")
         }
+        try SecretFilePermissions.checkTrusted(
+            path, what: isDirectory.boolValue ? "the public key folder" : "the public key file")
         var files = [path]
         if isDirectory.boolValue {
             let names: [String]
@@ -78,6 +81,7 @@ extension CurveKeyPair {
         }
         var keys: Set<String> = []
         for file in files {
+            if isDirectory.boolValue { try SecretFilePermissions.checkTrusted(file, what: "the public key file") }
             for (number, raw) in try lines(of: file).enumerated() {
                 let line = raw.trimmingCharacters(in: .whitespaces)
                 if line.isEmpty || line.hasPrefix("#") { continue }

@@ -13,15 +13,34 @@ public enum SecretFilePermissions {
         }
         guard info.st_mode & S_IFMT == S_IFREG else { throw WireError(.keys, "\(what) \(path) is not a regular file") }
         let mode = info.st_mode & 0o777
-        if mode & 0o002 != 0 {
-            throw WireError(
-                .keys,
-                "\(what) \(path) is writable by anyone (mode \(String(mode, radix: 8))); "
-                    + "refusing it: chmod 600 \(path)")
-        }
+        try refuseWritableByAnyone(path, mode: mode, what: what, fix: "chmod 600 \(path)")
         if mode & 0o004 != 0 {
             return "\(what) \(path) is readable by anyone (mode \(String(mode, radix: 8))); chmod 600 \(path)"
         }
         return nil
+    }
+
+    /// Refuses a file or folder whose contents decide who is trusted (a public key, the allow-list folder)
+    /// when anyone may write it, as sshd's StrictModes refuses such an `authorized_keys`: anyone on the
+    /// machine could add their own worker key, or swap the coordinator's.
+    /// - Throws: `.keys` naming the path, its mode and the fix.
+    public static func checkTrusted(_ path: String, what: String) throws(WireError) {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw WireError(.keys, "\(what) \(path): \(String(cString: strerror(errno)))")
+        }
+        let folder = info.st_mode & S_IFMT == S_IFDIR
+        try refuseWritableByAnyone(
+            path, mode: info.st_mode & 0o7777, what: what, fix: "chmod \(folder ? "755" : "644") \(path)")
+    }
+
+    private static func refuseWritableByAnyone(
+        _ path: String, mode: mode_t, what: String, fix: String
+    )
+        throws(WireError)
+    {
+        guard mode & 0o002 != 0 else { return }
+        throw WireError(
+            .keys, "\(what) \(path) is writable by anyone (mode \(String(mode, radix: 8))); refusing it: \(fix)")
     }
 }
