@@ -205,7 +205,7 @@ extension Coordinator: FarmService {
         let startFrame = segments.filter { $0.index < index }.reduce(0) { $0 + $1.frames }
         let output = status.output, total = max(1, status.framesTotal)
         do {
-            return try await DedicatedThread.run {
+            return try await thumbnails.thumbnail(.init(job: id, segment: index)) {
                 // Segments are contiguous runs of output frames on a constant grid: frame k starts at
                 // duration × k / total.
                 let asset = try Asset.load(output, scanPackets: false)
@@ -214,6 +214,8 @@ extension Coordinator: FarmService {
                 generator.maximumSize = (160, 90)
                 return try generator.image(at: MediaTime(seconds: seconds, preferredTimescale: 90_000)).png
             }
+        } catch is ThumbnailCache.Busy {
+            throw FarmError(.unavailable, "too many thumbnails are being made; ask again in a moment")
         } catch {
             throw FarmError(.internalError, "thumbnail of job \(id) segment \(index): \(error)")
         }

@@ -19,6 +19,8 @@ public final class Coordinator: @unchecked Sendable {
     private let context = ZMQContext()
     private var dispatcher: Dispatcher?
     private let runners = Mutex<[String: JobRunner]>([:])
+    /// Segment thumbnails of finished jobs, made a few at a time and kept for a while.
+    let thumbnails = ThumbnailCache()
     private let stopping = Mutex(false)
     /// The endpoint the ROUTER socket is bound to, once started.
     public private(set) var endpoint: String?
