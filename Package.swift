@@ -32,6 +32,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         // NIOLockedValueBox, for state shared by reference between threads and tasks (already in the graph via Hummingbird).
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
+        // HTTP request parts as the server's channel sees them, for the request-body deadline (in the graph
+        // via Hummingbird).
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         // HMAC-SHA256 for the dashboard's session cookie (already in the graph via swift-certificates).
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
     ],
@@ -88,6 +91,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "_NIOFileSystem", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -23,6 +23,8 @@ final class FarmFixture: @unchecked Sendable {
     /// Fast failure detection for tests: 200 ms heartbeats, dead after 2 s of silence (10 beats: a
     /// loaded 2-core machine can hold a process off the CPU for a second).
     var coordinatorFlags = ["--heartbeat-ms", "200", "--liveness", "10", "--stall-timeout", "8"]
+    /// The coordinator's open-file limit (soft and hard), when a test lowers it; nil = inherited.
+    var coordinatorFileLimit: Int?
 
     init(curve: Bool = false) throws {
         root = try TestMedia.makeDirectory("farm")
@@ -75,7 +77,8 @@ final class FarmFixture: @unchecked Sendable {
 
     /// Starts (or restarts) the coordinator and waits until its HTTP API answers.
     func startCoordinator() throws {
-        coordinator = try launch(coordinatorArguments, log: "coordinator", namespace: coordinatorNamespace)
+        coordinator = try launch(
+            coordinatorArguments, log: "coordinator", namespace: coordinatorNamespace, fileLimit: coordinatorFileLimit)
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
             if try client(["status", "--json"]).status == 0 { return }
@@ -188,9 +191,15 @@ final class FarmFixture: @unchecked Sendable {
 
     /// Starts `tessera ARGS` (inside a network namespace with `ip netns exec`, which execs it, so the
     /// process is tessera itself).
-    private func launch(_ args: [String], log name: String, namespace: String? = nil) throws -> Process {
+    private func launch(
+        _ args: [String], log name: String, namespace: String? = nil, fileLimit: Int? = nil
+    ) throws -> Process {
         let p = Process()
-        if let namespace {
+        if let fileLimit {
+            // prlimit sets the limit and execs the binary, so the process is tessera itself.
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
+            p.arguments = ["--nofile=\(fileLimit):\(fileLimit)", "--", TestMedia.tesseraBinary.path] + args
+        } else if let namespace {
             p.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
             p.arguments = ["netns", "exec", namespace, TestMedia.tesseraBinary.path] + args
         } else {

@@ -206,12 +206,20 @@ extension Dispatcher {
         if onBoard && !farm.board.wants(job: key.job, segment: key.segment) {
             farm.metrics.framesDiscarded(frames, discardReason(key))
         } else {
+            let output = result.output
             do {
-                let output = result.output
                 _ = try CodecConfiguration(wire: output.parameters, field: "result.output.parameters")
                 guard output.frames > 0, !output.packets.isEmpty else {
                     throw WireError(.malformed, "result.output holds no frames")
                 }
+            } catch {
+                logger.error("result \(key) is unusable: \(error)")
+                requeueOrFail(
+                    key, error: "result unusable: \(error)", failure: .unusableResult, worker: sessions[routingID]?.id)
+                send(.ack(key.ref), to: routingID)
+                return
+            }
+            do {
                 // One file per segment: one already there is the result the store accepted (a worker that
                 // never saw its ack, say across a coordinator restart, sends it again).
                 let existed = farm.spool.contains(jobID: key.job, segment: key.segment)
@@ -260,10 +268,10 @@ extension Dispatcher {
                 if isDataFolderFull(error) {
                     dataFolderFull(job: key.job, error)
                 } else {
-                    logger.error("result \(key) could not be kept: \(error)")
-                    requeueOrFail(
-                        key, error: "result unusable: \(error)", failure: .unusableResult,
-                        worker: sessions[routingID]?.id)
+                    // The coordinator's own failure (the spool, the store, no descriptor left): the segment
+                    // goes back to the queue uncounted, and its worker is not blamed.
+                    logger.error("result \(key) could not be kept here: \(error)")
+                    requeueOrFail(key, error: "the coordinator could not keep the result: \(error)", failure: nil)
                 }
             }
         }

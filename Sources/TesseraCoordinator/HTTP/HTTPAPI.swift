@@ -1,6 +1,8 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
+import NIOCore
 import ServiceLifecycle
 import TesseraCore
 
@@ -29,6 +31,12 @@ public struct HTTPAPI: Sendable {
     public var maxUploadBytes: Int64
     /// How long requests in flight (a long download, say) may take to finish once stopping starts.
     public var shutdownGrace: Duration
+    /// The most connections open at once; past it, new ones wait in the kernel's backlog. Nil: half of the
+    /// open-file limit (`DescriptorLimit`), raised to the hard limit when serving starts.
+    public var maxConnections: Int?
+    /// How long a connection may take to send a request's head (from its opening, or from the last
+    /// answer on it) before it is closed; a body must then end within it, or bring 64 KiB in each.
+    public var headTimeout: Duration = .seconds(10)
     public var logger: Logger
 
     public init(
@@ -53,9 +61,18 @@ public struct HTTPAPI: Sendable {
     )
         async throws
     {
+        let connections = maxConnections ?? DescriptorLimit.httpConnections(soft: DescriptorLimit.raise())
+        let timeout = TimeAmount.nanoseconds(
+            headTimeout.components.seconds * 1_000_000_000 + headTimeout.components.attoseconds / 1_000_000_000)
         let app = Application(
             router: makeRouter(),
-            configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "tessera"),
+            server: .http1(
+                configuration: .init(
+                    additionalChannelHandlers: [RequestBodyDeadline(window: timeout, minimumBytes: 64 << 10)],
+                    idleTimeout: timeout)),
+            configuration: ApplicationConfiguration(
+                address: .hostname(host, port: port), serverName: "tessera",
+                availableConnectionsDelegate: MaximumAvailableConnections(connections, logger: logger)),
             onServerRunning: { channel in onListening(channel.localAddress?.port ?? port) },
             logger: logger)
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [app], logger: logger))

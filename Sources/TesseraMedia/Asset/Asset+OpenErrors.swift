@@ -34,6 +34,13 @@ extension Asset {
     static func openFailure(path: String, size: Int64, code: Int32) -> MediaError {
         if code == tessera_AVERROR(ENOENT) { return MediaError(.notFound, "no such file", code: code) }
         if code == tessera_AVERROR(EACCES) { return MediaError(.notFound, "cannot be read: permission denied") }
+        // This process's (or the system's) descriptors ran out: the file is not to blame, and sniffing it
+        // would fail the same way and call it "not a media file".
+        if code == tessera_AVERROR(EMFILE) || code == tessera_AVERROR(ENFILE) {
+            return MediaError(
+                .io, "cannot be opened now: too many open files in this process (\(ffErrorString(code)))",
+                code: code)
+        }
         guard let (format, score) = sniff(path), score > AVPROBE_SCORE_RETRY else {
             return MediaError(.notMedia, "not a media file FFmpeg recognises", code: code)
         }
