@@ -190,6 +190,8 @@ let package = Package(
             name: "TesseraFarmTests",
             dependencies: [
                 "TesseraCore", "TesseraClient", "TesseraWire", "TesseraFarm", "TesseraCoordinator",
+                // FarmLyingWorkerTests encodes segments itself (the real SegmentRunner) before lying about them.
+                "TesseraMedia", "TesseraCompute", "TesseraAV",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 "TesseraTestSupport",
             ]),

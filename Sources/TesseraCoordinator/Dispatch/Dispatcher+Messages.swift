@@ -183,9 +183,9 @@ extension Dispatcher {
         send(.reject(code: code, message: message), to: routingID)
     }
 
-    /// Spools a result (the envelope as received, fsync'd) before acknowledging it; a duplicate,
-    /// unwanted or unusable result is acknowledged and discarded. Only the small fields are checked
-    /// here: the packets are read once, by the job's stitcher, from the spool.
+    /// Takes a result from the worker holding its lease: its small fields are checked here, then the
+    /// result is checked against its task off this thread (`ResultChecker`) and kept (`keep`) or refused
+    /// when the verdict comes back. A duplicate or unwanted result is acknowledged and discarded.
     private func accept(_ result: Tessera_V1_TaskResult, envelope data: Data, from routingID: Data, now: Double) {
         let key = TaskKey(result.ref)
         guard isHolder(key, routingID) else {
@@ -198,6 +198,67 @@ extension Dispatcher {
             return
         }
         sessions[routingID]?.holding.remove(key)
+        let worker = sessions[routingID]?.id
+        let onBoard = farm.board.knows(job: key.job)
+        // Unwanted (finished by another attempt, or its job stopped): `keep` discards it.
+        guard !onBoard || farm.board.wants(job: key.job, segment: key.segment) else {
+            return keep(result, envelope: data, key: key, routingID: routingID, now: now)
+        }
+        let output = result.output
+        do {
+            _ = try CodecConfiguration(wire: output.parameters, field: "result.output.parameters")
+            guard output.frames > 0, !output.packets.isEmpty else {
+                throw WireError(.malformed, "result.output holds no frames")
+            }
+        } catch {
+            logger.error("result \(key) is unusable: \(error)")
+            requeueOrFail(key, error: "result unusable: \(error)", failure: .unusableResult, worker: worker)
+            send(.ack(key.ref), to: routingID)
+            return
+        }
+        // Checked against its task before it counts; acknowledged once the verdict is in. (A job being
+        // planned again after a restart has no task on the board yet: its results are kept unchecked.)
+        if onBoard, let work = farm.board.work(job: key.job, segment: key.segment) {
+            if let worker { farm.board.touch(worker: worker, now: now) }
+            checker.check(
+                .init(
+                    key: key, routingID: routingID, worker: worker, result: result, envelope: data, work: work,
+                    received: now))
+            return
+        }
+        keep(result, envelope: data, key: key, routingID: routingID, now: now)
+    }
+
+    /// A checked result's verdict: kept, or refused (the segment goes to another worker, and the failure
+    /// counts against the one that sent it).
+    func checked(_ pending: ResultChecker.Pending, _ verdict: ResultChecker.Verdict, now: Double) {
+        let key = pending.key
+        switch verdict {
+        case .passed(let report, let seconds):
+            let psnr = [report.firstPSNR, report.lastPSNR].compactMap { $0 }.map { String(format: "%.1f", $0) }
+            let pictures = psnr.isEmpty ? "not compared" : psnr.joined(separator: "/") + " dB"
+            logger.info(
+                "result \(key) checked in \(String(format: "%.3f", seconds)) s: \(report.frames) frames, fingerprints \(pictures)"
+            )
+        case .refused(let why):
+            logger.warning("refused result \(key) from worker \(pending.worker ?? "?"): \(why.logSafe(limit: 300))")
+            if farm.board.wants(job: key.job, segment: key.segment) {
+                requeueOrFail(key, error: "result refused: \(why)", failure: .unusableResult, worker: pending.worker)
+            }
+            send(.ack(key.ref), to: pending.routingID)
+            return
+        case .unchecked(let why):
+            logger.warning("result \(key) could not be checked here (kept unchecked): \(why.logSafe(limit: 300))")
+        }
+        keep(pending.result, envelope: pending.envelope, key: key, routingID: pending.routingID, now: now)
+    }
+
+    /// Spools a result (the envelope as received, fsync'd) and records it before acknowledging it; an
+    /// unwanted one is acknowledged and discarded. The packets are read once, by the job's stitcher,
+    /// from the spool.
+    private func keep(
+        _ result: Tessera_V1_TaskResult, envelope data: Data, key: TaskKey, routingID: Data, now: Double
+    ) {
         // A job not on the board yet is being planned again after a restart: what its workers finished
         // during the outage is kept in the store (which knows whether the job still wants it), and the
         // board picks it up with the other spooled segments when it opens (PROTOCOL.md §8).
@@ -207,18 +268,6 @@ extension Dispatcher {
             farm.metrics.framesDiscarded(frames, discardReason(key))
         } else {
             let output = result.output
-            do {
-                _ = try CodecConfiguration(wire: output.parameters, field: "result.output.parameters")
-                guard output.frames > 0, !output.packets.isEmpty else {
-                    throw WireError(.malformed, "result.output holds no frames")
-                }
-            } catch {
-                logger.error("result \(key) is unusable: \(error)")
-                requeueOrFail(
-                    key, error: "result unusable: \(error)", failure: .unusableResult, worker: sessions[routingID]?.id)
-                send(.ack(key.ref), to: routingID)
-                return
-            }
             do {
                 // One file per segment: one already there is the result the store accepted (a worker that
                 // never saw its ack, say across a coordinator restart, sends it again).

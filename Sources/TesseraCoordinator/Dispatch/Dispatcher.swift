@@ -17,6 +17,7 @@ final class Dispatcher: @unchecked Sendable {
     enum Command: Sendable {
         case cancelTask(TaskKey, worker: String, reason: String)
         case control(worker: String, WorkerControl)
+        case checked(ResultChecker.Pending, ResultChecker.Verdict)
     }
 
     let configuration: CoordinatorConfiguration
@@ -29,6 +30,12 @@ final class Dispatcher: @unchecked Sendable {
     private let snapshot = Mutex<[WorkerStatus]>([])
     private let finished = DispatchSemaphore(value: 0)
     private var authenticator: ZAPAuthenticator?
+    /// Checks results before they are kept (`SegmentResultCheck`), off this thread.
+    private(set) lazy var checker = ResultChecker { [weak self] pending, verdict in
+        guard let self else { return }
+        commands.withLock { $0.append(.checked(pending, verdict)) }
+        wake()
+    }
 
     // Dispatcher thread only.
     var router: ZMQSocket!
@@ -117,6 +124,7 @@ final class Dispatcher: @unchecked Sendable {
         else { return }
         wake()
         finished.wait()
+        checker.stop()
         wakeUp?.close()
         authenticator?.stop()
     }
@@ -217,6 +225,8 @@ final class Dispatcher: @unchecked Sendable {
             case .control(let worker, let action):
                 operatorHolds[worker] = action == .resume ? nil : action
                 logger.info("worker \(worker): \(action.rawValue) (operator)")
+            case .checked(let pending, let verdict):
+                checked(pending, verdict, now: Date().timeIntervalSince1970)
             }
         }
     }

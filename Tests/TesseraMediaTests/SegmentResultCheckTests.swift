@@ -1,0 +1,102 @@
+import Foundation
+import TesseraAV
+import TesseraCompute
+import TesseraCore
+import TesseraTestSupport
+import Testing
+
+@testable import TesseraMedia
+
+/// `SegmentResultCheck` passes every honest segment (B-pyramids, HEVC open GOPs with leading pictures,
+/// a scale to another size) with its pictures compared, and refuses a result showing another segment's
+/// pictures at this segment's times.
+@Suite(.serialized) struct SegmentResultCheckTests {
+    /// Runs each segment as it is scheduled, checks its output against its work, and keeps both.
+    final class CheckingExecutor: SegmentExecutor, @unchecked Sendable {
+        let board = FinishedSegments()
+        var checked:
+            [(work: SegmentWork, output: SegmentOutput, report: Result<SegmentResultCheck.Report, MediaError>)] =
+                []
+
+        func schedule(_ work: SegmentWork) -> Bool {
+            let result = Result { () throws(MediaError) in
+                try SegmentRunner.run(work, threads: 1) { (spec, _) throws(MediaError) in
+                    try SwscaleProcessor(spec: spec, threads: 1)
+                }
+            }
+            if case .success(let output) = result {
+                checked.append(
+                    (
+                        work, output,
+                        Result { () throws(MediaError) in try SegmentResultCheck.check(output, against: work) }
+                    ))
+            }
+            board.post(work.spec.index, result)
+            return true
+        }
+        func isFinished(_ index: Int) -> Bool { false }
+        func output(_ index: Int) throws(MediaError) -> SegmentOutput { try board.take(index) }
+        func cancel(_ error: MediaError) { board.cancel(error) }
+        func finish() {}
+    }
+
+    static let sources: [(name: String, file: String, video: [String], settings: OutputSettings)] = [
+        (
+            "H.264 B-pyramid, scaled", "bpyr.mp4",
+            [
+                "-c:v", "libx264", "-preset", "fast", "-bf", "3", "-b-pyramid", "normal", "-g", "15", "-pix_fmt",
+                "yuv420p",
+            ],
+            OutputSettings(
+                video: VideoSettings(codec: .h264, maxWidth: 160, maxHeight: 120, speed: "superfast"), audio: nil)
+        ),
+        (
+            "HEVC 10-bit open GOP", "open.mkv",
+            [
+                "-c:v", "libx265", "-preset", "ultrafast", "-pix_fmt", "yuv420p10le",
+                "-x265-params", "keyint=15:min-keyint=15:open-gop=1:bframes=4:log-level=error",
+            ],
+            OutputSettings(video: VideoSettings(codec: .hevc, speed: "ultrafast"), audio: nil)
+        ),
+    ]
+
+    @Test(arguments: sources.indices)
+    func honestSegmentsPassAndAnotherSegmentsPicturesDoNot(_ n: Int) throws {
+        let c = Self.sources[n]
+        let dir = try TestMedia.makeDirectory("result-check")
+        defer { TestMedia.cleanup(dir) }
+        let src = dir.appendingPathComponent(c.file)
+        try TestMedia.make(src, seconds: 3, width: 320, height: 240, video: c.video, audio: nil)
+        let executor = CheckingExecutor()
+        let session = ExportSession(
+            sourcePath: src.path, outputPath: dir.appendingPathComponent("out.mp4").path, settings: c.settings)
+        session.segmentDuration = 0.5
+        session.parallel = 1
+        session.backend = .cpu
+        session.makeSegmentExecutor = { _ in executor }
+        _ = try session.export()
+        #expect(executor.checked.count >= 5)
+        for (work, _, report) in executor.checked {
+            let r = try report.get()
+            #expect(r.frames == work.spec.frameCount)
+            #expect((r.firstPSNR ?? 0) >= 30 && (r.lastPSNR ?? 0) >= 30, "segment \(work.spec.index): \(r)")
+        }
+        // Segment 0's pictures moved onto segment 2's times: every count and time is right, the pictures are not.
+        let (target, honest, _) = executor.checked[2], donor = executor.checked[0].output
+        try #require(donor.packets.count == honest.packets.count)
+        var swapped = honest
+        let shift = (honest.packets.map(\.pts).min() ?? 0) - (donor.packets.map(\.pts).min() ?? 0)
+        swapped.packets = donor.packets.map { p in
+            var q = p
+            q.pts += shift
+            q.dts += shift
+            return q
+        }
+        #expect {
+            _ = try SegmentResultCheck.check(swapped, against: target)
+        } throws: { error in
+            (error as? MediaError)?.kind == .verificationFailed
+                && (error as? MediaError)?.message.contains("is not the source's pictures") == true
+        }
+    }
+}
