@@ -37,7 +37,7 @@ extension Coordinator {
         } catch {
             throw FarmError(.invalidRequest, "settings: \(error)")
         }
-        let made: (end: Rational, frameDuration: Rational)
+        let made: (end: Rational, frameDuration: Rational, width: Int, height: Int)
         do {
             made = try await DedicatedThread.run {
                 try CompositionExport(spec: checked, assetPaths: checked.assets.map(\.path), outputPath: output).check()
@@ -51,9 +51,14 @@ extension Coordinator {
             )
         }
         do throws(JobRequestError) {
+            let segmentDuration = request.segmentDuration ?? farm.defaultSegmentDuration
             try JobRequestLimits.checkWorkload(
-                duration: made.end, frameDuration: made.frameDuration,
-                segmentDuration: request.segmentDuration ?? farm.defaultSegmentDuration, field: "spec")
+                duration: made.end, frameDuration: made.frameDuration, segmentDuration: segmentDuration, field: "spec")
+            // The frames one segment holds at once, at the render's size, fit a worker.
+            let perSegment =
+                made.frameDuration.seconds > 0 ? Int((segmentDuration / made.frameDuration.seconds).rounded(.up)) : 1
+            try SegmentLayer.checkMemory(
+                width: made.width, height: made.height, frames: perSegment, field: "spec.videoComposition.renderSize")
         } catch {
             throw FarmError(.invalidRequest, error.description)
         }

@@ -207,6 +207,19 @@ import Testing
         }
     }
 
+    /// A composition's segments must fit a worker: 8192×8192 in 30-frame segments (9 GB measured) is
+    /// refused, 1080p in 4 s at 60 fps is not, and the estimate stops growing past 64 frames in flight.
+    @Test func aRenderMustFitAWorker() {
+        #expect(throws: JobRequestError.self) {
+            try SegmentLayer.checkMemory(width: 8192, height: 8192, frames: 30, field: "renderSize")
+        }
+        #expect(throws: Never.self) { try SegmentLayer.checkMemory(width: 1920, height: 1080, frames: 240, field: "r") }
+        #expect(
+            SegmentLayer.memoryEstimate(width: 3840, height: 2160, frames: 64)
+                == SegmentLayer.memoryEstimate(width: 3840, height: 2160, frames: 6000))
+        #expect(SegmentLayer.memoryEstimate(width: Int.max, height: Int.max, frames: Int.max) > 0, "saturates, no trap")
+    }
+
     /// `backend` is a closed set: "gpu" is a decoding error naming the field, not a silent default.
     @Test func backendIsAClosedSet() throws {
         let good = try JSONDecoder().decode(JobRequest.self, from: Data(#"{"source":"/a","backend":"vulkan"}"#.utf8))

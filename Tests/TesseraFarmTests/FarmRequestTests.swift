@@ -91,6 +91,11 @@ struct FarmRequestTests {
                     + #""videoComposition":{"renderSize":"641x361"}}}"#,
                 "641x361' has an odd side"
             ),
+            (
+                #"{"spec":{"assets":[{"id":"a","path":"\#(src.path)"}],"edits":[{"insert":{"asset":"a"}}],"#
+                    + #""videoComposition":{"renderSize":"8192x8192","frameRate":"30"}},"segmentDuration":1}"#,
+                "renderSize: 8192x8192 in segments of 30 frames needs about"
+            ),
         ]
         for (body, field) in cases {
             let answer = try Self.post(farm, "/v1/jobs", body)

@@ -30,6 +30,33 @@ public struct SegmentLayer: Sendable, Hashable {
     /// The render's sides.
     public static let renderSides: ClosedRange<Int> = 16...8192
 
+    /// The most memory one composition segment's pictures may take on a worker. An 8192×8192 render in
+    /// 30-frame segments took a worker to 9 GB; a request of a few hundred bytes must not ask that.
+    public static let memoryBudget: Int64 = 4 << 30
+
+    /// What a segment of `frames` frames at `width`×`height` holds at most: each picture as an RGBA layer
+    /// and as 8-bit 4:2:0 for the encoder (5.5 bytes a pixel), for as many frames as are in flight at once
+    /// (the encoder's look-ahead and reordering, threads: up to 64, never more than the segment has).
+    public static func memoryEstimate(width: Int, height: Int, frames: Int) -> Int64 {
+        // Saturating: the sides may come from the wire.
+        let (pixels, o1) = Int64(clamping: max(width, 0)).multipliedReportingOverflow(
+            by: Int64(clamping: max(height, 0)))
+        let (bytes, o2) = pixels.multipliedReportingOverflow(by: 11)
+        let (total, o3) = (bytes / 2).multipliedReportingOverflow(by: Int64(min(max(frames, 1), 64)))
+        return o1 || o2 || o3 ? .max : total
+    }
+
+    /// Refuses a render whose segments of `frames` frames would pass `memoryBudget`, naming `field`.
+    public static func checkMemory(width: Int, height: Int, frames: Int, field: String) throws(JobRequestError) {
+        let need = memoryEstimate(width: width, height: height, frames: frames)
+        guard need <= memoryBudget else {
+            throw JobRequestError(
+                field: field,
+                "\(width)x\(height) in segments of \(frames) frames needs about \(need >> 20) MiB on a worker; "
+                    + "at most \(memoryBudget >> 20) MiB: use a smaller render or shorter segments")
+        }
+    }
+
     /// The background as its three 8-bit components.
     public var rgb: (r: Int, g: Int, b: Int) { ((background >> 16) & 255, (background >> 8) & 255, background & 255) }
 

@@ -170,10 +170,12 @@ public final class CompositionExport: @unchecked Sendable {
     /// Checks the spec against its assets (each probed: its header, not a scan) and the settings, as the
     /// export does before any work; a farm runs it at submission.
     /// - Throws: `.invalidArgument` naming the spec's field; the assets' open errors.
-    /// - Returns: the output's end (its last frame's end) and its frame duration.
-    @discardableResult public func check() throws(MediaError) -> (end: Rational, frameDuration: Rational) {
+    /// - Returns: the output's end (its last frame's end), its frame duration and its render size.
+    @discardableResult public func check() throws(MediaError) -> (
+        end: Rational, frameDuration: Rational, width: Int, height: Int
+    ) {
         let plan = try plan()
-        return (plan.videoEnd, plan.frameDuration)
+        return (plan.videoEnd, plan.frameDuration, plan.renderWidth, plan.renderHeight)
     }
 
     /// Refuses a transform that would make a picture too large to render, naming the field, before any

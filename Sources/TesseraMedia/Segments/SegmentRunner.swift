@@ -44,6 +44,13 @@ public enum SegmentRunner {
                 frameDuration: Rational(Int64(outputTB.numerator), Int64(outputTB.denominator)))
         }
         if let l = work.layer {
+            // The worker holds its own line: a task from the wire asking more than a segment may is refused.
+            do throws(JobRequestError) {
+                try SegmentLayer.checkMemory(
+                    width: l.renderWidth, height: l.renderHeight, frames: spec.frameCount, field: "task.layer")
+            } catch {
+                throw MediaError(.invalidArgument, path: work.sourceName, "segment \(spec.index): \(error)")
+            }
             encoderInput = try LayerRenderer.encoderInput(
                 width: l.renderWidth, height: l.renderHeight,
                 frameDuration: Rational(Int64(outputTB.numerator), Int64(outputTB.denominator)))
