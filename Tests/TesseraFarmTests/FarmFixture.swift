@@ -25,6 +25,8 @@ final class FarmFixture: @unchecked Sendable {
     var coordinatorFlags = ["--heartbeat-ms", "200", "--liveness", "10", "--stall-timeout", "8"]
     /// The coordinator's open-file limit (soft and hard), when a test lowers it; nil = inherited.
     var coordinatorFileLimit: Int?
+    /// Whether the coordinator is started with the token (client commands send it either way).
+    var withToken = true
 
     init(curve: Bool = false) throws {
         root = try TestMedia.makeDirectory("farm")
@@ -64,8 +66,7 @@ final class FarmFixture: @unchecked Sendable {
                 "coordinator", "--listen", "tcp://\(coordinatorNamespace == nil ? "127.0.0.1" : "*"):\(zmqPort)",
                 "--http", "127.0.0.1:\(httpPort)",
                 "--data", data.path, "--media-root", media.path, "--output-root", outputs.path,
-                "--token-file", keys.appendingPathComponent("token").path,
-            ] + coordinatorFlags
+            ] + (withToken ? ["--token-file", keys.appendingPathComponent("token").path] : []) + coordinatorFlags
         if curve {
             args += [
                 "--curve-secret", keys.appendingPathComponent("coordinator.key").path,
