@@ -59,6 +59,15 @@ extension Coordinator {
                 made.frameDuration.seconds > 0 ? Int((segmentDuration / made.frameDuration.seconds).rounded(.up)) : 1
             try SegmentLayer.checkMemory(
                 width: made.width, height: made.height, frames: perSegment, field: "spec.videoComposition.renderSize")
+            // And fits the memory of some worker taking work, as it announced it (none connected: not known).
+            let need = SegmentLayer.memoryEstimate(width: made.width, height: made.height, frames: perSegment)
+            let largest = workerStatuses.filter { $0.state.takesWork }.map(\.memoryBytes).max()
+            if let largest, largest > 0, UInt64(clamping: need) > largest {
+                throw JobRequestError(
+                    field: "spec.videoComposition.renderSize",
+                    "\(made.width)x\(made.height) in segments of \(perSegment) frames needs about \(need >> 20) MiB; "
+                        + "the largest worker connected announced \(largest >> 20) MiB")
+            }
         } catch {
             throw FarmError(.invalidRequest, error.description)
         }

@@ -25,6 +25,10 @@ public struct CoordinatorConfiguration: Sendable {
     public var maxMessageBytes: Int = 256 << 20
     /// Default seconds per segment when a job does not say.
     public var segmentDuration: Double = 4
+    /// Whether each worker's result is checked against its task before it counts
+    /// (`SegmentResultCheck`: it decodes to the task's frames, at its size and times, showing the
+    /// source's pictures). A `LocalFarm` turns it off: its workers are this process's own threads.
+    public var checkResults = true
 
     public init(listen: String, dataDirectory: URL, mediaRoots: [URL], outputRoot: URL?) {
         self.listen = listen

@@ -39,6 +39,8 @@ public final class LocalFarm: Service, Sendable {
             self.workers = workers
             self.coordinator = coordinator
             self.coordinator.listen = "tcp://127.0.0.1:*"
+            // Its workers are this process's own threads: their results need no second decode here.
+            self.coordinator.checkResults = false
         }
     }
 

@@ -12,6 +12,24 @@ struct FarmHostilePeerTests {
         _ = try socket.send([WireCodec.encode(envelope)])
     }
 
+    /// A peer that says Hello as worker `id` (announcing `slots` and, when given, `memoryBytes`) and, with
+    /// `credit`, Ready.
+    static func peer(
+        _ farm: FarmFixture, _ context: ZMQContext, id: String, slots: UInt32 = 1, memoryBytes: UInt64 = 0,
+        credit: UInt32? = 1
+    ) throws -> ZMQSocket {
+        let socket = try ZMQSocket(context, .dealer)
+        try socket.connect(farm.endpoint)
+        var caps = Tessera_V1_Capabilities()
+        caps.hostname = id
+        caps.slots = slots
+        caps.backends = ["cpu"]
+        caps.memoryBytes = memoryBytes
+        try send(socket, .hello(workerID: id, capabilities: caps))
+        if let credit { try send(socket, .ready(credit: credit)) }
+        return socket
+    }
+
     static func ref(_ job: String, _ segment: UInt32, _ attempt: UInt32) -> Tessera_V1_TaskRef {
         var r = Tessera_V1_TaskRef()
         r.jobID = job

@@ -49,14 +49,7 @@ struct FarmLyingWorkerTests {
         try farm.startCoordinator()
         try farm.startWorker("honest")
         let context = ZMQContext()
-        let liar = try ZMQSocket(context, .dealer)
-        try liar.connect(farm.endpoint)
-        var caps = Tessera_V1_Capabilities()
-        caps.hostname = "liar"
-        caps.slots = 1
-        caps.backends = ["cpu"]
-        try FarmHostilePeerTests.send(liar, .hello(workerID: "liar", capabilities: caps))
-        try FarmHostilePeerTests.send(liar, .ready(credit: 1))
+        let liar = try FarmHostilePeerTests.peer(farm, context, id: "liar")
         let id = try farm.submit(src, output: "out.mp4", ["--segment-duration", "1"])
         var donor: SegmentOutput?
         var lies = Lie.allCases

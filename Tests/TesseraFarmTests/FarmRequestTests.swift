@@ -1,5 +1,6 @@
 import Foundation
 import TesseraTestSupport
+import TesseraWire
 import Testing
 
 /// Job requests against a real coordinator: every out-of-bounds field is refused with 400 naming it
@@ -132,5 +133,28 @@ struct FarmRequestTests {
         let good = try farm.submit(src, output: "good.mp4", ["--segment-duration", "1"])
         #expect(try farm.wait(good)["state"] as? String == "completed")
         #expect(!FileManager.default.fileExists(atPath: farm.outputs.appendingPathComponent("stored.mp4").path))
+    }
+
+    @Test("a render larger than any connected worker's announced memory is refused at submission, naming it")
+    func aRenderMustFitTheWorkersThatAnnouncedTheirMemory() throws {
+        let farm = try FarmFixture()
+        let src = farm.media.appendingPathComponent("a.mp4")
+        try TestMedia.make(src, seconds: 1)
+        try farm.startCoordinator()
+        // A worker that announces 256 MiB of memory.
+        let context = ZMQContext()
+        let small = try FarmHostilePeerTests.peer(farm, context, id: "small", memoryBytes: 256 << 20, credit: nil)
+        defer { small.close() }
+        #expect(try farm.eventually(10) { try farm.client(["workers", "--json"]).stdout.contains("\"small\"") })
+        let spec = { (size: String) in
+            #"{"spec":{"assets":[{"id":"a","path":"\#(src.path)"}],"edits":[{"insert":{"asset":"a"}}],"#
+                + #""videoComposition":{"renderSize":"\#(size)","frameRate":"30"}},"segmentDuration":1}"#
+        }
+        // 1920x1080 in 30-frame segments: about 326 MiB.
+        let big = try Self.post(farm, "/v1/jobs", spec("1920x1080"))
+        #expect(big.status == 400, "\(big)")
+        #expect(big.body.contains("renderSize") && big.body.contains("announced 256 MiB"), "\(big.body)")
+        let fits = try Self.post(farm, "/v1/jobs", spec("640x360"))
+        #expect(fits.status == 201, "\(fits)")
     }
 }

@@ -40,25 +40,15 @@ import Testing
         func finish() {}
     }
 
-    static let sources: [(name: String, file: String, video: [String], settings: OutputSettings)] = [
-        (
-            "H.264 B-pyramid, scaled", "bpyr.mp4",
-            [
-                "-c:v", "libx264", "-preset", "fast", "-bf", "3", "-b-pyramid", "normal", "-g", "15", "-pix_fmt",
-                "yuv420p",
-            ],
-            OutputSettings(
-                video: VideoSettings(codec: .h264, maxWidth: 160, maxHeight: 120, speed: "superfast"), audio: nil)
-        ),
-        (
-            "HEVC 10-bit open GOP", "open.mkv",
-            [
-                "-c:v", "libx265", "-preset", "ultrafast", "-pix_fmt", "yuv420p10le",
-                "-x265-params", "keyint=15:min-keyint=15:open-gop=1:bframes=4:log-level=error",
-            ],
-            OutputSettings(video: VideoSettings(codec: .hevc, speed: "ultrafast"), audio: nil)
-        ),
-    ]
+    /// DecoderReuseTests' sources (B-pyramid, HEVC open GOP), and the B-pyramid scaled down.
+    static let sources =
+        DecoderReuseTests.sources + [
+            (
+                "H.264 B-pyramid, scaled", DecoderReuseTests.sources[0].file, DecoderReuseTests.sources[0].video,
+                OutputSettings(
+                    video: VideoSettings(codec: .h264, maxWidth: 160, maxHeight: 120, speed: "superfast"), audio: nil)
+            )
+        ]
 
     @Test(arguments: sources.indices)
     func honestSegmentsPassAndAnotherSegmentsPicturesDoNot(_ n: Int) throws {

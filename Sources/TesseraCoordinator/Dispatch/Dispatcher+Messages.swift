@@ -218,7 +218,7 @@ extension Dispatcher {
         }
         // Checked against its task before it counts; acknowledged once the verdict is in. (A job being
         // planned again after a restart has no task on the board yet: its results are kept unchecked.)
-        if onBoard, let work = farm.board.work(job: key.job, segment: key.segment) {
+        if configuration.checkResults, onBoard, let work = farm.board.work(job: key.job, segment: key.segment) {
             if let worker { farm.board.touch(worker: worker, now: now) }
             checker.check(
                 .init(

@@ -37,6 +37,14 @@ public enum SegmentResultCheck {
         let name = "segment \(spec.index)'s result"
         func refuse(_ what: String) -> MediaError { MediaError(.verificationFailed, "\(name) \(what)") }
 
+        // A plain segment shows each source frame of its range once, moved onto the output timeline (as
+        // `VideoGate` passes them), led by the frame on screen at its start when none sits exactly there.
+        // Nil where the task is retimed or composed, or this reading of it does not give its frame count.
+        let plain = work.retime == nil && work.layer == nil ? shownFrames(work) : nil
+        // The output times whose pictures are compared: the first and the last.
+        let compared: [Int64] =
+            work.rotation == .none ? [plain?.first, plain?.last].compactMap { $0?.output } : []
+
         let parameters = try CodecParameters(output.parameters)
         let outputTB = work.outputTimeBase
         let decoder = try Decoder(
@@ -45,14 +53,12 @@ public enum SegmentResultCheck {
             threads: 1, checkOnly: true)
         var times: [Int64] = []
         var sizes: Set<[Int]> = []
-        var first: [UInt8]?, last: [UInt8]?
+        var pictures: [Int64: [UInt8]] = [:]
         do throws(MediaError) {
             func take(_ f: Frame) throws(MediaError) -> Bool {
                 times.append(f.pts)
                 sizes.insert([f.width, f.height])
-                let print = try fingerprint(f)
-                if first == nil { first = print }
-                last = print
+                if compared.contains(f.pts) { pictures[f.pts] = try fingerprint(f) }
                 return true
             }
             for p in output.packets { _ = try decoder.decode(try p.makePacket(), take) }
@@ -69,34 +75,40 @@ public enum SegmentResultCheck {
             throw refuse("is \(seen); the task makes \(size[0])x\(size[1])")
         }
         var report = Report(frames: times.count)
-        // A plain segment shows each source frame of its range once, moved onto the output timeline (as
-        // `VideoGate` passes them), led by the frame on screen at its start when none sits exactly there.
-        guard work.retime == nil, work.layer == nil else { return report }
-        let range = spec.presentationRange
-        let shift = spec.timeMap.output(range.lowerBound)
-        var shown = work.packets.map(\.pts).filter { range.contains($0) }.sorted()
-        if shown.first != range.lowerBound, let before = work.packets.map(\.pts).filter({ $0 < range.lowerBound }).max()
-        {
-            shown.insert(before, at: 0)
+        guard let plain else { return report }
+        guard times.sorted() == plain.map(\.output) else {
+            throw refuse("shows frames at other times than the task's \(plain.count) source frames")
         }
-        let expected = shown.map { max($0, range.lowerBound) &- range.lowerBound &+ shift }
-        // Where this reading of the task does not give its frame count, the times are not judged by it.
-        guard expected.count == spec.frameCount else { return report }
-        guard times.sorted() == expected else {
-            throw refuse("shows frames at other times than the task's \(expected.count) source frames")
+        guard let first = plain.first, let last = plain.last, !compared.isEmpty else { return report }
+        let source = try sourcePictures(work, at: [first.source, last.source])
+        var psnrs: [Double] = []
+        for frame in [first, last] {
+            guard let a = pictures[frame.output], let b = source[frame.source] else { return report }
+            psnrs.append(psnr(a, b))
         }
-        guard work.rotation == .none, let first, let last, let firstPTS = shown.first, let lastPTS = shown.last
-        else { return report }
-        let source = try sourcePictures(work, at: [firstPTS, lastPTS])
-        guard let sourceFirst = source[firstPTS], let sourceLast = source[lastPTS] else { return report }
-        report.firstPSNR = psnr(first, sourceFirst)
-        report.lastPSNR = psnr(last, sourceLast)
-        for (which, value) in [("first", report.firstPSNR!), ("last", report.lastPSNR!)] where value < minimumPSNR {
+        report.firstPSNR = psnrs[0]
+        report.lastPSNR = psnrs[1]
+        for (which, value) in zip(["first", "last"], psnrs) where value < minimumPSNR {
             throw refuse(
                 "is not the source's pictures: its \(which) frame matches the source's at "
                     + String(format: "%.1f dB (at least %.0f dB expected)", value, minimumPSNR))
         }
         return report
+    }
+
+    /// A plain segment's frames in order: each source frame's time and the output time it is shown at.
+    /// Nil when that reading of the task does not give its frame count (its times are then not judged).
+    static func shownFrames(_ work: SegmentWork) -> [(source: Int64, output: Int64)]? {
+        let range = work.spec.presentationRange
+        let shift = work.spec.timeMap.output(range.lowerBound)
+        var shown = work.packets.map(\.pts).filter { range.contains($0) }.sorted()
+        if shown.first != range.lowerBound,
+            let before = work.packets.map(\.pts).filter({ $0 < range.lowerBound }).max()
+        {
+            shown.insert(before, at: 0)
+        }
+        guard shown.count == work.spec.frameCount else { return nil }
+        return shown.map { ($0, max($0, range.lowerBound) &- range.lowerBound &+ shift) }
     }
 
     /// The picture size the task's settings make of its source (or the render's, for a composition).
@@ -116,10 +128,12 @@ public enum SegmentResultCheck {
     /// at or before it: the segment's own keyframe for its first frame, its last GOP for its last.
     static func sourcePictures(_ work: SegmentWork, at times: [Int64]) throws(MediaError) -> [Int64: [UInt8]] {
         let parameters = try CodecParameters(work.source)
+        // Pictures for a 64x36 fingerprint: the loop filter is skipped, and so is every frame no other
+        // refers to, but the ones asked for.
         let decoder = try Decoder(
             parameters: parameters.pointer,
             timeBase: AVRational(num: Int32(work.timeBase.numerator), den: Int32(work.timeBase.denominator)),
-            path: work.sourceName, threads: 1)
+            path: work.sourceName, threads: 1, checkOnly: true)
         var found: [Int64: [UInt8]] = [:]
         // Each time from the last keyframe (in decode order) at or before it; times sharing that keyframe
         // come out of one pass, which stops once they are all seen.
@@ -135,7 +149,11 @@ public enum SegmentResultCheck {
                 if wanted.contains(f.pts), found[f.pts] == nil { found[f.pts] = try fingerprint(f) }
                 return !wanted.allSatisfy { found[$0] != nil }
             }
-            for p in work.packets[start...] where more { more = try decoder.decode(try p.makePacket(), take) }
+            for p in work.packets[start...] where more {
+                decoder.context.pointee.skip_frame = wanted.contains(p.pts) ? AVDISCARD_DEFAULT : AVDISCARD_NONREF
+                more = try decoder.decode(try p.makePacket(), take)
+            }
+            decoder.context.pointee.skip_frame = AVDISCARD_DEFAULT
             if more { _ = try decoder.decode(nil, take) }
         }
         return found
