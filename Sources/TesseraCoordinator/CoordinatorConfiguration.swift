@@ -29,6 +29,9 @@ public struct CoordinatorConfiguration: Sendable {
     /// (`SegmentResultCheck`: it decodes to the task's frames, at its size and times, showing the
     /// source's pictures). A `LocalFarm` turns it off: its workers are this process's own threads.
     public var checkResults = true
+    /// When set, only these worker ids may say Hello: a `LocalFarm`'s own workers, whose ids carry a
+    /// random secret, so no other process on the machine joins the farm it does not check.
+    public var allowedWorkerIDs: Set<String>?
 
     public init(listen: String, dataDirectory: URL, mediaRoots: [URL], outputRoot: URL?) {
         self.listen = listen

@@ -48,6 +48,8 @@ public final class LocalFarm: Service, Sendable {
     public let coordinator: Coordinator
     private let logger: Logger
     private let running = Mutex<(workers: [Worker], exits: [DispatchSemaphore])?>(nil)
+    /// The workers' ids, which only they know (see `init`).
+    private let workerIDs: [String]
 
     /// Opens (or creates) the coordinator's data folder. Nothing runs until `start()`.
     public init(configuration: Configuration, logger: Logger = Logger(label: "tessera.farm")) throws {
@@ -56,7 +58,13 @@ public final class LocalFarm: Service, Sendable {
         }
         self.configuration = configuration
         self.logger = logger
-        coordinator = try Coordinator(configuration: configuration.coordinator, logger: logger)
+        // The workers' ids carry a secret, and the coordinator takes no other: it does not check their
+        // results, so no other process on the machine may join as a worker.
+        let secret = String(UInt64.random(in: .min ... .max), radix: 16)
+        workerIDs = (1...configuration.workers).map { "local-\($0)-\(secret)" }
+        var coordinatorConfiguration = configuration.coordinator
+        coordinatorConfiguration.allowedWorkerIDs = Set(workerIDs)
+        coordinator = try Coordinator(configuration: coordinatorConfiguration, logger: logger)
     }
 
     /// Binds the coordinator (resuming unfinished jobs) and starts the workers, each on a thread of its
@@ -68,7 +76,7 @@ public final class LocalFarm: Service, Sendable {
         running.withLock { running in
             guard running == nil else { return }
             let workers = (0..<configuration.workers).map { n -> Worker in
-                var wc = Worker.Configuration(coordinator: endpoint, id: "local-\(n + 1)")
+                var wc = Worker.Configuration(coordinator: endpoint, id: workerIDs[n])
                 wc.backend = configuration.backend
                 wc.threads = configuration.threadsPerWorker
                 wc.slots = configuration.slotsPerWorker

@@ -4,6 +4,7 @@ import TesseraCoordinator
 import TesseraCore
 import TesseraFarm
 import TesseraTestSupport
+import TesseraWire
 import Testing
 
 /// `LocalFarm`: a coordinator and real workers in this process, over loopback ZeroMQ.
@@ -72,6 +73,39 @@ struct LocalFarmTests {
         #expect(last.framesTotal == 120 && last.framesDone == 120)
         #expect(last.segmentsTotal == 4)
         #expect(try Self.frames(folder.out.appendingPathComponent("out.mp4")) == 120)
+    }
+
+    /// Its coordinator does not check its workers' results, so it takes no worker but its own: a peer
+    /// saying Hello as `local-9` is refused, and the farm's own workers still do the job.
+    @Test("a local farm takes only its own workers")
+    func onlyItsOwnWorkersJoin() async throws {
+        let folder = try Folder()
+        defer { TestMedia.cleanup(folder.root) }
+        let farm = try folder.farm()
+        let endpoint = try await DedicatedThread.run { try farm.start() }
+        let answers = try await DedicatedThread.run { () throws -> [Tessera_V1_Envelope] in
+            let context = ZMQContext()
+            let stranger = try ZMQSocket(context, .dealer)
+            defer { stranger.close() }
+            try stranger.connect(endpoint)
+            var caps = Tessera_V1_Capabilities()
+            caps.slots = 1
+            caps.backends = ["cpu"]
+            try FarmHostilePeerTests.send(stranger, .hello(workerID: "local-9", capabilities: caps))
+            return try FarmHostilePeerTests.drain(stranger, timeout: 2000)
+        }
+        let reject = answers.compactMap { e -> Tessera_V1_Reject? in
+            if case .reject(let r)? = e.body { return r }
+            return nil
+        }
+        #expect(reject.first?.code == .unauthorized, "\(answers)")
+        #expect(!answers.contains { if case .welcome? = $0.body { return true } else { return false } })
+        let src = try folder.source(seconds: 2)
+        let job = try await farm.submit(folder.request(src))
+        var last: JobStatus?
+        for try await status in farm.statusUpdates(of: job.id) { last = status }
+        #expect(last?.state == .completed)
+        try await DedicatedThread.run { farm.stop() }
     }
 
     @Test("an unknown job's status stream ends with notFound")

@@ -82,6 +82,14 @@ extension Dispatcher {
                 "Hello needs a worker_id of 1…\(Self.maxWorkerIDBytes) letters, digits, '.', '_' or '-'")
             return
         }
+        if let allowed = configuration.allowedWorkerIDs, !allowed.contains(hello.workerID) {
+            warnOnce(
+                routingID, "not-ours",
+                "refused a Hello from \(Self.describe(routingID)): worker id \(hello.workerID.logSafe()) is not "
+                    + "one of this farm's own")
+            reject(routingID, .unauthorized, "this coordinator takes only its own workers")
+            return
+        }
         // With CURVE an id belongs to the key it first came with: another key cannot take it over.
         if let key {
             if let owner = idKeys[hello.workerID], owner != key {
