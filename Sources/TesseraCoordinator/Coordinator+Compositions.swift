@@ -55,8 +55,8 @@ extension Coordinator {
             try JobRequestLimits.checkWorkload(
                 duration: made.end, frameDuration: made.frameDuration, segmentDuration: segmentDuration, field: "spec")
             // The frames one segment holds at once, at the render's size, fit a worker.
-            let perSegment =
-                made.frameDuration.seconds > 0 ? Int((segmentDuration / made.frameDuration.seconds).rounded(.up)) : 1
+            // (Both were bounded already: at most 3,600 s in frames of at least 1 ms.)
+            let perSegment = Int(exactly: (segmentDuration / made.frameDuration.seconds).rounded(.up)) ?? 1
             try SegmentLayer.checkMemory(
                 width: made.width, height: made.height, frames: perSegment, field: "spec.videoComposition.renderSize")
             // And fits the memory of some worker taking work, as it announced it (none connected: not known).
