@@ -75,13 +75,14 @@ struct PlanCommand: ParsableCommand {
                 plan.segments.count, plan.planningSeconds))
         for s in plan.segments {
             let start = Double(s.presentationRange.lowerBound) * tb
-            let end =
+            // The last segment runs to the end of the video: its range is open, not infinitely long.
+            let shown =
                 s.presentationRange.upperBound == Int64.max
-                ? Double.infinity
-                : Double(s.presentationRange.upperBound) * tb
+                ? "end" : String(format: "%.3fs", Double(s.presentationRange.upperBound) * tb)
+            let end = String(repeating: " ", count: max(0, 10 - shown.count)) + shown
             print(
                 String(
-                    format: "  #%-4d frames %6d..<%-6d  %9.3fs – %9.3fs  decode packets %d..<%d", s.index,
+                    format: "  #%-4d frames %6d..<%-6d  %9.3fs – %@  decode packets %d..<%d", s.index,
                     s.outputFrames.lowerBound, s.outputFrames.upperBound, start, end,
                     s.decodePackets.lowerBound, s.decodePackets.upperBound))
         }

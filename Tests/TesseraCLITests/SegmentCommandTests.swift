@@ -34,6 +34,30 @@ import Testing
         #expect(next == 150)
     }
 
+    /// A screen recording with one keyframe (VP9): planned for two slots it is cut in two, mid-GOP, and the
+    /// text shows where the last segment ends as "end", not "infs"; on the farm's two workers it makes
+    /// exactly the frames of one pass.
+    @Test func aOneKeyframeRecordingIsSharedByTheSlots() throws {
+        defer { TestMedia.cleanup(dir) }
+        let src = dir.appendingPathComponent("screen.webm")
+        try TestMedia.make(
+            src, seconds: 4, width: 320, height: 240,
+            video: ["-c:v", "libvpx-vp9", "-g", "1000", "-deadline", "realtime", "-cpu-used", "8"], audio: nil)
+        let text = try tessera(["plan", src.path, "--segment-duration", "1", "--parallel", "2"])
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(
+            text.stdout.contains("120 frames in 2 segments") && text.stdout.contains(" end  decode packets"),
+            "\(text.stdout)")
+        #expect(!text.stdout.contains("inf"), "\(text.stdout)")
+        let one = dir.appendingPathComponent("one.mp4"), farm = dir.appendingPathComponent("farm.mp4")
+        let job = ["--video-codec", "h264", "--crf", "0", "--speed", "superfast", "--quiet"]
+        #expect(try tessera(["transcode", src.path, "-o", one.path] + job).status == 0)
+        let r = try tessera(["run", src.path, "-o", farm.path, "--workers", "2", "--segment-duration", "1"] + job)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try TestMedia.framePTS(farm) == TestMedia.framePTS(one))
+        #expect(try TestMedia.psnr(farm, against: one, width: 320, height: 240) > 60)
+    }
+
     @Test func segmentedTranscodeReportsSegmentsAndAPassedVerification() throws {
         defer { TestMedia.cleanup(dir) }
         let src = dir.appendingPathComponent("src.mp4"), out = dir.appendingPathComponent("out.mp4")

@@ -53,15 +53,30 @@ struct TailBalanceTests {
         #expect(key[Int(balanced.last!)])
     }
 
-    @Test("nothing changes with one slot, with fewer segments than slots, or when already even")
+    @Test("nothing changes with one slot, or when already even")
     func unchangedCases() {
         let (pts, key) = Self.frames(gops: 15, length: 60)
         let cuts: [Int64] = [120, 240, 360, 480, 600, 720, 840]
         #expect(SegmentPlanner.balanceTail(cuts, framePTS: pts, isKeyframe: key, parallel: 1) == cuts)
-        #expect(SegmentPlanner.balanceTail([600], framePTS: pts, isKeyframe: key, parallel: 3) == [600])
         let (even, evenKey) = Self.frames(gops: 16, length: 60)
         let evenCuts: [Int64] = [120, 240, 360, 480, 600, 720, 840]
         #expect(SegmentPlanner.balanceTail(evenCuts, framePTS: even, isKeyframe: evenKey, parallel: 2) == evenCuts)
+    }
+
+    /// Fewer segments than slots: the whole video is the last round. One keyframe in 300 frames (a screen
+    /// recording) on 2 slots is cut in two mid-GOP; 2 segments of 600 + 300 frames on 3 slots in three.
+    @Test("with fewer segments than slots, every slot gets a share")
+    func fewerSegmentsThanSlots() {
+        let pts = (0..<300).map(Int64.init), key = (0..<300).map { $0 == 0 }
+        let split = SegmentPlanner.balanceTail([], framePTS: pts, isKeyframe: key, parallel: 2, minimumFrames: 40)
+        #expect(split.count == 1, "\(split)")
+        #expect(Self.makespan(split, pts: pts, key: key, slots: 2) < 300 * 0.8, "\(split)")
+        let (long, longKey) = Self.frames(gops: 15, length: 60)
+        let three = SegmentPlanner.balanceTail([600], framePTS: long, isKeyframe: longKey, parallel: 3)
+        #expect(three.count == 2, "\(three)")
+        #expect(
+            Self.makespan(three, pts: long, key: longKey, slots: 3)
+                < Self.makespan([600], pts: long, key: longKey, slots: 3), "\(three)")
     }
 
     @Test(

@@ -3,7 +3,8 @@ extension SegmentPlanner {
     /// (H.264 1080p → 720p veryfast: decoding is about a quarter of the work).
     static let decodeOnlyCost = 0.25
 
-    /// Re-cuts the last round of segments so that all `parallel` slots finish together.
+    /// Re-cuts the last round of segments so that all `parallel` slots finish together (with fewer
+    /// segments than slots, the whole video is that round: a one-keyframe recording still uses every slot).
     ///
     /// Keyframe-aligned segments come in whole GOPs, so the last round is usually uneven: with 15 GOPs
     /// on 2 slots, one slot idles for a whole GOP at the end. Segments are dispatched in order to the
@@ -26,8 +27,11 @@ extension SegmentPlanner {
         // Segment boundaries as frame indices.
         let bounds = [0] + cuts.map { cut in framePTS.firstIndex { $0 >= cut } ?? count } + [count]
         let segments = bounds.count - 1
-        guard parallel > 1, segments >= parallel else { return cuts }
-        let tailStart = bounds[segments - parallel]
+        guard parallel > 1 else { return cuts }
+        // The segments before the last round; with fewer segments than slots (a long GOP, a short
+        // source), every frame is in the last round and the slots share it.
+        let before = max(0, segments - parallel)
+        let tailStart = bounds[before]
 
         // Frames decoded only to reach `frame` from the keyframe before it.
         func lead(_ frame: Int) -> Double {
@@ -37,10 +41,7 @@ extension SegmentPlanner {
         // What each segment between `bounds` costs: its frames plus its lead-in decoding.
         func costs(_ bounds: [Int]) -> [Double] { zip(bounds, bounds.dropFirst()).map { Double($1 - $0) + lead($0) } }
         // When each slot becomes free for the last round.
-        let free = slotsFree(
-            after: costs(Array(bounds.prefix(segments - parallel + 1))),
-            slots: parallel
-        ).sorted()
+        let free = slotsFree(after: costs(Array(bounds.prefix(before + 1))), slots: parallel).sorted()
         // Slots that would get less than a minimum piece stay idle; the others share the tail.
         var slots = parallel
         var finish = 0.0
@@ -75,10 +76,10 @@ extension SegmentPlanner {
             }
         }
         // Keep the re-cut only when it helps: snapping and minimum pieces can undo a small gain.
-        let newBounds = Array(bounds.prefix(segments - parallel + 1)) + pieces + [count]
-        let before = slotsFree(after: costs(bounds), slots: parallel).max()!
-        let after = slotsFree(after: costs(newBounds), slots: parallel).max()!
-        return after < before ? Array(cuts.prefix(segments - parallel)) + pieces.map { framePTS[$0] } : cuts
+        let newBounds = Array(bounds.prefix(before + 1)) + pieces + [count]
+        let was = slotsFree(after: costs(bounds), slots: parallel).max()!
+        let now = slotsFree(after: costs(newBounds), slots: parallel).max()!
+        return now < was ? Array(cuts.prefix(before)) + pieces.map { framePTS[$0] } : cuts
     }
 
     /// When each slot is free again after the segments of `costs` went, in order, to the first free slot.
