@@ -35,8 +35,9 @@ const attempts = [
   fetch(c + "/v1/workers/{worker}/drain", {{method: "POST", mode: "no-cors"}}),
 ];
 Promise.allSettled(attempts).then(() => {{
+  // Done once the form's answer has loaded in the iframe.
+  document.querySelector("iframe").onload = () => {{ document.title = "done"; }};
   document.getElementById("f").submit();
-  setTimeout(() => {{ document.title = "done"; }}, 1500);
 }});
 </script></body></html>"""
 

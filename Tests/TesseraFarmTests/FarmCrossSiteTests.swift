@@ -35,7 +35,9 @@ struct FarmCrossSiteTests {
         #expect(jobs.status == 0)
         let list = try JSONSerialization.jsonObject(with: Data(jobs.stdout.utf8)) as? [[String: Any]] ?? []
         #expect(list.count == 1, "a job was submitted from the page: \(jobs.stdout)")
-        #expect(["running", "queued", "completed"].contains(list.first?["state"] as? String ?? ""), "\(list)")
+        // Neither cancelled nor failed: wherever it is on its way (queued, running, verifying, completed).
+        let state = list.first?["state"] as? String
+        #expect(state != nil && !["cancelled", "failed"].contains(state!), "\(list)")
         let workers = try farm.client(["workers", "--json"])
         #expect(!workers.stdout.contains("draining"), "\(workers.stdout)")
         #expect(
