@@ -4,9 +4,10 @@
 // Frames start and end in system memory, so Vulkan figures include upload and download.
 //
 // usage: tessera-compute-bench <raw file> <width> <height> <pix_fmt> <out w> <out h> <out pix_fmt> <filter>
-//        <frames> <label:backend>...   backend: vulkan | vulkan-sync | cpu-frames | cpu | cpu1
+//        <frames> <label:backend>...   backend: vulkan | vulkan-sync | cpu-frames | cpu | cpu1 | agree
 //   cpu-frames: FrameParallelProcessor, a frame per core in flight; cpu: libswscale slice threads, one per
-//   core; cpu1: libswscale, one thread.
+//   core; cpu1: libswscale, one thread. agree: not a speed; the chosen Vulkan device's output against the
+//   CPU path's on every loaded frame, one line:  AGREE <label> <device> <worst PSNR dB> <largest difference>
 import CFFmpeg
 import Foundation
 import TesseraAV
@@ -86,6 +87,64 @@ func measurePipelined(_ label: String, count: Int, _ frames: [Frame], _ processo
     }
 }
 
+/// Every sample of a frame, plane after plane (16-bit formats as two bytes each, little-endian).
+func samples(_ frame: Frame) throws -> [UInt8] {
+    let format = frame.pointer.pointee.format
+    let size = Int(
+        av_image_get_buffer_size(
+            AVPixelFormat(format), frame.pointer.pointee.width,
+            frame.pointer.pointee.height, 1))
+    var bytes = [UInt8](repeating: 0, count: max(size, 0))
+    let f = frame.pointer
+    let written = withUnsafePointer(to: &f.pointee.data) { dataTuple in
+        withUnsafePointer(to: &f.pointee.linesize) { lineTuple in
+            dataTuple.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { d in
+                lineTuple.withMemoryRebound(to: Int32.self, capacity: 8) { l in
+                    av_image_copy_to_buffer(
+                        &bytes, Int32(bytes.count), d, l, AVPixelFormat(format),
+                        f.pointee.width, f.pointee.height, 1)
+                }
+            }
+        }
+    }
+    try ff(written, "copy frame out")
+    return bytes
+}
+
+/// The Vulkan device's pictures against the CPU path's (Tessera's own, as a job would run it): the worst
+/// frame's PSNR over all samples, and the largest difference of one sample, in code values.
+func agree(_ label: String, _ frames: [Frame], _ spec: ProcessingSpec, sixteenBit: Bool) {
+    do {
+        let gpu = try VulkanProcessor(spec: spec, framesInFlight: 1)
+        let cpu = try SwscaleProcessor(spec: spec, threads: 1, allowsPlaneScaler: true)
+        var worst = Double.infinity
+        var largest = 0
+        for frame in frames {
+            let a = try samples(gpu.process(frame)), b = try samples(cpu.process(frame))
+            guard a.count == b.count else { fail("\(label): outputs differ in size") }
+            var squares = 0.0
+            var count = 0
+            let step = sixteenBit ? 2 : 1
+            for i in stride(from: 0, to: a.count - step + 1, by: step) {
+                let x = sixteenBit ? Int(a[i]) | Int(a[i + 1]) << 8 : Int(a[i])
+                let y = sixteenBit ? Int(b[i]) | Int(b[i + 1]) << 8 : Int(b[i])
+                squares += Double((x - y) * (x - y))
+                largest = max(largest, abs(x - y))
+                count += 1
+            }
+            let peak = sixteenBit ? 1023.0 : 255.0
+            let mse = squares / Double(max(count, 1))
+            worst = min(worst, mse == 0 ? 100 : 10 * log10(peak * peak / mse))
+        }
+        print(
+            String(
+                format: "AGREE %@ %@ %.2f %d", label,
+                gpu.deviceDescription.replacingOccurrences(of: " ", with: "_"), worst, largest))
+    } catch {
+        print("AGREE \(label) error \(String(describing: error).replacingOccurrences(of: " ", with: "_"))")
+    }
+}
+
 func main() {
     let args = CommandLine.arguments
     guard args.count >= 11, let width = Int(args[2]), let height = Int(args[3]), let outW = Int(args[5]),
@@ -123,6 +182,8 @@ func main() {
                 guard let p else { throw MediaError(.unsupported, "no CPU processor") }
                 for i in 0..<n { _ = try p.process(frames[i % frames.count]) }
             }
+        case "agree":
+            agree(label, frames, spec, sixteenBit: args[7].hasSuffix("10le") || args[7].hasSuffix("16le"))
         default: fail("unknown backend \(backend)")
         }
     }
