@@ -43,27 +43,19 @@ struct TranscodeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        if let spec {
-            try await runSpec(spec)
-            return
-        }
-        guard let source else { throw ValidationError("give a source file or --spec FILE") }
-        let session = ExportSession(sourcePath: source, outputPath: output, settings: job.settings)
-        session.presetName = job.exportPreset?.rawValue
-        session.timeRange = job.range
-        session.overwrite = overwrite
-        session.backend = job.backend ?? .auto
-        session.segmentDuration = job.segmentDuration
-        session.parallel = parallel
-        session.verifyOutput = verify
-        session.retiming = try job.retime.retiming()
+        let export = try makeExport()
+        export.overwrite = overwrite
+        export.backend = job.backend ?? .auto
+        // Segmented: the video (each run of a composition's timeline) cut into segments made on --parallel
+        // threads.
+        export.segmentDuration = job.segmentDuration
+        export.parallel = parallel
         let reporter = ProgressPrinter(enabled: !quiet)
-        session.progressHandler = { reporter.show($0) }
-
+        export.progressHandler = { reporter.show($0) }
         let report: ExportReport
         do {
             // SIGINT/SIGTERM cancel the export: nothing is left where the output goes.
-            report = try await Lifecycle.runBlocking("tessera.export", { try session.export() }) { session.cancel() }
+            report = try await Lifecycle.runBlocking("tessera.export", { try export.export() }) { export.cancel() }
         } catch {
             reporter.finish()
             FileHandle.standardError.write(Data("tessera: \(error)\n".utf8))
@@ -78,36 +70,27 @@ struct TranscodeCommand: AsyncParsableCommand {
         }
     }
 
-    /// `--spec FILE`: a composition of the spec's assets, in one pass (or cut into segments with
-    /// `--segment-duration`), verified before it is put in place.
-    private func runSpec(_ path: String) async throws {
-        let export: CompositionExport
-        do throws(SpecFile.LoadError) {
-            let (spec, paths) = try SpecFile.load(path)
-            var withSettings = spec
-            if spec.settings == nil && spec.preset == nil { withSettings.settings = job.settings }
-            export = CompositionExport(spec: withSettings, assetPaths: paths, outputPath: output)
-        } catch {
-            FileHandle.standardError.write(Data("tessera: \(error)\n".utf8))
-            throw ExitCode(error.status.rawValue)
+    /// The source's export, or with `--spec FILE` a composition of the spec's assets (always verified
+    /// before it is put in place).
+    private func makeExport() throws -> any MediaExport {
+        if let spec {
+            do throws(SpecFile.LoadError) {
+                let (loaded, paths) = try SpecFile.load(spec)
+                var withSettings = loaded
+                if loaded.settings == nil && loaded.preset == nil { withSettings.settings = job.settings }
+                return CompositionExport(spec: withSettings, assetPaths: paths, outputPath: output)
+            } catch {
+                FileHandle.standardError.write(Data("tessera: \(error)\n".utf8))
+                throw ExitCode(error.status.rawValue)
+            }
         }
-        export.overwrite = overwrite
-        // Segmented: each run of the timeline cut into segments, made on --parallel threads.
-        export.segmentDuration = job.segmentDuration
-        export.parallel = parallel
-        export.backend = job.backend ?? .auto
-        let report: ExportReport
-        do {
-            report = try await Lifecycle.runBlocking("tessera.export", { try export.export() }) { export.cancel() }
-        } catch {
-            FileHandle.standardError.write(Data("tessera: \(error)\n".utf8))
-            throw ExitCode(ExitStatus(error).rawValue)
-        }
-        if json {
-            print(try ReportJSON.encode(report))
-        } else if !quiet {
-            print(Self.summary(report))
-        }
+        guard let source else { throw ValidationError("give a source file or --spec FILE") }
+        let session = ExportSession(sourcePath: source, outputPath: output, settings: job.settings)
+        session.presetName = job.exportPreset?.rawValue
+        session.timeRange = job.range
+        session.verifyOutput = verify
+        session.retiming = try job.retime.retiming()
+        return session
     }
 
     static func summary(_ r: ExportReport) -> String {

@@ -15,9 +15,10 @@ final class JobRunner: @unchecked Sendable {
     let jobID: String
     private let farm: FarmContext
     private let record: JobRecord
-    private let session: ExportSession
-    /// A composition's job (`JobRequest.spec`) runs this instead of `session`.
-    private let composition: CompositionExport?
+    /// The job's export: a composition's (`JobRequest.spec`) or a source's.
+    private let export: any MediaExport
+    /// The source's export, for what only it has (the retiming, the audio end gaps); nil for a composition.
+    private let session: ExportSession?
     private let stopReason = Mutex<Stop?>(nil)
     private let done = NSCondition()
     private var finished = false
@@ -26,25 +27,23 @@ final class JobRunner: @unchecked Sendable {
         jobID = record.id
         self.record = record
         self.farm = farm
-        session = ExportSession(
-            sourcePath: record.source, outputPath: record.output,
-            settings: Self.settings(for: request))
-        session.presetName = request.settings == nil ? request.preset.flatMap(ExportPreset.init(name:))?.rawValue : nil
-        session.timeRange = request.timeRange
-        session.overwrite = request.overwrite
-        session.backend = request.backend ?? .auto
-        session.segmentDuration = request.segmentDuration ?? farm.defaultSegmentDuration
-        session.verificationLevel = request.verification ?? .decode
-        session.parallel = request.parallelism ?? 1
-        composition = request.spec.map { spec in
-            let export = CompositionExport(spec: spec, assetPaths: spec.assets.map(\.path), outputPath: record.output)
-            export.overwrite = request.overwrite
-            export.segmentDuration = request.segmentDuration ?? farm.defaultSegmentDuration
-            export.parallel = request.parallelism ?? 1
-            export.backend = request.backend ?? .auto
-            export.verificationLevel = request.verification ?? .decode
-            return export
+        if let spec = request.spec {
+            export = CompositionExport(spec: spec, assetPaths: spec.assets.map(\.path), outputPath: record.output)
+            session = nil
+        } else {
+            let source = ExportSession(
+                sourcePath: record.source, outputPath: record.output, settings: Self.settings(for: request))
+            source.presetName =
+                request.settings == nil ? request.preset.flatMap(ExportPreset.init(name:))?.rawValue : nil
+            source.timeRange = request.timeRange
+            export = source
+            session = source
         }
+        export.overwrite = request.overwrite
+        export.backend = request.backend ?? .auto
+        export.segmentDuration = request.segmentDuration ?? farm.defaultSegmentDuration
+        export.verificationLevel = request.verification ?? .decode
+        export.parallel = request.parallelism ?? 1
     }
 
     /// The settings a request asks for: its own, else its preset's, else H.264 CRF 23 + AAC.
@@ -75,8 +74,7 @@ final class JobRunner: @unchecked Sendable {
         farm.stopJob(
             jobID, reason == .cancel ? "job cancelled" : "coordinator shutting down",
             reason: reason == .cancel ? "job cancelled" : "coordinator shutting down")
-        session.cancel()
-        composition?.cancel()
+        export.cancel()
     }
 
     /// Blocks until the job's thread has ended (any number of callers).
@@ -100,7 +98,7 @@ final class JobRunner: @unchecked Sendable {
             // A job stored before today's bounds (or by a coordinator that checked less) fails here
             // with the field named, instead of reaching a conversion that would trap on every restart.
             try record.request.validate()
-            session.retiming = try record.request.retiming?.retiming(naming: .json(prefix: "retiming"))
+            session?.retiming = try record.request.retiming?.retiming(naming: .json(prefix: "retiming"))
             // A coordinator killed while it wrote this job's output left its temporary file beside it.
             let leftovers = AssetWriter.removeLeftovers(of: record.output)
             if leftovers > 0 {
@@ -110,7 +108,7 @@ final class JobRunner: @unchecked Sendable {
             // What the source itself says about its ends is known once it is planned, before the work:
             // its own audio/video end gap is what the verifier will hold the output to.
             let jobID = jobID
-            session.audioEndGapsHandler = { gaps in
+            session?.audioEndGapsHandler = { gaps in
                 for (track, gap) in gaps.sorted(by: { $0.key < $1.key }) where gap != .zero {
                     let text = String(format: "%.3f s %@", abs(gap.seconds), gap > .zero ? "after" : "before")
                     log.info(
@@ -168,16 +166,9 @@ final class JobRunner: @unchecked Sendable {
                 case .planning, .running: break
                 }
             }
-            let report: ExportReport
-            if let composition {
-                composition.makeSegmentExecutor = makeExecutor
-                composition.phaseHandler = phases
-                report = try composition.export()
-            } else {
-                session.makeSegmentExecutor = makeExecutor
-                session.phaseHandler = phases
-                report = try session.export()
-            }
+            export.makeSegmentExecutor = makeExecutor
+            export.phaseHandler = phases
+            let report = try export.export()
             for line in report.notCarried { log.warning("job \(jobID): \(line)") }
             if let json = try? JSONEncoder().encode(report) {
                 try farm.store.setReport(jobID: jobID, json: String(decoding: json, as: UTF8.self))

@@ -17,18 +17,10 @@ import TesseraCore
 /// Every segment chooses its frames as the one-pass render does (the same range read, the same map, the
 /// same `LayerRenderer`), so the file shows the same pictures; it is verified against the same grid.
 extension CompositionExport {
-    /// One run's segments and what each of them carries.
-    struct RunSegments {
-        var specs: [SegmentSpec]
-        var template: SegmentWork
-        /// The asset (by index of `spec.assets`), its file and video track; nil for a gap.
-        var source: (asset: Int, path: String, videoID: Int)?
-    }
-
     /// Plans every run's segments, numbered on across runs.
     /// - Throws: `.invalidArgument` for a run whose range holds no frame or a frame duration that does not
     ///   fit a time base; the assets' read errors.
-    func planSegments(_ plan: Plan, seconds: Double) throws(MediaError) -> [RunSegments] {
+    func planSegments(_ plan: Plan, seconds: Double) throws(MediaError) -> [(asset: Int?, run: SegmentedEngine.Run)] {
         guard seconds.isFinite, seconds > 0, let ms = Int64(exactly: (seconds * 1000).rounded(.down)), ms < 1 << 40
         else { throw MediaError(.invalidArgument, "segment duration \(seconds) s is out of range") }
         let target = Rational(max(ms, 1), 1000)
@@ -36,7 +28,7 @@ extension CompositionExport {
         guard let num = Int(exactly: fd.numerator), let den = Int(exactly: fd.denominator) else {
             throw MediaError(.invalidArgument, "frame duration \(fd) does not fit a time base")
         }
-        var result: [RunSegments] = []
+        var result: [(asset: Int?, run: SegmentedEngine.Run)] = []
         var next = 0
         var gapTemplate: SegmentWork?
         var indexes = CompositionRender.PacketIndexes()
@@ -69,7 +61,7 @@ extension CompositionExport {
                 template.sourceName = "the gap at \(run.start.seconds) s"
                 template.retime = nil
                 template.layer = plan.layer(asset: nil)
-                result.append(RunSegments(specs: specs, template: template, source: nil))
+                result.append((nil, SegmentedEngine.Run(specs: specs, template: template, source: nil)))
                 continue
             }
             let (template, index, range, videoID) = try sourceTemplate(plan, asset: asset, run: run, indexes: &indexes)
@@ -89,7 +81,8 @@ extension CompositionExport {
                 cut[j].index = next
                 next += 1
             }
-            result.append(RunSegments(specs: cut, template: template, source: (asset, assetPaths[asset], videoID)))
+            result.append(
+                (asset, SegmentedEngine.Run(specs: cut, template: template, source: (assetPaths[asset], videoID))))
         }
         return result
     }
@@ -151,13 +144,13 @@ extension CompositionExport {
         let plan = try plan()
         let fd = plan.frameDuration
         var rows: [PlannedSegment] = []
-        for run in try planSegments(plan, seconds: seconds) {
+        for (asset, run) in try planSegments(plan, seconds: seconds) {
             for s in run.specs {
                 let (a, b) = (Int64(s.outputFrames.lowerBound), Int64(s.outputFrames.upperBound))
                 let source = run.template.retime.map { r in (r.sourceTime(ofFrame: a), r.sourceTime(ofFrame: b - 1)) }
                 rows.append(
                     PlannedSegment(
-                        index: s.index, asset: run.source.map { spec.assets[$0.asset].id },
+                        index: s.index, asset: asset.map { spec.assets[$0].id },
                         firstFrame: s.outputFrames.lowerBound, endFrame: s.outputFrames.upperBound,
                         start: (Rational(a) * fd).seconds, end: (Rational(b) * fd).seconds,
                         sourceStart: source?.0.seconds, sourceEnd: source?.1.seconds,
@@ -173,80 +166,50 @@ extension CompositionExport {
         _ plan: Plan, writer: AssetWriter, fileType: FileType, seconds: Double, started: Date
     ) throws(MediaError) -> ExportReport {
         phaseHandler?(.planning)
-        let runs = try planSegments(plan, seconds: seconds)
+        let runs = try planSegments(plan, seconds: seconds).map(\.run)
         let specs = runs.flatMap(\.specs)
         guard !specs.isEmpty else { throw MediaError(.invalidArgument, path: outputPath, "the composition is empty") }
         let failure = PipelineFailure()
-        let executor: any SegmentExecutor =
-            try makeSegmentExecutor?(specs)
-            ?? LocalSegmentExecutor(
-                parallel: parallel, threadsPerSegment: max(1, ProcessInfo.processInfo.activeProcessorCount / parallel),
-                makeProcessor: { _, _ throws(MediaError) in
-                    throw MediaError(.internal, "a composition's segments convert no frames")
-                })
-        defer { executor.finish() }
         running.withLock { $0 = failure }
         defer { running.withLock { $0 = nil } }
         if cancelled.load(ordering: .relaxed) { failure.record(MediaError(.cancelled, "export cancelled")) }
-        failure.watchCancel { [failure] in executor.cancel(failure.error ?? MediaError(.cancelled, "export cancelled"))
-        }
+        // A composition's layers are rendered by libavfilter (`VideoLayer`), not a frame processor.
+        let engine = try SegmentedEngine(
+            runs: runs, failure: failure, parallel: parallel, makeExecutor: makeSegmentExecutor,
+            makeProcessor: { _, _ throws(MediaError) in
+                throw MediaError(.internal, "a composition's segments convert no frames")
+            })
         phaseHandler?(.running)
-        var stages = [
-            StageThread("tessera.composition.demux", failure: failure) { () throws(MediaError) in
-                for run in runs {
-                    guard let source = run.source else {
-                        for spec in run.specs where !executor.isFinished(spec.index) {
-                            var work = run.template
-                            work.spec = spec
-                            guard executor.schedule(work) else { return }
-                        }
-                        continue
+        var render: CompositionRender?
+        do {
+            let total = plan.videoEnd.seconds
+            let stitched = try engine.run(
+                open: { [self] (first) throws(MediaError) in
+                    let input = try LayerRenderer.encoderInput(
+                        width: plan.renderWidth, height: plan.renderHeight, frameDuration: plan.frameDuration)
+                    let reference = try CodecParameters(first.parameters)
+                    let video = try writer.addPassthroughInput(
+                        parameters: reference.pointer, timeBase: input.timeBase, frameRate: input.frameRate,
+                        sideDataFrom: nil)
+                    withExtendedLifetime(reference) {}
+                    let sound = try CompositionRender(
+                        plan: plan, writer: writer, paths: assetPaths, renderVideo: false
+                    ) { failure.error != nil }
+                    render = sound
+                    try writer.startWriting()
+                    let stage = StageThread("tessera.composition.audio", failure: failure) { () throws(MediaError) in
+                        try sound.run()
                     }
-                    guard
-                        try SegmentWorkProducer.produce(
-                            path: source.path, videoID: source.videoID, plan: run.specs, template: run.template,
-                            lastEnd: nil, into: executor)
-                    else { return }
-                }
-            }
-        ]
-        func stop(_ error: MediaError) -> MediaError {
-            failure.record(error)
-            for stage in stages { stage.wait() }
-            return failure.error ?? error
-        }
-        let first: SegmentOutput
-        do throws(MediaError) { first = try executor.output(specs[0].index) } catch { throw stop(error) }
-        do throws(MediaError) {
-            let input = try LayerRenderer.encoderInput(
-                width: plan.renderWidth, height: plan.renderHeight, frameDuration: plan.frameDuration)
-            let reference = try CodecParameters(first.parameters)
-            let video = try writer.addPassthroughInput(
-                parameters: reference.pointer, timeBase: input.timeBase, frameRate: input.frameRate, sideDataFrom: nil)
-            withExtendedLifetime(reference) {}
-            let render = try CompositionRender(plan: plan, writer: writer, paths: assetPaths, renderVideo: false) {
-                failure.error != nil
-            }
-            try writer.startWriting()
-            stages.append(
-                StageThread("tessera.composition.audio", failure: failure) { () throws(MediaError) in
-                    try render.run()
+                    return .init(input: video, timeBase: input.timeBase, stages: [stage], path: outputPath)
+                },
+                progress: { [progressHandler] frames, seconds in
+                    progressHandler?(
+                        ExportProgress(
+                            frames: frames, seconds: seconds, totalSeconds: total,
+                            elapsedSeconds: Date().timeIntervalSince(started)))
                 })
-            let stitcher = SegmentStitcher(reference: first.parameters, timeBase: input.timeBase, path: outputPath)
-            var frames = 0
-            for spec in specs {
-                let output: SegmentOutput
-                do throws(MediaError) {
-                    output = spec.index == first.index ? first : try executor.output(spec.index)
-                    try stitcher.append(output, to: video)
-                } catch {
-                    throw stop(error)
-                }
-                frames += output.frames
-                progressHandler?(frames)
-            }
-            for stage in stages { stage.wait() }
-            try failure.check()
+            guard let render else { throw MediaError(.internal, "the segments were stitched without a render") }
+            let frames = stitched.frames
             phaseHandler?(.stitching)
             var verification: VerificationReport?
             try writer.finishWriting { [self] (temporary) throws(MediaError) in
@@ -258,7 +221,7 @@ extension CompositionExport {
             let wall = Date().timeIntervalSince(started)
             var videoReport = render.videoReport
             videoReport.frames = frames
-            videoReport.processor = first.processor
+            videoReport.processor = stitched.processor
             var report = ExportReport(
                 source: assetPaths.joined(separator: ", "), output: outputPath, fileType: fileType.rawValue,
                 preset: spec.preset, passthrough: false, timeRange: nil,
@@ -269,8 +232,6 @@ extension CompositionExport {
             report.segments = specs.count
             report.verification = verification
             return report
-        } catch {
-            throw stop(error)
         }
     }
 }

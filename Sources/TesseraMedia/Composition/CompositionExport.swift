@@ -39,7 +39,7 @@ public final class CompositionExport: @unchecked Sendable {
     public var makeSegmentExecutor: (@Sendable (_ plan: [SegmentSpec]) throws(MediaError) -> any SegmentExecutor)?
     public var phaseHandler: (@Sendable (ExportPhase) -> Void)?
     /// A segmented export's frames stitched so far.
-    public var progressHandler: (@Sendable (Int) -> Void)?
+    public var progressHandler: (@Sendable (ExportProgress) -> Void)?
     let cancelled = Atomic<Bool>(false)
     /// A segmented export's stages, stopped by `cancel()`.
     let running = Mutex<PipelineFailure?>(nil)

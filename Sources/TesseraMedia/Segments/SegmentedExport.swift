@@ -38,7 +38,6 @@ final class SegmentedExport: @unchecked Sendable {
     private let reader: AssetReader
     private let config: Configuration
     private let failure: PipelineFailure
-    private let done = ProgressCounter()
     private(set) var segmentCount = 0
     private(set) var processorName = "none"
     private(set) var audioPlan: TranscodePipeline?
@@ -93,84 +92,48 @@ final class SegmentedExport: @unchecked Sendable {
             packets: [], settings: vs, endTick: nil, sourceName: reader.path,
             backend: config.backend, checkDecodes: config.verification.decodesSegments,
             retime: config.retime?.segmentRetime(rangeStartTick: range.start))
-        let executor: any SegmentExecutor =
-            try config.makeExecutor?(plan)
-            ?? LocalSegmentExecutor(
-                parallel: config.parallel, threadsPerSegment: threadsPerSegment,
-                makeProcessor: config.makeProcessor)
-        defer { executor.finish() }
-        failure.watchCancel { [failure] in executor.cancel(failure.error ?? MediaError(.cancelled, "export cancelled"))
-        }
+        let engine = try SegmentedEngine(
+            runs: [.init(specs: plan, template: template, source: (reader.path, videoID), lastEnd: lastEnd)],
+            failure: failure, parallel: config.parallel, makeExecutor: config.makeExecutor,
+            makeProcessor: config.makeProcessor)
         config.phase(.running)
-
-        // Producer: cut the packets into work for the executor.
-        var stages = [
-            StageThread("tessera.segments.demux", failure: failure) { [self] () throws(MediaError) in
-                _ = try SegmentWorkProducer.produce(
-                    path: reader.path, videoID: videoID, plan: plan, template: template, lastEnd: lastEnd,
-                    into: executor)
-            }
-        ]
-
-        // Stitch in order; the writer can only be made once segment 0 shows the encoder's parameters.
-        let first: SegmentOutput
-        do throws(MediaError) { first = try executor.output(0) } catch { throw stop(error, stages) }
-        let writer = try makeWriter()
-        let reference = try CodecParameters(first.parameters)
         // A retimed export's packets count frames of the output frame duration.
         let outputTB = video.outputTimeBase
-        let input = try writer.addPassthroughInput(
-            parameters: reference.pointer, timeBase: outputTB,
-            frameRate: config.retime == nil ? source.frameRate : AVRational(num: outputTB.den, den: outputTB.num),
-            sideDataFrom: stream)
-        videoInput = input
-        var otherSettings = config.settings
-        otherSettings.video = nil
-        var otherTracks = config.tracks
-        otherTracks.video = nil
-        audioPlan = try TranscodePipeline.make(
-            reader: reader, writer: writer, settings: otherSettings, tracks: otherTracks,
-            videoElsewhere: true, retime: config.retime, config.makeProcessor)
-        try writer.startWriting()
-        try reader.startReading()
-        stages += audioPlan?.start(failure: failure) ?? []
-        processorName = first.processor
-
-        let stitcher = SegmentStitcher(reference: first.parameters, timeBase: outputTB, path: writer.outputPath)
-        var next: SegmentOutput? = first
-        for i in 0..<plan.count {
-            do throws(MediaError) {
-                let output: SegmentOutput
-                if let ready = next { output = ready } else { output = try executor.output(i) }
-                next = nil
-                try stitcher.append(output, to: input)
-                done.advance(frames: output.frames, to: stitcher.endSeconds)
-            } catch {
-                throw stop(error, stages)
-            }
-            progress(
-                ExportProgress(
-                    frames: done.snapshot.frames, seconds: stitcher.endSeconds, totalSeconds: total,
-                    elapsedSeconds: Date().timeIntervalSince(started)))
-        }
-        videoEnd = stitcher.endSeconds
-        for stage in stages { stage.wait() }
-        try failure.check()
+        var writer: AssetWriter?
+        let result = try engine.run(
+            open: { (first) throws(MediaError) in
+                let made = try makeWriter()
+                writer = made
+                let reference = try CodecParameters(first.parameters)
+                let input = try made.addPassthroughInput(
+                    parameters: reference.pointer, timeBase: outputTB,
+                    frameRate: config.retime == nil
+                        ? source.frameRate : AVRational(num: outputTB.den, den: outputTB.num),
+                    sideDataFrom: stream)
+                videoInput = input
+                var otherSettings = config.settings
+                otherSettings.video = nil
+                var otherTracks = config.tracks
+                otherTracks.video = nil
+                audioPlan = try TranscodePipeline.make(
+                    reader: reader, writer: made, settings: otherSettings, tracks: otherTracks,
+                    videoElsewhere: true, retime: config.retime, config.makeProcessor)
+                try made.startWriting()
+                try reader.startReading()
+                return .init(
+                    input: input, timeBase: outputTB, stages: audioPlan?.start(failure: failure) ?? [],
+                    path: made.outputPath)
+            },
+            progress: { frames, seconds in
+                progress(
+                    ExportProgress(
+                        frames: frames, seconds: seconds, totalSeconds: total,
+                        elapsedSeconds: Date().timeIntervalSince(started)))
+            })
+        processorName = result.processor
+        videoEnd = result.endSeconds
+        guard let writer else { throw MediaError(.internal, "the segments were stitched without a writer") }
         return writer
-    }
-
-    /// Records the error (stopping every stage and the executor), waits for the stages, and returns
-    /// the first error any of them hit.
-    private func stop(_ error: MediaError, _ stages: [StageThread]) -> MediaError {
-        failure.record(error)
-        for stage in stages { stage.wait() }
-        return failure.error ?? error
-    }
-
-    /// Cores shared among the segments in flight: several codecs each spawning a thread per core would
-    /// oversubscribe the machine, and frame threading costs CPU that parallel segments do not need.
-    private var threadsPerSegment: Int {
-        max(1, ProcessInfo.processInfo.activeProcessorCount / max(1, config.parallel))
     }
 
     var report: ExportReport {
@@ -190,10 +153,5 @@ final class SegmentedExport: @unchecked Sendable {
         r.duration = MediaTime(seconds: videoEnd, preferredTimescale: 1_000_000)
         r.segments = segmentCount
         return r
-    }
-
-    func progress(total: Double, elapsed: Double) -> ExportProgress {
-        let s = done.snapshot
-        return ExportProgress(frames: s.frames, seconds: s.seconds, totalSeconds: total, elapsedSeconds: elapsed)
     }
 }

@@ -1,0 +1,132 @@
+import CFFmpeg
+import Foundation
+import TesseraAV
+import TesseraCompute
+import TesseraCore
+
+/// The one segmented loop, whatever the job: a plain transcode, a retimed export and a composition are
+/// all runs of segments to it.
+///
+/// ```
+///  [demux thread] each run in order ─ work ─▶ SegmentExecutor (local threads | farm workers) ─ outputs ─┐
+///  open(first output): the writer, its video input, and the stages that make the rest (audio …) ─┐       │
+///  calling thread: stitch the outputs in segment order into the video input ◀────────────────────┴───────┘
+/// ```
+///
+/// The caller plans (`SegmentPlanner`), says what the writer's side is once the first segment shows the
+/// encoder's parameters, and finishes and verifies the file; the engine runs the executor, the demux
+/// stage and the stitching, and stops everything on the first error.
+final class SegmentedEngine {
+    /// A stretch of the output made from one file's video (or from nothing: a composition's gap).
+    struct Run {
+        var specs: [SegmentSpec]
+        /// What every segment of the run carries besides its spec and packets.
+        var template: SegmentWork
+        /// The file and its video track; nil for a gap, whose segments carry no packets.
+        var source: (path: String, videoID: Int)?
+        /// The last segment's end tick (`SegmentWork.endTick`); nil: its presentation range's end.
+        var lastEnd: Int64? = nil
+    }
+
+    /// The writer's side, opened once the first segment's output is in.
+    struct Opened {
+        var input: AssetWriterInput
+        /// The video input's time base, which the segments' packets are on.
+        var timeBase: AVRational
+        /// Threads making the file's other tracks; waited for before the engine returns.
+        var stages: [StageThread]
+        var path: String
+    }
+
+    /// What was stitched.
+    struct Result {
+        var frames: Int
+        var endSeconds: Double
+        /// The first segment's processor ("vulkan", "simd", …).
+        var processor: String
+    }
+
+    private let runs: [Run]
+    private let failure: PipelineFailure
+    private let executor: any SegmentExecutor
+    private var specs: [SegmentSpec] { runs.flatMap(\.specs) }
+
+    /// - Parameters:
+    ///   - makeExecutor: a farm's executor for the plan; nil runs the segments on `parallel` local threads,
+    ///     each converting frames with `makeProcessor`.
+    /// - Throws: `.invalidArgument` when the runs hold no segment; the executor's errors.
+    init(
+        runs: [Run], failure: PipelineFailure, parallel: Int,
+        makeExecutor: (@Sendable ([SegmentSpec]) throws(MediaError) -> any SegmentExecutor)?,
+        makeProcessor: @escaping SegmentRunner.MakeProcessor
+    ) throws(MediaError) {
+        let specs = runs.flatMap(\.specs)
+        guard !specs.isEmpty else { throw MediaError(.invalidArgument, "the job holds no video frame to make") }
+        self.runs = runs
+        self.failure = failure
+        // Cores shared among the segments in flight: several codecs each spawning a thread per core would
+        // oversubscribe the machine, and frame threading costs CPU that parallel segments do not need.
+        executor =
+            try makeExecutor?(specs)
+            ?? LocalSegmentExecutor(
+                parallel: parallel,
+                threadsPerSegment: max(1, ProcessInfo.processInfo.activeProcessorCount / max(1, parallel)),
+                makeProcessor: makeProcessor)
+    }
+
+    /// Runs the segments and stitches them in order; `open` is called once, with the first output.
+    /// - Throws: the first error of any segment, stage or of `open`; everything has stopped by then.
+    func run(
+        open: (SegmentOutput) throws(MediaError) -> Opened, progress: (_ frames: Int, _ seconds: Double) -> Void
+    ) throws(MediaError) -> Result {
+        defer { executor.finish() }
+        failure.watchCancel { [failure, executor] in
+            executor.cancel(failure.error ?? MediaError(.cancelled, "export cancelled"))
+        }
+        let (runs, executor) = (runs, executor)
+        var stages = [
+            StageThread("tessera.segments.demux", failure: failure) { () throws(MediaError) in
+                for run in runs {
+                    guard let source = run.source else {
+                        for spec in run.specs where !executor.isFinished(spec.index) {
+                            var work = run.template
+                            work.spec = spec
+                            guard executor.schedule(work) else { return }
+                        }
+                        continue
+                    }
+                    guard
+                        try SegmentWorkProducer.produce(
+                            path: source.path, videoID: source.videoID, plan: run.specs, template: run.template,
+                            lastEnd: run.lastEnd, into: executor)
+                    else { return }
+                }
+            }
+        ]
+        func stop(_ error: MediaError) -> MediaError {
+            failure.record(error)
+            for stage in stages { stage.wait() }
+            return failure.error ?? error
+        }
+        let specs = specs
+        do throws(MediaError) {
+            // The writer can only be made once segment 0 shows the encoder's parameters.
+            let first = try executor.output(specs[0].index)
+            let opened = try open(first)
+            stages += opened.stages
+            let stitcher = SegmentStitcher(reference: first.parameters, timeBase: opened.timeBase, path: opened.path)
+            var frames = 0
+            for spec in specs {
+                let output = spec.index == first.index ? first : try executor.output(spec.index)
+                try stitcher.append(output, to: opened.input)
+                frames += output.frames
+                progress(frames, stitcher.endSeconds)
+            }
+            for stage in stages { stage.wait() }
+            try failure.check()
+            return Result(frames: frames, endSeconds: stitcher.endSeconds, processor: first.processor)
+        } catch {
+            throw stop(error)
+        }
+    }
+}
