@@ -61,17 +61,12 @@ struct RateBook: Sendable {
     }
 
     func row(_ w: WorkerStatus) -> DashboardSnapshot.Worker {
-        // Tasks read "JOB/segment#attempt"; the first is the one running.
-        let task = w.tasks.first.map { $0.split(separator: "#").first.map(String.init) ?? $0 }
-        let slash = task?.lastIndex(of: "/")
-        let chosen = w.backendChoices.compactMap { choice -> String? in
-            guard let arrow = choice.range(of: "→ ") else { return nil }
-            return String(choice[arrow.upperBound...].prefix { $0 != ":" })
-        }
+        // The first task is the one running.
+        let task = w.tasks.first
+        let backends = w.backendChoices.isEmpty ? w.backends : w.backendChoices.map(\.chosen)
         return .init(
-            id: w.id, host: w.hostname,
-            backend: chosen.isEmpty ? w.backends.joined(separator: ",") : chosen.joined(separator: ","),
-            job: slash.map { String(task![..<$0]) }, segment: slash.flatMap { Int(task![$0...].dropFirst()) },
+            id: w.id, host: w.hostname, backend: backends.map(\.rawValue).joined(separator: ","),
+            job: task?.job, segment: task?.segment,
             framesPerSecond: Self.round(workerSamples[w.id].map { Self.rate($0, \.frames) } ?? 0), state: w.state,
             lastSeenSeconds: Self.round(w.lastSeenSeconds), frames: w.framesDone)
     }

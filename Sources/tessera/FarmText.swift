@@ -69,13 +69,13 @@ enum FarmText {
             ["ID", "HOST", "CORES", "BACKENDS", "CHOSEN", "STATE", "TASKS", "DONE", "LAST SEEN"],
             workers.map { w in
                 [
-                    w.id, w.hostname, "\(w.cores)", w.backends.joined(separator: ","),
+                    w.id, w.hostname, "\(w.cores)", w.backends.map(\.rawValue).joined(separator: ","),
                     w.backendChoices.isEmpty
                         ? "-"
-                        : w.backendChoices.map { $0.prefix { $0 != ":" }.replacingOccurrences(of: " ", with: "") }
-                            .joined(separator: ","),
+                        : w.backendChoices.map { "\($0.requested.rawValue)→\($0.chosen.rawValue)" }.joined(
+                            separator: ","),
                     w.state.rawValue,
-                    w.tasks.isEmpty ? "-" : w.tasks.joined(separator: ","), "\(w.segmentsDone)",
+                    w.tasks.isEmpty ? "-" : w.tasks.map(\.description).joined(separator: ","), "\(w.segmentsDone)",
                     age(w.lastSeenSeconds) + " ago",
                 ]
             })

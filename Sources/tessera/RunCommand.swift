@@ -140,8 +140,8 @@ struct RunCommand: AsyncParsableCommand {
         switch status.state {
         case .completed:
             let report = farm.coordinator.report(of: status.id)
-            let fields = report.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-            for line in fields?["notCarried"] as? [String] ?? [] {
+            let decoded = report.flatMap { try? JSONDecoder().decode(ExportReport.self, from: Data($0.utf8)) }
+            for line in decoded?.notCarried ?? [] {
                 FileHandle.standardError.write(Data("tessera: warning: \(line)\n".utf8))
             }
             if json, let report {

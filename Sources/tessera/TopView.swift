@@ -54,7 +54,7 @@ struct TopView: Encodable {
             Row(
                 id: w.id, host: w.hostname, state: w.state.rawValue,
                 framesPerSecond: rate("tessera_worker_frames_encoded_total", worker: w.id),
-                segmentsDone: w.segmentsDone, task: w.tasks.first, lastSeenSeconds: w.lastSeenSeconds)
+                segmentsDone: w.segmentsDone, task: w.tasks.first?.description, lastSeenSeconds: w.lastSeenSeconds)
         }
         .sorted { ($0.framesPerSecond, $1.id) > ($1.framesPerSecond, $0.id) }
     }

@@ -182,7 +182,7 @@ import FoundationNetworking
 
     static func worker(_ id: String) -> WorkerStatus {
         WorkerStatus(
-            id: id, hostname: "host-\(id)", cores: 2, memoryBytes: 1 << 30, backends: ["cpu"], encoders: ["libx264"],
+            id: id, hostname: "host-\(id)", cores: 2, memoryBytes: 1 << 30, backends: [.cpu], encoders: ["libx264"],
             state: .idle, tasks: [], segmentsDone: 0, lastSeenSeconds: 0.1)
     }
 }

@@ -113,11 +113,12 @@ import Testing
         let server = try await TestServer.start()
         let workers = [
             WorkerStatus(
-                id: "w1", hostname: "node-a", cores: 16, memoryBytes: 64 << 30, backends: ["cpu", "vulkan"],
-                encoders: ["libx264"], state: .busy, tasks: ["job-1/3#1"], segmentsDone: 12,
+                id: "w1", hostname: "node-a", cores: 16, memoryBytes: 64 << 30, backends: [.cpu, .vulkan],
+                encoders: ["libx264"], state: .busy, tasks: [TaskKey(job: "job-1", segment: 3, attempt: 1)],
+                segmentsDone: 12,
                 lastSeenSeconds: 0.4),
             WorkerStatus(
-                id: "w2", hostname: "node-b", cores: 8, memoryBytes: 1 << 34, backends: ["cpu"],
+                id: "w2", hostname: "node-b", cores: 8, memoryBytes: 1 << 34, backends: [.cpu],
                 encoders: [], state: .idle, tasks: [], segmentsDone: 0, lastSeenSeconds: 2),
         ]
         await server.farm.setWorkers(workers)

@@ -48,9 +48,11 @@ import Testing
             framesPerSecond: 48.5, elapsedSeconds: 2.5, etaSeconds: 3.75,
             error: "segment 4 failed on w1", createdAt: 1.7e9, updatedAt: 1.7e9 + 5)
         let worker = WorkerStatus(
-            id: "w1", hostname: "node", cores: 8, memoryBytes: 1 << 34, backends: ["cpu"],
-            encoders: ["libx264"], state: .busy, tasks: ["job-1/4#2"], segmentsDone: 3,
-            lastSeenSeconds: 0.5, backendChoices: ["auto → cpu: vulkan 12 frames/s vs cpu 600 frames/s"])
+            id: "w1", hostname: "node", cores: 8, memoryBytes: 1 << 34, backends: [.cpu],
+            encoders: ["libx264"], state: .busy, tasks: [TaskKey(job: "job-1", segment: 4, attempt: 2)],
+            segmentsDone: 3,
+            lastSeenSeconds: 0.5,
+            backendChoices: [.init(requested: .auto, chosen: .cpu, reason: "vulkan 12 frames/s vs cpu 600 frames/s")])
         var crf = HTTPJobRoutesTests.fullRequest
         crf.settings?.video?.rateControl = .crf(20)
         crf.uploadID = "up-1"

@@ -10,8 +10,20 @@ final class FarmFixture: @unchecked Sendable {
     let data: URL
     let logs: URL
     let keys: URL
-    let zmqPort: Int
-    let httpPort: Int
+    /// The coordinator's ports: it binds port 0 at its first start and logs what it got; a restart asks
+    /// for the same ones, as a deployed coordinator keeps its address. Read before the first start, a
+    /// port is reserved the old way (bind and close), which another process could take meanwhile.
+    var zmqPort: Int {
+        if let p = ports.zmq { return p }
+        ports.zmq = (try? Self.freePort()) ?? 0
+        return ports.zmq!
+    }
+    var httpPort: Int {
+        if let p = ports.http { return p }
+        ports.http = (try? Self.freePort()) ?? 0
+        return ports.http!
+    }
+    private var ports: (zmq: Int?, http: Int?) = (nil, nil)
     let token = "t-\(UUID().uuidString)"
     let curve: Bool
     private(set) var coordinator: Process?
@@ -39,8 +51,6 @@ final class FarmFixture: @unchecked Sendable {
             try FileManager.default.createDirectory(at: d, withIntermediateDirectories: true)
         }
         try Data(token.utf8).write(to: keys.appendingPathComponent("token"))
-        zmqPort = try Self.freePort()
-        httpPort = try Self.freePort()
         self.curve = curve
         if curve {
             try tessera(["keys", "generate", "--out", keys.appendingPathComponent("coordinator").path])
@@ -63,8 +73,10 @@ final class FarmFixture: @unchecked Sendable {
     var coordinatorArguments: [String] {
         var args =
             [
-                "coordinator", "--listen", "tcp://\(coordinatorNamespace == nil ? "127.0.0.1" : "*"):\(zmqPort)",
-                "--http", "127.0.0.1:\(httpPort)",
+                "coordinator",
+                "--listen",
+                "tcp://\(coordinatorNamespace == nil ? "127.0.0.1" : "*"):\(ports.zmq.map(String.init) ?? "*")",
+                "--http", "127.0.0.1:\(ports.http ?? 0)",
                 "--data", data.path, "--media-root", media.path, "--output-root", outputs.path,
             ] + (withToken ? ["--token-file", keys.appendingPathComponent("token").path] : []) + coordinatorFlags
         if curve {
@@ -82,7 +94,12 @@ final class FarmFixture: @unchecked Sendable {
             coordinatorArguments, log: "coordinator", namespace: coordinatorNamespace, fileLimit: coordinatorFileLimit)
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
-            if try client(["status", "--json"]).status == 0 { return }
+            if ports.zmq == nil || ports.http == nil {
+                let text = log("coordinator")
+                ports.zmq = ports.zmq ?? Self.loggedPort(text, after: "coordinator listening on tcp://")
+                ports.http = ports.http ?? Self.loggedPort(text, after: "HTTP API on http://")
+            }
+            if ports.zmq != nil, ports.http != nil, try client(["status", "--json"]).status == 0 { return }
             guard coordinator!.isRunning else { throw failure("coordinator exited:\n\(log("coordinator"))") }
             Thread.sleep(forTimeInterval: 0.2)
         }
@@ -221,6 +238,14 @@ final class FarmFixture: @unchecked Sendable {
         p.environment = env
         try p.run()
         return p
+    }
+
+    /// The port in the first log line holding `marker` followed by host:port.
+    static func loggedPort(_ log: String, after marker: String) -> Int? {
+        guard let start = log.range(of: marker)?.upperBound else { return nil }
+        let rest = log[start...].prefix { $0 != "\n" && $0 != " " }
+        guard let colon = rest.lastIndex(of: ":") else { return nil }
+        return Int(rest[rest.index(after: colon)...])
     }
 
     static func freePort() throws -> Int {

@@ -18,7 +18,7 @@ struct FarmSecretFileTests {
                 "/usr/bin/timeout",
                 [
                     "5", TestMedia.tesseraBinary.path, "coordinator",
-                    "--listen", "tcp://127.0.0.1:\(farm.zmqPort)", "--http", "127.0.0.1:\(farm.httpPort)",
+                    "--listen", "tcp://127.0.0.1:*", "--http", "127.0.0.1:0",
                     "--data", farm.data.path, "--token-file", token, "--curve-secret", secret,
                     "--allowed-keys", farm.keys.appendingPathComponent("allowed").path,
                 ])

@@ -25,12 +25,19 @@ struct WorkerSession {
     var status: WorkerStatus {
         WorkerStatus(
             id: id, hostname: capabilities.hostname, cores: Int(capabilities.cores),
-            memoryBytes: capabilities.memoryBytes, backends: capabilities.backends,
+            memoryBytes: capabilities.memoryBytes,
+            backends: capabilities.backends.compactMap(ProcessingBackend.init(rawValue:)),
             encoders: capabilities.videoEncoders,
             state: draining ? .draining : holding.isEmpty ? .idle : .busy,
-            tasks: holding.map(\.description).sorted(), segmentsDone: segmentsDone,
+            tasks: holding.sorted { ($0.job, $0.segment, $0.attempt) < ($1.job, $1.segment, $1.attempt) },
+            segmentsDone: segmentsDone,
             lastSeenSeconds: max(0, Date().timeIntervalSince1970 - lastSeen),
-            backendChoices: backendChoices.map { "\($0.requested) → \($0.chosen): \($0.reason)" },
+            backendChoices: backendChoices.compactMap { c in
+                guard let requested = ProcessingBackend(rawValue: c.requested),
+                    let chosen = ProcessingBackend(rawValue: c.chosen)
+                else { return nil }
+                return .init(requested: requested, chosen: chosen, reason: c.reason)
+            },
             framesDone: framesDone)
     }
 }

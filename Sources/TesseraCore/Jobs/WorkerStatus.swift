@@ -4,22 +4,24 @@ public struct WorkerStatus: Sendable, Hashable, Codable {
     public var hostname: String
     public var cores: Int
     public var memoryBytes: UInt64
-    public var backends: [String]
+    /// The backends it can run (`cpu`, and `vulkan` where it has a device).
+    public var backends: [ProcessingBackend]
     public var encoders: [String]
     public var state: WorkerState
-    /// Tasks held, as "JOB/segment#attempt".
-    public var tasks: [String]
+    /// Tasks held, the running one first (JSON: "JOB/segment#attempt").
+    public var tasks: [TaskKey]
     public var segmentsDone: Int
     /// Output frames of the segments it finished that the farm kept (one result per segment).
     public var framesDone: Int
     /// Seconds since its last message.
     public var lastSeenSeconds: Double
-    /// How each requested backend resolved on it, e.g. "auto → cpu: vulkan 12.0 frames/s vs cpu 624.0 …".
-    public var backendChoices: [String]
+    /// How each requested backend resolved on it (JSON: "auto → cpu: vulkan 12.0 frames/s vs cpu 624.0 …").
+    public var backendChoices: [Resolution]
 
     public init(
-        id: String, hostname: String, cores: Int, memoryBytes: UInt64, backends: [String], encoders: [String],
-        state: WorkerState, tasks: [String], segmentsDone: Int, lastSeenSeconds: Double, backendChoices: [String] = [],
+        id: String, hostname: String, cores: Int, memoryBytes: UInt64, backends: [ProcessingBackend],
+        encoders: [String], state: WorkerState, tasks: [TaskKey], segmentsDone: Int, lastSeenSeconds: Double,
+        backendChoices: [Resolution] = [],
         framesDone: Int = 0
     ) {
         self.id = id
@@ -34,5 +36,42 @@ public struct WorkerStatus: Sendable, Hashable, Codable {
         self.lastSeenSeconds = lastSeenSeconds
         self.backendChoices = backendChoices
         self.framesDone = framesDone
+    }
+}
+
+extension WorkerStatus {
+    /// What a requested backend resolved to on the worker, and why. In JSON one string,
+    /// "REQUESTED → CHOSEN: REASON".
+    public struct Resolution: Sendable, Hashable, Codable, CustomStringConvertible {
+        public var requested: ProcessingBackend
+        /// What runs: `.cpu` or `.vulkan`.
+        public var chosen: ProcessingBackend
+        public var reason: String
+
+        public init(requested: ProcessingBackend, chosen: ProcessingBackend, reason: String) {
+            self.requested = requested
+            self.chosen = chosen
+            self.reason = reason
+        }
+
+        public var description: String { "\(requested.rawValue) → \(chosen.rawValue): \(reason)" }
+
+        public init(from decoder: any Decoder) throws {
+            let text = try decoder.singleValueContainer().decode(String.self)
+            let arrow = text.range(of: " → ")
+            let colon = arrow.flatMap { text[$0.upperBound...].range(of: ": ") }
+            guard let arrow, let colon, let requested = ProcessingBackend(rawValue: String(text[..<arrow.lowerBound])),
+                let chosen = ProcessingBackend(rawValue: String(text[arrow.upperBound..<colon.lowerBound]))
+            else {
+                throw DecodingError.dataCorrupted(
+                    .init(codingPath: decoder.codingPath, debugDescription: "not \"REQUESTED → CHOSEN: REASON\""))
+            }
+            self.init(requested: requested, chosen: chosen, reason: String(text[colon.upperBound...]))
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            try container.encode(description)
+        }
     }
 }
