@@ -12,7 +12,7 @@ import TesseraCore
 /// and a Vulkan compute one.
 public protocol FrameProcessor: AnyObject {
     /// Short name for logs and reports (`swscale`, `vulkan`).
-    var backendName: String { get }
+    var kind: ProcessorKind { get }
     var spec: ProcessingSpec { get }
 
     /// Returns the processed picture, with `pts` and other properties copied from `input`.

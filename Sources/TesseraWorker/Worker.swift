@@ -107,12 +107,12 @@ public final class Worker: @unchecked Sendable {
         c.memoryBytes = ProcessInfo.processInfo.physicalMemory
         c.videoEncoders = CodecSupport.videoEncoders.map(\.rawValue)
         c.videoDecoders = CodecSupport.videoDecoders
-        var backends = ["cpu"]
+        var backends: [ProcessingBackend] = [.cpu]
         if configuration.backend != .cpu, case .success(let device) = VulkanProcessor.availableDevice() {
-            backends.append("vulkan")
+            backends.append(.vulkan)
             c.vulkanDevice = device
         }
-        c.backends = backends
+        c.backends = backends.map(\.rawValue)
         c.software = "tessera / \(CodecSupport.libraryVersion)"
         c.slots = UInt32(configuration.slots)
         c.backendChoices = codec.backendChoices

@@ -9,7 +9,7 @@ struct BackendChoiceTests {
     @Test("cpu is always available")
     func cpu() throws {
         let selection = try selectFrameProcessor(backend: .cpu, spec: spec, calibrationFrame: nil)
-        #expect(selection.processor.backendName == "swscale")
+        #expect(selection.processor.kind == .swscale)
         #expect(selection.choice.chosen == .cpu)
     }
 
@@ -18,7 +18,7 @@ struct BackendChoiceTests {
         .enabled(if: VulkanAvailability.isAvailable, VulkanAvailability.reason))
     func vulkan() throws {
         let selection = try selectFrameProcessor(backend: .vulkan, spec: spec, calibrationFrame: nil)
-        #expect(selection.processor.backendName == "vulkan")
+        #expect(selection.processor.kind == .vulkan)
         #expect(selection.choice.vulkanDevice != nil)
     }
 
@@ -28,7 +28,7 @@ struct BackendChoiceTests {
         let selection = try selectFrameProcessor(backend: .auto, spec: spec, calibrationFrame: frame)
         let choice = selection.choice
         #expect(!choice.reason.isEmpty)
-        #expect(selection.processor.backendName == (choice.chosen == .vulkan ? "vulkan" : "swscale"))
+        #expect(selection.processor.kind == (choice.chosen == .vulkan ? .vulkan : .swscale))
         if VulkanAvailability.isAvailable {
             let rates = choice.framesPerSecond
             #expect(rates.count == 2, "\(choice)")

@@ -89,12 +89,12 @@ struct CalibrationMemoryTests {
             let second = try selectFrameProcessor(backend: .auto, spec: spec, calibrationFrame: frame, memory: memory)
             #expect(second.choice.chosen == first.choice.chosen)
             #expect(second.choice.reason.contains("remembered"), "\(second.choice)")
-            #expect(second.processor.backendName == (first.choice.chosen == .vulkan ? "vulkan" : "swscale"))
+            #expect(second.processor.kind == (first.choice.chosen == .vulkan ? .vulkan : .swscale))
         }
         // A stored CPU choice is taken as is: the CPU path, no timing.
         memory.remember(choice(.cpu, "seeded"), spec: spec, frame: frame)
         let seeded = try selectFrameProcessor(backend: .auto, spec: spec, calibrationFrame: frame, memory: memory)
-        #expect(seeded.processor.backendName == "swscale")
+        #expect(seeded.processor.kind == .swscale)
         #expect(seeded.choice.reason.hasPrefix("seeded; remembered"))
         let out = try seeded.processor.process(frame)
         #expect(out.width == 320 && out.height == 180)

@@ -46,7 +46,7 @@ struct PlaneScalerTests {
         let picture = TestPicture.pattern(job.input, width: job.width, height: job.height)
         let processor = try SwscaleProcessor(spec: job.spec)
         let actual = try run(processor, picture)
-        #expect(processor.backendName == "simd")
+        #expect(processor.kind == .simd)
         let psnr = Reference.psnr(actual, Reference.process(picture, job.spec))
         #expect(psnr.allSatisfy { $0 >= 50 }, "PSNR \(formatted(psnr)) dB")
     }
@@ -56,7 +56,7 @@ struct PlaneScalerTests {
         let picture = TestPicture.pattern(job.input, width: job.width, height: job.height)
         let processor = try SwscaleProcessor(spec: job.spec)
         _ = try run(processor, picture)
-        #expect(processor.backendName == "swscale")
+        #expect(processor.kind == .swscale)
     }
 
     @Test("the AVX2 and portable loops write the same bytes", arguments: qualifying)

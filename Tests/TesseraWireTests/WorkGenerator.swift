@@ -125,6 +125,6 @@ struct WorkGenerator {
         SegmentOutput(
             index: int(0...10_000), parameters: configuration(),
             packets: packets(int(0...30), maxBytes: 2000), frames: int(0...100_000),
-            seconds: Double(int(0...1_000_000)) / 1000, processor: pick(["vulkan", "cpu", "none"]))
+            seconds: Double(int(0...1_000_000)) / 1000, processor: pick(ProcessorKind.allCases))
     }
 }

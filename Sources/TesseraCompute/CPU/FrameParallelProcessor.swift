@@ -18,7 +18,7 @@ import TesseraCore
 /// stays the better choice; this is for when conversion is the bottleneck.
 public final class FrameParallelProcessor: PipelinedFrameProcessor, @unchecked Sendable {
     public let spec: ProcessingSpec
-    public var backendName: String { "swscale" }
+    public var kind: ProcessorKind { .swscale }
     /// Frames converted at once: one per lane.
     public var framesInFlight: Int { lanes.count }
     /// Frames submitted and not yet received.

@@ -5,7 +5,7 @@ import TesseraCore
 /// The CPU `FrameProcessor`: libswscale with slice threading across `threads` workers, plus Tessera's
 /// own turning, flipping and compositing where libswscale has none. The common transcode (8-bit planar
 /// YUV resized, same matrix and range, nothing turned or composited) runs Tessera's own SIMD
-/// `PlaneScaler` instead, which is faster than libswscale there (`backendName` then says "simd").
+/// `PlaneScaler` instead, which is faster than libswscale there (`kind` then says `.simd`).
 ///
 /// ```
 ///  input ─[8-bit planar YUV, only resized]─▶ PlaneScaler ─────────────────────────────────────────▶ output
@@ -18,7 +18,7 @@ import TesseraCore
 /// MPEG-2-sited input gives MPEG-2-sited output even after a 90° turn.
 public final class SwscaleProcessor: FrameProcessor {
     public let spec: ProcessingSpec
-    public var backendName: String { scaler == nil ? "swscale" : "simd" }
+    public var kind: ProcessorKind { scaler == nil ? .swscale : .simd }
     /// Slice threads; 0 lets libswscale use one per core. The default is 1: in a transcode the decode and
     /// encode stages already keep every core busy, and slice threads there only add hand-offs
     /// (measured: about 7% less CPU for 1080p→720p than with one thread per core on 2 cores).

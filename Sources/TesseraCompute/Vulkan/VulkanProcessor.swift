@@ -20,7 +20,7 @@ import TesseraCore
 /// flight; `process(_:)` is one of each. Fence waits block: call from a dedicated pipeline thread.
 public final class VulkanProcessor: PipelinedFrameProcessor {
     public let spec: ProcessingSpec
-    public var backendName: String { "vulkan" }
+    public var kind: ProcessorKind { .vulkan }
     /// The device the kernels run on, e.g. "llvmpipe (LLVM 15.0.6, 256 bits) (CPU)".
     public var deviceDescription: String { "\(device.name) (\(device.typeName))" }
     /// True when the device is a software rasteriser (lavapipe, SwiftShader): no faster than the CPU path.

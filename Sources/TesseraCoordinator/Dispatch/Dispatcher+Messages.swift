@@ -311,7 +311,8 @@ extension Dispatcher {
                         .init(
                             frames: frames, bytes: output.packets.reduce(0) { $0 + $1.data.count },
                             mediaSeconds: work.flatMap { Self.mediaSeconds(output.packets, timeBase: $0.timeBase) },
-                            encodeSeconds: output.encodeSeconds, backend: EncodeBackend(processor: output.processor),
+                            encodeSeconds: output.encodeSeconds,
+                            backend: EncodeBackend(ProcessorKind(named: output.processor)),
                             worker: sessions[routingID]?.id ?? "", at: now))
                 case .duplicate:
                     // The file is the segment's (the accepted result's, or one standing in for it): removing

@@ -30,7 +30,7 @@ public enum SegmentFailureReason: String, CaseIterable, Sendable {
 }
 
 /// Which frame processor encoded a segment (`tessera_segment_encode_duration_seconds{backend}`): the
-/// worker's own name for it (`FrameProcessor.backendName`), folded onto the backends people choose.
+/// worker's processor, folded onto the backends people choose.
 public enum EncodeBackend: String, CaseIterable, Sendable {
     case vulkan, cpu
     /// No colour conversion or scaling was needed.
@@ -38,12 +38,12 @@ public enum EncodeBackend: String, CaseIterable, Sendable {
     /// A name this coordinator does not know (a newer worker).
     case other
 
-    public init(processor: String) {
+    public init(_ processor: ProcessorKind) {
         switch processor {
-        case "vulkan": self = .vulkan
-        case "swscale", "simd", "cpu": self = .cpu
-        case "none", "": self = .none
-        default: self = .other
+        case .vulkan: self = .vulkan
+        case .simd, .swscale: self = .cpu
+        case .none: self = .none
+        case .libavfilter, .other: self = .other
         }
     }
 }

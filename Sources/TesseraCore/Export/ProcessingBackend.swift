@@ -8,3 +8,32 @@ public enum ProcessingBackend: String, CaseIterable, Sendable, Hashable, Codable
     /// libswscale with slice threads plus Tessera's SIMD turning and compositing.
     case cpu
 }
+
+/// Which frame processor made a segment's or a file's pictures: reports, the segment store, metrics and
+/// the wire's `processor` carry its raw value.
+public enum ProcessorKind: String, Sendable, Hashable, Codable, CaseIterable {
+    /// The Vulkan compute kernels (`VulkanProcessor`).
+    case vulkan
+    /// Tessera's SIMD `PlaneScaler` (8-bit planar YUV only resized).
+    case simd
+    /// libswscale, with Tessera's SIMD turning and compositing.
+    case swscale
+    /// A composition's layers, rendered by libavfilter (`VideoLayer`).
+    case libavfilter
+    /// No conversion or scaling was needed.
+    case none
+    /// A name this build does not know (a newer worker's).
+    case other
+
+    /// The name as it arrived from elsewhere (the wire, the store); `.other` for one this build does not know.
+    public init(named name: String) { self = ProcessorKind(rawValue: name) ?? .other }
+
+    /// The backend people choose that runs it; nil for none, libavfilter and unknown names.
+    public var backend: ProcessingBackend? {
+        switch self {
+        case .vulkan: .vulkan
+        case .simd, .swscale: .cpu
+        case .libavfilter, .none, .other: nil
+        }
+    }
+}

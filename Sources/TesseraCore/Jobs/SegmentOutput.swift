@@ -8,12 +8,12 @@ public struct SegmentOutput: Sendable, Hashable {
     public var frames: Int
     /// Seconds the worker spent on it (informative).
     public var seconds: Double
-    /// Which frame processor ran ("none" when no conversion was needed).
-    public var processor: String
+    /// Which frame processor ran (`.none` when no conversion was needed).
+    public var processor: ProcessorKind
 
     public init(
         index: Int, parameters: CodecConfiguration, packets: [EncodedPacket], frames: Int, seconds: Double,
-        processor: String
+        processor: ProcessorKind
     ) {
         self.index = index
         self.parameters = parameters

@@ -221,7 +221,7 @@ extension CompositionExport {
             let wall = Date().timeIntervalSince(started)
             var videoReport = render.videoReport
             videoReport.frames = frames
-            videoReport.processor = stitched.processor
+            videoReport.processor = stitched.processor.rawValue
             var report = ExportReport(
                 source: assetPaths.joined(separator: ", "), output: outputPath, fileType: fileType.rawValue,
                 preset: spec.preset, passthrough: false, timeRange: nil,

@@ -37,7 +37,7 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
     private let makeProcessor: @Sendable (ProcessingSpec, Frame) throws(MediaError) -> any FrameProcessor
     private let videoProgress = ProgressCounter()
     private let audioProgress = ProgressCounter()
-    private let processorName = Mutex("none")
+    private let processorKind = Mutex(ProcessorKind.none)
     /// End of the last video frame and of the audio, in seconds of output time.
     private let videoEnd = Mutex(0.0)
     private let audioEnd = Mutex(0.0)
@@ -164,7 +164,7 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
             if let spec = leg.spec {
                 if processor == nil {
                     processor = try makeProcessor(spec, frame)
-                    processorName.withLock { $0 = processor!.backendName }
+                    processorKind.withLock { $0 = processor!.kind }
                 }
                 out = try processor!.process(frame)
             }
@@ -261,7 +261,7 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
                 codec: video.codec.rawValue, width: Int(c.width), height: Int(c.height),
                 pixelFormat: PixelFormat(AVPixelFormat(rawValue: c.format)).rawValue,
                 frames: video.input.packetCount, rotation: video.rotation.degrees,
-                processor: processorName.withLock { $0 })
+                processor: processorKind.withLock { $0 }.rawValue)
             r.duration = MediaTime(seconds: videoEnd.withLock { $0 }, preferredTimescale: 1_000_000)
         }
         r.audioTracks = audio.map {

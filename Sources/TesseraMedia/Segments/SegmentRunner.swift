@@ -196,7 +196,7 @@ public enum SegmentRunner {
         return SegmentOutput(
             index: spec.index, parameters: configuration,
             packets: out, frames: frames, seconds: Date().timeIntervalSince(started),
-            processor: processor?.backendName ?? (work.layer != nil ? "libavfilter" : "none"))
+            processor: processor?.kind ?? (work.layer != nil ? .libavfilter : ProcessorKind.none))
     }
 
     /// Decodes the segment's own output (loop filter skipped: timing and decodability, not pixels) and

@@ -42,8 +42,8 @@ final class SegmentedEngine {
     struct Result {
         var frames: Int
         var endSeconds: Double
-        /// The first segment's processor ("vulkan", "simd", …).
-        var processor: String
+        /// The first segment's processor.
+        var processor: ProcessorKind
     }
 
     private let runs: [Run]

@@ -39,7 +39,7 @@ final class SegmentedExport: @unchecked Sendable {
     private let config: Configuration
     private let failure: PipelineFailure
     private(set) var segmentCount = 0
-    private(set) var processorName = "none"
+    private(set) var processorKind = ProcessorKind.none
     private(set) var audioPlan: TranscodePipeline?
     /// The presentation time of every output frame, from the plan.
     private(set) var expectedTimes: [MediaTime] = []
@@ -130,7 +130,7 @@ final class SegmentedExport: @unchecked Sendable {
                         frames: frames, seconds: seconds, totalSeconds: total,
                         elapsedSeconds: Date().timeIntervalSince(started)))
             })
-        processorName = result.processor
+        processorKind = result.processor
         videoEnd = result.endSeconds
         guard let writer else { throw MediaError(.internal, "the segments were stitched without a writer") }
         return writer
@@ -148,7 +148,7 @@ final class SegmentedExport: @unchecked Sendable {
             r.video = .init(
                 codec: codec.rawValue, width: Int(c.width), height: Int(c.height),
                 pixelFormat: PixelFormat(AVPixelFormat(rawValue: c.format)).rawValue,
-                frames: input.packetCount, rotation: rotation.degrees, processor: processorName)
+                frames: input.packetCount, rotation: rotation.degrees, processor: processorKind.rawValue)
         }
         r.duration = MediaTime(seconds: videoEnd, preferredTimescale: 1_000_000)
         r.segments = segmentCount

@@ -13,7 +13,7 @@ extension Tessera_V1_SegmentOutput {
         }
         frames = try WireValue.uint32(output.frames, "output.frames")
         encodeSeconds = output.seconds
-        processor = output.processor
+        processor = output.processor.rawValue
         try WireValue.checkOutgoing { () throws(WireError) in try validateSeconds() }
     }
 
@@ -38,6 +38,7 @@ extension SegmentOutput {
         }
         self.init(
             index: index, parameters: try CodecConfiguration(wire: wire.parameters, field: "output.parameters"),
-            packets: packets, frames: Int(wire.frames), seconds: wire.encodeSeconds, processor: wire.processor)
+            packets: packets, frames: Int(wire.frames), seconds: wire.encodeSeconds,
+            processor: ProcessorKind(named: wire.processor))
     }
 }
