@@ -34,7 +34,7 @@ run: release
 ## The package's one style (.swift-format, STYLE.md): lines ≤ 120, 4-space indentation. Generated code
 ## (Sources/TesseraWire/Generated) is left as protoc-gen-swift writes it.
 lint:
-	$(SWIFT) format lint --strict $$(find Sources Tests Benchmarks -name '*.swift' -not -path '*/Generated/*') Package.swift
+	$(SWIFT) format lint --strict $$(find Sources Tests Benchmarks Plugins -name '*.swift' -not -path '*/Generated/*') Package.swift
 
 test: deps lint
 	$(SWIFT) build --build-tests

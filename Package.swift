@@ -56,13 +56,14 @@ let package = Package(
         .target(name: "TesseraCore"),
         // Swift owners of libav* objects (frames, packets, the error helper), shared by Compute and Media.
         .target(name: "TesseraAV", dependencies: ["TesseraCore", "CFFmpeg"]),
-        // Tessera's own SIMD loops for the CPU path (AVX2 behind a run-time check, portable C otherwise), and
-        // the compute shaders' SPIR-V, generated from TesseraCompute/Shaders by Scripts/build-shaders.sh.
+        // Tessera's own SIMD loops for the CPU path (AVX2 behind a run-time check, portable C otherwise).
         .target(name: "CTesseraKernels"),
+        // The compute shaders (TesseraCompute/Shaders) are compiled to SPIR-V by glslc as the package builds.
+        .plugin(name: "SPIRVBuilder", capability: .buildTool()),
         .target(
             name: "TesseraCompute",
             dependencies: ["TesseraCore", "TesseraAV", "CFFmpeg", "CVulkan", "CTesseraKernels"],
-            exclude: ["Shaders"]),
+            exclude: ["Shaders"], plugins: ["SPIRVBuilder"]),
         .target(name: "TesseraMedia", dependencies: ["TesseraCore", "TesseraAV", "TesseraCompute", "CFFmpeg"]),
         // Frames/s of TesseraCompute's processors, driven by Benchmarks/compute/run.sh beside ffmpeg's filters.
         .executableTarget(

@@ -20,14 +20,6 @@ public protocol FrameProcessor: AnyObject {
     /// - Throws: `MediaError.unsupported` for an input format the backend cannot read,
     ///   `MediaError.ffmpeg` when the conversion itself fails.
     func process(_ input: Frame) throws(MediaError) -> Frame
-
-    /// Mixes two processed pictures of this processor's output format and size:
-    /// `first + weight × (second − first)` per sample, rounded. Frame-rate conversion uses it to
-    /// blend the two source frames around an output time. `pts` and properties come from `first`.
-    ///
-    /// - Throws: `MediaError.invalidArgument` when the frames differ in size or format or the weight
-    ///   is outside 0…1, `MediaError.unsupported` for a format the blend cannot read.
-    func blend(_ first: Frame, _ second: Frame, weight: Double) throws(MediaError) -> Frame
 }
 
 /// A processor that keeps several frames in flight: `submit` starts one, `receive` returns the oldest
@@ -43,13 +35,6 @@ public protocol PipelinedFrameProcessor: FrameProcessor {
     func submit(_ input: Frame) throws(MediaError)
     /// Waits for the oldest submitted frame and returns it processed; nil when nothing is pending.
     func receive() throws(MediaError) -> Frame?
-}
-
-extension FrameProcessor {
-    /// The SIMD CPU blend; backends with a faster one override it.
-    public func blend(_ first: Frame, _ second: Frame, weight: Double) throws(MediaError) -> Frame {
-        try FrameBlend.blend(first, second, weight: weight)
-    }
 }
 
 /// The resampling kernel used when the picture changes size.

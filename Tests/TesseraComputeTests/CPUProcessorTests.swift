@@ -106,6 +106,21 @@ struct CPUProcessorTests {
         #expect(psnr.allSatisfy { $0 >= 45 }, "PSNR \(formatted(psnr)) dB")
     }
 
+    @Test(
+        "blend of two frames is first + weight × (second − first)", arguments: [PixelFormat.yuv420p, .p010le, .rgba],
+        [0.0, 0.25, 0.5, 1.0])
+    func blend(format: PixelFormat, weight: Double) throws {
+        let a = try TestPicture.pattern(format, width: 45, height: 31, seed: 1).makeFrame()
+        let b = try TestPicture.pattern(format, width: 45, height: 31, seed: 5).makeFrame()
+        let mixed = TestPicture(frame: try FrameBlend.blend(a, b, weight: weight))
+        let pa = TestPicture(frame: a), pb = TestPicture(frame: b)
+        let reference = zip(pa.channels, pb.channels).map { ca, cb in
+            zip(ca, cb).map { Double($0) + weight * Double($1 - $0) }
+        }
+        let psnr = Reference.psnr(mixed, reference)
+        #expect(psnr.allSatisfy { $0 >= 50 }, "PSNR \(formatted(psnr)) dB")
+    }
+
     @Test("turning a 4:2:2 output by 90° is refused with a reason")
     func refusedTurn() {
         let spec = ProcessingSpec(

@@ -168,24 +168,6 @@ struct VulkanKernelTests {
         #expect(psnr.allSatisfy { $0 >= 50 }, "PSNR \(formatted(psnr)) dB")
     }
 
-    @Test(
-        "blend of two frames matches the CPU blend exactly", arguments: [PixelFormat.yuv420p, .p010le, .rgba],
-        [0.0, 0.25, 0.5, 1.0])
-    func blend(format: PixelFormat, weight: Double) throws {
-        let a = try TestPicture.pattern(format, width: 45, height: 31, seed: 1).makeFrame()
-        let b = try TestPicture.pattern(format, width: 45, height: 31, seed: 5).makeFrame()
-        let spec = ProcessingSpec(outputWidth: 45, outputHeight: 31, outputFormat: format)
-        let gpu = TestPicture(frame: try VulkanProcessor(spec: spec).blend(a, b, weight: weight))
-        let cpu = TestPicture(frame: try SwscaleProcessor(spec: spec).blend(a, b, weight: weight))
-        #expect(differences(gpu.channels, cpu.channels) == 0)
-        let pa = TestPicture(frame: a), pb = TestPicture(frame: b)
-        let reference = zip(pa.channels, pb.channels).map { ca, cb in
-            zip(ca, cb).map { Double($0) + weight * Double($1 - $0) }
-        }
-        let psnr = Reference.psnr(gpu, reference)
-        #expect(psnr.allSatisfy { $0 >= 50 }, "PSNR \(formatted(psnr)) dB")
-    }
-
     @Test("staging buffers (the discrete-GPU path) give the same pictures")
     func staging() throws {
         let picture = TestPicture.pattern(.nv12, width: 300, height: 170)

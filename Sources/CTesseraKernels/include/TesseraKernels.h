@@ -8,8 +8,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "TesseraShaderCode.h"  // the compute shaders' SPIR-V (generated)
-
 /// Resamples one 8-bit plane with separable filters: the vertical pass first (one source-width row of
 /// 16-bit fixed point per output row, in `row`), then the horizontal pass into `dst`.
 ///

@@ -1,17 +1,28 @@
-import CTesseraKernels
+import Foundation
 
-/// SPIR-V of the compute kernels, one array of 32-bit words per shader. The words are generated C
-/// (`CTesseraKernels/shader_code.c`, by Scripts/build-shaders.sh from `Shaders/*.comp`).
+/// SPIR-V of the compute kernels, one array of 32-bit words per shader, compiled from `Shaders/*.comp` by
+/// glslc while the package builds (Plugins/SPIRVBuilder writes each as base64 beside this type).
 enum ShaderCode {
-    static let blend = words(tessera_spirv_blend)
-    static let horizontalPass = words(tessera_spirv_horizontal_pass)
-    static let planeHorizontal = words(tessera_spirv_plane_horizontal)
-    static let planeVertical = words(tessera_spirv_plane_vertical)
-    static let verticalPass = words(tessera_spirv_vertical_pass)
+    static let horizontalPass = words(horizontalPassBase64)
+    static let planeHorizontal = words(planeHorizontalBase64)
+    static let planeVertical = words(planeVerticalBase64)
+    static let verticalPass = words(verticalPassBase64)
 
-    private static func words(_ accessor: (UnsafeMutablePointer<Int>?) -> UnsafePointer<UInt32>?) -> [UInt32] {
-        var count = 0
-        guard let start = accessor(&count) else { return [] }
-        return Array(UnsafeBufferPointer(start: start, count: count))
+    /// Every shader by its file's name, for the test that compares them with a fresh compile.
+    static var all: [String: [UInt32]] {
+        [
+            "horizontal_pass": horizontalPass, "plane_horizontal": planeHorizontal, "plane_vertical": planeVertical,
+            "vertical_pass": verticalPass,
+        ]
+    }
+
+    /// Little-endian words; empty for text that is not whole base64 words (the build wrote it, so never).
+    static func words(_ base64: String) -> [UInt32] {
+        guard let data = Data(base64Encoded: base64), data.count % 4 == 0 else { return [] }
+        return data.withUnsafeBytes { raw in
+            (0..<data.count / 4).map {
+                UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self))
+            }
+        }
     }
 }

@@ -36,7 +36,6 @@ final class VulkanDevice: @unchecked Sendable {
     /// The per-plane fast path (`PlaneResampling`): one set layout for both, push constants per plane.
     /// Nil on a device without 64-bit integers (see `hasInt64`).
     let planeKernels: (vertical: ComputeKernel, horizontal: ComputeKernel)?
-    let blend: ComputeKernel
 
     /// A human-readable type: "discrete GPU", "CPU", …
     var typeName: String {
@@ -178,10 +177,6 @@ final class VulkanDevice: @unchecked Sendable {
                 try ComputeKernel(
                     device: device, bindings: resampling, pushConstantBytes: 0,
                     code: ShaderCode.horizontalPass, cache: cache))
-            built.append(
-                try ComputeKernel(
-                    device: device, bindings: [storage, storage, storage],
-                    pushConstantBytes: 20, code: ShaderCode.blend, cache: cache))
             let planes = [texels, storage, texels, storage, texels, texels]
             for code in hasInt64 ? [ShaderCode.planeVertical, ShaderCode.planeHorizontal] : [] {
                 built.append(
@@ -199,9 +194,7 @@ final class VulkanDevice: @unchecked Sendable {
         }
         verticalPass = built[0]
         horizontalPass = built[1]
-        blend = built[2]
-        planeKernels = hasInt64 ? (built[3], built[4]) : nil
-        _ = try? blend.pipeline()
+        planeKernels = hasInt64 ? (built[2], built[3]) : nil
         Self.savePipelineCache(device, cache, to: cacheURL)
     }
 
@@ -354,7 +347,7 @@ final class VulkanDevice: @unchecked Sendable {
     private var savedPipelineCount = 0
 
     private var kernels: [ComputeKernel] {
-        [verticalPass, horizontalPass, blend] + (planeKernels.map { [$0.vertical, $0.horizontal] } ?? [])
+        [verticalPass, horizontalPass] + (planeKernels.map { [$0.vertical, $0.horizontal] } ?? [])
     }
 
     /// Writes the pipeline cache back when new pipelines were built (specialisations are made on demand).

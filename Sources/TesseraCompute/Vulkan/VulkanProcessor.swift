@@ -31,7 +31,6 @@ public final class VulkanProcessor: PipelinedFrameProcessor {
 
     private let device: VulkanDevice
     private var setup: Setup?
-    private var blendSetup: BlendSetup?
     /// Submitted slots, oldest first, with the input frame whose properties the output copies.
     private var inFlight: [(slot: Int, input: Frame)] = []
     private var nextSlot = 0
@@ -156,36 +155,6 @@ public final class VulkanProcessor: PipelinedFrameProcessor {
             ? AVCHROMA_LOC_LEFT
             : (plan.output.log2ChromaX > 0 ? AVCHROMA_LOC_LEFT : AVCHROMA_LOC_UNSPECIFIED)
         o.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
-    }
-
-    // MARK: Blend
-
-    public func blend(_ first: Frame, _ second: Frame, weight: Double) throws(MediaError) -> Frame {
-        try FrameBlend.check(first, second, weight: weight)
-        guard first.width == spec.outputWidth, first.height == spec.outputHeight,
-            PixelFormat(first.pixelFormat) == spec.outputFormat, let layout = PictureLayout(spec.outputFormat)
-        else { return try FrameBlend.blend(first, second, weight: weight) }
-        if blendSetup == nil { blendSetup = try BlendSetup(device: device, spec: spec, layout: layout) }
-        guard let b = blendSetup, let aBase = b.first.mapped, let bBase = b.second.mapped,
-            let outBase = b.result.mapped
-        else { throw MediaError(.device, "Vulkan: blend buffers are not mapped") }
-        for (p, plane) in b.planes.enumerated() {
-            guard let pa = first.plane(p), let pb = second.plane(p) else {
-                throw MediaError(.invalidArgument, "frame has no plane \(p)")
-            }
-            copyPlane(
-                from: pa, sourceStride: first.linesize(p), to: aBase + plane.offset, destinationStride: plane.stride,
-                rowBytes: plane.rowBytes, rows: plane.rows)
-            copyPlane(
-                from: pb, sourceStride: second.linesize(p), to: bBase + plane.offset,
-                destinationStride: plane.stride, rowBytes: plane.rowBytes, rows: plane.rows)
-        }
-        try b.run(weight: Float(weight))
-        let output = try b.pool.makeFrame()
-        guard let to = FramePool.base(of: output) else { throw MediaError(.internal, "pool frame has no buffer") }
-        memcpy(to, outBase, b.bytes)
-        try ff(av_frame_copy_props(output.pointer, first.pointer), "copy frame properties")
-        return output
     }
 }
 
