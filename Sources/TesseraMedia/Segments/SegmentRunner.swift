@@ -27,111 +27,37 @@ public enum SegmentRunner {
         let started = Date()
         let spec = work.spec
         let source = try CodecParameters(work.source)
-        let timeBase = AVRational(num: Int32(work.timeBase.numerator), den: Int32(work.timeBase.denominator))
         let outputTB = work.outputTimeBase
-        // A retimed segment's encoder counts in frames of the output frame duration.
-        let frameRate =
-            work.retime == nil
-            ? AVRational(num: Int32(work.frameRate.numerator), den: Int32(work.frameRate.denominator))
-            : AVRational(num: Int32(outputTB.denominator), den: Int32(outputTB.numerator))
-        // A composition's segment encodes the render (its layer places each frame); any other, the source's
-        // frames as the settings convert them.
-        let encoderInput: Encoder.VideoInput
-        let processing: ProcessingSpec?
-        var layer = try work.layer.map { l throws(MediaError) in
-            try LayerRenderer(
-                layer: l, rotation: work.rotation,
-                frameDuration: Rational(Int64(outputTB.numerator), Int64(outputTB.denominator)))
-        }
-        if let l = work.layer {
-            // The worker holds its own line: a task from the wire asking more than a segment may is refused.
-            do throws(JobRequestError) {
-                try SegmentLayer.checkMemory(
-                    width: l.renderWidth, height: l.renderHeight, frames: spec.frameCount, field: "task.layer")
-            } catch {
-                throw MediaError(.invalidArgument, path: work.sourceName, "segment \(spec.index): \(error)")
-            }
-            encoderInput = try LayerRenderer.encoderInput(
-                width: l.renderWidth, height: l.renderHeight,
-                frameDuration: Rational(Int64(outputTB.numerator), Int64(outputTB.denominator)))
-            processing = nil
-        } else {
-            let encoding = try VideoEncoding(
-                work.settings, parameters: source.pointer.pointee,
-                timeBase: AVRational(num: Int32(outputTB.numerator), den: Int32(outputTB.denominator)),
-                frameRate: frameRate, rotation: work.rotation)
-            (encoderInput, processing) = (encoding.encoderInput, encoding.processing)
-        }
+        // One read and decode of the segment feeds every output (today's jobs: one).
+        let legs = [
+            try SegmentEncodeLeg(
+                work, settings: work.settings, source: source, threads: threads, makeProcessor: makeProcessor)
+        ]
         let sourceKey = SegmentDecoders.Key(
             configuration: work.source, timeBase: work.timeBase, threads: threads,
             checkOnly: false)
         // A gap's segment decodes nothing.
         let isGap = work.layer?.isGap ?? false
         let decoder = isGap ? nil : try decoders.take(sourceKey, parameters: source, path: work.sourceName)
-        let encoder = try Encoder(video: work.settings, input: encoderInput, globalHeader: true, threads: threads)
         let range = spec.presentationRange
         var gate = VideoGate(range: TickRange(start: range.lowerBound, end: range.upperBound, offset: 0))
-        let shift = spec.timeMap.output(range.lowerBound)
-        // A retimed segment chooses its frames along the time map (see `SegmentRetime`).
-        let sourceTB = Rational(Int64(timeBase.num), Int64(timeBase.den))
-        var retimer = work.retime.map {
-            FrameRetimer(
-                map: $0.map, frameDuration: $0.frameDuration, selection: $0.selection, timeBase: timeBase,
-                origin: $0.sourceTime(ofTick: range.lowerBound, timeBase: sourceTB),
-                instants: Int64(spec.outputFrames.lowerBound)..<Int64(spec.outputFrames.upperBound))
-        }
-        var processor: (any FrameProcessor)? = nil
-        var timing = FrameDurations()
-        var out: [EncodedPacket] = []
-        var durations: [Int64: Int64] = [:]
-        var encodedPTS: [Int64] = []
-        var frames = 0
-
-        func encode(_ frame: Frame?) throws(MediaError) {
-            if let frame {
-                durations[frame.pts] = frame.pointer.pointee.pkt_duration
-                encodedPTS.append(frame.pts)
-                frame.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
-                frames += 1
-            }
-            try encoder.encode(frame) { packet in
-                var p = EncodedPacket(packet)
-                if let d = durations.removeValue(forKey: p.pts) { p.duration = d }
-                out.append(p)
-            }
-        }
-        /// Encodes the frame before this output frame (see `FrameDurations`); a composition's frame is
-        /// first placed on the render.
-        func place(_ chosen: Frame) throws(MediaError) {
-            let frame = try layer?.render(chosen, k: chosen.pts) ?? chosen
-            guard let previous = timing.push(frame) else { return }
-            try encode(previous)
-            if frames % 8 == 0 {
-                progress(SegmentProgress(segment: spec.index, framesDone: frames, framesTotal: spec.frameCount))
-            }
-        }
-        /// Processes a source frame once, then places it on the output timeline: shifted, or shown as often
-        /// as the time map says.
-        func accept(_ decoded: Frame) throws(MediaError) -> Bool {
-            var frame = decoded
-            if let pspec = processing {
-                if processor == nil { processor = try makeProcessor(pspec, decoded) }
-                frame = try processor!.process(decoded)
-            }
-            if retimer != nil {
-                frame.pts = decoded.pts
-                for shown in try retimer!.push(frame) { try place(shown) }
-            } else {
-                frame.pts = try TickRange.end(decoded.pts, plus: shift)
-                try place(frame)
-            }
-            return true
+        let sourceTB = Rational(Int64(work.timeBase.numerator), Int64(work.timeBase.denominator))
+        var reported = 0
+        func report() {
+            let frames = legs[0].frames
+            guard frames >= reported + 8 else { return }
+            reported = frames - frames % 8
+            progress(SegmentProgress(segment: spec.index, framesDone: frames, framesTotal: spec.frameCount))
         }
 
         // The gate's emit closure cannot throw: keep the first error and stop, then rethrow it.
         var failure: MediaError? = nil
         let emit: (Frame) -> Bool = { g in
-            do throws(MediaError) { return try accept(g) } catch {
+            do throws(MediaError) {
+                for leg in legs { try leg.accept(g) }
+                report()
+                return true
+            } catch {
                 failure = error
                 return false
             }
@@ -165,38 +91,35 @@ public enum SegmentRunner {
                 if isCancelled() {
                     throw MediaError(.cancelled, path: work.sourceName, "segment \(spec.index) cancelled")
                 }
-                let blank = try layer!.render(nil, k: Int64(k))
-                guard let previous = timing.push(blank) else { continue }
-                try encode(previous)
+                for leg in legs { try leg.acceptBlank(Int64(k)) }
             }
         }
         if let failure { throw failure }
-        for shown in try retimer?.finish() ?? [] { try place(shown) }
-        let endTick = retimer.map(\.frameCount) ?? (isGap ? Int64(spec.outputFrames.upperBound) : work.endTick)
-        guard let last = timing.finish(endTick: endTick) else {
-            throw MediaError(.corrupt, path: work.sourceName, "segment \(spec.index) decoded no frame")
+        let endTick = isGap ? Int64(spec.outputFrames.upperBound) : work.endTick
+        var outputs: [SegmentOutput] = []
+        for leg in legs {
+            try leg.finish(endTick: endTick, segment: spec.index, path: work.sourceName)
+            guard leg.frames == spec.frameCount else {
+                throw MediaError(
+                    .corrupt, path: work.sourceName,
+                    "segment \(spec.index) produced \(leg.frames) frames, planned \(spec.frameCount)")
+            }
+            if isCancelled() { throw MediaError(.cancelled, path: work.sourceName, "segment \(spec.index) cancelled") }
+            let parameters = try leg.parameters()
+            let configuration = parameters.configuration
+            if work.checkDecodes {
+                try checkDecodes(
+                    leg.packets, parameters: parameters, configuration: configuration, timeBase: outputTB,
+                    encodedPTS: leg.encodedPTS, segment: spec.index, decoders: decoders)
+            }
+            outputs.append(
+                SegmentOutput(
+                    index: spec.index, parameters: configuration, packets: leg.packets, frames: leg.frames,
+                    seconds: Date().timeIntervalSince(started), processor: leg.kind))
         }
-        try encode(last)
-        try encode(nil)
-        guard frames == spec.frameCount else {
-            throw MediaError(
-                .corrupt, path: work.sourceName,
-                "segment \(spec.index) produced \(frames) frames, planned \(spec.frameCount)")
-        }
-        let parameters = try CodecParameters(encoder: encoder.context)
-        if isCancelled() { throw MediaError(.cancelled, path: work.sourceName, "segment \(spec.index) cancelled") }
         if let decoder { decoders.keep(decoder, for: sourceKey) }
-        let configuration = parameters.configuration
-        if work.checkDecodes {
-            try checkDecodes(
-                out, parameters: parameters, configuration: configuration, timeBase: outputTB,
-                encodedPTS: encodedPTS, segment: spec.index, decoders: decoders)
-        }
-        progress(SegmentProgress(segment: spec.index, framesDone: frames, framesTotal: spec.frameCount))
-        return SegmentOutput(
-            index: spec.index, parameters: configuration,
-            packets: out, frames: frames, seconds: Date().timeIntervalSince(started),
-            processor: processor?.kind ?? (work.layer != nil ? .libavfilter : ProcessorKind.none))
+        progress(SegmentProgress(segment: spec.index, framesDone: outputs[0].frames, framesTotal: spec.frameCount))
+        return outputs[0]
     }
 
     /// Decodes the segment's own output (loop filter skipped: timing and decodability, not pixels) and

@@ -1,0 +1,148 @@
+import CFFmpeg
+import Foundation
+import TesseraAV
+import TesseraCompute
+import TesseraCore
+
+/// One output of a segment: what turns the decoded source frames into that output's packets.
+///
+/// ```
+///  decoded source frame ─▶ FrameProcessor (its size and format) ─▶ FrameRetimer (its instants)
+///      ─▶ LayerRenderer (a composition's render) ─▶ FrameDurations ─▶ Encoder ─▶ packets
+/// ```
+///
+/// `SegmentRunner` reads and decodes a segment once and feeds every leg; a job's outputs are a list of
+/// legs (today one per segment; a ladder's renditions and quality measured on the processed frames plug
+/// in here, not in a second loop).
+final class SegmentEncodeLeg {
+    private let encoder: Encoder
+    private let processing: ProcessingSpec?
+    private let makeProcessor: SegmentRunner.MakeProcessor
+    private(set) var processor: (any FrameProcessor)?
+    private var layer: LayerRenderer?
+    private var retimer: FrameRetimer?
+    private var timing = FrameDurations()
+    /// Source ticks to the output timeline for a segment that is not retimed.
+    private let shift: Int64
+    private(set) var packets: [EncodedPacket] = []
+    private var durations: [Int64: Int64] = [:]
+    /// The presentation time of every frame encoded, in encoding order.
+    private(set) var encodedPTS: [Int64] = []
+    private(set) var frames = 0
+
+    /// - Parameters:
+    ///   - settings: this output's video settings.
+    ///   - source: the segment's decoder parameters (the source's size, format and colour).
+    init(
+        _ work: SegmentWork, settings: VideoSettings, source: CodecParameters, threads: Int,
+        makeProcessor: @escaping SegmentRunner.MakeProcessor
+    ) throws(MediaError) {
+        let spec = work.spec
+        let outputTB = work.outputTimeBase
+        let frameDuration = Rational(Int64(outputTB.numerator), Int64(outputTB.denominator))
+        // A retimed segment's encoder counts in frames of the output frame duration.
+        let frameRate =
+            work.retime == nil
+            ? AVRational(num: Int32(work.frameRate.numerator), den: Int32(work.frameRate.denominator))
+            : AVRational(num: Int32(outputTB.denominator), den: Int32(outputTB.numerator))
+        // A composition's segment encodes the render (its layer places each frame); any other, the source's
+        // frames as the settings convert them.
+        let encoderInput: Encoder.VideoInput
+        if let l = work.layer {
+            // The worker holds its own line: a task from the wire asking more than a segment may is refused.
+            do throws(JobRequestError) {
+                try SegmentLayer.checkMemory(
+                    width: l.renderWidth, height: l.renderHeight, frames: spec.frameCount, field: "task.layer")
+            } catch {
+                throw MediaError(.invalidArgument, path: work.sourceName, "segment \(spec.index): \(error)")
+            }
+            layer = try LayerRenderer(layer: l, rotation: work.rotation, frameDuration: frameDuration)
+            encoderInput = try LayerRenderer.encoderInput(
+                width: l.renderWidth, height: l.renderHeight, frameDuration: frameDuration)
+            processing = nil
+        } else {
+            let encoding = try VideoEncoding(
+                settings, parameters: source.pointer.pointee,
+                timeBase: AVRational(num: Int32(outputTB.numerator), den: Int32(outputTB.denominator)),
+                frameRate: frameRate, rotation: work.rotation)
+            (encoderInput, processing) = (encoding.encoderInput, encoding.processing)
+        }
+        encoder = try Encoder(video: settings, input: encoderInput, globalHeader: true, threads: threads)
+        self.makeProcessor = makeProcessor
+        let range = spec.presentationRange
+        shift = spec.timeMap.output(range.lowerBound)
+        // A retimed segment chooses its frames along the time map (see `SegmentRetime`).
+        let timeBase = AVRational(num: Int32(work.timeBase.numerator), den: Int32(work.timeBase.denominator))
+        let sourceTB = Rational(Int64(timeBase.num), Int64(timeBase.den))
+        retimer = work.retime.map {
+            FrameRetimer(
+                map: $0.map, frameDuration: $0.frameDuration, selection: $0.selection, timeBase: timeBase,
+                origin: $0.sourceTime(ofTick: range.lowerBound, timeBase: sourceTB),
+                instants: Int64(spec.outputFrames.lowerBound)..<Int64(spec.outputFrames.upperBound))
+        }
+    }
+
+    /// Which processor made this output's pictures.
+    var kind: ProcessorKind { processor?.kind ?? (layer != nil ? .libavfilter : .none) }
+
+    /// Processes a decoded source frame once, then places it on the output timeline: shifted, or shown as
+    /// often as the time map says. Returns the frames encoded so far.
+    func accept(_ decoded: Frame) throws(MediaError) {
+        var frame = decoded
+        if let processing {
+            if processor == nil { processor = try makeProcessor(processing, decoded) }
+            frame = try processor!.process(decoded)
+        }
+        if retimer != nil {
+            frame.pts = decoded.pts
+            for shown in try retimer!.push(frame) { try place(shown) }
+        } else {
+            frame.pts = try TickRange.end(decoded.pts, plus: shift)
+            try place(frame)
+        }
+    }
+
+    /// A gap's instant `k`: the background alone.
+    func acceptBlank(_ k: Int64) throws(MediaError) {
+        let blank = try layer!.render(nil, k: k)
+        guard let previous = timing.push(blank) else { return }
+        try encode(previous)
+    }
+
+    /// Encodes what the retimer and the duration tracker still hold, then drains the encoder.
+    /// - Throws: `.corrupt` when the segment decoded no frame.
+    func finish(endTick: Int64?, segment: Int, path: String) throws(MediaError) {
+        for shown in try retimer?.finish() ?? [] { try place(shown) }
+        let end = retimer.map(\.frameCount) ?? endTick
+        guard let last = timing.finish(endTick: end) else {
+            throw MediaError(.corrupt, path: path, "segment \(segment) decoded no frame")
+        }
+        try encode(last)
+        try encode(nil)
+    }
+
+    /// The encoder's output parameters, once finished.
+    func parameters() throws(MediaError) -> CodecParameters { try CodecParameters(encoder: encoder.context) }
+
+    /// Encodes the frame before this output frame (see `FrameDurations`); a composition's frame is first
+    /// placed on the render.
+    private func place(_ chosen: Frame) throws(MediaError) {
+        let frame = try layer?.render(chosen, k: chosen.pts) ?? chosen
+        guard let previous = timing.push(frame) else { return }
+        try encode(previous)
+    }
+
+    private func encode(_ frame: Frame?) throws(MediaError) {
+        if let frame {
+            durations[frame.pts] = frame.pointer.pointee.pkt_duration
+            encodedPTS.append(frame.pts)
+            frame.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
+            frames += 1
+        }
+        try encoder.encode(frame) { packet in
+            var p = EncodedPacket(packet)
+            if let d = durations.removeValue(forKey: p.pts) { p.duration = d }
+            packets.append(p)
+        }
+    }
+}
