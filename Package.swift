@@ -3,10 +3,11 @@
 // Tessera: a distributed transcoding farm on FFmpeg's libraries.
 // Dependencies point one way:
 //   tessera (CLI) → TesseraFarm (LocalFarm) → TesseraCoordinator / TesseraWorker;  tessera → TesseraClient
+//   tessera (CLI) → TesseraDashboard → TesseraCoordinator (FarmService, HTTPAPIAddition, HTTPAuth)
 //                 → TesseraMedia → TesseraCompute → TesseraAV → TesseraCore
 //                 → TesseraWire (protobuf + ZeroMQ) ─────────────→ TesseraCore
 //   C modules: CFFmpeg (AV, Compute, Media), CVulkan (Compute), CZeroMQ (Wire), CTesseraKernels (Compute:
-//   our SIMD loops).
+//   our SIMD loops). Plugin: SPIRVBuilder (Compute's shaders, compiled by glslc as the package builds).
 // TesseraCore imports no C module.
 import PackageDescription
 

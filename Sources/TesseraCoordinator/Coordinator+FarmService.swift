@@ -70,16 +70,13 @@ extension Coordinator: FarmService {
         } catch {
             throw FarmError(.invalidRequest, error.description)
         }
-        let audio = asset.tracks.filter { $0.mediaType == .audio }
-        if settings.audio != nil, let selection = settings.audioTracks, !audio.isEmpty,
-            !audio.contains(where: { selection.includes(track: $0.trackID, language: $0.language) })
-        {
-            let available = audio.map { "track \($0.trackID) (\($0.language ?? "no language"))" }.joined(
-                separator: ", ")
-            throw FarmError(
-                .invalidRequest,
-                "settings.audioTracks: no audio track matches \(selection.description); "
-                    + "the source has \(available)")
+        let audio = asset.tracks.filter { $0.mediaType == .audio }.map {
+            AudioTrackSelection.Candidate(
+                id: $0.trackID, language: $0.language,
+                description: "track \($0.trackID) (\($0.language ?? "no language"))")
+        }
+        if settings.audio != nil, let why = settings.audioTracks?.refusal(audio) {
+            throw FarmError(.invalidRequest, "settings.audioTracks: \(why)")
         }
         if let range = request.timeRange, asset.duration.isNumeric, range.start >= asset.duration {
             throw FarmError(

@@ -4,7 +4,7 @@ import TesseraCore
 /// What the coordinator offers people and scripts; the HTTP API (HTTP/) is a thin layer over it.
 ///
 /// Every method is async and never blocks Swift's cooperative pool: store access goes through
-/// GRDB's own queue, and the scheduler runs on its own thread.
+/// GRDB's own queue, and the dispatcher runs on its own thread.
 public protocol FarmService: Sendable {
     /// Validates and queues a job. Throws `FarmError` for a source outside the media roots, a missing
     /// upload, an output outside the output root, or settings that cannot work.

@@ -26,7 +26,8 @@ struct ThumbnailCommand: ParsableCommand {
 
     static func size(_ text: String) -> (width: Int, height: Int)? {
         let parts = text.split(separator: "x").compactMap { Int($0) }
-        guard parts.count == 2, (2...16384).contains(parts[0]), (2...16384).contains(parts[1]) else { return nil }
+        let sides = 2...ImageGenerator.maximumSide
+        guard parts.count == 2, sides.contains(parts[0]), sides.contains(parts[1]) else { return nil }
         return (parts[0], parts[1])
     }
 

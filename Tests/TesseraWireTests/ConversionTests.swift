@@ -81,6 +81,7 @@ import Testing
         ("task.spec.decode_end_packet", { $0.spec.decodeEndPacket = $0.spec.decodeFirstPacket &- 1 }),
         ("task.spec.time_map", { $0.spec.clearTimeMap() }),
         ("task.spec.time_map.rate", { $0.spec.timeMap.rate.den = 0 }),
+        ("task.spec.time_map.rate", { $0.spec.timeMap.rate = Tessera_V1_Rational(Fraction(2, 1)) }),
         ("task.time_base", { $0.timeBase.den = 0 }),
         ("task.time_base", { $0.clearTimeBase() }),
         ("task.frame_rate", { $0.frameRate.den = -25 }),

@@ -73,9 +73,7 @@ struct WorkGenerator {
             index: int(0...10_000), outputFrames: firstFrame..<(firstFrame + int(0...500)),
             presentationRange: start..<(start + Int64(int(0...10_000_000))),
             decodePackets: firstPacket..<(firstPacket + packetCount),
-            timeMap: TimeMapPiece(
-                sourceStart: int64() >> 2, outputStart: int64() >> 2,
-                rate: fraction(positive: true)))
+            timeMap: TimeMapPiece(sourceStart: int64() >> 2, outputStart: int64() >> 2))
         var retime = maybe { $0.retime() }
         var spec = planned
         if let frames = retime?.frameCount {

@@ -135,7 +135,7 @@ extension JobStore {
         }
     }
 
-    /// The unfinished jobs after a coordinator restart, oldest first, for the scheduler to drive again
+    /// The unfinished jobs after a coordinator restart, oldest first, for the coordinator to drive again
     /// (from `planning`). Their segments stay as they were: a segment still `leased` names the worker
     /// that may still be encoding it, so the job can hold it back for that worker's claim (PROTOCOL.md
     /// §4); `setPlan` then puts every segment that is not done back to pending, attempt numbers kept.

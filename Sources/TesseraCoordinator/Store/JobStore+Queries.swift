@@ -1,7 +1,7 @@
 import GRDB
 import TesseraCore
 
-/// Reads: blocking ones for the scheduler thread, `…Async` ones for Swift concurrency (the HTTP layer).
+/// Reads: blocking ones for the dispatcher and job threads, `…Async` ones for Swift concurrency (the HTTP layer).
 extension JobStore {
     /// - Throws: `StoreError.database`.
     public func job(_ id: String) throws(StoreError) -> JobRecord? {

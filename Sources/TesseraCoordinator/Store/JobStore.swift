@@ -6,18 +6,18 @@ import TesseraCore
 /// redoing finished segments.
 ///
 /// ```
-///  scheduler thread ──sync write (one transaction per call)──▶ ┐
+///  dispatcher, jobs ─sync write (one transaction per call)──▶ ┐
 ///                                                              ├─ DatabasePool (WAL) ── tessera.sqlite
 ///  HTTP handlers ──async read (snapshot, never blocks a write)─▶ ┘
 /// ```
 ///
 /// A `DatabasePool` rather than a `DatabaseQueue`: in WAL mode its readers work on a snapshot beside
-/// the single writer, so the HTTP layer's reads never wait behind the scheduler's writes (and the
-/// reverse). `synchronous = FULL` makes every commit durable before the call returns, because the
+/// the single writer, so the HTTP layer's reads never wait behind the dispatcher's and the jobs' writes
+/// (and the reverse). `synchronous = FULL` makes every commit durable before the call returns, because the
 /// coordinator acknowledges a segment to its worker only after `complete` has returned.
 ///
-/// The synchronous API blocks its caller (the scheduler's own thread); the `…Async` reads suspend
-/// instead and are the ones to use from Swift concurrency. Thread-safe: GRDB serialises the writes.
+/// The synchronous API blocks its caller (the dispatcher's or a job's own thread); the `…Async` reads
+/// suspend instead and are the ones to use from Swift concurrency. Thread-safe: GRDB serialises the writes.
 public final class JobStore: Sendable {
     /// The database file.
     public let path: String

@@ -37,3 +37,28 @@ public struct AudioTrackSelection: Sendable, Hashable, Codable {
             languages: try c.decodeIfPresent([String].self, forKey: .languages) ?? [])
     }
 }
+
+extension AudioTrackSelection {
+    /// One of a source's audio tracks, as the selection sees it.
+    public struct Candidate: Sendable {
+        public var id: Int
+        public var language: String?
+        /// How a refusal names it ("track 1 (eng, aac 48000 Hz)").
+        public var description: String
+        public init(id: Int, language: String?, description: String) {
+            self.id = id
+            self.language = language
+            self.description = description
+        }
+    }
+
+    /// Why the selection would write none of a source's audio tracks; nil when it takes one (or the source
+    /// has none). The one wording, whether an export or a farm's submission asks.
+    public func refusal(_ tracks: [Candidate]) -> String? {
+        guard !tracks.isEmpty, !tracks.contains(where: { includes(track: $0.id, language: $0.language) }) else {
+            return nil
+        }
+        return "no audio track matches \(description); the source's audio tracks are: "
+            + tracks.map(\.description).joined(separator: "; ")
+    }
+}

@@ -6,7 +6,7 @@ import TesseraCompute
 import TesseraCore
 
 /// The work of a `CompositionExport`: its writer's inputs, and the timeline's runs rendered in order.
-/// On a farm (`SegmentedComposition`) it renders the sound alone, the workers the pictures.
+/// On a farm (`CompositionExport.exportSegmented`) it renders the sound alone, the workers the pictures.
 final class CompositionRender: @unchecked Sendable {
     /// A stretch of the timeline: one asset played continuously (its pieces), or nothing.
     struct Run {
@@ -94,7 +94,7 @@ final class CompositionRender: @unchecked Sendable {
 
     /// What a run reads of its asset: from the microsecond at or before its source, a little past its end
     /// (the frame after its last instant, for nearest and blend). The reader's start is the source time of
-    /// its tick 0, so a farm's segments of the run (`SegmentedComposition`) are planned on the same range.
+    /// its tick 0, so a farm's segments of the run (`CompositionExport.planSegments`) are planned on the same range.
     static func sourceRange(of run: Run, assetDuration assetEnd: MediaTime) -> TimeRange {
         let first = run.pieces[0], lastPiece = run.pieces[run.pieces.count - 1]
         let start = MediaTime(value: (first.sourceStart * Rational(1_000_000)).floor ?? 0, timescale: 1_000_000)

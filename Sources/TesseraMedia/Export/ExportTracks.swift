@@ -53,11 +53,13 @@ struct ExportTracks {
             let chosen = audioIDs.filter {
                 selection.includes(track: $0, language: Self.tag(input.streams[$0], "language"))
             }
-            if chosen.isEmpty && !audioIDs.isEmpty {
-                let available = audioIDs.map { Self.describe(input.streams[$0]) }.joined(separator: "; ")
-                throw MediaError(
-                    .invalidArgument, path: reader.path,
-                    "no audio track matches \(selection.description); the source's audio tracks are: \(available)")
+            let candidates = audioIDs.map {
+                AudioTrackSelection.Candidate(
+                    id: $0, language: Self.tag(input.streams[$0], "language"),
+                    description: Self.describe(input.streams[$0]))
+            }
+            if let why = selection.refusal(candidates) {
+                throw MediaError(.invalidArgument, path: reader.path, why)
             }
             // A track this build cannot read (or the container cannot hold, for passthrough) is named, not
             // fatal, while another can be written; when none can, the first is kept so the export fails

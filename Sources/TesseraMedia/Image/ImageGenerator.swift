@@ -10,6 +10,9 @@ import TesseraCore
 /// applied (`appliesPreferredTrackTransform`, as AVFoundation's option), so phone video comes out
 /// upright. The dashboard's segment thumbnails and `tessera thumbnail` use it.
 public final class ImageGenerator {
+    /// The largest side of a still, in pixels, whatever the request or the file's sample aspect ratio asks.
+    public static let maximumSide = 16384
+
     public struct Image: Sendable {
         public let png: Data
         public let width: Int
@@ -86,8 +89,8 @@ public final class ImageGenerator {
             w *= scale
             h *= scale
         }
-        // A file's sample aspect ratio may ask for any width: the still stays within 16384 px a side.
-        let limit = min(1, 16384 / max(w, h))
+        // A file's sample aspect ratio may ask for any width: the still stays within `maximumSide`.
+        let limit = min(1, Double(Self.maximumSide) / max(w, h))
         let fit = { (v: Double) in max(2, Int((v * limit).rounded()) & ~1) }
         return (fit(w), fit(h))
     }

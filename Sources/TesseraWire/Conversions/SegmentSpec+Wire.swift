@@ -1,8 +1,7 @@
 import TesseraCore
 
 extension Tessera_V1_SegmentSpec {
-    /// - Throws: `.unrepresentable` for a negative index, frame or packet number, or a time-map rate that
-    ///   is not positive.
+    /// - Throws: `.unrepresentable` for a negative index, frame or packet number.
     public init(_ spec: SegmentSpec, field: String = "spec") throws(WireError) {
         self.init()
         index = try WireValue.uint32(spec.index, "\(field).index")
@@ -14,12 +13,12 @@ extension Tessera_V1_SegmentSpec {
         decodeEndPacket = try WireValue.uint64(spec.decodePackets.upperBound, "\(field).decode_end_packet")
         timeMap.sourceStart = spec.timeMap.sourceStart
         timeMap.outputStart = spec.timeMap.outputStart
-        timeMap.rate = Tessera_V1_Rational(spec.timeMap.rate)
+        timeMap.rate = Tessera_V1_Rational(Fraction(1, 1))
         try WireValue.checkOutgoing { () throws(WireError) in try validate(field) }
     }
 
     /// - Throws: `.malformed` for a range whose end is before its start, a number beyond Int, a missing
-    ///   time map, or a time-map rate that is not positive.
+    ///   time map, or a time-map rate that is not 1.
     func validate(_ field: String) throws(WireError) {
         for (name, first, end) in [
             ("output", outputFirstFrame, outputEndFrame),
@@ -40,6 +39,10 @@ extension Tessera_V1_SegmentSpec {
         }
         guard hasTimeMap else { throw WireValue.malformed("\(field).time_map", "is missing") }
         try timeMap.rate.validate("\(field).time_map.rate", .positive)
+        // Source and output ticks advance together; a retimed task's frames follow its `retime`.
+        guard timeMap.rate.num == timeMap.rate.den else {
+            throw WireValue.malformed("\(field).time_map.rate", "(\(timeMap.rate.num)/\(timeMap.rate.den)) is not 1")
+        }
     }
 }
 
@@ -53,8 +56,6 @@ extension SegmentSpec {
             outputFrames: Int(wire.outputFirstFrame)..<Int(wire.outputEndFrame),
             presentationRange: wire.presentationStart..<wire.presentationEnd,
             decodePackets: Int(wire.decodeFirstPacket)..<Int(wire.decodeEndPacket),
-            timeMap: TimeMapPiece(
-                sourceStart: map.sourceStart, outputStart: map.outputStart,
-                rate: Fraction(unchecked: map.rate)))
+            timeMap: TimeMapPiece(sourceStart: map.sourceStart, outputStart: map.outputStart))
     }
 }
