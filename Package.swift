@@ -155,7 +155,7 @@ let package = Package(
             ]),
 
         // Media generation and independent checks (ffmpeg/ffprobe CLIs) shared by the test targets.
-        .target(name: "TesseraTestSupport", path: "Tests/TesseraTestSupport"),
+        .target(name: "TesseraTestSupport", dependencies: ["TesseraClient"], path: "Tests/TesseraTestSupport"),
         .testTarget(
             name: "TesseraCoreTests",
             dependencies: [

@@ -1,4 +1,5 @@
 import Foundation
+import TesseraClient
 import TesseraCoordinator
 import TesseraCore
 import TesseraTestSupport
@@ -160,5 +161,27 @@ import Testing
         let check = try m.promtoolCheck()
         #expect(check.status == 0, "\(check.output)")
         await server.stop()
+    }
+}
+
+@Suite("Prometheus text, as tessera top and the tests read it")
+struct MetricSampleParseTests {
+    @Test func labelsWithEscapesBracesAndCommasValuesWithInfinityAndTimestamps() {
+        let text = """
+            # HELP x something
+            # TYPE x counter
+            plain 3
+            with_ts{a="1"} 2.5 1700000000000
+            odd{path="a\\"b,c}{d",line="x\\ny",slash="\\\\"} +Inf
+            neg{} -Inf
+            broken{a="unterminated} 1
+            """
+        let samples = MetricSample.parse(text)
+        #expect(samples.count == 4, "\(samples)")
+        #expect(samples[0].name == "plain" && samples[0].labels.isEmpty && samples[0].value == 3)
+        #expect(samples[1].name == "with_ts" && samples[1].labels == ["a": "1"] && samples[1].value == 2.5)
+        #expect(samples[2].labels == ["path": "a\"b,c}{d", "line": "x\ny", "slash": "\\"])
+        #expect(samples[2].value == .infinity)
+        #expect(samples[3].name == "neg" && samples[3].value == -.infinity)
     }
 }

@@ -1,20 +1,17 @@
 import Foundation
+import TesseraClient
 
-/// Reading a `/metrics` answer in tests: its samples, and Prometheus' own `promtool` as an independent
+/// Reading a `/metrics` answer in tests: its samples (read as the client reads them), and Prometheus' own `promtool` as an independent
 /// checker of the text (installed by Scripts/install-deps.sh from Debian's `prometheus` package).
 public struct PrometheusText: Sendable {
-    public struct Sample: Sendable, Hashable {
-        public var name: String
-        public var labels: [String: String]
-        public var value: Double
-    }
+    public typealias Sample = MetricSample
 
     public let text: String
     public let samples: [Sample]
 
     public init(_ text: String) {
         self.text = text
-        samples = text.split(separator: "\n").compactMap { Self.sample(String($0)) }
+        samples = MetricSample.parse(text)
     }
 
     /// Every sample of `name` whose labels include `labels`.
@@ -33,46 +30,6 @@ public struct PrometheusText: Sendable {
             text.split(separator: "\n").compactMap { line in
                 line.hasPrefix("# TYPE ") ? line.split(separator: " ").dropFirst(2).first.map(String.init) : nil
             })
-    }
-
-    /// `name{a="1",b="2"} 3` → a sample (label values may hold escaped quotes, commas and braces).
-    static func sample(_ line: String) -> Sample? {
-        guard !line.hasPrefix("#"), !line.isEmpty else { return nil }
-        var name = "", labels: [String: String] = [:]
-        var i = line.startIndex
-        while i < line.endIndex, line[i] != "{", line[i] != " " {
-            name.append(line[i])
-            i = line.index(after: i)
-        }
-        if i < line.endIndex, line[i] == "{" {
-            i = line.index(after: i)
-            while i < line.endIndex, line[i] != "}" {
-                var key = ""
-                while line[i] != "=" {
-                    key.append(line[i])
-                    i = line.index(after: i)
-                }
-                i = line.index(i, offsetBy: 2)  // ="
-                var value = ""
-                while line[i] != "\"" {
-                    if line[i] == "\\" {
-                        i = line.index(after: i)
-                        value.append(line[i] == "n" ? "\n" : line[i])
-                    } else {
-                        value.append(line[i])
-                    }
-                    i = line.index(after: i)
-                }
-                labels[key] = value
-                i = line.index(after: i)
-                if line[i] == "," { i = line.index(after: i) }
-            }
-            i = line.index(after: i)
-        }
-        let rest = line[i...].split(separator: " ")
-        guard let first = rest.first else { return nil }
-        let value = first == "+Inf" ? Double.infinity : Double(first)
-        return value.map { Sample(name: name, labels: labels, value: $0) }
     }
 
     /// Where `promtool` is; nil when it is not installed.
