@@ -40,9 +40,10 @@ extension AssetTrack {
     {
         let st = stream.pointee
         let p = st.codecpar.pointee
-        let nominal = Asset.frameDuration(rate: st.r_frame_rate)
+        let nominal = StreamDescription.nominalFrameRate(of: stream).map { Asset.frameDuration(rate: $0) } ?? .invalid
         var minFrameDuration = nominal
         var isVariable = false
+        // The steps are read against the declared base rate, the grid timestamps are written on.
         if let steps = scan?.frameSteps(timeBase: st.time_base, nominalRate: st.r_frame_rate) {
             minFrameDuration = Asset.time(steps.min, in: st.time_base)
             isVariable = steps.variable

@@ -102,15 +102,14 @@ extension Retiming {
 }
 
 extension AssetReader {
-    /// `ExportRetime.resolve` with the video track's nominal frame duration (its average rate, else its
-    /// base rate).
+    /// `ExportRetime.resolve` with the video track's nominal frame duration
+    /// (`StreamDescription.nominalFrameRate(of:)`, the rule the checks before a job use too).
     func resolve(
         _ retiming: Retiming, videoTrack: Int, range: TimeRange?, assetDuration: MediaTime, passthrough: Bool
     ) throws(JobRequestError) -> ExportRetime {
-        let stream = input.streams[videoTrack].pointee
-        let rate = stream.avg_frame_rate.num > 0 ? stream.avg_frame_rate : stream.r_frame_rate
+        let rate = StreamDescription.nominalFrameRate(of: input.streams[videoTrack])
         return try ExportRetime.resolve(
             retiming, range: range, assetDuration: assetDuration,
-            nominalFrameDuration: Rational(Int64(max(rate.den, 0)), Int64(max(rate.num, 0))), passthrough: passthrough)
+            nominalFrameDuration: rate.map { Rational(Int64($0.den), Int64($0.num)) }, passthrough: passthrough)
     }
 }

@@ -11,12 +11,19 @@ struct StreamDescription {
     /// The preferred transform (clockwise; see `AssetTrack.rotation(_:)`).
     var rotation: Rotation { AssetTrack.rotation(stream) }
 
-    /// The declared frame rate (`r_frame_rate`), else the average, else 30/1.
-    var frameRate: AVRational {
-        let r = stream.pointee.r_frame_rate, a = stream.pointee.avg_frame_rate
-        if r.num > 0 && r.den > 0 && r.num / r.den <= 1000 { return r }
-        if a.num > 0 && a.den > 0 { return a }
-        return AVRational(num: 30, den: 1)
+    /// The nominal frame rate (`nominalFrameRate(of:)`), else 30/1 where an encoder needs one.
+    var frameRate: AVRational { Self.nominalFrameRate(of: stream) ?? AVRational(num: 30, den: 1) }
+
+    /// The one rule for a video stream's nominal frame rate, which the probe reports, a retime's output
+    /// takes by default, the checks before a job and the encoders use: libavformat's own guess
+    /// (`av_guess_frame_rate`: the declared base rate, or the average where the base rate is a timestamp
+    /// grid far above it, as in variable-rate phone recordings), when it is at most 1000 fps; else the
+    /// average rate; nil when the stream states neither.
+    static func nominalFrameRate(of stream: UnsafeMutablePointer<AVStream>) -> AVRational? {
+        let guessed = av_guess_frame_rate(nil, stream, nil)
+        if guessed.num > 0 && guessed.den > 0 && guessed.num / guessed.den <= 1000 { return guessed }
+        let average = stream.pointee.avg_frame_rate
+        return average.num > 0 && average.den > 0 ? average : nil
     }
 
     /// The stream's own duration in seconds, when the container states it.
