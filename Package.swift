@@ -107,7 +107,9 @@ let package = Package(
                 "TesseraCore", "TesseraCoordinator",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]),
+            ],
+            // The page's style and script, compiled into the binary (no resource bundle to deploy).
+            resources: [.embedInCode("Assets/dashboard.css"), .embedInCode("Assets/dashboard.js")]),
         // The worker loop: connect, announce, take tasks, transcode segments, report.
         .target(
             name: "TesseraWorker",

@@ -93,8 +93,7 @@ public final class DashboardFeed: Service, Sendable {
             switch message {
             case .heartbeat: text = "event: heartbeat\ndata: {\"at\":\(now)}\n\n"
             case .update(let changed):
-                let body = (["\"at\":\(now)"] + changed.map { "\"\($0.name)\":\($0.json)" }).joined(separator: ",")
-                text = "event: update\ndata: {\(body)}\n\n"
+                text = "event: update\ndata: \(Self.message(at: now, livenessSeconds: nil, sections: changed))\n\n"
             }
             // One buffer for every client: they share its storage, and nothing is copied per client.
             let buffer = ByteBuffer(string: text)
@@ -115,7 +114,8 @@ public final class DashboardFeed: Service, Sendable {
     func subscribe() async -> (id: Int, messages: AsyncStream<ByteBuffer>) {
         let snapshot = await current()
         let (stream, continuation) = AsyncStream<ByteBuffer>.makeStream(bufferingPolicy: .bufferingOldest(clientBuffer))
-        let full = String(decoding: (try? Self.encoder.encode(snapshot)) ?? Data("{}".utf8), as: UTF8.self)
+        let full = Self.message(
+            at: snapshot.at, livenessSeconds: snapshot.livenessSeconds, sections: Self.sections(of: snapshot))
         continuation.yield(ByteBuffer(string: "retry: 1000\nevent: snapshot\ndata: \(full)\n\n"))
         let id = state.withLock { state in
             let id = state.nextClient
@@ -149,20 +149,23 @@ public final class DashboardFeed: Service, Sendable {
         return e
     }()
 
-    /// The snapshot's sections as JSON, those equal to `last`'s left out (all of them without one).
+    /// The snapshot's sections, rendered by `DashboardPage.sections` and written as JSON strings, those
+    /// equal to `last`'s left out (all of them without one).
     static func sections(
         of s: DashboardSnapshot, changedSince last: DashboardSnapshot? = nil
     ) -> [(name: String, json: String)] {
-        func json(_ value: some Encodable) -> String {
-            String(decoding: (try? encoder.encode(value)) ?? Data("null".utf8), as: UTF8.self)
+        DashboardPage.sections(s, changedSince: last).map { section in
+            (section.name, String(decoding: (try? encoder.encode(section.html)) ?? Data("\"\"".utf8), as: UTF8.self))
         }
-        var out: [(name: String, json: String)] = []
-        if last?.workers != s.workers { out.append(("workers", json(s.workers))) }
-        if last?.jobs != s.jobs { out.append(("jobs", json(s.jobs))) }
-        if last?.throughput != s.throughput { out.append(("throughput", json(s.throughput))) }
-        if last?.maps != s.maps { out.append(("maps", json(s.maps))) }
-        if last?.errors != s.errors { out.append(("errors", json(s.errors))) }
-        return out
+    }
+
+    /// An event's data: `at`, the liveness window on the first one, and the sections as
+    /// `{"sections":{"workers":"<tr …>", …}}`.
+    static func message(at: Double, livenessSeconds: Double?, sections: [(name: String, json: String)]) -> String {
+        var fields = ["\"at\":\(at)"]
+        if let livenessSeconds { fields.append("\"livenessSeconds\":\(livenessSeconds)") }
+        fields.append("\"sections\":{" + sections.map { "\"\($0.name)\":\($0.json)" }.joined(separator: ",") + "}")
+        return "{" + fields.joined(separator: ",") + "}"
     }
 
     /// Segment failures are listed for running jobs and this many of the latest finished ones.

@@ -1,8 +1,8 @@
 import Foundation
 import TesseraCore
 
-/// The page's HTML, rendered on the server so it has its content before any script runs; the script
-/// (`DashboardAssets.script`) then redraws the same sections from the event stream. Every string from
+/// The page's HTML, rendered on the server, once: the first load and every section the event stream
+/// sends come from `sections(_:)`, and the script only swaps them in (and applies the liveness rule). Every string from
 /// outside (worker ids, host names, paths, errors) goes through `escape`.
 enum DashboardPage {
     /// Inline style and script only with this request's nonce; nothing may be fetched from elsewhere.
@@ -79,18 +79,18 @@ enum DashboardPage {
             <thead><tr><th scope="col">Worker</th><th scope="col">State</th><th scope="col">Job / segment</th>
             <th scope="col">Frames/s</th><th scope="col">Last heartbeat</th><th scope="col">Frames</th>
             <th scope="col">Host</th><th scope="col">Backend</th><th scope="col">Controls</th></tr></thead>
-            <tbody id="workers">\(s.workers.map(workerRow).joined())</tbody></table></div></section>
+            <tbody id="workers">\(workerRows(s.workers))</tbody></table></div></section>
             <section aria-labelledby="jobs-h"><h2 id="jobs-h" tabindex="-1">\(page > 1 ? "Older jobs, page \(page)" : "Jobs")</h2>
             <div class="scroll" tabindex="0" role="region" aria-labelledby="jobs-h"><table>
             <thead><tr><th scope="col">Job</th><th scope="col">State</th><th scope="col">Progress</th>
             <th scope="col">ETA</th><th scope="col">Frames/s</th><th scope="col">Source</th></tr></thead>
-            <tbody id="jobs">\(jobs.map(jobRow).joined())</tbody></table></div>
+            <tbody id="jobs">\(jobRows(jobs))</tbody></table></div>
             <nav aria-label="Job history">\(page > 1 ? "<a href=\"/?page=\(page - 1)\">Newer jobs</a> " : "")<a href="/?page=\(page + 1)">Older jobs</a></nav>
             </section>
             <section aria-labelledby="maps-h"><h2 id="maps-h">Segment maps</h2>
             <p class="legend">Maps of the running jobs; each cell is a segment: \(legend). A job's own page
             has every segment's details and thumbnail.</p>
-            <div id="maps">\(s.maps.map(map).joined())</div></section>
+            <div id="maps">\(maps(s.maps))</div></section>
             <section aria-labelledby="errors-h"><h2 id="errors-h">Errors</h2>
             <ul id="errors">\(errors(s.errors))</ul></section>
             </main>
@@ -108,10 +108,47 @@ enum DashboardPage {
 
     static func number(_ x: Double) -> String { String(format: "%.1f", x) }
 
+    /// Every section the page shows and the event stream sends, by the id of the element it fills, in
+    /// the page's order: rendered here once, for the first load and for every update alike.
+    static func sections(
+        _ s: DashboardSnapshot, changedSince last: DashboardSnapshot? = nil
+    ) -> [(
+        name: String, html: String
+    )] {
+        var out: [(name: String, html: String)] = []
+        if last?.throughput != s.throughput { out.append(("throughput", throughput(s.throughput))) }
+        if last?.workers != s.workers { out.append(("workers", workerRows(s.workers))) }
+        if last?.jobs != s.jobs { out.append(("jobs", jobRows(s.jobs))) }
+        if last?.maps != s.maps { out.append(("maps", maps(s.maps))) }
+        if last?.errors != s.errors { out.append(("errors", errors(s.errors))) }
+        return out
+    }
+
+    /// The farm's rate now, and its last hour as a line (peak at the top).
     static func throughput(_ t: DashboardSnapshot.Throughput) -> String {
         "<p class=\"figures\"><span id=\"fps\">\(number(t.framesPerSecond))</span> frames/s · "
-            + "<span id=\"rt\">\(String(format: "%.2f", t.realtime))</span>× real time</p>"
+            + "<span id=\"rt\">\(String(format: "%.2f", t.realtime))</span>× real time</p>" + chart(t.points)
     }
+
+    /// `[unix seconds, frames/s, …]` points as an SVG line; nothing for fewer than two.
+    static func chart(_ points: [[Double]]) -> String {
+        let p = points.filter { $0.count >= 2 && $0[0].isFinite && $0[1].isFinite }
+        guard p.count >= 2 else { return "" }
+        let t0 = p[0][0]
+        let t1 = p[p.count - 1][0] != 0 ? p[p.count - 1][0] : t0 + 1
+        let peak = max(1, p.map { $0[1] }.max() ?? 1)
+        let span = max(1, t1 - t0)
+        let line = p.map {
+            String(format: "%.1f,%.1f", 600 * ($0[0] - t0) / span, 78 - 76 * $0[1] / peak)
+        }.joined(separator: " ")
+        return "<svg viewBox=\"0 0 600 80\" preserveAspectRatio=\"none\" role=\"img\" aria-label=\"Frames per second "
+            + "over the last \(Int(((t1 - t0) / 60).rounded())) min, peak \(number(peak))\"><polyline fill=\"none\" "
+            + "stroke=\"#0b57d0\" stroke-width=\"2\" points=\"\(line)\"/></svg>"
+    }
+
+    static func workerRows(_ workers: [DashboardSnapshot.Worker]) -> String { workers.map(workerRow).joined() }
+    static func jobRows(_ jobs: [DashboardSnapshot.Job]) -> String { jobs.map(jobRow).joined() }
+    static func maps(_ maps: [DashboardSnapshot.SegmentMap]) -> String { maps.map(map).joined() }
 
     static let glyphs: [SegmentStatus.State: String] = [
         .queued: "·", .running: "▶", .done: "✓", .failed: "✗", .retried: "↻",
@@ -134,7 +171,9 @@ enum DashboardPage {
                 "<button type=\"button\" data-act=\"\($0.rawValue)\" data-id=\"\(id)\" "
                     + "aria-label=\"\($0.rawValue.capitalized) worker \(id)\">\($0.rawValue.capitalized)</button>"
             }.joined(separator: " ")
-        return "<tr data-worker=\"\(id)\"><th scope=\"row\">\(id)</th>"
+        // The script applies the liveness rule to the row's state and last heartbeat between messages.
+        return "<tr data-worker=\"\(id)\" data-state=\"\(w.state.rawValue)\" "
+            + "data-last-seen=\"\(w.lastSeenSeconds.isFinite ? w.lastSeenSeconds : 0)\"><th scope=\"row\">\(id)</th>"
             + "<td class=\"state\"><span class=\"badge w-\(w.state.rawValue)\">\(w.state.rawValue)</span></td>"
             + "<td>\(task)</td><td>\(number(w.framesPerSecond))</td><td>\(w.lastSeenSeconds > 0 ? "\(number(w.lastSeenSeconds)) s ago" : "now")</td>"
             + "<td>\(w.frames)</td><td>\(escape(w.host))</td><td>\(escape(w.backend))</td>"
@@ -171,7 +210,11 @@ enum DashboardPage {
         var cells = ""
         cells.reserveCapacity(m.cells.utf8.count * 18)
         for letter in m.cells { cells += "<li class=\"\(letter)\">\(glyph(letter))</li>" }
-        return "<figure class=\"map\" data-job=\"\(job)\"><figcaption><a href=\"/jobs/\(escape(pathSegment(m.job)))\">"
+        // Each cell's worker, for the script's tooltip: an index into the escaped list of workers.
+        let workers = escape(
+            String(decoding: (try? JSONEncoder().encode(m.workers)) ?? Data("[]".utf8), as: UTF8.self))
+        return "<figure class=\"map\" data-job=\"\(job)\" data-workers=\"\(workers)\" "
+            + "data-by=\"\(m.by.map(String.init).joined(separator: ","))\"><figcaption><a href=\"/jobs/\(escape(pathSegment(m.job)))\">"
             + "Job \(job)</a>: \(summary(m))</figcaption><ol class=\"cells\" aria-hidden=\"true\">\(cells)</ol>"
             + "<p class=\"notable\">\(notable(m))</p></figure>"
     }

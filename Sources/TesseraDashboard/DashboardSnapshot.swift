@@ -1,7 +1,7 @@
 import TesseraCore
 
-/// What the page shows, as the event stream sends it (JSON) and the server renders it (HTML). Each
-/// top-level section is replaced whole by an update, so a client never has to merge.
+/// What the page shows, built once a second; `DashboardPage` renders each top-level section to HTML,
+/// for the first load and for the event stream alike, and an update replaces a section whole.
 public struct DashboardSnapshot: Sendable, Codable, Equatable {
     /// A worker's row.
     public struct Worker: Sendable, Codable, Equatable {

@@ -104,6 +104,31 @@ import FoundationNetworking
         #expect(untold.livenessSeconds == nil, "without a window the page waits for the coordinator's word")
     }
 
+    @Test func theStreamSendsTheSectionsThePageRenders() async throws {
+        let farm = try MemoryFarm()
+        defer { farm.remove() }
+        await farm.setWorkers([Self.worker("w1"), Self.worker("w<2>")])
+        let feed = DashboardFeed(service: farm, livenessSeconds: 2)
+        let (_, messages) = await feed.subscribe()
+        var first = ""
+        for await message in messages {
+            first = String(buffer: message)
+            break
+        }
+        let data = try #require(first.split(separator: "\n").first { $0.hasPrefix("data: ") }?.dropFirst(6))
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(data.utf8)) as? [String: Any])
+        let sections = try #require(object["sections"] as? [String: String])
+        #expect(Set(sections.keys) == ["throughput", "workers", "jobs", "maps", "errors"])
+        let snapshot = await feed.current()
+        let page = DashboardPage.render(snapshot, page: 1, olderJobs: nil, nonce: "n")
+        for (name, html) in sections {
+            #expect(html.isEmpty || page.contains(html), "section \(name) is not the page's own rendering")
+        }
+        #expect(sections["workers"]?.contains("w&lt;2&gt;") == true)
+        #expect(sections["workers"]?.contains("data-last-seen=") == true, "the rows carry what the liveness rule reads")
+        #expect(object["livenessSeconds"] as? Double == 2)
+    }
+
     @Test func pageEscapesEverythingFromOutside() {
         let hostile = "<script>alert(1)</script>"
         var worker = Self.worker("w1")
