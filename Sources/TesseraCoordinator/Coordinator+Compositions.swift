@@ -25,18 +25,9 @@ extension Coordinator {
         if let type = request.fileType { withType.fileType = type }
         let type = withType.fileType ?? request.output.flatMap(FileType.inferred(fromPath:)) ?? .mp4
         guard type != .m4a else { throw FarmError(.invalidRequest, "fileType: a composition is video; not m4a") }
-        if let why = withType.containerProblem(type) { throw FarmError(.invalidRequest, "fileType: \(why)") }
-        let output = try policy.output(
-            request.output, name: UUID().uuidString.prefix(8).lowercased(), fileExtension: type.rawValue)
-        if !request.overwrite, FileManager.default.fileExists(atPath: output) {
-            throw FarmError(.conflict, "\(output) exists; submit with overwrite to replace it")
-        }
-        let checked = spec, encoding = withType
-        do {
-            try await DedicatedThread.run { try EncoderCheck.check(encoding, fileType: type) }
-        } catch {
-            throw FarmError(.invalidRequest, "settings: \(error)")
-        }
+        try await checkEncoding(withType, fileType: type)
+        let output = try outputPath(request, fileType: type)
+        let checked = spec
         let made: (end: Rational, frameDuration: Rational, width: Int, height: Int)
         do {
             made = try await DedicatedThread.run {

@@ -35,13 +35,7 @@ extension Coordinator: FarmService {
                 .invalidRequest,
                 "settings: farm jobs transcode video; use `tessera transcode` for passthrough or audio-only")
         }
-        if let why = settings.containerProblem(type) { throw FarmError(.invalidRequest, "fileType: \(why)") }
-        // The encoders open with these settings, or the job is refused now rather than after its work.
-        do {
-            try await DedicatedThread.run { try EncoderCheck.check(settings, fileType: type) }
-        } catch {
-            throw FarmError(.invalidRequest, "settings: \(error)")
-        }
+        try await checkEncoding(settings, fileType: type)
         // The source is media with a video track, and the time range starts inside it (a probe of the
         // container's header, not a scan).
         let asset: Asset
@@ -85,16 +79,32 @@ extension Coordinator: FarmService {
                     format: "timeRange: starts at %.3f s, after the source ends (%.3f s)",
                     range.start.seconds, asset.duration.seconds))
         }
-        let output = try policy.output(
-            request.output, name: UUID().uuidString.prefix(8).lowercased(),
-            fileExtension: type.rawValue)
-        if !request.overwrite, FileManager.default.fileExists(atPath: output) {
-            throw FarmError(.conflict, "\(output) exists; submit with overwrite to replace it")
-        }
+        let output = try outputPath(request, fileType: type)
         var stored = request
         stored.source = source
         stored.fileType = type
         return try await enqueue(stored, source: source, output: output, what: source)
+    }
+
+    /// The checks every request's settings pass, a source's or a composition's: the container holds
+    /// them, and the encoders open with them (or the job is refused now rather than after its work).
+    func checkEncoding(_ settings: OutputSettings, fileType type: FileType) async throws(FarmError) {
+        if let why = settings.containerProblem(type) { throw FarmError(.invalidRequest, "fileType: \(why)") }
+        do {
+            try await DedicatedThread.run { try EncoderCheck.check(settings, fileType: type) }
+        } catch {
+            throw FarmError(.invalidRequest, "settings: \(error)")
+        }
+    }
+
+    /// Where a request's output goes, under the output root; refused when it exists without `overwrite`.
+    func outputPath(_ request: JobRequest, fileType type: FileType) throws(FarmError) -> String {
+        let output = try policy.output(
+            request.output, name: UUID().uuidString.prefix(8).lowercased(), fileExtension: type.rawValue)
+        if !request.overwrite, FileManager.default.fileExists(atPath: output) {
+            throw FarmError(.conflict, "\(output) exists; submit with overwrite to replace it")
+        }
+        return output
     }
 
     /// Stores a checked request (its parallelism filled in from the workers taking work), counts it and
