@@ -116,7 +116,7 @@ func samples(_ frame: Frame) throws -> [UInt8] {
 func agree(_ label: String, _ frames: [Frame], _ spec: ProcessingSpec, sixteenBit: Bool) {
     do {
         let gpu = try VulkanProcessor(spec: spec, framesInFlight: 1)
-        let cpu = try SwscaleProcessor(spec: spec, threads: 1, allowsPlaneScaler: true)
+        let cpu = try CPUProcessor(spec: spec, threads: 1, allowsPlaneScaler: true)
         var worst = Double.infinity
         var largest = 0
         for frame in frames {
@@ -175,7 +175,7 @@ func main() {
         case "cpu", "cpu1", "swscale1":
             // cpu/cpu1: the CPU path as jobs run it (Tessera's PlaneScaler where the job qualifies);
             // swscale1: libswscale alone on one thread, the anchor.
-            let p = try? SwscaleProcessor(
+            let p = try? CPUProcessor(
                 spec: spec, threads: backend == "cpu" ? 0 : 1,
                 allowsPlaneScaler: backend != "swscale1")
             measure(label, count: count) { n in

@@ -151,7 +151,7 @@ struct LoadBench {
             coordinator.waitUntilExit()
         }
         let base = URL(string: "http://127.0.0.1:\(httpPort)")!
-        let client = FarmClient(baseURL: base, token: token, timeout: 30)
+        let client = CoordinatorClient(baseURL: base, token: token, timeout: 30)
         let http = HTTPProbe(base: base, token: token)
         var healthy = false
         for _ in 0..<300 where !healthy {

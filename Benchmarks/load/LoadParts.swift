@@ -56,12 +56,12 @@ enum Seeder {
 
 /// Keeps a few jobs of the all-intra source queued or running, submitting another as each finishes.
 final class Feeder: Sendable {
-    let client: FarmClient
+    let client: CoordinatorClient
     let source: String
     let segmentDuration: Double
     private let counts = Mutex((finished: 0, failed: 0))
 
-    init(client: FarmClient, source: String, segmentDuration: Double) {
+    init(client: CoordinatorClient, source: String, segmentDuration: Double) {
         self.client = client
         self.source = source
         self.segmentDuration = segmentDuration

@@ -59,7 +59,7 @@ public func selectFrameProcessor(
     if backend == .cpu {
         // Not even a device query: it loads the Vulkan driver (lavapipe brings LLVM, ~60 MB) for nothing.
         return ProcessorSelection(
-            processor: try SwscaleProcessor(spec: spec),
+            processor: try CPUProcessor(spec: spec),
             choice: BackendChoice(
                 requested: .cpu, chosen: .cpu, reason: "requested", vulkanDevice: nil, framesPerSecond: [:]))
     }
@@ -68,7 +68,7 @@ public func selectFrameProcessor(
         // A remembered CPU choice never loads the Vulkan driver; a remembered Vulkan one that no longer
         // builds falls through to a fresh calibration.
         if remembered.chosen == .cpu {
-            return ProcessorSelection(processor: try SwscaleProcessor(spec: spec), choice: remembered)
+            return ProcessorSelection(processor: try CPUProcessor(spec: spec), choice: remembered)
         }
         if let gpu = try? VulkanProcessor(spec: spec) { return ProcessorSelection(processor: gpu, choice: remembered) }
     }
@@ -80,7 +80,7 @@ public func selectFrameProcessor(
     }
     switch backend {
     case .cpu:
-        return ProcessorSelection(processor: try SwscaleProcessor(spec: spec), choice: choice(.cpu, "requested"))
+        return ProcessorSelection(processor: try CPUProcessor(spec: spec), choice: choice(.cpu, "requested"))
     case .vulkan:
         if case .failure(let error) = device { throw error }
         return ProcessorSelection(processor: try VulkanProcessor(spec: spec), choice: choice(.vulkan, "requested"))
@@ -92,17 +92,17 @@ public func selectFrameProcessor(
         let why: String
         if case .failure(let error) = device { why = error.description } else { why = "" }
         return ProcessorSelection(
-            processor: try SwscaleProcessor(spec: spec),
+            processor: try CPUProcessor(spec: spec),
             choice: choice(.cpu, "no Vulkan device: \(why)"))
     }
     let gpu: VulkanProcessor
     do throws(MediaError) { gpu = try VulkanProcessor(spec: spec) } catch {
         return ProcessorSelection(
-            processor: try SwscaleProcessor(spec: spec),
+            processor: try CPUProcessor(spec: spec),
             choice: choice(.cpu, "the Vulkan kernels cannot do this job: \(error)"))
     }
-    let cpu: SwscaleProcessor
-    do throws(MediaError) { cpu = try SwscaleProcessor(spec: spec) } catch {
+    let cpu: CPUProcessor
+    do throws(MediaError) { cpu = try CPUProcessor(spec: spec) } catch {
         return ProcessorSelection(processor: gpu, choice: choice(.vulkan, "the CPU path cannot do this job: \(error)"))
     }
     guard let frame = calibrationFrame else {

@@ -8,7 +8,7 @@ import TesseraCore
 /// ```
 ///
 /// An instance is configured once with a `ProcessingSpec` and then fed frames of one input
-/// geometry; it may keep buffers between calls. Implementations: `SwscaleProcessor` (CPU),
+/// geometry; it may keep buffers between calls. Implementations: `CPUProcessor` (CPU),
 /// and a Vulkan compute one.
 public protocol FrameProcessor: AnyObject {
     /// Short name for logs and reports (`swscale`, `vulkan`).

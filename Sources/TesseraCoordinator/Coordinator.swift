@@ -12,7 +12,7 @@ import TesseraWire
 /// Coordinator+FarmService.swift) is what the HTTP API and `tessera run` call.
 public final class Coordinator: @unchecked Sendable {
     public let configuration: CoordinatorConfiguration
-    let farm: FarmContext
+    let farm: CoordinatorContext
     let policy: PathPolicy
     let uploads: URL
     public let uploadStaging: URL
@@ -47,7 +47,7 @@ public final class Coordinator: @unchecked Sendable {
         }
         let store = try JobStore(path: data.appendingPathComponent("tessera.sqlite").path)
         let spool = try SegmentSpool(root: data.appendingPathComponent("spool"))
-        farm = FarmContext(
+        farm = CoordinatorContext(
             store: store, spool: spool, logger: logger,
             defaultSegmentDuration: configuration.segmentDuration,
             claimGrace: 2 * configuration.heartbeatInterval * Double(configuration.liveness), metrics: metrics)

@@ -50,14 +50,14 @@ struct CoordinatorOptions: ParsableArguments {
         return token ?? ProcessInfo.processInfo.environment["TESSERA_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
     }
 
-    func client(timeout: TimeInterval = 60) throws -> FarmClient {
+    func client(timeout: TimeInterval = 60) throws -> CoordinatorClient {
         guard let url = URL(string: address) else { throw ValidationError("--coordinator '\(address)' is not a URL") }
-        return FarmClient(baseURL: url, token: try resolvedToken(), timeout: timeout)
+        return CoordinatorClient(baseURL: url, token: try resolvedToken(), timeout: timeout)
     }
 
     /// Runs client calls. A `ClientError` is printed as `tessera: …` and becomes its exit status
     /// (ExitStatus+Farm).
-    func perform<T: Sendable>(_ work: @Sendable (FarmClient) async throws -> T) async throws -> T {
+    func perform<T: Sendable>(_ work: @Sendable (CoordinatorClient) async throws -> T) async throws -> T {
         let client = try client()
         do {
             return try await work(client)

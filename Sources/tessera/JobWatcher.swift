@@ -13,7 +13,7 @@ enum JobWatcher {
     ///
     /// - Throws: `ClientError` when the first poll fails, or when polls keep failing for `patience`
     ///   seconds; `CancellationError` when the task is cancelled.
-    static func watch(_ id: String, client: FarmClient, printer: ProgressPrinter) async throws -> JobStatus {
+    static func watch(_ id: String, client: CoordinatorClient, printer: ProgressPrinter) async throws -> JobStatus {
         var job = try await client.job(id)
         var failingSince: Date?
         while !job.state.isTerminal {
@@ -34,7 +34,7 @@ enum JobWatcher {
     }
 
     static func show(_ job: JobStatus, _ printer: ProgressPrinter) {
-        let fraction = FarmText.fraction(job)
+        let fraction = StatusText.fraction(job)
         let eta = job.etaSeconds.map { ProgressPrinter.clock($0) } ?? "--:--"
         printer.draw(
             fraction: fraction,

@@ -20,13 +20,13 @@ struct StatusCommand: AsyncParsableCommand {
     func run() async throws {
         if let id = job {
             let status = try await coordinator.perform { try await $0.job(id) }
-            print(json ? try ReportJSON.encode(status) : FarmText.jobDetail(status))
+            print(json ? try ReportJSON.encode(status) : StatusText.jobDetail(status))
         } else {
             let limit = self.limit
             let jobs = try await coordinator.perform { client in
                 if let limit { try await client.jobs(limit: limit) } else { try await client.jobs() }
             }
-            print(json ? try ReportJSON.encode(jobs) : jobs.isEmpty ? "no jobs" : FarmText.jobTable(jobs))
+            print(json ? try ReportJSON.encode(jobs) : jobs.isEmpty ? "no jobs" : StatusText.jobTable(jobs))
         }
     }
 }

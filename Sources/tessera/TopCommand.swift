@@ -85,7 +85,7 @@ struct TopCommand: AsyncParsableCommand {
     /// One after the other, not as two `async let`s: when one request failed, leaving the scope cancelled
     /// the other, and a cancelled URLSession request on Linux can wait for ever (CI saw the dead-port view
     /// stay on "connecting…" for 20 s).
-    static func sample(_ client: FarmClient) async throws -> TopView.Sample {
+    static func sample(_ client: CoordinatorClient) async throws -> TopView.Sample {
         let metrics = try await client.metrics()
         let workers = try await client.workers()
         return TopView.Sample(time: Date(), metrics: metrics, workers: workers)

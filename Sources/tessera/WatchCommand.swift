@@ -25,7 +25,7 @@ struct WatchCommand: AsyncParsableCommand {
         let id = job
         if map {
             let segments = try await coordinator.perform { try await $0.segments(of: id) }
-            print(FarmText.segmentMap(segments))
+            print(StatusText.segmentMap(segments))
             return
         }
         let printer = ProgressPrinter(enabled: !quiet)
@@ -33,7 +33,7 @@ struct WatchCommand: AsyncParsableCommand {
             try await JobWatcher.watch(id, client: client, printer: printer)
         }
         if !quiet && !json, let segments = try? await coordinator.perform({ try await $0.segments(of: id) }) {
-            FileHandle.standardError.write(Data((FarmText.segmentMap(segments) + "\n").utf8))
+            FileHandle.standardError.write(Data((StatusText.segmentMap(segments) + "\n").utf8))
         }
         let status = try JobWatcher.conclude(final, json: json)
         if status != .success { throw ExitCode(status.rawValue) }

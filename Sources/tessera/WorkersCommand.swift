@@ -33,7 +33,8 @@ struct WorkersCommand: AsyncParsableCommand {
         func run() async throws {
             let workers = try await coordinator.perform { try await $0.workers() }
             print(
-                json ? try ReportJSON.encode(workers) : workers.isEmpty ? "no workers" : FarmText.workerTable(workers))
+                json ? try ReportJSON.encode(workers) : workers.isEmpty ? "no workers" : StatusText.workerTable(workers)
+            )
         }
     }
 

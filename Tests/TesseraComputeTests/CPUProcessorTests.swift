@@ -80,7 +80,7 @@ struct CPUProcessorTests {
     @Test("CPU path against the reference", arguments: evenJobs)
     func reference(_ job: Job) throws {
         let picture = TestPicture.pattern(job.input, width: job.width, height: job.height)
-        let actual = try run(try SwscaleProcessor(spec: job.spec), picture)
+        let actual = try run(try CPUProcessor(spec: job.spec), picture)
         let psnr = Reference.psnr(actual, Reference.process(picture, job.spec))
         #expect(psnr.allSatisfy { $0 >= 50 }, "PSNR \(formatted(psnr)) dB")
     }
@@ -90,7 +90,7 @@ struct CPUProcessorTests {
         arguments: jobs.filter { ($0.width | $0.height | $0.spec.outputWidth | $0.spec.outputHeight) & 1 == 1 })
     func oddSizes(_ job: Job) throws {
         let picture = TestPicture.pattern(job.input, width: job.width, height: job.height)
-        let actual = try run(try SwscaleProcessor(spec: job.spec), picture)
+        let actual = try run(try CPUProcessor(spec: job.spec), picture)
         let psnr = Reference.psnr(actual, Reference.process(picture, job.spec))
         #expect(psnr[0] >= 50 && psnr.allSatisfy { $0 >= 40 }, "PSNR \(formatted(psnr)) dB")
     }
@@ -100,7 +100,7 @@ struct CPUProcessorTests {
         arguments: evenJobs)
     func agreement(_ job: Job) throws {
         let picture = TestPicture.pattern(job.input, width: job.width, height: job.height)
-        let cpu = try run(try SwscaleProcessor(spec: job.spec), picture)
+        let cpu = try run(try CPUProcessor(spec: job.spec), picture)
         let gpu = try run(try VulkanProcessor(spec: job.spec), picture)
         let psnr = Reference.psnr(cpu, gpu)
         #expect(psnr.allSatisfy { $0 >= 45 }, "PSNR \(formatted(psnr)) dB")
@@ -125,6 +125,6 @@ struct CPUProcessorTests {
     func refusedTurn() {
         let spec = ProcessingSpec(
             outputWidth: 64, outputHeight: 64, outputFormat: .yuv422p, rotation: Rotation(degrees: 90))
-        #expect(throws: MediaError.self) { try SwscaleProcessor(spec: spec) }
+        #expect(throws: MediaError.self) { try CPUProcessor(spec: spec) }
     }
 }

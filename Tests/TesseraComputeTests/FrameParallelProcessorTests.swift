@@ -8,13 +8,13 @@ import Testing
 /// The CPU path with frames in flight gives exactly what one libswscale thread gives, in order.
 struct FrameParallelProcessorTests {
     @Test(
-        "every frame matches SwscaleProcessor bit for bit and comes back in submission order",
+        "every frame matches CPUProcessor bit for bit and comes back in submission order",
         arguments: [1, 2, 3])
     func matchesSingleThread(lanes: Int) throws {
         let spec = ProcessingSpec(outputWidth: 320, outputHeight: 180, outputFormat: .yuv420p)
         let parallel = try FrameParallelProcessor(spec: spec, lanes: lanes)
         #expect(parallel.framesInFlight == lanes)
-        let reference = try SwscaleProcessor(spec: spec, threads: 1)
+        let reference = try CPUProcessor(spec: spec, threads: 1)
         let inputs = try (0..<7).map { seed in
             let frame = try TestPicture.pattern(.yuv420p, width: 638, height: 358, seed: seed + 1).makeFrame()
             frame.pts = Int64(100 + seed)

@@ -44,7 +44,7 @@ struct PlaneScalerTests {
     @Test("qualifying jobs run Tessera's scaler and meet the reference", arguments: qualifying)
     func reference(_ job: Job) throws {
         let picture = TestPicture.pattern(job.input, width: job.width, height: job.height)
-        let processor = try SwscaleProcessor(spec: job.spec)
+        let processor = try CPUProcessor(spec: job.spec)
         let actual = try run(processor, picture)
         #expect(processor.kind == .simd)
         let psnr = Reference.psnr(actual, Reference.process(picture, job.spec))
@@ -54,7 +54,7 @@ struct PlaneScalerTests {
     @Test("other jobs stay on libswscale", arguments: others)
     func fallsBack(_ job: Job) throws {
         let picture = TestPicture.pattern(job.input, width: job.width, height: job.height)
-        let processor = try SwscaleProcessor(spec: job.spec)
+        let processor = try CPUProcessor(spec: job.spec)
         _ = try run(processor, picture)
         #expect(processor.kind == .swscale)
     }

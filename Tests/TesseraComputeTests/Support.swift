@@ -23,7 +23,7 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible {
     func processor(_ spec: ProcessingSpec) throws -> any FrameProcessor {
         switch self {
         case .vulkan: try VulkanProcessor(spec: spec)
-        case .cpu: try SwscaleProcessor(spec: spec)
+        case .cpu: try CPUProcessor(spec: spec)
         }
     }
 }

@@ -3,7 +3,7 @@ import TesseraClient
 import TesseraTestSupport
 import Testing
 
-/// `GET /v1/jobs/{id}/output` through `FarmClient.download`: streamed, renamed into place, careful
+/// `GET /v1/jobs/{id}/output` through `CoordinatorClient.download`: streamed, renamed into place, careful
 /// with existing files.
 @Suite struct ClientDownloadTests {
     static func listing(_ dir: URL) -> [String] {

@@ -4,7 +4,7 @@ import TesseraCoordinator
 import TesseraCore
 import Testing
 
-/// The job routes through the real server and the real FarmClient.
+/// The job routes through the real server and the real CoordinatorClient.
 @Suite struct HTTPJobRoutesTests {
     static let fullRequest = JobRequest(
         source: "/media/in.mov", output: "shows/ep1.mkv", fileType: .matroska, preset: "1280x720",

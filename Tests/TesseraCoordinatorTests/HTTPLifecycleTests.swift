@@ -79,7 +79,7 @@ import Testing
             gracefulShutdownSignals: [], cancellationSignals: [], logger: logger)
         let running = Task { try await group.run() }
         let port = try #require(await ports.first { _ in true })
-        let client = FarmClient(baseURL: URL(string: "http://127.0.0.1:\(port)")!, token: nil)
+        let client = CoordinatorClient(baseURL: URL(string: "http://127.0.0.1:\(port)")!, token: nil)
         #expect(try await client.health() == "ok")
 
         await group.triggerGracefulShutdown()

@@ -42,8 +42,8 @@ struct TestServer {
     }
 
     /// A client with the server's token (or the one given).
-    func client(token: String?? = .none) -> FarmClient {
-        FarmClient(baseURL: baseURL, token: token ?? self.token)
+    func client(token: String?? = .none) -> CoordinatorClient {
+        CoordinatorClient(baseURL: baseURL, token: token ?? self.token)
     }
 
     func stop() async {
@@ -52,7 +52,7 @@ struct TestServer {
         farm.remove()
     }
 
-    /// One request without FarmClient, for what the client hides: statuses, headers, raw bodies.
+    /// One request without CoordinatorClient, for what the client hides: statuses, headers, raw bodies.
     func raw(
         _ method: String, _ path: String, body: Data? = nil, headers: [String: String] = [:]
     )

@@ -66,7 +66,7 @@ struct FarmLyingWorkerTests {
             case .assign(let a)?:
                 let work = try SegmentWork(wire: a.task)
                 let honest = try SegmentRunner.run(work, threads: 1) { spec, _ throws(MediaError) in
-                    try SwscaleProcessor(spec: spec, allowsPlaneScaler: true)
+                    try CPUProcessor(spec: spec, allowsPlaneScaler: true)
                 }
                 let sent: SegmentOutput
                 if let donor {

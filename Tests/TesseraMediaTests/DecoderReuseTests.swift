@@ -22,7 +22,7 @@ import Testing
         init(
             shared: SegmentDecoders?,
             makeProcessor: @escaping SegmentRunner.MakeProcessor = { (spec, _) throws(MediaError) in
-                try SwscaleProcessor(spec: spec, threads: 1)
+                try CPUProcessor(spec: spec, threads: 1)
             }
         ) {
             self.shared = shared

@@ -21,7 +21,7 @@ import Testing
         func schedule(_ work: SegmentWork) -> Bool {
             let result = Result { () throws(MediaError) in
                 try SegmentRunner.run(work, threads: 1) { (spec, _) throws(MediaError) in
-                    try SwscaleProcessor(spec: spec, threads: 1)
+                    try CPUProcessor(spec: spec, threads: 1)
                 }
             }
             if case .success(let output) = result {

@@ -3,18 +3,18 @@ import TesseraAV
 import TesseraCore
 
 /// The CPU path with several frames in flight: each of `lanes` dedicated threads owns a
-/// `SwscaleProcessor` (one slice thread) and converts whole frames, and results come back in the order
+/// `CPUProcessor` (one slice thread) and converts whole frames, and results come back in the order
 /// they were submitted — the same `submit`/`receive` contract as `VulkanProcessor`.
 ///
 /// ```
-///  submit ─▶ lane 0 [SwscaleProcessor] ─┐
-///        ─▶ lane 1 [SwscaleProcessor] ─┼─▶ receive (oldest first)
+///  submit ─▶ lane 0 [CPUProcessor] ─┐
+///        ─▶ lane 1 [CPUProcessor] ─┼─▶ receive (oldest first)
 ///        ─▶ …                          ─┘
 /// ```
 ///
 /// Whole frames on separate threads share nothing, so throughput follows the cores; libswscale's own
 /// slice threading stopped near 1.4× one thread on 2 cores (hand-offs on every frame, uneven slices).
-/// For a pipeline whose decode and encode already fill the cores, `SwscaleProcessor` with one thread
+/// For a pipeline whose decode and encode already fill the cores, `CPUProcessor` with one thread
 /// stays the better choice; this is for when conversion is the bottleneck.
 public final class FrameParallelProcessor: PipelinedFrameProcessor, @unchecked Sendable {
     public let spec: ProcessingSpec
@@ -30,12 +30,12 @@ public final class FrameParallelProcessor: PipelinedFrameProcessor, @unchecked S
     private var oldestLane = 0
 
     /// - Parameter lanes: threads converting frames; 0 means one per core.
-    /// - Throws: what `SwscaleProcessor.init` throws for the spec.
+    /// - Throws: what `CPUProcessor.init` throws for the spec.
     public init(spec: ProcessingSpec, lanes: Int = 0) throws(MediaError) {
         self.spec = spec
         let count = lanes > 0 ? lanes : ProcessInfo.processInfo.activeProcessorCount
         var made: [Lane] = []
-        for i in 0..<max(1, count) { made.append(Lane(try SwscaleProcessor(spec: spec, threads: 1), index: i)) }
+        for i in 0..<max(1, count) { made.append(Lane(try CPUProcessor(spec: spec, threads: 1), index: i)) }
         self.lanes = made
     }
 
@@ -63,7 +63,7 @@ public final class FrameParallelProcessor: PipelinedFrameProcessor, @unchecked S
 
     /// Waits for the oldest submitted frame and returns it converted; nil when nothing is pending.
     ///
-    /// - Throws: what the lane's `SwscaleProcessor.process` threw for that frame.
+    /// - Throws: what the lane's `CPUProcessor.process` threw for that frame.
     public func receive() throws(MediaError) -> Frame? {
         guard pendingCount > 0 else { return nil }
         let lane = lanes[oldestLane]
@@ -74,13 +74,13 @@ public final class FrameParallelProcessor: PipelinedFrameProcessor, @unchecked S
 
     /// One thread and its processor; holds at most one frame.
     final class Lane: @unchecked Sendable {
-        private let processor: SwscaleProcessor
+        private let processor: CPUProcessor
         private let condition = NSCondition()
         private var job: Frame?
         private var result: Result<Frame, MediaError>?
         private var stopped = false
 
-        init(_ processor: SwscaleProcessor, index: Int) {
+        init(_ processor: CPUProcessor, index: Int) {
             self.processor = processor
             let thread = Thread { [self] in loop() }
             thread.name = "tessera.cpu.lane\(index)"

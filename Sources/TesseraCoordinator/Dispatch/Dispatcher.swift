@@ -22,7 +22,7 @@ final class Dispatcher: @unchecked Sendable {
 
     let configuration: CoordinatorConfiguration
     let context: ZMQContext
-    let farm: FarmContext
+    let farm: CoordinatorContext
     let logger: Logger
     private var wakeUp: ZMQWakeUp?
     private let commands = Mutex<[Command]>([])
@@ -71,7 +71,7 @@ final class Dispatcher: @unchecked Sendable {
         var segment: Int
     }
 
-    init(configuration: CoordinatorConfiguration, context: ZMQContext, farm: FarmContext) {
+    init(configuration: CoordinatorConfiguration, context: ZMQContext, farm: CoordinatorContext) {
         self.configuration = configuration
         self.context = context
         self.farm = farm

@@ -13,7 +13,7 @@ final class JobRunner: @unchecked Sendable {
     enum Stop: Sendable { case cancel, shutdown }
 
     let jobID: String
-    private let farm: FarmContext
+    private let farm: CoordinatorContext
     private let record: JobRecord
     /// The job's export: a composition's (`JobRequest.spec`) or a source's.
     private let export: any MediaExport
@@ -23,7 +23,7 @@ final class JobRunner: @unchecked Sendable {
     private let done = NSCondition()
     private var finished = false
 
-    init(record: JobRecord, request: JobRequest, farm: FarmContext) {
+    init(record: JobRecord, request: JobRequest, farm: CoordinatorContext) {
         jobID = record.id
         self.record = record
         self.farm = farm

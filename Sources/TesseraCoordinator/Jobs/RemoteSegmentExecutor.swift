@@ -9,10 +9,10 @@ import TesseraWire
 /// Segments spooled before a coordinator restart are read back, not redone.
 final class RemoteSegmentExecutor: SegmentExecutor, @unchecked Sendable {
     private let job: String
-    private let farm: FarmContext
+    private let farm: CoordinatorContext
     private var board: TaskBoard { farm.board }
 
-    init(job: String, farm: FarmContext) {
+    init(job: String, farm: CoordinatorContext) {
         self.job = job
         self.farm = farm
     }

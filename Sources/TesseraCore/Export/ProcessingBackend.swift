@@ -4,7 +4,7 @@ public enum ProcessingBackend: String, CaseIterable, Sendable, Hashable, Codable
     case auto
     /// The Vulkan compute kernels (`VulkanProcessor`).
     case vulkan
-    /// `SwscaleProcessor`: Tessera's SIMD `PlaneScaler` for 8-bit planar YUV that is only resized, else
+    /// `CPUProcessor`: Tessera's SIMD `PlaneScaler` for 8-bit planar YUV that is only resized, else
     /// libswscale with slice threads plus Tessera's SIMD turning and compositing.
     case cpu
 }

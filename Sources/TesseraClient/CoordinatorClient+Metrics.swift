@@ -67,7 +67,7 @@ public struct MetricSample: Sendable, Hashable {
     }
 }
 
-extension FarmClient {
+extension CoordinatorClient {
     /// `/metrics`, parsed (needs no token).
     public func metrics() async throws -> [MetricSample] {
         var request = try request("GET", "metrics")

@@ -5,7 +5,7 @@ import FoundationNetworking
 #endif
 
 /// Files to and from the coordinator, streamed: neither direction holds a whole file in memory.
-extension FarmClient {
+extension CoordinatorClient {
     /// Sends a local file to the coordinator's upload store and answers its id, for
     /// `JobRequest.uploadID`. The file is read in chunks as it is sent.
     public func upload(file: URL) async throws -> String {

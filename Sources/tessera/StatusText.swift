@@ -2,7 +2,7 @@ import Foundation
 import TesseraCore
 
 /// How the farm commands show jobs and workers to a person: aligned tables and short durations.
-enum FarmText {
+enum StatusText {
     /// Columns padded to their widest cell, two spaces apart, no trailing blanks.
     static func table(_ header: [String], _ rows: [[String]]) -> String {
         let all = [header] + rows

@@ -16,7 +16,7 @@ import TesseraCore
 /// The context is built on the first frame (its size, format and colour are only known then) and
 /// rebuilt if the input geometry changes mid-stream. Chroma positions are passed to libswscale, so
 /// MPEG-2-sited input gives MPEG-2-sited output even after a 90° turn.
-public final class SwscaleProcessor: FrameProcessor {
+public final class CPUProcessor: FrameProcessor {
     public let spec: ProcessingSpec
     public var kind: ProcessorKind { scaler == nil ? .swscale : .simd }
     /// Slice threads; 0 lets libswscale use one per core. The default is 1: in a transcode the decode and

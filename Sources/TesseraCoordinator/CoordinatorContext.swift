@@ -4,7 +4,7 @@ import NIOConcurrencyHelpers
 
 /// What the coordinator's parts share: the store, the spool, the board of work in memory, and a way to
 /// reach the dispatcher thread.
-final class FarmContext: @unchecked Sendable {
+final class CoordinatorContext: @unchecked Sendable {
     let store: JobStore
     let spool: SegmentSpool
     let logger: Logger

@@ -10,10 +10,10 @@ import FoundationNetworking
 /// Every method throws `ClientError` and nothing else.
 ///
 /// ```swift
-/// let client = FarmClient(baseURL: URL(string: "http://farm:8080")!, token: "s3cret")
+/// let client = CoordinatorClient(baseURL: URL(string: "http://farm:8080")!, token: "s3cret")
 /// let job = try await client.submit(JobRequest(source: "/media/in.mov", output: "out.mp4", preset: "1920x1080"))
 /// ```
-public struct FarmClient: Sendable {
+public struct CoordinatorClient: Sendable {
     /// The coordinator, e.g. `http://127.0.0.1:8080`; API paths are appended to it.
     public let baseURL: URL
     /// Sent as `Authorization: Bearer <token>` when set.

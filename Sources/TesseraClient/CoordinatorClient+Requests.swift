@@ -5,7 +5,7 @@ import FoundationNetworking
 #endif
 
 /// Building requests and reading answers, shared by every API call.
-extension FarmClient {
+extension CoordinatorClient {
     /// The error body every API error answer carries.
     struct ErrorBody: Decodable {
         var error: String
