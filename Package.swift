@@ -176,17 +176,37 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
         .testTarget(name: "TesseraCLITests", dependencies: ["TesseraCore", "TesseraTestSupport"]),
+        // The Deploy folder (Dockerfile, compose, Kubernetes, systemd, Prometheus) against the CLI it runs.
+        .testTarget(name: "TesseraDeployTests", dependencies: ["TesseraTestSupport"]),
+        // The benchmarks' own models (Benchmarks/farm-sim) on inputs whose answer is known.
+        .testTarget(name: "TesseraBenchmarkTests", dependencies: ["TesseraTestSupport"]),
         .testTarget(
             name: "TesseraWireTests",
             dependencies: [
                 "TesseraWire", "TesseraCore", "CZeroMQ",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
+        // An in-memory FarmService and a real HTTP server on port 0, shared by the coordinator's HTTP tests
+        // and the dashboard's.
+        .target(
+            name: "TesseraHTTPTestSupport",
+            dependencies: [
+                "TesseraCoordinator", "TesseraClient", "TesseraCore", "TesseraTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/TesseraHTTPTestSupport"),
         .testTarget(
             name: "TesseraCoordinatorTests",
             dependencies: [
                 "TesseraCoordinator", "TesseraClient", "TesseraCore", "TesseraWire", "TesseraTestSupport",
-                "TesseraDashboard", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                "TesseraHTTPTestSupport", "TesseraDashboard",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ]),
+        .testTarget(
+            name: "TesseraDashboardTests",
+            dependencies: [
+                "TesseraDashboard", "TesseraCoordinator", "TesseraCore", "TesseraHTTPTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
             ]),
         // End-to-end: real coordinator and worker processes on loopback.

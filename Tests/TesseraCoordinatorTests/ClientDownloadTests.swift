@@ -3,6 +3,8 @@ import TesseraClient
 import TesseraTestSupport
 import Testing
 
+@testable import TesseraHTTPTestSupport
+
 /// `GET /v1/jobs/{id}/output` through `CoordinatorClient.download`: streamed, renamed into place, careful
 /// with existing files.
 @Suite struct ClientDownloadTests {

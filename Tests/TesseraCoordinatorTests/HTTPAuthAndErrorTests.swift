@@ -3,6 +3,8 @@ import TesseraClient
 import TesseraCore
 import Testing
 
+@testable import TesseraHTTPTestSupport
+
 /// Bearer tokens, error bodies for bad input, and the unauthenticated routes.
 @Suite struct HTTPAuthAndErrorTests {
     @Test func v1RoutesNeedTheToken() async throws {

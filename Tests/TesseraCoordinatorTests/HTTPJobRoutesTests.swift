@@ -4,6 +4,8 @@ import TesseraCoordinator
 import TesseraCore
 import Testing
 
+@testable import TesseraHTTPTestSupport
+
 /// The job routes through the real server and the real CoordinatorClient.
 @Suite struct HTTPJobRoutesTests {
     static let fullRequest = JobRequest(

@@ -5,6 +5,8 @@ import TesseraClient
 import TesseraCoordinator
 import Testing
 
+@testable import TesseraHTTPTestSupport
+
 /// How `HTTPAPI.run` starts and stops.
 @Suite struct HTTPLifecycleTests {
     @Test func aPortInUseMakesRunThrow() async throws {

@@ -5,6 +5,8 @@ import TesseraCore
 import TesseraTestSupport
 import Testing
 
+@testable import TesseraHTTPTestSupport
+
 /// `/metrics`: the farm's registry in Prometheus' text format, open without a token.
 @Suite struct HTTPMetricsTests {
     /// Runs where promtool is installed, and always in CI (where its absence is a failure, not a skip).

@@ -5,6 +5,8 @@ import TesseraDashboard
 import TesseraTestSupport
 import Testing
 
+@testable import TesseraHTTPTestSupport
+
 /// Protocols/openapi.yaml against the server: the same routes, and schemas the real JSON encodings fit.
 @Suite struct HTTPOpenAPITests {
     static let specPath = TestMedia.repositoryRoot.appendingPathComponent("Protocols/openapi.yaml").path

@@ -3,6 +3,8 @@ import TesseraClient
 import TesseraTestSupport
 import Testing
 
+@testable import TesseraHTTPTestSupport
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
