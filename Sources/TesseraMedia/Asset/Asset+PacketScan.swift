@@ -24,6 +24,8 @@ extension Asset {
         var keyframesWithoutPTS = 0
         /// A PTS lower than the one before it in decode order: the stream reorders frames (B-frames).
         var isReordered = false
+        /// Every packet of the stream in decode order, when the scan was asked to keep them.
+        var packets: [PacketTiming]?
         private var lastPTS: Int64?
 
         /// The smallest step between consecutive distinct display times, and whether the steps vary.
@@ -61,7 +63,9 @@ extension Asset {
             if isVideo, shown == noValue, !(hasReorderDelay || isReordered) { shown = packet.dts }
             if shown != noValue {
                 firstPTS = min(firstPTS ?? shown, shown)
-                endPTS = max(endPTS ?? shown, shown + max(packet.duration, 0))
+                // A timestamp from the file near the end of time must not trap: such a packet ends nowhere.
+                let (end, overflow) = shown.addingReportingOverflow(max(packet.duration, 0))
+                if !overflow { endPTS = max(endPTS ?? end, end) }
             }
             guard isVideo else { return }
             if shown != noValue {
@@ -86,28 +90,21 @@ extension Asset {
 }
 
 extension InputFile {
-    /// Reads every packet of the file once, without decoding, collecting per-stream counts and timestamps
-    /// and, for video streams, keyframes and presentation times.
+    /// The one pass over a file's packets (read, never decoded): per-stream counts and timestamps and,
+    /// for video streams, keyframes and presentation times; every packet of `track` kept when asked (the
+    /// segment planner's index); `each` sees every packet as it is read (the verifier decodes there).
     ///
     /// Linear in the number of packets (the only sort is of one track's PTS list at the end).
     ///
-    /// - Throws: `.corrupt` (or `.ffmpeg`) when a packet cannot be read before the end of the file.
-    func scanPackets() throws(MediaError) -> [Int: Asset.PacketScan] {
+    /// - Throws: `.corrupt` when a packet cannot be read before the end of the file (`read(into:)`);
+    ///   what `each` throws.
+    func scanPackets(
+        recordingPacketsOf track: Int? = nil, each: (Packet) throws(MediaError) -> Void = { _ in }
+    ) throws(MediaError) -> [Int: Asset.PacketScan] {
         let packet = try Packet()
         var scans: [Asset.PacketScan] = []
         var isVideo: [Bool] = [], reorderDelay: [Bool] = [], timeBases: [AVRational] = []
-        while true {
-            let code = av_read_frame(context, packet.pointer)
-            if code == tessera_AVERROR_EOF() { break }
-            if code == tessera_AVERROR_EAGAIN() { continue }
-            if code < 0 {
-                let read = scans.reduce(0) { $0 + $1.packetCount }
-                let position = avio_tell(context.pointee.pb)
-                throw MediaError(
-                    code == tessera_AVERROR_INVALIDDATA() ? .corrupt : .ffmpeg,
-                    "cannot read packet \(read + 1) near byte \(position): \(ffErrorString(code))",
-                    code: code)
-            }
+        while try read(into: packet) {
             defer { av_packet_unref(packet.pointer) }
             let index = Int(packet.pointer.pointee.stream_index)
             if index >= scans.count {
@@ -116,7 +113,9 @@ extension InputFile {
                 guard index < streams.count else { continue }
                 for stream in streams[scans.count...] {
                     let parameters = stream.pointee.codecpar.pointee
-                    scans.append(Asset.PacketScan())
+                    var scan = Asset.PacketScan()
+                    if Int(stream.pointee.index) == track { scan.packets = [] }
+                    scans.append(scan)
                     isVideo.append(parameters.codec_type == AVMEDIA_TYPE_VIDEO)
                     reorderDelay.append(parameters.video_delay > 0)
                     timeBases.append(stream.pointee.time_base)
@@ -125,6 +124,8 @@ extension InputFile {
             scans[index].add(
                 packet.pointer.pointee, isVideo: isVideo[index], hasReorderDelay: reorderDelay[index],
                 timeBase: timeBases[index])
+            if index == track { scans[index].packets?.append(PacketTiming(packet)) }
+            try each(packet)
         }
         return Dictionary(uniqueKeysWithValues: scans.enumerated().map { ($0.offset, $0.element) })
     }

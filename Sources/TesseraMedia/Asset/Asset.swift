@@ -8,7 +8,7 @@ import TesseraCore
 /// ```
 ///  path ──▶ check the file ──▶ avformat_open_input ──▶ avformat_find_stream_info
 ///                                                            │
-///             (scanPackets) av_read_frame × every packet, no decoding
+///          InputFile.scanPackets: every packet read once, no decoding
 ///                                                            │
 ///        per video track: keyframes, packet count, PTS steps ──▶ KeyframeIndex,
 ///                                         minFrameDuration, isVariableFrameRate

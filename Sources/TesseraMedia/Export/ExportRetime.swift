@@ -1,22 +1,34 @@
 import CFFmpeg
 import TesseraCore
 
-/// A one-pass export's retiming, resolved against its source: the time map over the exported range,
-/// the output frame duration, the frame selection, the audio's time-pitch algorithm, and the source
-/// time of the reader's tick 0.
+/// An export's retiming, resolved against its source: how its pictures are chosen (the `SegmentRetime`
+/// every segment, or the one pass, follows: the time map over the exported range, the output frame
+/// duration, the frame selection, the source time of the range start) and the audio's time-pitch
+/// algorithm.
 struct ExportRetime {
-    let map: TimeMap
-    let frameDuration: Rational
-    let selection: FrameSelection
+    /// Its source stream tick at the range start is filled in per reader (`segmentRetime(rangeStartTick:)`).
+    private let video: SegmentRetime
     let timePitch: TimePitchAlgorithm
-    let origin: Rational
+    var map: TimeMap { video.map }
+    var frameDuration: Rational { video.frameDuration }
+    var selection: FrameSelection { video.selection }
+    var origin: Rational { video.origin }
+
+    init(
+        map: TimeMap, frameDuration: Rational, selection: FrameSelection, timePitch: TimePitchAlgorithm,
+        origin: Rational
+    ) {
+        video = SegmentRetime(
+            map: map, frameDuration: frameDuration, selection: selection, origin: origin, rangeStartTick: 0)
+        self.timePitch = timePitch
+    }
 
     /// Where the video ends: its last frame's end on the grid, at most a frame duration after the map's.
-    var videoEnd: Rational { Rational((map.outputDuration / frameDuration).ceiling ?? 0) * frameDuration }
+    var videoEnd: Rational { Rational(video.frameCount) * frameDuration }
 
     /// Every output frame's presentation time: k·frameDuration for k < ⌈duration / frameDuration⌉.
     var outputTimes: [MediaTime] {
-        let count = (map.outputDuration / frameDuration).ceiling ?? 0
+        let count = video.frameCount
         guard count > 0, let num = Int64(exactly: frameDuration.numerator),
             let den = Int32(exactly: frameDuration.denominator)
         else { return [] }
@@ -47,9 +59,9 @@ struct ExportRetime {
 
     /// What each segment of a segmented export carries, given the source stream's tick of the range start.
     func segmentRetime(rangeStartTick: Int64) -> SegmentRetime {
-        SegmentRetime(
-            map: map, frameDuration: frameDuration, selection: selection, origin: origin,
-            rangeStartTick: rangeStartTick)
+        var timing = video
+        timing.rangeStartTick = rangeStartTick
+        return timing
     }
 
     /// A retiming resolved against a source: its map over the exported range (`range`, else the whole

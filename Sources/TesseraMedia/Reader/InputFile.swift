@@ -9,6 +9,8 @@ import TesseraAV
 final class InputFile: @unchecked Sendable {
     let path: String
     let context: UnsafeMutablePointer<AVFormatContext>
+    /// Packets `read(into:)` has returned so far (for messages that say where reading stopped).
+    private(set) var packetsRead = 0
 
     /// Opens `path` and reads enough packets to fill in every stream's parameters.
     ///
@@ -127,14 +129,18 @@ final class InputFile: @unchecked Sendable {
     ///
     /// - Throws: `.corrupt` naming the file when the demuxer fails for any reason other than EOF.
     func read(into packet: Packet) throws(MediaError) -> Bool {
-        let code = av_read_frame(context, packet.pointer)
+        var code = av_read_frame(context, packet.pointer)
+        while code == tessera_AVERROR_EAGAIN() { code = av_read_frame(context, packet.pointer) }
         if code == tessera_AVERROR_EOF() { return false }
         if code < 0 {
             // A file cut short often ends in an I/O error rather than a clean EOF.
+            let position = avio_tell(context.pointee.pb)
             throw MediaError(
-                .corrupt, path: path, "read failed: \(ffErrorString(code)) (truncated or damaged?)",
-                code: code)
+                .corrupt, path: path,
+                "cannot read packet \(packetsRead + 1) near byte \(position): \(ffErrorString(code)) "
+                    + "(truncated or damaged?)", code: code)
         }
+        packetsRead += 1
         return true
     }
 }

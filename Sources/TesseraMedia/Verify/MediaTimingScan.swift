@@ -6,7 +6,7 @@ import TesseraCore
 /// decoded video frame's presentation time, and the decoded audio samples of every audio track.
 ///
 /// ```
-///  InputFile ──▶ av_read_frame × every packet ─┬─ video: (pts, dts, key) ──▶ Decoder ──▶ frames
+///  InputFile.scanPackets (each packet) ─────────┬─ video: (pts, dts, key) ──▶ Decoder ──▶ frames
 ///                                              └─ audio: Decoder ──▶ sample count, first sample time
 /// ```
 ///
@@ -14,15 +14,8 @@ import TesseraCore
 /// verification result, and everything read up to the damage is still reported. Blocks while it reads
 /// the whole file, so run it on a dedicated thread.
 struct MediaTimingScan {
-    /// A video packet as demuxed (stream time base ticks; `AV_NOPTS_VALUE` where the container has none).
-    struct VideoPacket {
-        var pts: Int64
-        var dts: Int64
-        /// As demuxed (MP4: from the sample table through the parser, which reads the codec's timing);
-        /// 0 where the file says nothing.
-        var duration: Int64
-        var isKeyframe: Bool
-    }
+    /// A video packet as demuxed.
+    typealias VideoPacket = PacketTiming
 
     /// A decoded video frame: `best_effort_timestamp` and the duration of the packet it came from.
     struct VideoFrame {
@@ -104,44 +97,30 @@ struct MediaTimingScan {
                 audioDecoders[index] = (audios.count - 1, open(stream), stream.pointee.time_base)
             }
         }
-        let packet: Packet
         do {
-            packet = try Packet()
-        } catch {
-            failure = Failure(message: error.message)
-            return
-        }
-        var packetsRead = 0
-        while true {
-            do {
-                guard try input.read(into: packet) else { break }
-            } catch {
-                record(
-                    Failure(
-                        message: "reading stopped after \(packetsRead) packets (\(packets.count) video): "
-                            + error.message, packet: videoStream.map { _ in packets.count }))
-                break
-            }
-            defer { av_packet_unref(packet.pointer) }
-            packetsRead += 1
-            if packet.streamIndex == videoStream {
-                packets.append(
-                    VideoPacket(
-                        pts: packet.pts, dts: packet.dts, duration: packet.pointer.pointee.duration,
-                        isKeyframe: packet.isKeyframe))
-                if decodeVideo {
-                    videoDecoder = decodeVideoPacket(packet, with: videoDecoder)
-                } else {
-                    frames.append(
-                        VideoFrame(
-                            pts: packet.pts, duration: packet.pointer.pointee.duration,
-                            isKeyframe: packet.isKeyframe))
+            // The file's one packet scan; each packet is decoded as it is read.
+            _ = try input.scanPackets { (packet) throws(MediaError) in
+                if packet.streamIndex == videoStream {
+                    packets.append(PacketTiming(packet))
+                    if decodeVideo {
+                        videoDecoder = decodeVideoPacket(packet, with: videoDecoder)
+                    } else {
+                        frames.append(
+                            VideoFrame(
+                                pts: packet.pts, duration: packet.pointer.pointee.duration,
+                                isKeyframe: packet.isKeyframe))
+                    }
+                } else if let entry = audioDecoders[packet.streamIndex] {
+                    audioDecoders[packet.streamIndex]?.decoder = decodeAudioPacket(
+                        packet, with: entry.decoder, slot: entry.slot,
+                        timeBase: entry.timeBase)
                 }
-            } else if let entry = audioDecoders[packet.streamIndex] {
-                audioDecoders[packet.streamIndex]?.decoder = decodeAudioPacket(
-                    packet, with: entry.decoder, slot: entry.slot,
-                    timeBase: entry.timeBase)
             }
+        } catch {
+            record(
+                Failure(
+                    message: "reading stopped after \(input.packetsRead) packets (\(packets.count) video): "
+                        + error.message, packet: videoStream.map { _ in packets.count }))
         }
         _ = decodeVideoPacket(nil, with: videoDecoder)
         if !decodeVideo { frames.sort { $0.pts < $1.pts } }
