@@ -42,7 +42,8 @@ public struct WorkerStatus: Sendable, Hashable, Codable {
 extension WorkerStatus {
     /// What a requested backend resolved to on the worker, and why. In JSON one string,
     /// "REQUESTED → CHOSEN: REASON".
-    public struct Resolution: Sendable, Hashable, Codable, CustomStringConvertible {
+    public struct Resolution: Sendable, Hashable, TextCodable {
+        public static let textForm = "REQUESTED → CHOSEN: REASON"
         public var requested: ProcessingBackend
         /// What runs: `.cpu` or `.vulkan`.
         public var chosen: ProcessingBackend
@@ -56,22 +57,14 @@ extension WorkerStatus {
 
         public var description: String { "\(requested.rawValue) → \(chosen.rawValue): \(reason)" }
 
-        public init(from decoder: any Decoder) throws {
-            let text = try decoder.singleValueContainer().decode(String.self)
+        /// Reads "REQUESTED → CHOSEN: REASON"; nil for anything else.
+        public init?(_ text: String) {
             let arrow = text.range(of: " → ")
             let colon = arrow.flatMap { text[$0.upperBound...].range(of: ": ") }
             guard let arrow, let colon, let requested = ProcessingBackend(rawValue: String(text[..<arrow.lowerBound])),
                 let chosen = ProcessingBackend(rawValue: String(text[arrow.upperBound..<colon.lowerBound]))
-            else {
-                throw DecodingError.dataCorrupted(
-                    .init(codingPath: decoder.codingPath, debugDescription: "not \"REQUESTED → CHOSEN: REASON\""))
-            }
+            else { return nil }
             self.init(requested: requested, chosen: chosen, reason: String(text[colon.upperBound...]))
-        }
-
-        public func encode(to encoder: any Encoder) throws {
-            var container = encoder.singleValueContainer()
-            try container.encode(description)
         }
     }
 }
