@@ -44,6 +44,13 @@ struct RunCommand: AsyncParsableCommand {
     /// - Returns: the output's duration: a retimed job's progress is measured on its output timeline.
     private func checkSource(_ url: URL) throws -> Double {
         let asset = try Asset.load(url.path, scanPackets: false)
+        // The farm cuts video into segments; a file without any is unusable input here (65), not a bad
+        // argument, and `transcode` makes it in one pass.
+        guard asset.firstVideoTrack != nil else {
+            FileHandle.standardError.write(
+                Data("tessera: \(url.path) has no video track; `tessera transcode` makes audio-only files\n".utf8))
+            throw ExitCode(ExitStatus.dataError.rawValue)
+        }
         let sourceDuration =
             job.range.map { min($0.duration.seconds, asset.duration.seconds) } ?? asset.duration.seconds
         guard let retiming = try job.retime.retiming() else { return sourceDuration }

@@ -21,6 +21,19 @@ import Testing
         return checks?.first { $0["name"] as? String == "decodable" }?["detail"] as? String
     }
 
+    @Test func anAudioOnlySourceIsUnusableInputForTheFarmNotABadArgument() throws {
+        defer { TestMedia.cleanup(dir) }
+        let src = dir.appendingPathComponent("voice.m4a")
+        try TestMedia.make(src, seconds: 2, video: nil)
+        for name in ["out.m4a", "out.mp4"] {
+            let out = dir.appendingPathComponent(name)
+            let r = try tessera(["run", src.path, "-o", out.path, "--workers", "1", "--quiet"])
+            #expect(r.status == 65, "\(name): \(r.status) \(r.stderr)")
+            #expect(r.stderr.contains("has no video track") && r.stderr.contains("tessera transcode"), "\(r.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: out.path))
+        }
+    }
+
     @Test func bothVerificationLevelsWriteTheSameVerifiedFile() throws {
         defer { TestMedia.cleanup(dir) }
         let src = dir.appendingPathComponent("src.mp4")
