@@ -398,6 +398,27 @@ import Testing
         #expect(after.allSatisfy { $0.dts <= $0.pts })
     }
 
+    /// A passthrough retime of a source with audio copies the video only and says so: the audio is not
+    /// copied beside it unretimed (it was: 3 s of audio beside 6 s of video, exit 0, nothing said).
+    @Test func passthroughRetimeNamesTheAudioItCannotCarry() throws {
+        defer { TestMedia.cleanup(dir) }
+        let src = dir.appendingPathComponent("pta.mp4"), out = dir.appendingPathComponent("pta-out.mp4")
+        try TestMedia.make(src, seconds: 3, extra: ["-g", "30"])
+        for flags in [["--no-audio"], []] {
+            let r = try tessera(
+                [
+                    "transcode", src.path, "-o", out.path, "--preset", "Passthrough", "--scale", "1s-2s:4s",
+                    "--overwrite",
+                ]
+                    + flags)
+            #expect(r.status == 0, "\(flags): \(r.stderr)")
+            #expect(r.stderr.contains("track 1: audio") && r.stderr.contains("passthrough retime"), "\(r.stderr)")
+            let streams = try TestMedia.streams(out)
+            #expect(streams.map { $0["codec_type"] as? String } == ["video"], "\(flags): \(streams)")
+            #expect(abs(try Self.duration(out, "v:0") - 6) < 0.05)
+        }
+    }
+
     /// `tessera plan` with retiming: the time map in both timelines, the frame count, and where the
     /// source plan's segment starts fall in the output.
     @Test func planShowsTheTimeMap() throws {

@@ -104,6 +104,7 @@ public final class ExportSession: @unchecked Sendable {
         reader.timeRange = range
         tracks = try ExportTracks.choose(reader, settings: settings, fileType: fileType)
         let retime = try resolveRetime(reader, range: range, assetDuration: assetDuration)
+        if retime != nil && settings.passthrough { tracks.dropAudioForPassthroughRetime(reader.input) }
         let failure = reader.failure
         cancelLock.lock()
         activeFailure = failure

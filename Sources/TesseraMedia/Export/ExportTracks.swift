@@ -252,6 +252,17 @@ struct ExportTracks {
     }
 
     /// "track 1 (aac, eng)", for an error listing the choices.
+    /// A passthrough retime copies the video only (audio cannot be stretched without re-encoding it): the
+    /// audio tracks are named as not carried rather than copied beside it unretimed.
+    mutating func dropAudioForPassthroughRetime(_ input: InputFile) {
+        for id in audio {
+            notCarried.append(
+                "track \(id): audio (\(Self.details(input.streams[id]))) is not carried: a passthrough retime "
+                    + "copies the video only; re-encode (leave out --preset Passthrough) to retime the audio")
+        }
+        audio = []
+    }
+
     private static func describe(_ stream: UnsafeMutablePointer<AVStream>) -> String {
         "track \(stream.pointee.index) (\(details(stream)))"
     }
