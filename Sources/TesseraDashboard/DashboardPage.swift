@@ -142,7 +142,7 @@ enum DashboardPage {
             String(format: "%.1f,%.1f", 600 * ($0[0] - t0) / span, 78 - 76 * $0[1] / peak)
         }.joined(separator: " ")
         return "<svg viewBox=\"0 0 600 80\" preserveAspectRatio=\"none\" role=\"img\" aria-label=\"Frames per second "
-            + "over the last \(Int(((t1 - t0) / 60).rounded())) min, peak \(number(peak))\"><polyline fill=\"none\" "
+            + "over the last \(Int(exactly: ((t1 - t0) / 60).rounded()) ?? 0) min, peak \(number(peak))\"><polyline fill=\"none\" "
             + "stroke=\"#0b57d0\" stroke-width=\"2\" points=\"\(line)\"/></svg>"
     }
 

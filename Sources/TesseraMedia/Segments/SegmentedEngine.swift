@@ -49,7 +49,8 @@ final class SegmentedEngine {
     private let runs: [Run]
     private let failure: PipelineFailure
     private let executor: any SegmentExecutor
-    private var specs: [SegmentSpec] { runs.flatMap(\.specs) }
+    /// Every run's segments, in order.
+    private let specs: [SegmentSpec]
 
     /// - Parameters:
     ///   - makeExecutor: a farm's executor for the plan; nil runs the segments on `parallel` local threads,
@@ -63,6 +64,7 @@ final class SegmentedEngine {
         let specs = runs.flatMap(\.specs)
         guard !specs.isEmpty else { throw MediaError(.invalidArgument, "the job holds no video frame to make") }
         self.runs = runs
+        self.specs = specs
         self.failure = failure
         // Cores shared among the segments in flight: several codecs each spawning a thread per core would
         // oversubscribe the machine, and frame threading costs CPU that parallel segments do not need.
@@ -108,7 +110,7 @@ final class SegmentedEngine {
             for stage in stages { stage.wait() }
             return failure.error ?? error
         }
-        let specs = specs
+        let specs = self.specs
         do throws(MediaError) {
             // The writer can only be made once segment 0 shows the encoder's parameters.
             let first = try executor.output(specs[0].index)
