@@ -51,6 +51,13 @@ public final class Frame: @unchecked Sendable {
         return Frame(owning: p)
     }
 
+    /// Gives this frame pictures of its own to draw on, copying them when they are shared with another
+    /// frame (`clone()`); nothing is copied when they are not.
+    public func makeWritable() throws(MediaError) {
+        let status = av_frame_make_writable(pointer)
+        guard status >= 0 else { throw MediaError(.internal, "out of memory copying a frame (\(status))") }
+    }
+
     deinit {
         var p: UnsafeMutablePointer<AVFrame>? = pointer
         av_frame_free(&p)

@@ -269,13 +269,66 @@ import Testing
         #expect(refused.status == 64 && refused.stderr.contains("assets[0].transform.rotate"), "\(refused.stderr)")
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("x.mp4").path))
         // A picture too large to render (1080p × 16, turned) is refused before any work, not left to
-        // fail in libavfilter.
+        // fail in the render.
         _ = try clip("big.mp4", size: "1920x1080", rate: 30, grey: 128, hz: 440, seconds: 1)
         let huge = try write(
             #"{"assets": [{"id": "b", "path": "big.mp4", "transform": {"scale": 16, "rotate": 45, "x": 0, "y": 0}}], "edits": [{"insert": {"asset": "b"}}], "videoComposition": {"renderSize": "640x480"}}"#,
             "huge.json")
         let tooBig = try tessera(["transcode", "--spec", huge.path, "-o", dir.appendingPathComponent("x.mp4").path])
         #expect(tooBig.status == 64 && tooBig.stderr.contains("assets[0].transform.scale"), "\(tooBig.stderr)")
+    }
+
+    /// Compositions go through the frame processors single sources use: the Vulkan kernels and the CPU
+    /// path render the same layers (a clip shot rotated, fitted; one turned a right angle, one 30°, half
+    /// transparent) alike, and the report names the processor that made them.
+    @Test func vulkanAndCPURenderTheLayersAlike() throws {
+        defer { TestMedia.cleanup(dir) }
+        let plain = dir.appendingPathComponent("plain.mp4"), shot = dir.appendingPathComponent("shot.mp4")
+        try TestMedia.run(
+            "ffmpeg",
+            [
+                "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
+                "testsrc2=size=480x270:rate=30:duration=1",
+                "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", plain.path,
+            ])
+        try TestMedia.run(
+            "ffmpeg",
+            [
+                "-hide_banner", "-loglevel", "error", "-y", "-i", plain.path, "-c", "copy", "-metadata:s:v:0",
+                "rotate=90", shot.path,
+            ])
+        let spec = try write(
+            """
+            {"assets": [{"id": "s", "path": "shot.mp4"},
+                        {"id": "q", "path": "plain.mp4", "transform": {"scale": 0.5, "rotate": 270, "x": 40, "y": -20}},
+                        {"id": "t", "path": "plain.mp4", "transform": {"scale": 0.75, "rotate": 30, "x": 100, "y": 40}}],
+             "edits": [{"insert": {"asset": "s"}}, {"insert": {"asset": "q"}}, {"insert": {"asset": "t"}}],
+             "videoComposition": {"renderSize": "640x360", "frameRate": "30", "backgroundColor": "#204060",
+                                  "opacity": [{"range": "2s-3s", "from": 1, "to": 0.5}]}}
+            """)
+        func render(_ backend: String) throws -> (URL, String) {
+            let out = dir.appendingPathComponent("\(backend).mp4")
+            let r = try tessera([
+                "transcode", "--spec", spec.path, "-o", out.path, "--backend", backend, "--json", "--quiet",
+            ])
+            #expect(r.status == 0, "\(r.stderr)")
+            let report = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
+            return (out, (report?["video"] as? [String: Any])?["processor"] as? String ?? "")
+        }
+        let (vulkan, vulkanProcessor) = try render("vulkan")
+        let (cpu, cpuProcessor) = try render("cpu")
+        #expect(vulkanProcessor == "vulkan")
+        #expect(cpuProcessor == "swscale" || cpuProcessor == "simd", "\(cpuProcessor)")
+        #expect(try Self.probe(vulkan, "stream=width,height,nb_frames") == ["640", "360", "90"])
+        let psnr = try TestMedia.psnr(vulkan, against: cpu, width: 640, height: 360)
+        #expect(psnr > 40, "Vulkan against CPU: \(psnr) dB")
+        print("composition, Vulkan against CPU: \(psnr) dB")
+        // The rotated shot is upright and fitted: portrait, 202 px wide, between bars of the background
+        // (#204060: luma 58 in full range) that a picture filling the render would cover.
+        for url in [vulkan, cpu] {
+            let (left, right) = (try Self.luma(url, crop: "40:40:20:160"), try Self.luma(url, crop: "40:40:580:160"))
+            #expect(abs(left[10] - 58) < 4 && abs(right[10] - 58) < 4, "bars: \(left[10]) \(right[10])")
+        }
     }
 
     /// A layer's transform ramps (AVFoundation's setTransformRamp): the base transform until the first

@@ -43,7 +43,7 @@ public enum EncodeBackend: String, CaseIterable, Sendable {
         case .vulkan: self = .vulkan
         case .simd, .swscale: self = .cpu
         case .none: self = .none
-        case .libavfilter, .other: self = .other
+        case .other: self = .other
         }
     }
 }

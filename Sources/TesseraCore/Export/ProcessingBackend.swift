@@ -18,8 +18,6 @@ public enum ProcessorKind: String, Sendable, Hashable, Codable, CaseIterable {
     case simd
     /// libswscale, with Tessera's SIMD turning and compositing.
     case swscale
-    /// A composition's layers, rendered by libavfilter (`VideoLayer`).
-    case libavfilter
     /// No conversion or scaling was needed.
     case none
     /// A name this build does not know (a newer worker's).
@@ -28,12 +26,12 @@ public enum ProcessorKind: String, Sendable, Hashable, Codable, CaseIterable {
     /// The name as it arrived from elsewhere (the wire, the store); `.other` for one this build does not know.
     public init(named name: String) { self = ProcessorKind(rawValue: name) ?? .other }
 
-    /// The backend people choose that runs it; nil for none, libavfilter and unknown names.
+    /// The backend people choose that runs it; nil for none and unknown names (an older worker's `libavfilter`, its compositions' layers, reads `.other`).
     public var backend: ProcessingBackend? {
         switch self {
         case .vulkan: .vulkan
         case .simd, .swscale: .cpu
-        case .libavfilter, .none, .other: nil
+        case .none, .other: nil
         }
     }
 }

@@ -173,12 +173,9 @@ extension CompositionExport {
         running.withLock { $0 = failure }
         defer { running.withLock { $0 = nil } }
         if cancelled.load(ordering: .relaxed) { failure.record(MediaError(.cancelled, "export cancelled")) }
-        // A composition's layers are rendered by libavfilter (`VideoLayer`), not a frame processor.
         let engine = try SegmentedEngine(
             runs: runs, failure: failure, parallel: parallel, makeExecutor: makeSegmentExecutor,
-            makeProcessor: { _, _ throws(MediaError) in
-                throw MediaError(.internal, "a composition's segments convert no frames")
-            })
+            makeProcessor: BackendSelector(requested: backend).factory)
         phaseHandler?(.running)
         var render: CompositionRender?
         do {
@@ -193,7 +190,7 @@ extension CompositionExport {
                         sideDataFrom: nil)
                     withExtendedLifetime(reference) {}
                     let sound = try CompositionRender(
-                        plan: plan, writer: writer, paths: assetPaths, renderVideo: false
+                        plan: plan, writer: writer, paths: assetPaths, renderVideo: nil
                     ) { failure.error != nil }
                     render = sound
                     try writer.startWriting()

@@ -10,8 +10,9 @@ import TesseraCore
 ///
 /// ```
 ///  for each run of the timeline (one asset, continuous source; or empty):
-///    AssetReader(range) ─▶ video: FrameRetimer (its instants of the grid) ─▶ VideoLayer (upright, fitted
-///                         │        or transformed, on the background) ─▶ opacity ─▶ video input
+///    AssetReader(range) ─▶ video: FrameRetimer (its instants of the grid) ─▶ LayerRenderer (upright,
+///                         │        fitted or transformed by a FrameProcessor, placed on the background,
+///                         │        faded by the opacity) ─▶ video input
 ///                         └▶ audio: AudioRetimer (its pieces) ─▶ AudioLayer (rate, layout, volume) ─▶ audio input
 ///    an empty run: background frames and silence
 /// ```
@@ -179,7 +180,7 @@ public final class CompositionExport: @unchecked Sendable {
     }
 
     /// Refuses a transform that would make a picture too large to render, naming the field, before any
-    /// work (libavfilter would otherwise fail to configure the layer, or allocate gigabytes).
+    /// work (the layer would otherwise allocate gigabytes).
     static func checkLayerSizes(_ tracks: [LayerTransformTrack], assets: [Asset]) throws(JobRequestError) {
         for (i, (track, asset)) in zip(tracks, assets).enumerated() {
             guard let v = asset.firstVideoTrack?.video else { continue }
@@ -239,7 +240,9 @@ public final class CompositionExport: @unchecked Sendable {
             if let seconds = segmentDuration {
                 return try exportSegmented(plan, writer: writer, fileType: fileType, seconds: seconds, started: started)
             }
-            let render = try CompositionRender(plan: plan, writer: writer, paths: assetPaths) { [self] in
+            let render = try CompositionRender(
+                plan: plan, writer: writer, paths: assetPaths, renderVideo: BackendSelector(requested: backend).factory
+            ) { [self] in
                 self.cancelled.load(ordering: .relaxed)
             }
             try writer.startWriting()

@@ -23,23 +23,29 @@ final class CompositionRender: @unchecked Sendable {
     private let sampleRate: Int64
     private var layout = AVChannelLayout()
     private let framesWritten = Atomic<Int>(0)
+    private let makeProcessor: SegmentRunner.MakeProcessor?
+    /// Which processor made the layers' pictures (the last run's that used one).
+    private let processorKind = Mutex(ProcessorKind.none)
     var hasAudio: Bool { audio != nil }
 
     private let isCancelled: @Sendable () -> Bool
 
-    /// - Parameter renderVideo: false renders the sound alone (a farm's workers make the pictures).
+    /// - Parameter renderVideo: what makes the layers' frame processors; nil renders the sound alone (a
+    ///   farm's workers make the pictures).
     init(
-        plan: CompositionExport.Plan, writer: AssetWriter, paths: [String], renderVideo: Bool = true,
-        isCancelled: @escaping @Sendable () -> Bool
+        plan: CompositionExport.Plan, writer: AssetWriter, paths: [String],
+        renderVideo: SegmentRunner.MakeProcessor?, isCancelled: @escaping @Sendable () -> Bool
     ) throws(MediaError) {
         self.isCancelled = isCancelled
+        makeProcessor = renderVideo
         self.plan = plan
         self.paths = paths
         let vs = plan.settings.video!
         let input = try LayerRenderer.encoderInput(
             width: plan.renderWidth, height: plan.renderHeight, frameDuration: plan.frameDuration)
         video =
-            renderVideo ? try writer.addVideoInput(settings: vs, input: input, rotation: .none, tagsFrom: nil) : nil
+            renderVideo != nil
+            ? try writer.addVideoInput(settings: vs, input: input, rotation: .none, tagsFrom: nil) : nil
         let anyAudio = plan.assets.contains { $0.firstAudioTrack != nil }
         if let a = plan.settings.audio, anyAudio {
             let rate = a.codec == .opus ? 48_000 : a.sampleRate ?? 48_000
@@ -133,7 +139,9 @@ final class CompositionRender: @unchecked Sendable {
                 Self.sample(run.start, sampleRate)..<Self.sample(last ? plan.videoEnd : run.end, sampleRate)
             guard let asset = run.asset else {
                 if video != nil {
-                    var gap = try LayerRenderer(layer: plan.layer(asset: nil), rotation: .none, frameDuration: fd)
+                    var gap = try LayerRenderer(
+                        layer: plan.layer(asset: nil), rotation: .none, frameDuration: fd, makeProcessor: makeProcessor!
+                    )
                     for k in frames { try place(try gap.render(nil, k: k)) }
                 }
                 try silence(samples)
@@ -179,7 +187,9 @@ final class CompositionRender: @unchecked Sendable {
                         map: TimeMap(pieces: run.pieces), frameDuration: plan.frameDuration,
                         selection: plan.selection, timeBase: timeBase, origin: origin, instants: frames)
                     var layer = try LayerRenderer(
-                        layer: plan.layer(asset: asset), rotation: rotation, frameDuration: plan.frameDuration)
+                        layer: plan.layer(asset: asset), rotation: rotation, frameDuration: plan.frameDuration,
+                        makeProcessor: makeProcessor!)
+                    defer { if layer.kind != .none { processorKind.withLock { $0 = layer.kind } } }
                     var made = frames.lowerBound
                     func show(_ frame: Frame) throws(MediaError) {
                         try place(try layer.render(frame, k: frame.pts))
@@ -301,7 +311,7 @@ final class CompositionRender: @unchecked Sendable {
         ExportReport.Video(
             codec: plan.settings.video!.codec.rawValue, width: plan.renderWidth, height: plan.renderHeight,
             pixelFormat: "yuv420p", frames: framesWritten.load(ordering: .relaxed), rotation: 0,
-            processor: "libavfilter")
+            processor: processorKind.withLock { $0 }.rawValue)
     }
 
     var audioReport: ExportReport.Audio? {

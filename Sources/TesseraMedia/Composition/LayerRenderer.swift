@@ -8,43 +8,56 @@ import TesseraCore
 /// how a frame reaches the render, shared by the one-pass render and a farm's segments so both make the
 /// same pictures.
 ///
-/// Output frame k shows the picture upright and placed by the layer's transform at time k·frameDuration
-/// (its libavfilter graph made again only when the transform differs from the frame before), faded over
-/// the background by the opacity there; a gap shows the background.
+/// ```
+///  decoded frame ─▶ FrameProcessor (Vulkan or CPU: upright, scaled, right-angle turns) ─▶ LayerPlacement
+///      (on the background, cut to the render; other angles resampled) ─▶ opacity (FrameBlend) ─▶ frame k
+/// ```
+///
+/// Output frame k shows the picture placed by the layer's transform at time k·frameDuration (a new
+/// processor only when the transform asks another size or turn than the frame before), faded over the
+/// background by the opacity there; a gap shows the background.
 struct LayerRenderer {
     let layer: SegmentLayer
     let rotation: Rotation
     let frameDuration: Rational
     /// The background picture, render-sized.
     let background: Frame
-    private var graph: (layer: VideoLayer, transform: CompositionSpec.Transform?)?
+    private let makeProcessor: SegmentRunner.MakeProcessor
+    private var processor: (any FrameProcessor)?
 
-    init(layer: SegmentLayer, rotation: Rotation, frameDuration: Rational) throws(MediaError) {
+    init(
+        layer: SegmentLayer, rotation: Rotation, frameDuration: Rational,
+        makeProcessor: @escaping SegmentRunner.MakeProcessor
+    ) throws(MediaError) {
         self.layer = layer
         self.rotation = rotation
         self.frameDuration = frameDuration
+        self.makeProcessor = makeProcessor
         background = try Self.solid(layer.renderWidth, layer.renderHeight, layer.rgb)
     }
+
+    /// Which processor made the pictures (none yet, or a gap's background alone: `.none`).
+    var kind: ProcessorKind { processor?.kind ?? .none }
 
     /// Output frame `k`: `picture` (a decoded source frame; nil where nothing plays) on the render, with
     /// `pts = k` and a duration of 1 in ticks of the frame duration.
     mutating func render(_ picture: Frame?, k: Int64) throws(MediaError) -> Frame {
         let t = Rational(k) * frameDuration
-        let out: Frame
+        var out = try background.clone()
         if let picture {
-            let transform = layer.transforms.transform(at: t)
-            if graph == nil || graph!.transform != transform {
-                graph = (
-                    try VideoLayer(
-                        first: picture, rotation: rotation, width: layer.renderWidth, height: layer.renderHeight,
-                        background: layer.rgb, transform: transform), transform
-                )
+            let f = picture.pointer.pointee
+            let placement = try LayerPlacement(
+                sourceWidth: Int(f.width), sourceHeight: Int(f.height),
+                sampleAspect: (Int(f.sample_aspect_ratio.num), Int(f.sample_aspect_ratio.den)), rotation: rotation,
+                renderWidth: layer.renderWidth, renderHeight: layer.renderHeight,
+                transform: layer.transforms.transform(at: t))
+            if placement.isVisible {
+                try out.makeWritable()
+                if processor?.spec != placement.spec { processor = try makeProcessor(placement.spec, picture) }
+                try placement.draw(try processor!.process(picture), on: out)
             }
-            let placed = try graph!.layer.render(picture)
             let alpha = layer.opacity(at: t)
-            out = alpha < 1 ? try FrameBlend.blend(placed, background, weight: 1 - alpha) : placed
-        } else {
-            out = try background.clone()
+            if alpha < 1 { out = try FrameBlend.blend(out, background, weight: 1 - alpha) }
         }
         out.pts = k
         out.pointer.pointee.pkt_duration = 1

@@ -8,7 +8,9 @@ import TesseraCore
 ///
 /// ```
 ///  decoded source frame ─▶ FrameProcessor (its size and format) ─▶ FrameRetimer (its instants)
-///      ─▶ LayerRenderer (a composition's render) ─▶ FrameDurations ─▶ Encoder ─▶ packets
+///      ─▶ FrameDurations ─▶ Encoder ─▶ packets
+///  a composition's: decoded source frame ─▶ FrameRetimer ─▶ LayerRenderer (its own FrameProcessor, the
+///      placement on the render) ─▶ FrameDurations ─▶ Encoder ─▶ packets
 /// ```
 ///
 /// `SegmentRunner` reads and decodes a segment once and feeds every leg; a job's outputs are a list of
@@ -56,7 +58,8 @@ final class SegmentEncodeLeg {
             } catch {
                 throw MediaError(.invalidArgument, path: work.sourceName, "segment \(spec.index): \(error)")
             }
-            layer = try LayerRenderer(layer: l, rotation: work.rotation, frameDuration: frameDuration)
+            layer = try LayerRenderer(
+                layer: l, rotation: work.rotation, frameDuration: frameDuration, makeProcessor: makeProcessor)
             encoderInput = try LayerRenderer.encoderInput(
                 width: l.renderWidth, height: l.renderHeight, frameDuration: frameDuration)
             processing = nil
@@ -83,7 +86,7 @@ final class SegmentEncodeLeg {
     }
 
     /// Which processor made this output's pictures.
-    var kind: ProcessorKind { processor?.kind ?? (layer != nil ? .libavfilter : .none) }
+    var kind: ProcessorKind { processor?.kind ?? layer?.kind ?? .none }
 
     /// Processes a decoded source frame once, then places it on the output timeline: shifted, or shown as
     /// often as the time map says. Returns the frames encoded so far.
