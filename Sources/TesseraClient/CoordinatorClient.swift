@@ -59,6 +59,11 @@ public struct CoordinatorClient: Sendable {
         try await call("GET", "v1/workers")
     }
 
+    /// The farm at a glance: rates, queue, workers, jobs by state.
+    public func summary() async throws -> FarmSummary {
+        try await call("GET", "v1/farm")
+    }
+
     /// Drains, pauses or resumes a worker; answers its status as the next listing shows it.
     public func control(worker id: String, _ action: WorkerControl) async throws -> WorkerStatus {
         try await call("POST", "v1/workers/\(Self.segment(id))/\(action.rawValue)")

@@ -267,7 +267,9 @@ extension Coordinator: FarmService {
         return id
     }
 
-    public func updateMetrics() async {
+    public func updateMetrics() async { farm.metrics.update(await summary()) }
+
+    public func summary() async -> FarmSummary {
         // Counted by the store, and only unfinished jobs read: a scrape costs the same with 10,000 jobs
         // of history as with none.
         let byState = (try? await farm.store.jobCountsAsync()) ?? [:]
@@ -280,20 +282,25 @@ extension Coordinator: FarmService {
         }
         let counts = farm.board.counts
         let ws = workerStatuses.filter { $0.state != .lost }
-        farm.metrics.update(
-            FarmMetrics.Snapshot(
-                queuedSegments: max(0, queued - counts.inFlight), runningSegments: counts.inFlight,
-                workers: ws.count, busyWorkers: ws.filter { $0.state == .busy }.count, jobsByState: byState))
+        let rates = farm.rates.farm
+        return FarmSummary(
+            framesPerSecond: rates.framesPerSecond, realTime: rates.realTime,
+            queuedSegments: max(0, queued - counts.inFlight), runningSegments: counts.inFlight, workers: ws.count,
+            busyWorkers: ws.filter(\.isBusy).count,
+            jobs: Dictionary(uniqueKeysWithValues: JobState.allCases.map { ($0.rawValue, byState[$0] ?? 0) }),
+            points: rates.points)
     }
 
-    /// A job as the API shows it: the store's record plus live progress from the board.
+    /// A job as the API shows it: the store's record plus live progress from the board, and its rate from
+    /// the rate book while it runs (over its life once it has ended, or before the book has two samples).
     func status(_ r: JobRecord) -> JobStatus {
         let now = Date().timeIntervalSince1970
         let live = farm.board.frames(job: r.id)
         let framesDone =
             r.state == .completed ? r.framesTotal : (live.map { $0.finished + $0.inFlight } ?? r.framesDone)
         let elapsed = r.startedAt.map { (r.finishedAt ?? now) - $0 }
-        let fps = elapsed.map { $0 > 0 ? Double(framesDone) / $0 : 0 } ?? 0
+        let average = elapsed.map { $0 > 0 ? Double(framesDone) / $0 : 0 } ?? 0
+        let fps = RateBook.round((r.state.isTerminal ? nil : farm.rates.job(r.id)) ?? average)
         let eta: Double? =
             fps > 0 && !r.state.isTerminal && r.framesTotal > 0
             ? Double(max(0, r.framesTotal - framesDone)) / fps : nil

@@ -2,8 +2,8 @@ import Foundation
 import Logging
 import NIOConcurrencyHelpers
 
-/// What the coordinator's parts share: the store, the spool, the board of work in memory, and a way to
-/// reach the dispatcher thread.
+/// What the coordinator's parts share: the store, the spool, the board of work in memory, the metrics and
+/// the rate book, and a way to reach the dispatcher thread.
 final class CoordinatorContext: @unchecked Sendable {
     let store: JobStore
     let spool: SegmentSpool
@@ -11,6 +11,8 @@ final class CoordinatorContext: @unchecked Sendable {
     let defaultSegmentDuration: Double
     let board: TaskBoard
     let metrics: FarmMetrics
+    /// The farm's, each worker's and each job's rates, sampled by the dispatcher.
+    let rates = RateBook()
     /// How long a restarted coordinator holds back segments that were out at workers, for those workers
     /// to claim (two liveness periods).
     let claimGrace: Double

@@ -43,6 +43,8 @@ public protocol FarmService: Sendable {
     var uploadStaging: URL { get }
     /// The farm's metrics, rendered at `/metrics`; the HTTP API records its requests into them too.
     var metrics: FarmMetrics { get }
+    /// The farm at a glance: its rates (the rate book), queue, workers and jobs by state (`GET /v1/farm`).
+    func summary() async -> FarmSummary
     /// Brings what describes the farm now (queue depth, workers, jobs by state) up to date in `metrics`;
     /// called before each scrape.
     func updateMetrics() async

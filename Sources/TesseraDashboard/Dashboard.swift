@@ -57,7 +57,7 @@ public struct Dashboard: HTTPAPIAddition {
             else {
                 throw HTTPError(.notFound, message: "no job \(id.prefix(64))")
             }
-            let html = DashboardPage.jobPage(RateBook().row(job, now: 0), segments: segments, nonce: nonce)
+            let html = DashboardPage.jobPage(DashboardSnapshot.Job(job), segments: segments, nonce: nonce)
             return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
         }
         router.get("v1/events") { request, _ in
@@ -92,7 +92,6 @@ public struct Dashboard: HTTPAPIAddition {
     static func finished(_ service: any FarmService, page: Int) async -> [DashboardSnapshot.Job] {
         let size = DashboardSnapshot.finishedShown
         let finished = (try? await service.recentJobs(finishedLimit: size, offset: (page - 1) * size))?.finished ?? []
-        let book = RateBook()
-        return finished.map { book.row($0, now: 0) }
+        return finished.map(DashboardSnapshot.Job.init)
     }
 }

@@ -9,9 +9,9 @@ import TesseraCore
 ///
 /// ```
 ///  FarmService ──poll (100 ms)──▶ build snapshot ──▶ FeedCoalescer ──▶ each client's bounded buffer ──▶ SSE
-///  (workers each poll; jobs and     (rates from       (changed sections,  (8 messages; a client that
-///   segments each 500 ms;            bounded rings)     ≤ 1 message/s,      falls behind is dropped)
-///   FarmMetrics.produced)                               heartbeat)
+///  (workers and the summary each     (rates: the       (changed sections,  (8 messages; a client that
+///   poll; jobs and segments each      coordinator's     ≤ 1 message/s,      falls behind is dropped)
+///   500 ms)                           rate book)        heartbeat)
 /// ```
 ///
 /// A poll inside the coalescer's gap does nothing: busy, the snapshot is built once a second.
@@ -38,7 +38,6 @@ public final class DashboardFeed: Service, Sendable {
         var clients: [Int: AsyncStream<ByteBuffer>.Continuation] = [:]
         var nextClient = 0
         var dropped = 0
-        var rates = RateBook()
         var store: StoreView?
         var finishedFailures: [String: [DashboardSnapshot.Failure]] = [:]
     }
@@ -231,20 +230,16 @@ public final class DashboardFeed: Service, Sendable {
     func build(now: Double) async -> DashboardSnapshot {
         let workers = await service.workers()
         let view = await storeView(now: now)
-        let produced = service.metrics.produced
-        return state.withLock { state in
-            state.rates.record(produced: produced, workers: workers, jobs: view.running, now: now)
-            return DashboardSnapshot(
-                at: now,
-                workers: workers.map { w in
-                    var row = state.rates.row(w)
-                    if row.lastSeenSeconds < quietSeconds { row.lastSeenSeconds = 0 }
-                    return row
-                },
-                jobs: (view.running + view.finished).map { state.rates.row($0, now: now) },
-                throughput: state.rates.throughput, maps: view.maps,
-                errors: view.failures,
-                livenessSeconds: livenessSeconds)
-        }
+        let farm = await service.summary()
+        return DashboardSnapshot(
+            at: now,
+            workers: workers.map { w in
+                var row = DashboardSnapshot.Worker(w)
+                if row.lastSeenSeconds < quietSeconds { row.lastSeenSeconds = 0 }
+                return row
+            },
+            jobs: (view.running + view.finished).map(DashboardSnapshot.Job.init),
+            throughput: .init(framesPerSecond: farm.framesPerSecond, realtime: farm.realTime, points: farm.points),
+            maps: view.maps, errors: view.failures, livenessSeconds: livenessSeconds)
     }
 }

@@ -1,3 +1,4 @@
+import TesseraCoordinator
 import TesseraCore
 
 /// What the page shows, built once a second; `DashboardPage` renders each top-level section to HTML,
@@ -37,7 +38,7 @@ public struct DashboardSnapshot: Sendable, Codable, Equatable {
         public var error: String?
     }
 
-    /// The farm's output rate: now (over the last ten seconds), and one point per `ThroughputRing`
+    /// The farm's output rate: now (over the last ten seconds), and one point per `RateBook.pointInterval`
     /// interval for the last hour as `[unix seconds, frames/s, × real time]`.
     public struct Throughput: Sendable, Codable, Equatable {
         public var framesPerSecond: Double
@@ -100,4 +101,35 @@ public struct DashboardSnapshot: Sendable, Codable, Equatable {
 
     /// Finished jobs on the first page; older ones are paged (`/?page=2`, …).
     public static let finishedShown = 50
+}
+
+extension DashboardSnapshot.Worker {
+    /// A worker's row: its rate is the coordinator's rate book's (`WorkerStatus.framesPerSecond`).
+    init(_ w: WorkerStatus) {
+        // The first task is the one running.
+        let task = w.tasks.first
+        let backends = w.backendChoices.isEmpty ? w.backends : w.backendChoices.map(\.chosen)
+        self.init(
+            id: w.id, host: w.hostname, backend: backends.map(\.rawValue).joined(separator: ","), job: task?.job,
+            segment: task?.segment, framesPerSecond: w.framesPerSecond ?? 0, state: w.state,
+            lastSeenSeconds: RateBook.round(w.lastSeenSeconds), frames: w.framesDone)
+    }
+}
+
+extension DashboardSnapshot.Job {
+    /// A job's row: its rate is the coordinator's (recent while it runs); the time left is a range
+    /// between that rate and the job's average over its life.
+    init(_ j: JobStatus) {
+        let average = j.elapsedSeconds.map { $0 > 0 ? Double(j.framesDone) / $0 : 0 } ?? 0
+        let rates = [j.framesPerSecond, average].filter { $0 > 0 }
+        let remaining = Double(max(0, j.framesTotal - j.framesDone))
+        let moving = !j.state.isTerminal && j.framesTotal > 0 && !rates.isEmpty
+        // A crawling rate can make an estimate infinite, which JSON cannot carry: none then.
+        func finite(_ value: Double) -> Double? { value.isFinite ? value : nil }
+        self.init(
+            id: j.id, source: j.source.split(separator: "/").last.map(String.init) ?? j.source, state: j.state,
+            framesDone: j.framesDone, framesTotal: j.framesTotal, framesPerSecond: j.framesPerSecond,
+            etaLow: moving ? finite((remaining / rates.max()!).rounded()) : nil,
+            etaHigh: moving ? finite((remaining / rates.min()!).rounded()) : nil, error: j.error)
+    }
 }

@@ -20,9 +20,10 @@ struct TopCommand: AsyncParsableCommand {
             """)
 
     @OptionGroup var coordinator: CoordinatorOptions
-    @Flag(help: "Print one snapshot (rates over --interval) and exit.") var once = false
+    @Flag(help: "Print one snapshot and exit.") var once = false
     @Flag(help: "With --once: the snapshot as JSON.") var json = false
-    @Option(help: "Seconds between redraws (and the window rates are measured over).") var interval = 1.0
+    @Option(help: "Seconds between redraws (rates are the coordinator's, over its last ten seconds).")
+    var interval = 1.0
 
     func validate() throws {
         guard interval >= 0.1, interval <= 60 else { throw ValidationError("--interval must be 0.1 to 60 seconds") }
@@ -34,9 +35,7 @@ struct TopCommand: AsyncParsableCommand {
         let client = try coordinator.client(timeout: max(2, min(10, 3 * interval)))
         if once {
             do {
-                let first = try await Self.sample(client)
-                try await Task.sleep(for: .seconds(interval))
-                let view = TopView(previous: first, current: try await Self.sample(client))
+                let view = try await Self.sample(client)
                 print(json ? try ReportJSON.encode(view) : view.lines(width: 200, height: 1000).joined(separator: "\n"))
             } catch let error as ClientError {
                 throw failure(error.description, ExitStatus(error))
@@ -50,21 +49,16 @@ struct TopCommand: AsyncParsableCommand {
         if fancy { out.write(Data("\u{1B}[?1049h\u{1B}[?25l".utf8)) }
         defer { if fancy { out.write(Data("\u{1B}[?25h\u{1B}[?1049l".utf8)) } }
         if fancy { out.write(Data("\u{1B}[H\u{1B}[2Jconnecting to \(client.baseURL.absoluteString)…".utf8)) }
-        var previous: TopView.Sample?
         var unreachableSince: Date?
         while !(keys?.quitRequested ?? false) {
             var screen: [String]
             let (width, height) = Self.terminalSize()
             do {
-                let current = try await Self.sample(client)
+                screen = try await Self.sample(client).lines(width: width, height: height - 1)
                 unreachableSince = nil
-                screen = TopView(previous: previous ?? current, current: current).lines(
-                    width: width, height: height - 1)
-                previous = current
             } catch {
                 let since = unreachableSince ?? Date()
                 unreachableSince = since
-                previous = nil
                 screen = [
                     String(
                         "coordinator \(client.baseURL.absoluteString) unreachable, retrying "
@@ -85,10 +79,10 @@ struct TopCommand: AsyncParsableCommand {
     /// One after the other, not as two `async let`s: when one request failed, leaving the scope cancelled
     /// the other, and a cancelled URLSession request on Linux can wait for ever (CI saw the dead-port view
     /// stay on "connecting…" for 20 s).
-    static func sample(_ client: CoordinatorClient) async throws -> TopView.Sample {
-        let metrics = try await client.metrics()
+    static func sample(_ client: CoordinatorClient) async throws -> TopView {
+        let summary = try await client.summary()
         let workers = try await client.workers()
-        return TopView.Sample(time: Date(), metrics: metrics, workers: workers)
+        return TopView(summary: summary, workers: workers)
     }
 
     static func terminalSize() -> (Int, Int) {

@@ -2,8 +2,8 @@ import Foundation
 import TesseraClient
 import TesseraCore
 
-/// What `tessera top` shows: farm throughput from two scrapes of `/metrics` a moment apart, and a row
-/// per worker sorted by frames per second.
+/// What `tessera top` shows: the farm's throughput, queue and workers (`/v1/farm`), and a row per worker
+/// (`/v1/workers`) sorted by frames per second.
 struct TopView: Encodable {
     struct Row: Encodable {
         var id: String
@@ -25,35 +25,17 @@ struct TopView: Encodable {
     var jobsRunning: Int
     var rows: [Row]
 
-    /// One scrape: the metrics and the worker list at a time.
-    struct Sample {
-        var time: Date
-        var metrics: [MetricSample]
-        var workers: [WorkerStatus]
-    }
-
-    init(previous: Sample, current: Sample) {
-        let dt = max(current.time.timeIntervalSince(previous.time), 1e-3)
-        func total(_ s: Sample, _ name: String, worker: String? = nil) -> Double {
-            s.metrics.filter { $0.name == name && (worker == nil || $0.labels["worker"] == worker) }
-                .reduce(0) { $0 + $1.value }
-        }
-        func rate(_ name: String, worker: String? = nil) -> Double {
-            max(0, total(current, name, worker: worker) - total(previous, name, worker: worker)) / dt
-        }
-        framesPerSecond = rate("tessera_frames_encoded_total")
-        realTime = rate("tessera_output_media_seconds_total")
-        // Figures from the wire: a count that is not one (NaN, 1e300) shows as 0 rather than trapping.
-        func count(_ value: Double) -> Int { Int(exactly: value.rounded()) ?? 0 }
-        queue = count(total(current, "tessera_queue_depth"))
-        workers = current.workers.count
-        busy = current.workers.filter { !$0.tasks.isEmpty }.count
-        jobsRunning = count(
-            current.metrics.first { $0.name == "tessera_jobs" && $0.labels["state"] == "running" }?.value ?? 0)
-        rows = current.workers.map { w in
+    /// The coordinator's summary and worker list (rates from its rate book, over its last ten seconds).
+    init(summary: FarmSummary, workers list: [WorkerStatus]) {
+        framesPerSecond = summary.framesPerSecond
+        realTime = summary.realTime
+        queue = summary.queuedSegments
+        workers = summary.workers
+        busy = summary.busyWorkers
+        jobsRunning = summary.jobs[JobState.running.rawValue] ?? 0
+        rows = list.map { w in
             Row(
-                id: w.id, host: w.hostname, state: w.state.rawValue,
-                framesPerSecond: rate("tessera_worker_frames_encoded_total", worker: w.id),
+                id: w.id, host: w.hostname, state: w.state.rawValue, framesPerSecond: w.framesPerSecond ?? 0,
                 segmentsDone: w.segmentsDone, task: w.tasks.first?.description, lastSeenSeconds: w.lastSeenSeconds)
         }
         .sorted { ($0.framesPerSecond, $1.id) > ($1.framesPerSecond, $0.id) }

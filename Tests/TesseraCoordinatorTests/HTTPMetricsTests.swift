@@ -24,9 +24,9 @@ import Testing
     @Test func metricsCarryTheFarmsValuesWithoutAToken() async throws {
         let server = try await TestServer.start(token: "t")
         await server.farm.setSnapshot(
-            FarmMetrics.Snapshot(
-                queuedSegments: 17, runningSegments: 3, workers: 5, busyWorkers: 2,
-                jobsByState: [.running: 2, .queued: 4]))
+            FarmSummary(
+                framesPerSecond: 0, realTime: 0, queuedSegments: 17, runningSegments: 3, workers: 5, busyWorkers: 2,
+                jobs: ["running": 2, "queued": 4], points: []))
         let metrics = server.farm.metrics
         for frames in [120, 30] {
             metrics.segmentCompleted(

@@ -36,7 +36,7 @@ import Testing
         defer { farm.remove() }
         let dashboard = Dashboard(feed: DashboardFeed(service: farm))
         let routes = HTTPAPI(service: farm, token: nil, additions: [dashboard]).routes
-        #expect(routes.count == 18)
+        #expect(routes.count == 19)
         #expect(described.sorted() == routes)
         #expect(spec["components"]?["securitySchemes"]?["bearer"]?["scheme"]?.string == "bearer")
     }
@@ -54,7 +54,12 @@ import Testing
             encoders: ["libx264"], state: .busy, tasks: [TaskKey(job: "job-1", segment: 4, attempt: 2)],
             segmentsDone: 3,
             lastSeenSeconds: 0.5,
-            backendChoices: [.init(requested: .auto, chosen: .cpu, reason: "vulkan 12 frames/s vs cpu 600 frames/s")])
+            backendChoices: [.init(requested: .auto, chosen: .cpu, reason: "vulkan 12 frames/s vs cpu 600 frames/s")],
+            framesPerSecond: 31.5)
+        let summary = FarmSummary(
+            framesPerSecond: 63, realTime: 2.1, queuedSegments: 7, runningSegments: 2, workers: 2, busyWorkers: 1,
+            jobs: Dictionary(uniqueKeysWithValues: JobState.allCases.map { ($0.rawValue, $0 == .running ? 1 : 0) }),
+            points: [[1.7e9, 60, 2], [1.7e9 + 5, 63, 2.1]])
         var crf = HTTPJobRoutesTests.fullRequest
         crf.settings?.video?.rateControl = .crf(20)
         crf.uploadID = "up-1"
@@ -69,7 +74,8 @@ import Testing
         let samples: [(String, any Encodable)] = [
             ("JobRequest", HTTPJobRoutesTests.fullRequest), ("JobRequest", crf), ("JobRequest", composed),
             ("JobStatus", status),
-            ("WorkerStatus", worker), ("Error", ["error": "notFound", "message": "no job x"]),
+            ("WorkerStatus", worker), ("FarmSummary", summary),
+            ("Error", ["error": "notFound", "message": "no job x"]),
             ("UploadAnswer", ["uploadID": "up-1"]),
             (
                 "SegmentStatus",
@@ -88,7 +94,8 @@ import Testing
         for name in [
             "JobRequest", "OutputSettings", "VideoSettings", "AudioSettings", "AudioTrackSelection", "TimeRange",
             "MediaTime",
-            "RateControl", "Retiming", "JobStatus", "WorkerStatus", "Error", "UploadAnswer", "SegmentStatus",
+            "RateControl", "Retiming", "JobStatus", "WorkerStatus", "FarmSummary", "Error", "UploadAnswer",
+            "SegmentStatus",
             "SessionAnswer",
         ] {
             let listed = checker.properties(of: name)

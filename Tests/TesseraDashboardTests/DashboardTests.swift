@@ -29,21 +29,18 @@ import FoundationNetworking
         #expect(c.next(b2, at: 13.5) == nil)
     }
 
-    @Test func ringKeepsTheLatestInOrder() {
-        var ring = ThroughputRing<Int>(capacity: 3)
-        for i in 1...5 { ring.append(i) }
-        #expect(ring.elements == [3, 4, 5])
-        #expect(ring.count == 3 && ring.first == 3 && ring.last == 5)
-    }
-
-    @Test func rateIsTakenOverTheLastTenSeconds() {
-        var book = RateBook()
-        for (t, frames) in [(0.0, 0), (5.0, 100), (20.0, 100), (25.0, 400), (30.0, 700)] {
-            book.record(
-                produced: .init(frames: frames, mediaSeconds: Double(frames) / 30), workers: [], jobs: [], now: t)
-        }
-        #expect(book.farmRates.framesPerSecond == 60)
-        #expect(abs(book.farmRates.realtime - 2) < 1e-9)
+    /// A job's row: its rate is the coordinator's; the time left runs from that rate to its average.
+    @Test func aJobsTimeLeftRunsBetweenItsRecentAndAverageRates() {
+        let now = 1000.0
+        var job = JobStatus(
+            id: "j", state: .running, priority: 0, source: "/media/a.mov", output: "o.mp4", segmentsTotal: 4,
+            segmentsDone: 1, framesTotal: 1000, framesDone: 400, framesPerSecond: 20, elapsedSeconds: 10,
+            etaSeconds: nil, error: nil, createdAt: now, updatedAt: now)
+        let row = DashboardSnapshot.Job(job)
+        #expect(row.source == "a.mov" && row.framesPerSecond == 20)
+        #expect(row.etaLow == 15 && row.etaHigh == 30, "600 frames at 40 (average) to 20 (now) frames/s")
+        job.state = .completed
+        #expect(DashboardSnapshot.Job(job).etaLow == nil)
     }
 
     @Test func sessionCookieIsSignedExpiresAndNamesItsAttributes() throws {
@@ -134,9 +131,8 @@ import FoundationNetworking
         let hostile = "<script>alert(1)</script>"
         var worker = Self.worker("w1")
         worker.hostname = hostile
-        let book = RateBook()
         let snapshot = DashboardSnapshot(
-            at: 0, workers: [book.row(worker)], jobs: [],
+            at: 0, workers: [DashboardSnapshot.Worker(worker)], jobs: [],
             throughput: .init(framesPerSecond: 0, realtime: 0, points: []),
             maps: [], errors: [.init(job: "j\"1", segment: 2, message: hostile)])
         let html = DashboardPage.render(snapshot, page: 1, olderJobs: nil, nonce: "n")

@@ -77,6 +77,17 @@ import Testing
         try TestMedia.make(
             src, seconds: 2, video: ["-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-g", "15"])
         let id = try farm.submit(src, output: "map.mp4", ["--segment-duration", "0.5"])
+        // While (and for ten seconds after) frames come out, the coordinator's rate book shows them: the
+        // farm's rate and a worker's in top's header and rows, from /v1/farm and /v1/workers.
+        #expect(
+            try farm.eventually(30) {
+                let top = try farm.client(["top", "--once", "--json"])
+                guard let view = try JSONSerialization.jsonObject(with: Data(top.stdout.utf8)) as? [String: Any],
+                    let rows = view["rows"] as? [[String: Any]]
+                else { return false }
+                return (view["framesPerSecond"] as? Double ?? 0) > 0
+                    && rows.contains { ($0["framesPerSecond"] as? Double ?? 0) > 0 }
+            })
         let watched = try farm.client(["watch", id])
         #expect(watched.status == 0, "\(watched.stderr)")
         let total = try #require(try farm.job(id)["segmentsTotal"] as? Int)

@@ -13,7 +13,9 @@ actor MemoryFarm: FarmService {
     private var outputs: [String: URL] = [:]
     private(set) var uploads: [String: (filename: String, file: URL)] = [:]
     private var workerList: [WorkerStatus] = []
-    private var snapshot = FarmMetrics.Snapshot()
+    private var snapshot = FarmSummary(
+        framesPerSecond: 0, realTime: 0, queuedSegments: 0, runningSegments: 0, workers: 0, busyWorkers: 0,
+        jobs: [:], points: [])
     nonisolated let metrics = FarmMetrics()
     /// Thrown by the next call that can throw, to check each FarmError's mapping.
     private var nextError: FarmError?
@@ -33,7 +35,7 @@ actor MemoryFarm: FarmService {
 
     func setOutput(_ file: URL, of id: String) { outputs[id] = file }
     func setWorkers(_ workers: [WorkerStatus]) { workerList = workers }
-    func setSnapshot(_ snapshot: FarmMetrics.Snapshot) { self.snapshot = snapshot }
+    func setSnapshot(_ snapshot: FarmSummary) { self.snapshot = snapshot }
     func failNextCall(with error: FarmError) { nextError = error }
     func setJobsDelay(_ delay: Duration) { jobsDelay = delay }
 
@@ -122,5 +124,6 @@ actor MemoryFarm: FarmService {
         return id
     }
 
+    func summary() -> FarmSummary { snapshot }
     func updateMetrics() { metrics.update(snapshot) }
 }

@@ -169,9 +169,9 @@ final class Dispatcher: @unchecked Sendable {
             if now - lastHousekeeping >= tick {
                 lastHousekeeping = now
                 housekeeping(now: now)
-                // For `tessera workers`: refreshed each tick, not on every message.
+                // For `tessera workers` and the rate book: refreshed each tick, not on every message.
                 let now = Date().timeIntervalSince1970
-                let live = sessions.values.map { session in
+                let sessionStatuses = sessions.values.map { session in
                     var status = session.status
                     switch operatorHolds[session.id] {
                     case .drain?: status.state = .draining
@@ -179,6 +179,15 @@ final class Dispatcher: @unchecked Sendable {
                     case .resume?, nil: break
                     }
                     if (quarantinedUntil[session.id] ?? 0) > now { status.state = .quarantined }
+                    return status
+                }
+                farm.rates.record(
+                    produced: farm.metrics.produced,
+                    workers: Dictionary(sessionStatuses.map { ($0.id, $0.framesDone) }, uniquingKeysWith: max),
+                    jobs: farm.board.jobFrames, now: now)
+                let live = sessionStatuses.map { status in
+                    var status = status
+                    status.framesPerSecond = farm.rates.worker(status.id)
                     return status
                 }
                 let liveIDs = Set(live.map(\.id))

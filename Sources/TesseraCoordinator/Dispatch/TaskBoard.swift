@@ -316,6 +316,14 @@ final class TaskBoard: @unchecked Sendable {
         }
     }
 
+    /// Every open job's frames finished plus frames encoded so far in running segments (the rate book's
+    /// samples).
+    var jobFrames: [String: Int] {
+        condition.withLock {
+            jobs.mapValues { w in w.framesFinished + w.inFlight.values.reduce(0) { $0 + $1.framesDone } }
+        }
+    }
+
     var counts: (ready: Int, inFlight: Int) {
         condition.withLock {
             (jobs.values.reduce(0) { $0 + $1.ready.count }, jobs.values.reduce(0) { $0 + $1.inFlight.count })

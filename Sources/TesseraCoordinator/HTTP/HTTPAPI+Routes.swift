@@ -62,6 +62,7 @@ extension HTTPAPI {
                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: png)))
         }
         v1.get("workers") { _, _ in try JSONBody.response(await service.workers()) }
+        v1.get("farm") { _, _ in try JSONBody.response(await service.summary()) }
         for action in WorkerControl.allCases {
             v1.post("workers/{id}/\(action.rawValue)") { _, context in
                 try JSONBody.response(try await service.control(worker: try context.parameters.require("id"), action))

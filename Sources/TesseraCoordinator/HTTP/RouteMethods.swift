@@ -12,6 +12,7 @@ enum RouteMethods {
         (["v1", "jobs", "{}", "segments"], ["GET"]),
         (["v1", "jobs", "{}", "segments", "{}", "thumbnail.png"], ["GET"]),
         (["v1", "workers"], ["GET"]),
+        (["v1", "farm"], ["GET"]),
         (["v1", "workers", "{}", "drain"], ["POST"]),
         (["v1", "workers", "{}", "pause"], ["POST"]),
         (["v1", "workers", "{}", "resume"], ["POST"]),

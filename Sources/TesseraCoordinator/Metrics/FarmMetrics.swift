@@ -234,33 +234,13 @@ public final class FarmMetrics: Sendable {
 
     // MARK: Scrape
 
-    /// What describes the farm now, read at each scrape.
-    public struct Snapshot: Sendable, Hashable {
-        /// Segments waiting for a worker, over all running jobs (drives the autoscaler).
-        public var queuedSegments: Int
-        public var runningSegments: Int
-        public var workers: Int
-        public var busyWorkers: Int
-        public var jobsByState: [JobState: Int]
-
-        public init(
-            queuedSegments: Int = 0, runningSegments: Int = 0, workers: Int = 0, busyWorkers: Int = 0,
-            jobsByState: [JobState: Int] = [:]
-        ) {
-            self.queuedSegments = queuedSegments
-            self.runningSegments = runningSegments
-            self.workers = workers
-            self.busyWorkers = busyWorkers
-            self.jobsByState = jobsByState
-        }
-    }
-
-    public func update(_ s: Snapshot) {
+    /// Sets the gauges that describe the farm now, at each scrape.
+    public func update(_ s: FarmSummary) {
         queueDepth.set(s.queuedSegments)
         segmentsRunning.set(s.runningSegments)
         workers.set(s.workers)
         workersBusy.set(s.busyWorkers)
-        for (state, meter) in jobsByState { meter.set(s.jobsByState[state] ?? 0) }
+        for (state, meter) in jobsByState { meter.set(s.jobs[state.rawValue] ?? 0) }
     }
 
     /// The registry in Prometheus' text format (0.0.4), the process's own figures read just before.

@@ -17,12 +17,18 @@ public struct WorkerStatus: Sendable, Hashable, Codable {
     public var lastSeenSeconds: Double
     /// How each requested backend resolved on it (JSON: "auto → cpu: vulkan 12.0 frames/s vs cpu 624.0 …").
     public var backendChoices: [Resolution]
+    /// Frames it finished over the last ten seconds, per second (the coordinator's rate book); absent
+    /// from a coordinator that does not measure it.
+    public var framesPerSecond: Double?
+
+    /// Holds at least one task (whatever its state: a draining worker finishing its last is busy too).
+    public var isBusy: Bool { !tasks.isEmpty }
 
     public init(
         id: String, hostname: String, cores: Int, memoryBytes: UInt64, backends: [ProcessingBackend],
         encoders: [String], state: WorkerState, tasks: [TaskKey], segmentsDone: Int, lastSeenSeconds: Double,
         backendChoices: [Resolution] = [],
-        framesDone: Int = 0
+        framesDone: Int = 0, framesPerSecond: Double? = nil
     ) {
         self.id = id
         self.hostname = hostname
@@ -36,6 +42,7 @@ public struct WorkerStatus: Sendable, Hashable, Codable {
         self.lastSeenSeconds = lastSeenSeconds
         self.backendChoices = backendChoices
         self.framesDone = framesDone
+        self.framesPerSecond = framesPerSecond
     }
 }
 

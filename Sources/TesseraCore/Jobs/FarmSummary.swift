@@ -1,0 +1,34 @@
+/// The farm at a glance (`GET /v1/farm`): its output rates from the coordinator's one rate book, and
+/// its queue, workers and jobs. `tessera top`'s header and the dashboard's throughput read it.
+public struct FarmSummary: Sendable, Hashable, Codable {
+    /// Output frames per second over the last ten seconds.
+    public var framesPerSecond: Double
+    /// Seconds of media out per second over the last ten seconds (× real time).
+    public var realTime: Double
+    /// Segments of running jobs waiting for a worker.
+    public var queuedSegments: Int
+    /// Segments leased to workers now.
+    public var runningSegments: Int
+    /// Workers connected (lost ones not counted).
+    public var workers: Int
+    /// Workers holding at least one task (`WorkerStatus.isBusy`).
+    public var busyWorkers: Int
+    /// Jobs by state, every state present (0 for none).
+    public var jobs: [String: Int]
+    /// The last hour at one point per five seconds, oldest first: `[unix seconds, frames/s, × real time]`.
+    public var points: [[Double]]
+
+    public init(
+        framesPerSecond: Double, realTime: Double, queuedSegments: Int, runningSegments: Int, workers: Int,
+        busyWorkers: Int, jobs: [String: Int], points: [[Double]]
+    ) {
+        self.framesPerSecond = framesPerSecond
+        self.realTime = realTime
+        self.queuedSegments = queuedSegments
+        self.runningSegments = runningSegments
+        self.workers = workers
+        self.busyWorkers = busyWorkers
+        self.jobs = jobs
+        self.points = points
+    }
+}
