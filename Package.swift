@@ -2,8 +2,9 @@
 //
 // Tessera: a distributed transcoding farm on FFmpeg's libraries.
 // Dependencies point one way:
-//   tessera (CLI) → TesseraFarm (LocalFarm) → TesseraCoordinator / TesseraWorker;  tessera → TesseraClient
-//   tessera (CLI) → TesseraDashboard → TesseraCoordinator (FarmService, HTTPAPIAddition, HTTPAuth)
+//   tessera (CLI) → TesseraFarm (LocalFarm, FarmServer) → TesseraCoordinator / TesseraWorker / TesseraDashboard
+//   tessera → TesseraClient;  TesseraCoordinator, TesseraDashboard → TesseraHTTP (FarmService, the HTTP API,
+//   auth, middleware) → TesseraCore
 //                 → TesseraMedia → TesseraCompute → TesseraAV → TesseraCore
 //                 → TesseraWire (protobuf + ZeroMQ) ─────────────→ TesseraCore
 //   C modules: CFFmpeg (AV, Compute, Media), CVulkan (Compute), CZeroMQ (Wire), CTesseraKernels (Compute:
@@ -82,29 +83,42 @@ let package = Package(
             dependencies: [
                 "TesseraCore", "CZeroMQ", .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ]),
-        // Job store (SQLite), scheduler and leases, segment spool, assembler, HTTP API.
+        // The farm's HTTP face, as Hummingbird's examples shape one: FarmService (what the farm offers) and
+        // its errors, the API's routes, bearer and cookie auth, the guards and middleware. Nothing of the
+        // coordinator's machinery (SQLite, ZeroMQ, media) is below it.
         .target(
-            name: "TesseraCoordinator",
+            name: "TesseraHTTP",
             dependencies: [
-                "TesseraCore", "TesseraMedia", "TesseraCompute", "TesseraWire",
-                .product(name: "GRDB", package: "GRDB.swift"),
+                "TesseraCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "_NIOFileSystem", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
-                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]),
+        // Job store (SQLite), dispatcher and leases, segment spool, job runners, metrics: a FarmService.
+        .target(
+            name: "TesseraCoordinator",
+            dependencies: [
+                "TesseraCore", "TesseraMedia", "TesseraCompute", "TesseraWire", "TesseraHTTP",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "Crypto", package: "swift-crypto"),
             ]),
         // The live web page at `/` and its event stream (`/v1/events`), over FarmService only.
         .target(
             name: "TesseraDashboard",
             dependencies: [
-                "TesseraCore", "TesseraCoordinator",
+                "TesseraCore", "TesseraHTTP",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -121,7 +135,7 @@ let package = Package(
         .target(
             name: "TesseraFarm",
             dependencies: [
-                "TesseraCore", "TesseraCoordinator", "TesseraWorker",
+                "TesseraCore", "TesseraCoordinator", "TesseraWorker", "TesseraDashboard", "TesseraHTTP",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -148,7 +162,7 @@ let package = Package(
             dependencies: [
                 "TesseraCore", "TesseraAV", "TesseraMedia", "TesseraCompute",
                 "TesseraWire", "TesseraCoordinator", "TesseraWorker", "TesseraClient", "TesseraFarm",
-                "TesseraDashboard",
+                "TesseraDashboard", "TesseraHTTP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -191,10 +205,19 @@ let package = Package(
         .target(
             name: "TesseraHTTPTestSupport",
             dependencies: [
-                "TesseraCoordinator", "TesseraClient", "TesseraCore", "TesseraTestSupport",
+                "TesseraHTTP", "TesseraCoordinator", "TesseraClient", "TesseraCore", "TesseraTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/TesseraHTTPTestSupport"),
+        // The HTTP API alone, over an in-memory FarmService.
+        .testTarget(
+            name: "TesseraHTTPTests",
+            dependencies: [
+                "TesseraHTTP", "TesseraCoordinator", "TesseraClient", "TesseraCore", "TesseraTestSupport",
+                "TesseraHTTPTestSupport", "TesseraDashboard",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ]),
         .testTarget(
             name: "TesseraCoordinatorTests",
             dependencies: [
@@ -206,7 +229,7 @@ let package = Package(
         .testTarget(
             name: "TesseraDashboardTests",
             dependencies: [
-                "TesseraDashboard", "TesseraCoordinator", "TesseraCore", "TesseraHTTPTestSupport",
+                "TesseraDashboard", "TesseraHTTP", "TesseraCoordinator", "TesseraCore", "TesseraHTTPTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
             ]),
         // End-to-end: real coordinator and worker processes on loopback.

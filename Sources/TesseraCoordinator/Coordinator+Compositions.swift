@@ -1,6 +1,7 @@
 import Foundation
 import TesseraAV
 import TesseraCore
+import TesseraHTTP
 import TesseraMedia
 
 /// Compositions on the farm: a request carrying a spec (`JobRequest.spec`) instead of a source.

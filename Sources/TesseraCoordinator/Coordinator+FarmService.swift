@@ -1,5 +1,6 @@
 import Foundation
 import TesseraCore
+import TesseraHTTP
 import TesseraMedia
 
 /// What people and scripts can ask of the coordinator (the HTTP API and `tessera run` call these).
@@ -300,7 +301,7 @@ extension Coordinator: FarmService {
             r.state == .completed ? r.framesTotal : (live.map { $0.finished + $0.inFlight } ?? r.framesDone)
         let elapsed = r.startedAt.map { (r.finishedAt ?? now) - $0 }
         let average = elapsed.map { $0 > 0 ? Double(framesDone) / $0 : 0 } ?? 0
-        let fps = RateBook.round((r.state.isTerminal ? nil : farm.rates.job(r.id)) ?? average)
+        let fps = ((r.state.isTerminal ? nil : farm.rates.job(r.id)) ?? average).rounded(places: 1)
         let eta: Double? =
             fps > 0 && !r.state.isTerminal && r.framesTotal > 0
             ? Double(max(0, r.framesTotal - framesDone)) / fps : nil

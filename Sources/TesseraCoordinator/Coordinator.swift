@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Synchronization
 import TesseraCore
+import TesseraHTTP
 import TesseraMedia
 import TesseraWire
 
@@ -25,8 +26,10 @@ public final class Coordinator: @unchecked Sendable {
     /// The endpoint the ROUTER socket is bound to, once started.
     public private(set) var endpoint: String?
 
-    /// The coordinator's own metrics (`/metrics`).
-    public var metrics: FarmMetrics { farm.metrics }
+    /// The coordinator's own metrics (`/metrics`), as the HTTP API reads them.
+    public var metrics: any MetricsExposition { farm.metrics }
+    /// The same, with the farm's own series (what it produced, per-worker figures).
+    public var farmMetrics: FarmMetrics { farm.metrics }
 
     /// Opens (or creates) the data folder and its job store.
     ///

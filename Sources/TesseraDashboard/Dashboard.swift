@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
-import TesseraCoordinator
 import TesseraCore
+import TesseraHTTP
 
 /// The live page at `/` and its event stream at `GET /v1/events`, added to the coordinator's HTTP API
 /// from outside (`HTTPAPI.additions`); it reads the farm only through `FarmService`.

@@ -2,8 +2,8 @@ import Foundation
 import Hummingbird
 import ServiceLifecycle
 import Synchronization
-import TesseraCoordinator
 import TesseraCore
+import TesseraHTTP
 
 /// The dashboard's one snapshot builder and the event stream's fan-out.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import TesseraCore
+import TesseraHTTP
 
 /// The page's HTML, rendered on the server, once: the first load and every section the event stream
 /// sends come from `sections(_:)`, and the script only swaps them in (and applies the liveness rule). Every string from

@@ -1,4 +1,3 @@
-import TesseraCoordinator
 import TesseraCore
 
 /// What the page shows, built once a second; `DashboardPage` renders each top-level section to HTML,
@@ -112,7 +111,7 @@ extension DashboardSnapshot.Worker {
         self.init(
             id: w.id, host: w.hostname, backend: backends.map(\.rawValue).joined(separator: ","), job: task?.job,
             segment: task?.segment, framesPerSecond: w.framesPerSecond ?? 0, state: w.state,
-            lastSeenSeconds: RateBook.round(w.lastSeenSeconds), frames: w.framesDone)
+            lastSeenSeconds: w.lastSeenSeconds.rounded(places: 1), frames: w.framesDone)
     }
 }
 

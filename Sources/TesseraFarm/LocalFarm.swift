@@ -5,6 +5,7 @@ import ServiceLifecycle
 import Synchronization
 import TesseraCoordinator
 import TesseraCore
+import TesseraHTTP
 import TesseraWorker
 
 /// A whole farm in one process: a coordinator and N workers speaking the farm's ZeroMQ protocol over

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import TesseraCoordinator
-import TesseraDashboard
+import TesseraFarm
 import TesseraWire
 
 /// `tessera coordinator`: the farm's coordinator — job store, dispatcher, HTTP API.
@@ -88,23 +88,12 @@ struct CoordinatorCommand: AsyncParsableCommand {
         let coordinator = try Coordinator(configuration: config, logger: logger)
         try coordinator.start()  // a ZeroMQ address that cannot be bound fails here, before any HTTP
         let (host, port) = Self.hostPort(http)!
-        let feed = DashboardFeed(
-            service: coordinator, workerHeartbeatSeconds: config.heartbeatInterval,
-            livenessSeconds: config.heartbeatInterval * Double(config.liveness))
-        let http = HTTPAPI(service: coordinator, token: token, additions: [Dashboard(feed: feed)])
-        let api = HTTPService(api: http, host: host, port: port) { bound in
+        let server = FarmServer(coordinator: coordinator, token: token, host: host, port: port) { bound in
             logger.info("HTTP API on http://\(host):\(bound)")
         }
-        // SIGTERM/SIGINT shut the group down gracefully, in reverse order: the HTTP API stops taking
-        // requests (those in flight finish), then the coordinator pauses its jobs, which resume at the
-        // next start. Either service ending (the HTTP address cannot be bound) shuts the other down.
+        // SIGTERM/SIGINT shut the group down gracefully, in reverse order (see `FarmServer.services`).
         do {
-            try await Lifecycle.run([
-                .init(service: coordinator, successTerminationBehavior: .gracefullyShutdownGroup),
-                .init(service: api, successTerminationBehavior: .gracefullyShutdownGroup),
-                // Last, so it stops first: it ends the event streams before the HTTP API waits for them.
-                .init(service: feed, successTerminationBehavior: .gracefullyShutdownGroup),
-            ])
+            try await Lifecycle.run(server.services)
         } catch {
             coordinator.shutdown()
             FileHandle.standardError.write(Data("tessera: HTTP API on \(http): \(error)\n".utf8))

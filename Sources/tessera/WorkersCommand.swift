@@ -1,5 +1,6 @@
 import ArgumentParser
 import TesseraCore
+import TesseraHTTP
 
 /// `tessera workers [list]`: the workers known to the coordinator; `tessera workers drain|pause|resume ID`.
 struct WorkersCommand: AsyncParsableCommand {

@@ -29,12 +29,7 @@ import Testing
         // A display matrix, as a phone writes it (ffmpeg sets it from the tag when copying streams).
         let plain = dir.appendingPathComponent("plain-" + name)
         try TestMedia.run("ffmpeg", args + [plain.path])
-        try TestMedia.run(
-            "ffmpeg",
-            [
-                "-hide_banner", "-loglevel", "error", "-y", "-i", plain.path, "-c", "copy", "-metadata:s:v:0",
-                "rotate=\(rotate)", url.path,
-            ])
+        try TestMedia.tagRotation(plain, rotate, to: url)
         return url
     }
 
@@ -284,19 +279,8 @@ import Testing
     @Test func vulkanAndCPURenderTheLayersAlike() throws {
         defer { TestMedia.cleanup(dir) }
         let plain = dir.appendingPathComponent("plain.mp4"), shot = dir.appendingPathComponent("shot.mp4")
-        try TestMedia.run(
-            "ffmpeg",
-            [
-                "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
-                "testsrc2=size=480x270:rate=30:duration=1",
-                "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", plain.path,
-            ])
-        try TestMedia.run(
-            "ffmpeg",
-            [
-                "-hide_banner", "-loglevel", "error", "-y", "-i", plain.path, "-c", "copy", "-metadata:s:v:0",
-                "rotate=90", shot.path,
-            ])
+        try TestMedia.make(plain, seconds: 1, width: 480, height: 270, audio: nil)
+        try TestMedia.tagRotation(plain, 90, to: shot)
         let spec = try write(
             """
             {"assets": [{"id": "s", "path": "shot.mp4"},

@@ -63,12 +63,7 @@ import Testing
                 "color=black:size=320x240:duration=0.5,drawbox=x=0:y=0:w=40:h=40:color=white:t=fill",
                 "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", plain.path,
             ])
-        try TestMedia.run(
-            "ffmpeg",
-            [
-                "-hide_banner", "-loglevel", "error", "-y", "-i", plain.path, "-c", "copy", "-metadata:s:v:0",
-                "rotate=\(tag)", turned.path,
-            ])
+        try TestMedia.tagRotation(plain, tag, to: turned)
         let png = dir.appendingPathComponent("still.png")
         let r = try tessera(["thumbnail", turned.path, "--at", "0.1s", "-o", png.path])
         #expect(r.status == 0, "\(r.stderr)")

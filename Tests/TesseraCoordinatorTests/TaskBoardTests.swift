@@ -4,6 +4,7 @@ import TesseraWire
 import Testing
 
 @testable import TesseraCoordinator
+@testable import TesseraHTTP
 
 /// The dispatcher's in-memory board: which segment goes out next, back-pressure, requeue, completion.
 @Suite struct TaskBoardTests {

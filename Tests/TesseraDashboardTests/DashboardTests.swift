@@ -5,6 +5,7 @@ import Testing
 
 @testable import TesseraCoordinator
 @testable import TesseraDashboard
+@testable import TesseraHTTP
 @testable import TesseraHTTPTestSupport
 
 #if canImport(FoundationNetworking)

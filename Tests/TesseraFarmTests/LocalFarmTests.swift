@@ -3,6 +3,7 @@ import ServiceLifecycle
 import TesseraCoordinator
 import TesseraCore
 import TesseraFarm
+import TesseraHTTP
 import TesseraTestSupport
 import TesseraWire
 import Testing

@@ -1,6 +1,7 @@
 import Foundation
 import TesseraCoordinator
 import TesseraCore
+import TesseraHTTP
 
 /// A `FarmService` kept in memory, so the HTTP tests exercise the API layer alone (the farm's own
 /// end-to-end tests run the real coordinator). Outputs and uploads are real files in a folder.
@@ -16,7 +17,8 @@ actor MemoryFarm: FarmService {
     private var snapshot = FarmSummary(
         framesPerSecond: 0, realTime: 0, queuedSegments: 0, runningSegments: 0, workers: 0, busyWorkers: 0,
         jobs: [:], points: [])
-    nonisolated let metrics = FarmMetrics()
+    nonisolated let farmMetrics = FarmMetrics()
+    nonisolated var metrics: any MetricsExposition { farmMetrics }
     /// Thrown by the next call that can throw, to check each FarmError's mapping.
     private var nextError: FarmError?
     /// How long `jobs()` takes, to have a request in flight.
@@ -125,5 +127,5 @@ actor MemoryFarm: FarmService {
     }
 
     func summary() -> FarmSummary { snapshot }
-    func updateMetrics() { metrics.update(snapshot) }
+    func updateMetrics() { farmMetrics.update(snapshot) }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import TesseraClient
 import TesseraCoordinator
+import TesseraHTTP
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

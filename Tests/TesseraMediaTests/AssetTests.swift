@@ -253,12 +253,7 @@ import Testing
                     "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", plain.path,
                 ])
             let url = dir.appendingPathComponent("rotated.mp4")
-            try TestMedia.run(
-                "ffmpeg",
-                [
-                    "-hide_banner", "-loglevel", "error", "-y", "-i", plain.path, "-c", "copy",
-                    "-metadata:s:v:0", "rotate=\(tag)", url.path,
-                ])
+            try TestMedia.tagRotation(plain, tag, to: url)
             let shown = try TestMedia.clockwiseRotationShownByFFmpeg(url, dir: dir)
             #expect(shown.degrees == clockwise)
 

@@ -113,6 +113,17 @@ public enum TestMedia {
             })
     }
 
+    /// Copies `plain` to `url` with its video tagged `rotate=degrees`, as a phone writes it (FFmpeg 5.1
+    /// turns the tag into a counter-clockwise display matrix: 270 is shown 90° clockwise).
+    public static func tagRotation(_ plain: URL, _ degrees: Int, to url: URL) throws {
+        try run(
+            "ffmpeg",
+            [
+                "-hide_banner", "-loglevel", "error", "-y", "-i", plain.path, "-c", "copy", "-metadata:s:v:0",
+                "rotate=\(degrees)", url.path,
+            ])
+    }
+
     /// Makes a clip with ffmpeg: `testsrc2` video and/or `sine` audio, encoded as asked.
     ///
     /// - Parameters:

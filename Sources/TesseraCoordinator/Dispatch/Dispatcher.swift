@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Synchronization
 import TesseraCore
+import TesseraHTTP
 import TesseraWire
 
 /// The coordinator's data plane: one dedicated thread owns the ROUTER socket and speaks the wire

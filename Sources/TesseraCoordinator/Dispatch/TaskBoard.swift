@@ -1,5 +1,6 @@
 import Foundation
 import TesseraCore
+import TesseraHTTP
 import TesseraWire
 
 /// The work of every running job, in memory: segments ready to lease, segments out at workers, and the

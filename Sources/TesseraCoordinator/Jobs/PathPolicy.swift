@@ -1,4 +1,5 @@
 import Foundation
+import TesseraHTTP
 
 /// Confines job paths: sources under the media roots (or in the upload store), outputs under the output
 /// root. Paths are resolved (symbolic links and `..`) before they are compared, so a link out of a root

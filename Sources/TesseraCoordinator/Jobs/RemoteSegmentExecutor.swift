@@ -1,6 +1,7 @@
 import Foundation
 import TesseraAV
 import TesseraCore
+import TesseraHTTP
 import TesseraMedia
 import TesseraWire
 

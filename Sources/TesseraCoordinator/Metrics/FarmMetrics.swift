@@ -3,6 +3,7 @@ import Foundation
 import Prometheus
 import Synchronization
 import TesseraCore
+import TesseraHTTP
 import TesseraWire
 
 /// The coordinator's metrics, recorded through swift-metrics into a Prometheus registry of its own and
@@ -22,7 +23,7 @@ import TesseraWire
 /// exported at 0 from the start, and labels never carry a job id, a path or an error text. Per-worker
 /// series are labelled with the worker id (validated at Hello: ≤ 64 bytes of letters, digits, `.`, `_`,
 /// `-`) and removed when the worker leaves or is lost.
-public final class FarmMetrics: Sendable {
+public final class FarmMetrics: MetricsExposition {
     /// The registry `/metrics` renders.
     public let registry: PrometheusCollectorRegistry
     /// swift-metrics' factory over `registry`, for anything else that records into it (the HTTP API).
@@ -40,7 +41,7 @@ public final class FarmMetrics: Sendable {
     private let buildInfo: Meter
     private let process: ProcessMetrics
     /// The HTTP API's series (`HTTPMetricsMiddleware`).
-    let http: HTTPRequestMetrics
+    public let http: HTTPRequestMetrics
     private let workerSeries = Mutex<[String: WorkerSeries]>([:])
     private let producedTotals = Mutex(Produced())
 

@@ -50,7 +50,7 @@ public final class RateBook: Sendable {
             s.jobs = s.jobs.filter { jobs[$0.key] != nil }
             if now - (s.hourPoints.last?.first ?? -Double.infinity) >= Self.pointInterval {
                 let fps = Self.rate(s.farm, \.frames) ?? 0, realTime = Self.rate(s.farm, \.media) ?? 0
-                s.hourPoints.append([now.rounded(), Self.round(fps), Self.round(realTime, places: 3)])
+                s.hourPoints.append([now.rounded(), fps.rounded(places: 1), realTime.rounded(places: 3)])
             }
         }
     }
@@ -69,7 +69,8 @@ public final class RateBook: Sendable {
     public var farm: (framesPerSecond: Double, realTime: Double, points: [[Double]]) {
         state.withLock { s in
             (
-                Self.round(Self.rate(s.farm, \.frames) ?? 0), Self.round(Self.rate(s.farm, \.media) ?? 0, places: 3),
+                (Self.rate(s.farm, \.frames) ?? 0).rounded(places: 1),
+                (Self.rate(s.farm, \.media) ?? 0).rounded(places: 3),
                 s.hourPoints.elements
             )
         }
@@ -77,19 +78,11 @@ public final class RateBook: Sendable {
 
     /// A worker's frames per second; 0 for one not sampled yet.
     public func worker(_ id: String) -> Double {
-        state.withLock { s in s.workers[id].flatMap { Self.rate($0, \.frames) }.map { Self.round($0) } ?? 0 }
+        state.withLock { s in s.workers[id].flatMap { Self.rate($0, \.frames) }.map { $0.rounded(places: 1) } ?? 0 }
     }
 
     /// A running job's frames per second; nil until it has been sampled twice.
     public func job(_ id: String) -> Double? {
-        state.withLock { s in s.jobs[id].flatMap { Self.rate($0, \.frames) }.map { Self.round($0) } }
-    }
-
-    /// `x` to `places` decimals; 0 for a value that is not finite (JSON cannot carry it).
-    public static func round(_ x: Double, places: Int = 1) -> Double {
-        guard x.isFinite else { return 0 }
-        var scale = 1.0
-        for _ in 0..<places { scale *= 10 }
-        return (x * scale).rounded() / scale
+        state.withLock { s in s.jobs[id].flatMap { Self.rate($0, \.frames) }.map { $0.rounded(places: 1) } }
     }
 }

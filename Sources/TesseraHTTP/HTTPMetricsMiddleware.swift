@@ -42,7 +42,7 @@ struct HTTPMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
 /// a duration histogram per (route, method). Only each route's `2xx` counter is made at 0 up front; the
 /// rest appear with their first request, so the exposition stays small (every route × every class ×
 /// every bucket at 0 was 1,088 of a 1,300-line scrape).
-final class HTTPRequestMetrics: Sendable {
+public final class HTTPRequestMetrics: Sendable {
     private let factory: any MetricsFactory
     private let counters = Mutex<[Key: CoreMetrics.Counter]>([:])
     private let durations = Mutex<[Key: Recorder]>([:])
@@ -57,7 +57,7 @@ final class HTTPRequestMetrics: Sendable {
 
     static let methods: Set<String> = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"]
 
-    init(factory: any MetricsFactory) { self.factory = factory }
+    public init(factory: any MetricsFactory) { self.factory = factory }
 
     /// Makes each route's `2xx` counter at 0.
     func register(routes: [(method: String, path: String)]) {

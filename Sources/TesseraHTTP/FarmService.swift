@@ -42,7 +42,7 @@ public protocol FarmService: Sendable {
     /// The folder uploads are first written to (same file system as the upload store).
     var uploadStaging: URL { get }
     /// The farm's metrics, rendered at `/metrics`; the HTTP API records its requests into them too.
-    var metrics: FarmMetrics { get }
+    var metrics: any MetricsExposition { get }
     /// The farm at a glance: its rates (the rate book), queue, workers and jobs by state (`GET /v1/farm`).
     func summary() async -> FarmSummary
     /// Brings what describes the farm now (queue depth, workers, jobs by state) up to date in `metrics`;

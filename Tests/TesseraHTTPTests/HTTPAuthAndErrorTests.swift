@@ -1,6 +1,7 @@
 import Foundation
 import TesseraClient
 import TesseraCore
+import TesseraHTTP
 import Testing
 
 @testable import TesseraHTTPTestSupport

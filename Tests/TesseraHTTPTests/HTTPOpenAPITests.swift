@@ -2,6 +2,7 @@ import Foundation
 import TesseraCoordinator
 import TesseraCore
 import TesseraDashboard
+import TesseraHTTP
 import TesseraTestSupport
 import Testing
 

@@ -3,6 +3,7 @@ import Logging
 import ServiceLifecycle
 import TesseraClient
 import TesseraCoordinator
+import TesseraHTTP
 import Testing
 
 @testable import TesseraHTTPTestSupport

@@ -2,6 +2,7 @@ import Foundation
 import TesseraClient
 import TesseraCoordinator
 import TesseraCore
+import TesseraHTTP
 import TesseraTestSupport
 import Testing
 
@@ -27,7 +28,7 @@ import Testing
             FarmSummary(
                 framesPerSecond: 0, realTime: 0, queuedSegments: 17, runningSegments: 3, workers: 5, busyWorkers: 2,
                 jobs: ["running": 2, "queued": 4], points: []))
-        let metrics = server.farm.metrics
+        let metrics = server.farm.farmMetrics
         for frames in [120, 30] {
             metrics.segmentCompleted(
                 .init(
@@ -127,7 +128,7 @@ import Testing
 
     @Test func aDepartedWorkersSeriesAreRemoved() async throws {
         let server = try await TestServer.start()
-        let metrics = server.farm.metrics
+        let metrics = server.farm.farmMetrics
         metrics.workerJoined(id: "w1", hostname: "node \"1\"\n", backends: ["cpu", "bogus"], slots: 2, now: 100)
         metrics.workerJoined(id: "w2", hostname: "node2", backends: ["vulkan", "cpu"], slots: 3, now: 100)
         metrics.workerBusy(id: "w1", seconds: 1.5)
@@ -153,7 +154,7 @@ import Testing
 
     @Test(promtoolTrait) func promtoolAcceptsTheText() async throws {
         let server = try await TestServer.start()
-        let metrics = server.farm.metrics
+        let metrics = server.farm.farmMetrics
         metrics.workerJoined(id: "w1", hostname: "node", backends: ["cpu"], slots: 2, now: 100)
         metrics.segmentCompleted(
             .init(frames: 60, bytes: 10, mediaSeconds: 2, encodeSeconds: 1, backend: .cpu, worker: "w1", at: 101))

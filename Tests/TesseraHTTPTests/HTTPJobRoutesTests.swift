@@ -2,6 +2,7 @@ import Foundation
 import TesseraClient
 import TesseraCoordinator
 import TesseraCore
+import TesseraHTTP
 import Testing
 
 @testable import TesseraHTTPTestSupport
