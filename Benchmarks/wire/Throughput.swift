@@ -30,7 +30,7 @@ func sampleWork(bytes: Int) -> SegmentWork {
         codec: "h264", width: 1920, height: 1080, pixelFormat: "yuv420p",
         extradata: Array(block.prefix(48)))
     return SegmentWork(
-        spec: spec, source: source, timeBase: Fraction(1, 15360), frameRate: Fraction(30, 1), rotation: .none,
+        spec: spec, source: source, timeBase: Rational(1, 15360), frameRate: Rational(30), rotation: .none,
         packets: packets, settings: VideoSettings(codec: .hevc, rateControl: .crf(26)), endTick: nil,
         sourceName: "bench.mp4", backend: .cpu)
 }

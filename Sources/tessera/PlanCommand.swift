@@ -68,7 +68,7 @@ struct PlanCommand: ParsableCommand {
             return
         }
         if let timeline { print(timeline.text) }
-        let tb = Double(plan.timeBase.numerator) / Double(plan.timeBase.denominator)
+        let tb = plan.timeBase.seconds
         print(
             String(
                 format: "%@: %d frames in %d segments (planned in %.3fs)", plan.path, plan.frameCount,

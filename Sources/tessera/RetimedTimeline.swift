@@ -60,7 +60,7 @@ struct RetimedTimeline: Encodable {
         outputSeconds = map.outputDuration.seconds
         frameDuration = "\(fd)"
         outputFrameCount = (map.outputDuration / fd).ceiling ?? 0
-        let tb = Double(plan.timeBase.numerator) / Double(plan.timeBase.denominator)
+        let tb = plan.timeBase.seconds
         segments = plan.segments.map { s in
             let end = s.presentationRange.upperBound
             return Segment(

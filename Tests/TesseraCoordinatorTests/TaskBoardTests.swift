@@ -16,7 +16,7 @@ import Testing
                 decodePackets: index * 10..<index * 10 + 10,
                 timeMap: TimeMapPiece(sourceStart: 0, outputStart: 0)),
             source: CodecConfiguration(codec: "h264", width: 16, height: 16, pixelFormat: "yuv420p"),
-            timeBase: Fraction(1, 30), frameRate: Fraction(30, 1), rotation: .none, packets: [],
+            timeBase: Rational(1, 30), frameRate: Rational(30), rotation: .none, packets: [],
             settings: VideoSettings(codec: .h264), endTick: nil, sourceName: "t", backend: .cpu)
     }
 

@@ -97,7 +97,7 @@ import Testing
             #expect(Self.equal(v.minFrameDuration, 1, 30))
             #expect(video.frameCount == Self.int(pv["nb_read_frames"]))
             #expect(video.frameCount == 120)
-            #expect(video.timeBase == Fraction(1, 15360))
+            #expect(video.timeBase == Rational(1, 15360))
             let durationTS = try #require(Self.int(pv["duration_ts"]))
             #expect(video.timeRange.duration == MediaTime(value: Int64(durationTS), timescale: 15360))
             #expect(video.isDefault)
@@ -177,7 +177,7 @@ import Testing
             #expect(video.codec == "vp9")
             #expect(audio.codec == "opus")
             #expect(audio.audio?.sampleRate == 48_000)
-            #expect(video.timeBase == Fraction(1, 1000))
+            #expect(video.timeBase == Rational(1, 1000))
             // 30 fps in milliseconds steps 33 and 34: rounding, not a variable frame rate.
             #expect(video.video?.isVariableFrameRate == false)
             let probe = try TestMedia.probe(url, countFrames: true)
@@ -201,7 +201,7 @@ import Testing
             #expect(asset.startTime.seconds > 0)
             #expect(abs(asset.startTime.seconds - (Self.double(format["start_time"]) ?? 0)) < 1e-6)
             let video = try #require(asset.firstVideoTrack)
-            #expect(video.timeBase == Fraction(1, 90000))
+            #expect(video.timeBase == Rational(1, 90000))
             #expect(video.timeRange.start == MediaTime(value: Int64(Self.int(pv["start_pts"]) ?? -1), timescale: 90000))
             let index = try #require(asset.keyframeIndexes[video.trackID])
             let key = try Self.packets(url).filter(\.isKey)
@@ -449,7 +449,7 @@ extension AssetTests {
     @Suite struct KeyframeLookups {
         static func index(_ pts: [Int64]) -> KeyframeIndex {
             KeyframeIndex(
-                trackID: 0, timeBase: Fraction(1, 30),
+                trackID: 0, timeBase: Rational(1, 30),
                 keyframes: pts.map {
                     Keyframe(
                         pts: $0, dts: $0, time: MediaTime(value: $0, timescale: 30),

@@ -200,7 +200,7 @@ import Testing
             ("task.settings.max_width", { $0.settings.maxWidth = 0 }),
             ("task.settings.speed", { $0.settings.speed = "" }),
             ("task.settings.crf", { $0.settings.rateControl = .crf(-1) }),
-            ("task.time_base", { $0.timeBase = Fraction(1, 0) }),
+            ("task.time_base", { $0.timeBase = Rational(0) }),
             (
                 "task.packets",
                 {

@@ -36,6 +36,11 @@ struct WorkGenerator {
         Fraction(int(positive ? 1...1_000_000 : 0...1_000_000), int(1...1_000_000))
     }
 
+    /// A time base or rate as libav* has them (32-bit terms), reduced as `Rational` keeps them.
+    mutating func rational(positive: Bool) -> Rational {
+        Rational(Int64(int(positive ? 1...1_000_000 : 0...1_000_000)), Int64(int(1...1_000_000)))
+    }
+
     mutating func configuration() -> CodecConfiguration {
         CodecConfiguration(
             codec: pick(["h264", "hevc", "vp9", "av1", "prores"]), codecTag: UInt32(truncatingIfNeeded: next()),
@@ -83,8 +88,8 @@ struct WorkGenerator {
         }
         if retime?.frameCount == nil { retime = nil }
         return SegmentWork(
-            spec: spec, source: configuration(), timeBase: fraction(positive: true),
-            frameRate: fraction(positive: false),
+            spec: spec, source: configuration(), timeBase: rational(positive: true),
+            frameRate: rational(positive: false),
             rotation: Rotation(degrees: pick([0, 90, 180, 270]), mirrored: bool()),
             packets: packets(packetCount, maxBytes: 3000), settings: settings(), endTick: maybe { $0.int64() },
             sourceName: pick(["", "clip.mov", "/srv/media/ünïcode name.mp4"]),

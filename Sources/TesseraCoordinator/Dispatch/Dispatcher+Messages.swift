@@ -570,11 +570,13 @@ extension Dispatcher {
     }
 
     /// Seconds of output in a segment's packets: from the first one's start to the end of the last.
-    static func mediaSeconds(_ packets: [Tessera_V1_Packet], timeBase: Fraction) -> Double? {
-        guard let start = packets.map(\.pts).min(), let end = packets.map({ $0.pts + $0.duration }).max(),
-            end > start, timeBase.denominator != 0
+    static func mediaSeconds(_ packets: [Tessera_V1_Packet], timeBase: Rational) -> Double? {
+        // Times from a worker: summed and subtracted in Double, so no value can trap.
+        guard let start = packets.map(\.pts).min(),
+            let end = packets.map({ Double($0.pts) + Double($0.duration) }).max(), end > Double(start),
+            timeBase.isValid
         else { return nil }
-        return Double(end - start) * Double(timeBase.numerator) / Double(timeBase.denominator)
+        return (end - Double(start)) * timeBase.seconds
     }
 
     /// Whether `worker` should leave this segment to another: it failed there before, and another live,

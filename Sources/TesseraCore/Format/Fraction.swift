@@ -1,4 +1,5 @@
-/// A reduced fraction of two integers (aspect ratios, frame rates for display).
+/// Two integers as a ratio for display and pass-through (a pixel aspect ratio, "0:1" for unknown), kept
+/// as given. Times, time bases and rates are `Rational`.
 public struct Fraction: Sendable, Hashable, Codable, CustomStringConvertible {
     public var numerator: Int
     public var denominator: Int

@@ -65,11 +65,4 @@ public struct SegmentRetime: Sendable, Hashable {
         return shown
     }
 
-    /// The output time base: one tick per frame.
-    public var outputTimeBase: Fraction? {
-        guard let num = Int(exactly: frameDuration.numerator), let den = Int(exactly: frameDuration.denominator),
-            Int32(exactly: num) != nil, Int32(exactly: den) != nil
-        else { return nil }
-        return Fraction(num, den)
-    }
 }

@@ -5,9 +5,9 @@ public struct SegmentWork: Sendable, Hashable {
     /// The source video stream's decoder configuration.
     public var source: CodecConfiguration
     /// The source stream's time base (`spec` ticks); the output uses the same unless retimed.
-    public var timeBase: Fraction
+    public var timeBase: Rational
     /// The declared source frame rate.
-    public var frameRate: Fraction
+    public var frameRate: Rational
     public var rotation: Rotation
     /// `spec.decodePackets`, in decode order.
     public var packets: [EncodedPacket]
@@ -28,7 +28,7 @@ public struct SegmentWork: Sendable, Hashable {
     public var layer: SegmentLayer?
 
     public init(
-        spec: SegmentSpec, source: CodecConfiguration, timeBase: Fraction, frameRate: Fraction,
+        spec: SegmentSpec, source: CodecConfiguration, timeBase: Rational, frameRate: Rational,
         rotation: Rotation, packets: [EncodedPacket], settings: VideoSettings, endTick: Int64?,
         sourceName: String, backend: ProcessingBackend, checkDecodes: Bool = true, retime: SegmentRetime? = nil,
         layer: SegmentLayer? = nil
@@ -49,7 +49,7 @@ public struct SegmentWork: Sendable, Hashable {
     }
 
     /// The output's time base: the source's, or one tick per frame of a retimed export.
-    public var outputTimeBase: Fraction { retime?.outputTimeBase ?? timeBase }
+    public var outputTimeBase: Rational { retime?.frameDuration ?? timeBase }
 
     /// Bytes of compressed source data.
     public var payloadBytes: Int { packets.reduce(0) { $0 + $1.data.count } }

@@ -132,3 +132,29 @@ extension Rational: Comparable {
         return (left.high, left.low) < (right.high, right.low)
     }
 }
+
+extension Rational: Codable {
+    private enum CodingKeys: String, CodingKey { case numerator, denominator }
+
+    /// As `{"numerator": n, "denominator": d}`, each a 64-bit integer (the form time bases have always had in
+    /// Tessera's JSON).
+    public func encode(to encoder: any Encoder) throws {
+        guard isValid, let n = Int64(exactly: numerator), let d = Int64(exactly: denominator) else {
+            throw EncodingError.invalidValue(
+                self, .init(codingPath: encoder.codingPath, debugDescription: "\(self) does not fit 64-bit terms"))
+        }
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(n, forKey: .numerator)
+        try c.encode(d, forKey: .denominator)
+    }
+
+    /// - Throws: `DecodingError.dataCorrupted` for a denominator ≤ 0.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let d = try c.decode(Int64.self, forKey: .denominator)
+        guard d > 0 else {
+            throw DecodingError.dataCorruptedError(forKey: .denominator, in: c, debugDescription: "must be positive")
+        }
+        self.init(try c.decode(Int64.self, forKey: .numerator), d)
+    }
+}

@@ -22,7 +22,7 @@ extension AssetTrack {
         let language = metadata["language"].flatMap { $0.isEmpty || $0 == "und" ? nil : $0 }
         self.init(
             trackID: Int(st.index), mediaType: type, codec: String(cString: avcodec_get_name(parameters.codec_id)),
-            timeBase: Fraction(Int(timeBase.num), Int(timeBase.den)),
+            timeBase: Rational(timeBase),
             timeRange: TimeRange(
                 start: Asset.time(startTicks, in: timeBase),
                 duration: Asset.time(durationTicks, in: timeBase)),

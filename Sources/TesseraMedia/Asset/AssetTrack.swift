@@ -9,7 +9,7 @@ public struct AssetTrack: Sendable, Codable {
     /// FFmpeg's codec name (`avcodec_get_name`), e.g. `h264`, `aac`.
     public let codec: String
     /// The stream's time base: one tick of its timestamps is `numerator / denominator` seconds.
-    public let timeBase: Fraction
+    public let timeBase: Rational
     /// Start and duration on the source timeline, in the stream's time base.
     public let timeRange: TimeRange
     /// Packets counted by the packet scan, else the container's frame count; nil when neither is known.
@@ -31,7 +31,7 @@ public struct AssetTrack: Sendable, Codable {
     public var presentationEnd: MediaTime?
 
     public init(
-        trackID: Int, mediaType: MediaType, codec: String, timeBase: Fraction, timeRange: TimeRange,
+        trackID: Int, mediaType: MediaType, codec: String, timeBase: Rational, timeRange: TimeRange,
         frameCount: Int?, bitRate: Int?, language: String?, isDefault: Bool, metadata: [String: String],
         video: VideoFormatDescription?, audio: AudioFormatDescription?
     ) {

@@ -28,7 +28,7 @@ public struct Keyframe: Sendable, Codable, Hashable {
 /// decode timestamp stands in, since the two are equal.
 public struct KeyframeIndex: Sendable, Codable {
     public let trackID: Int
-    public let timeBase: Fraction
+    public let timeBase: Rational
     /// Sorted by `pts`, no two with the same `pts`.
     public let keyframes: [Keyframe]
     /// Every packet of the track, keyframe or not.
@@ -38,7 +38,7 @@ public struct KeyframeIndex: Sendable, Codable {
     public let unindexedKeyframeCount: Int
 
     public init(
-        trackID: Int, timeBase: Fraction, keyframes: [Keyframe], packetCount: Int,
+        trackID: Int, timeBase: Rational, keyframes: [Keyframe], packetCount: Int,
         unindexedKeyframeCount: Int = 0
     ) {
         self.trackID = trackID

@@ -55,8 +55,8 @@ extension CompositionExport {
                     gapTemplate = try sourceTemplate(plan, asset: 0, run: nil, indexes: &indexes).template
                 }
                 var template = gapTemplate!
-                template.timeBase = Fraction(num, den)
-                template.frameRate = Fraction(den, num)
+                template.timeBase = fd
+                template.frameRate = Rational.one / fd
                 template.rotation = .none
                 template.sourceName = "the gap at \(run.start.seconds) s"
                 template.retime = nil
@@ -112,8 +112,7 @@ extension CompositionExport {
                 index: 0, outputFrames: 0..<0, presentationRange: 0..<0, decodePackets: 0..<0,
                 timeMap: TimeMapPiece(sourceStart: 0, outputStart: 0)),
             source: try CodecParameters(copying: stream.pointee.codecpar).configuration,
-            timeBase: Fraction(Int(tb.num), Int(tb.den)),
-            frameRate: Fraction(Int(source.frameRate.num), Int(source.frameRate.den)), rotation: source.rotation,
+            timeBase: Rational(tb), frameRate: Rational(source.frameRate), rotation: source.rotation,
             packets: [], settings: plan.settings.video!, endTick: nil, sourceName: path, backend: backend,
             checkDecodes: verificationLevel.decodesSegments, retime: retime, layer: plan.layer(asset: asset))
         return (template, index, ticks, videoID)

@@ -168,7 +168,7 @@ final class CompositionRender: @unchecked Sendable {
             reader.shownVideoFrames = Self.segmentRetime(
                 run, plan: plan, origin: Rational(start), rangeStartTick: reader.ticks(for: stream).start
             ).framesShown(
-                ticks: index.entries.map(\.pts), timeBase: Rational(Int64(tb.num), Int64(tb.den)), instants: frames)
+                ticks: index.entries.map(\.pts), timeBase: Rational(tb), instants: frames)
         }
         let videoOutput = try video != nil ? reader.addOutput(trackID: videoID) : nil
         let audioOutput =

@@ -72,12 +72,11 @@ struct LayerRenderer {
     ) throws(MediaError)
         -> Encoder.VideoInput
     {
-        guard let num = Int32(exactly: d.numerator), let den = Int32(exactly: d.denominator), num > 0, den > 0 else {
-            throw MediaError(.invalidArgument, "frame duration \(d) does not fit a time base")
-        }
+        guard d > .zero else { throw MediaError(.invalidArgument, "frame duration \(d) is not positive") }
+        let timeBase = try AVRational(d, "the frame duration")
         return Encoder.VideoInput(
             width: width, height: height, pixelFormat: AV_PIX_FMT_YUV420P,
-            timeBase: AVRational(num: num, den: den), frameRate: AVRational(num: den, den: num),
+            timeBase: timeBase, frameRate: timeBase.inverse,
             sampleAspectRatio: AVRational(num: 1, den: 1), colorSpace: AVCOL_SPC_UNSPECIFIED,
             colorPrimaries: AVCOL_PRI_UNSPECIFIED, colorTransfer: AVCOL_TRC_UNSPECIFIED,
             colorRange: AVCOL_RANGE_MPEG, chromaLocation: AVCHROMA_LOC_LEFT)

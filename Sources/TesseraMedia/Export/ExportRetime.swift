@@ -44,7 +44,7 @@ struct ExportRetime {
     /// Where the map reaches a source time given in `tb` ticks from the range start: the first output tick
     /// (of 1/`timescale` s) at which it shows that time or later. Nil when the value does not fit.
     func outputTick(relative t: Int64, tb: AVRational, timescale: Int64) -> Int64? {
-        map.outputTick(reaching: origin + Rational(t) * Rational(Int64(tb.num), Int64(tb.den)), timescale: timescale)
+        map.outputTick(reaching: origin + Rational(t) * Rational(tb), timescale: timescale)
     }
 
     /// A chapter (relative to the range start) on the retimed timeline, in microseconds; nil when it

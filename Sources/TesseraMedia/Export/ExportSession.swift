@@ -220,7 +220,7 @@ public final class ExportSession: @unchecked Sendable {
         let index = try VideoPacketIndex.build(try InputFile(path: reader.path), trackID: id)
         let timing = retime.segmentRetime(rangeStartTick: reader.ticks(for: stream).start)
         return timing.framesShown(
-            ticks: index.entries.map(\.pts), timeBase: Rational(Int64(tb.num), Int64(tb.den)),
+            ticks: index.entries.map(\.pts), timeBase: Rational(tb),
             instants: 0..<timing.frameCount)
     }
 

@@ -108,11 +108,8 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
         if let retime {
             // Constant frame rate: the encoder counts in frames of the output's frame duration.
             let d = retime.frameDuration
-            guard let num = Int32(exactly: d.numerator), let den = Int32(exactly: d.denominator) else {
-                throw MediaError(.invalidArgument, "frame duration \(d) does not fit a time base")
-            }
-            encoderInput.timeBase = AVRational(num: num, den: den)
-            encoderInput.frameRate = AVRational(num: den, den: num)
+            encoderInput.timeBase = try AVRational(d, "the frame duration")
+            encoderInput.frameRate = encoderInput.timeBase.inverse
             retimer = FrameRetimer(
                 map: retime.map, frameDuration: d, selection: retime.selection, timeBase: source.timeBase,
                 origin: retime.origin)

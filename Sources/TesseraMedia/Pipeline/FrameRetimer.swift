@@ -32,7 +32,7 @@ struct FrameRetimer {
         self.map = map
         self.frameDuration = frameDuration
         self.selection = selection
-        self.timeBase = Rational(Int64(timeBase.num), Int64(timeBase.den))
+        self.timeBase = Rational(timeBase)
         self.origin = origin
         self.instants = instants ?? 0..<max(0, (map.outputDuration / frameDuration).ceiling ?? 0)
         next = self.instants.lowerBound

@@ -48,11 +48,10 @@ extension AssetReader {
         var outputTimeBase = tb
         if let retime {
             let timing = retime.segmentRetime(rangeStartTick: range.start)
-            guard let outputTB = timing.outputTimeBase else {
+            guard let outputTB = AVRational(exactly: timing.frameDuration) else {
                 throw MediaError(.invalidArgument, path: path, "frame duration \(retime.frameDuration) does not fit")
             }
-            outputTimeBase = AVRational(
-                num: Int32(clamping: outputTB.numerator), den: Int32(clamping: outputTB.denominator))
+            outputTimeBase = outputTB
             planned = SegmentPlanner.planRetimed(
                 index, start: range.start, end: range.end, retime: timing,
                 targetSeconds: try segmentSeconds.map { s throws(MediaError) in try Self.outputSeconds(s) })

@@ -15,7 +15,7 @@ public final class SegmentDecoders {
     /// What a decoder was opened for: reusable only for exactly the same.
     struct Key: Hashable {
         let configuration: CodecConfiguration
-        let timeBase: Fraction
+        let timeBase: Rational
         let threads: Int
         let checkOnly: Bool
     }
@@ -39,7 +39,7 @@ public final class SegmentDecoders {
             reused += 1
             return kept.decoder
         }
-        let timeBase = AVRational(num: Int32(key.timeBase.numerator), den: Int32(key.timeBase.denominator))
+        let timeBase = try AVRational(key.timeBase, "\(path): the time base")
         let decoder = try Decoder(
             parameters: parameters.pointer, timeBase: timeBase, path: path,
             threads: key.threads, checkOnly: key.checkOnly)

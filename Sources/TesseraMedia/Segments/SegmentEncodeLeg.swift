@@ -41,12 +41,12 @@ final class SegmentEncodeLeg {
     ) throws(MediaError) {
         let spec = work.spec
         let outputTB = work.outputTimeBase
-        let frameDuration = Rational(Int64(outputTB.numerator), Int64(outputTB.denominator))
+        let frameDuration = outputTB
         // A retimed segment's encoder counts in frames of the output frame duration.
         let frameRate =
             work.retime == nil
-            ? AVRational(num: Int32(work.frameRate.numerator), den: Int32(work.frameRate.denominator))
-            : AVRational(num: Int32(outputTB.denominator), den: Int32(outputTB.numerator))
+            ? try AVRational(work.frameRate, "\(work.sourceName): the frame rate")
+            : try AVRational(outputTB, "\(work.sourceName): the frame duration").inverse
         // A composition's segment encodes the render (its layer places each frame); any other, the source's
         // frames as the settings convert them.
         let encoderInput: Encoder.VideoInput
@@ -66,7 +66,7 @@ final class SegmentEncodeLeg {
         } else {
             let encoding = try VideoEncoding(
                 settings, parameters: source.pointer.pointee,
-                timeBase: AVRational(num: Int32(outputTB.numerator), den: Int32(outputTB.denominator)),
+                timeBase: try AVRational(outputTB, "\(work.sourceName): the output time base"),
                 frameRate: frameRate, rotation: work.rotation)
             (encoderInput, processing) = (encoding.encoderInput, encoding.processing)
         }
@@ -75,8 +75,8 @@ final class SegmentEncodeLeg {
         let range = spec.presentationRange
         shift = spec.timeMap.output(range.lowerBound)
         // A retimed segment chooses its frames along the time map (see `SegmentRetime`).
-        let timeBase = AVRational(num: Int32(work.timeBase.numerator), den: Int32(work.timeBase.denominator))
-        let sourceTB = Rational(Int64(timeBase.num), Int64(timeBase.den))
+        let timeBase = try AVRational(work.timeBase, "\(work.sourceName): the time base")
+        let sourceTB = work.timeBase
         retimer = work.retime.map {
             FrameRetimer(
                 map: $0.map, frameDuration: $0.frameDuration, selection: $0.selection, timeBase: timeBase,

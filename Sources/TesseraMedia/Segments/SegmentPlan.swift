@@ -8,10 +8,10 @@ public struct SegmentPlan: Sendable, Codable {
     public var path: String
     public var trackID: Int
     /// The video track's time base as `num/den`: the unit of `presentationRange` ticks.
-    public var timeBase: Fraction
+    public var timeBase: Rational
     /// For a retimed plan, the output's time base (one tick per frame): segments' `outputFrames` count
     /// frames of the output grid, planned on the output timeline.
-    public var outputTimeBase: Fraction?
+    public var outputTimeBase: Rational?
     public var packetCount: Int
     public var frameCount: Int
     public var segments: [SegmentSpec]
@@ -45,9 +45,9 @@ public struct SegmentPlan: Sendable, Codable {
         let plan = video.planned, tb = video.timeBase
         guard !plan.segments.isEmpty else { throw MediaError(.invalidArgument, path: path, "the range holds no frame") }
         return SegmentPlan(
-            path: path, trackID: video.trackID, timeBase: Fraction(Int(tb.num), Int(tb.den)),
+            path: path, trackID: video.trackID, timeBase: Rational(tb),
             outputTimeBase: retime == nil
-                ? nil : Fraction(Int(video.outputTimeBase.num), Int(video.outputTimeBase.den)),
+                ? nil : Rational(video.outputTimeBase),
             packetCount: video.index.entries.count, frameCount: plan.outputTimes.count,
             segments: plan.segments, planningSeconds: Date().timeIntervalSince(started))
     }

@@ -28,7 +28,7 @@ extension SegmentPlanner {
             return Cut(segments: [], outputTimes: [])
         }
         let n = Int(count - k0)
-        let tb = Rational(Int64(index.timeBase.num), Int64(index.timeBase.den))
+        let tb = Rational(index.timeBase)
         let times = frames.map { retime.sourceTime(ofTick: packets[$0].pts, timeBase: tb) }
         // shown[k]: the frame on screen at instant k0 + k's source time (the first frame before it); the map
         // never goes back in source time, so one walk finds them all.

@@ -49,7 +49,7 @@ public enum SegmentResultCheck {
         let outputTB = work.outputTimeBase
         let decoder = try Decoder(
             parameters: parameters.pointer,
-            timeBase: AVRational(num: Int32(outputTB.numerator), den: Int32(outputTB.denominator)), path: name,
+            timeBase: try AVRational(outputTB, "\(name): the output time base"), path: name,
             threads: 1, checkOnly: true)
         var times: [Int64] = []
         var sizes: Set<[Int]> = []
@@ -118,8 +118,8 @@ public enum SegmentResultCheck {
         let outputTB = work.outputTimeBase
         let encoding = try VideoEncoding(
             work.settings, parameters: source.pointer.pointee,
-            timeBase: AVRational(num: Int32(outputTB.numerator), den: Int32(outputTB.denominator)),
-            frameRate: AVRational(num: Int32(work.frameRate.numerator), den: Int32(work.frameRate.denominator)),
+            timeBase: try AVRational(outputTB, "\(work.sourceName): the output time base"),
+            frameRate: try AVRational(work.frameRate, "\(work.sourceName): the frame rate"),
             rotation: work.rotation)
         return [encoding.encoderInput.width, encoding.encoderInput.height]
     }
@@ -132,7 +132,7 @@ public enum SegmentResultCheck {
         // refers to, but the ones asked for.
         let decoder = try Decoder(
             parameters: parameters.pointer,
-            timeBase: AVRational(num: Int32(work.timeBase.numerator), den: Int32(work.timeBase.denominator)),
+            timeBase: try AVRational(work.timeBase, "\(work.sourceName): the time base"),
             path: work.sourceName, threads: 1, checkOnly: true)
         var found: [Int64: [UInt8]] = [:]
         // Each time from the last keyframe (in decode order) at or before it; times sharing that keyframe

@@ -41,7 +41,7 @@ public enum SegmentRunner {
         let decoder = isGap ? nil : try decoders.take(sourceKey, parameters: source, path: work.sourceName)
         let range = spec.presentationRange
         var gate = VideoGate(range: TickRange(start: range.lowerBound, end: range.upperBound, offset: 0))
-        let sourceTB = Rational(Int64(work.timeBase.numerator), Int64(work.timeBase.denominator))
+        let sourceTB = work.timeBase
         var reported = 0
         func report() {
             let frames = legs[0].frames
@@ -128,7 +128,7 @@ public enum SegmentRunner {
     /// Skipped when the job asked for `VerificationLevel.timing` (`SegmentWork.checkDecodes`).
     static func checkDecodes(
         _ packets: [EncodedPacket], parameters: CodecParameters, configuration: CodecConfiguration,
-        timeBase: Fraction, encodedPTS: [Int64], segment: Int,
+        timeBase: Rational, encodedPTS: [Int64], segment: Int,
         decoders: SegmentDecoders
     ) throws(MediaError) {
         let key = SegmentDecoders.Key(configuration: configuration, timeBase: timeBase, threads: 1, checkOnly: true)

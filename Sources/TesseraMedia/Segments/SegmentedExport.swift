@@ -87,8 +87,7 @@ final class SegmentedExport: @unchecked Sendable {
         let lastEnd: Int64? = range.end == Int64.max ? nil : range.end - range.start
         let template = SegmentWork(
             spec: plan[0], source: try CodecParameters(copying: stream.pointee.codecpar).configuration,
-            timeBase: Fraction(Int(tb.num), Int(tb.den)),
-            frameRate: Fraction(Int(source.frameRate.num), Int(source.frameRate.den)), rotation: rotation,
+            timeBase: Rational(tb), frameRate: Rational(source.frameRate), rotation: rotation,
             packets: [], settings: vs, endTick: nil, sourceName: reader.path,
             backend: config.backend, checkDecodes: config.verification.decodesSegments,
             retime: config.retime?.segmentRetime(rangeStartTick: range.start))

@@ -8,8 +8,8 @@ extension Tessera_V1_SegmentTask {
         self.init()
         spec = try Tessera_V1_SegmentSpec(work.spec, field: "task.spec")
         source = try Tessera_V1_CodecParameters(work.source, field: "task.source")
-        timeBase = Tessera_V1_Rational(work.timeBase)
-        frameRate = Tessera_V1_Rational(work.frameRate)
+        timeBase = try Tessera_V1_Rational(exact: work.timeBase, field: "task.time_base")
+        frameRate = try Tessera_V1_Rational(exact: work.frameRate, field: "task.frame_rate")
         rotationDegrees = Int32(work.rotation.degrees)
         rotationMirrored = work.rotation.mirrored
         packets.reserveCapacity(work.packets.count)
@@ -78,7 +78,8 @@ extension SegmentWork {
         }
         self.init(
             spec: spec, source: try CodecConfiguration(wire: wire.source, field: "task.source"),
-            timeBase: Fraction(unchecked: wire.timeBase), frameRate: Fraction(unchecked: wire.frameRate),
+            timeBase: try Rational(wire: wire.timeBase, field: "task.time_base"),
+            frameRate: try Rational(wire: wire.frameRate, field: "task.frame_rate"),
             rotation: Rotation(degrees: Int(wire.rotationDegrees), mirrored: wire.rotationMirrored),
             packets: packets, settings: try VideoSettings(wire: wire.settings, field: "task.settings"),
             endTick: wire.hasEndTick ? wire.endTick : nil, sourceName: wire.sourceName, backend: backend,
