@@ -28,36 +28,16 @@ extension Coordinator {
         guard type != .m4a else { throw FarmError(.invalidRequest, "fileType: a composition is video; not m4a") }
         try await checkEncoding(withType, fileType: type)
         let output = try outputPath(request, fileType: type)
-        let checked = spec
-        let made: (end: Rational, frameDuration: Rational, width: Int, height: Int)
-        do {
-            made = try await DedicatedThread.run {
-                try CompositionExport(spec: checked, assetPaths: checked.assets.map(\.path), outputPath: output).check()
-            }
-        } catch {
-            // The export names the spec's field ("spec: assets[1].transform.scale: ..."); an asset that
-            // cannot be opened, its path.
-            let media = error as? MediaError
-            throw FarmError(
-                .invalidRequest, media.map { $0.message.hasPrefix("spec: ") ? $0.message : "spec: \($0)" } ?? "\(error)"
-            )
-        }
+        let made = try await preflight(.composition(spec, output: output), segmentDuration: request.segmentDuration)
         do throws(JobRequestError) {
-            let segmentDuration = request.segmentDuration ?? farm.defaultSegmentDuration
-            try JobRequestLimits.checkWorkload(
-                duration: made.end, frameDuration: made.frameDuration, segmentDuration: segmentDuration, field: "spec")
-            // The frames one segment holds at once, at the render's size, fit a worker.
-            // (Both were bounded already: at most 3,600 s in frames of at least 1 ms.)
-            let perSegment = Int(exactly: (segmentDuration / made.frameDuration.seconds).rounded(.up)) ?? 1
-            try SegmentLayer.checkMemory(
-                width: made.width, height: made.height, frames: perSegment, field: "spec.videoComposition.renderSize")
+            let (width, height, perSegment) = (made.renderWidth ?? 0, made.renderHeight ?? 0, made.framesPerSegment)
             // And fits the memory of some worker taking work, as it announced it (none connected: not known).
-            let need = SegmentLayer.memoryEstimate(width: made.width, height: made.height, frames: perSegment)
+            let need = SegmentLayer.memoryEstimate(width: width, height: height, frames: perSegment)
             let largest = workerStatuses.filter { $0.state.takesWork }.map(\.memoryBytes).max()
             if let largest, largest > 0, UInt64(clamping: need) > largest {
                 throw JobRequestError(
                     field: "spec.videoComposition.renderSize",
-                    "\(made.width)x\(made.height) in segments of \(perSegment) frames needs about \(need >> 20) MiB; "
+                    "\(width)x\(height) in segments of \(perSegment) frames needs about \(need >> 20) MiB; "
                         + "the largest worker connected announced \(largest >> 20) MiB")
             }
         } catch {

@@ -37,54 +37,48 @@ extension Coordinator: FarmService {
                 "settings: farm jobs transcode video; use `tessera transcode` for passthrough or audio-only")
         }
         try await checkEncoding(settings, fileType: type)
-        // The source is media with a video track, and the time range starts inside it (a probe of the
-        // container's header, not a scan).
-        let asset: Asset
-        do {
-            asset = try await DedicatedThread.run { try Asset.load(source, scanPackets: false) }
-        } catch {
-            throw FarmError(.invalidRequest, "source: \(error)")
-        }
-        guard asset.firstVideoTrack != nil else {
-            throw FarmError(.invalidRequest, "source: \(source) has no video track")
-        }
-        // A retiming's ranges lie inside the source (or the time range), and its frame rate is known; what
-        // the job makes is within a job's bounds.
+        // The source is media with a video track; its time range, retiming and audio choice fit it; what
+        // the job makes is within a job's bounds (a probe of the container's header, not a scan).
+        let retiming: Retiming?
         do throws(JobRequestError) {
-            let naming = RetimeRequest.Naming.json(prefix: "retiming")
-            let retimed = try request.retiming?.retiming(naming: naming)?.check(
-                against: asset, range: request.timeRange, naming: naming)
-            let sourceEnd = Rational(asset.duration)
-            let start = request.timeRange.map { Rational($0.start) } ?? .zero
-            let plain = request.timeRange.map { min(Rational($0.duration), sourceEnd - start) } ?? sourceEnd
-            let nominal = asset.firstVideoTrack?.video.map { Rational($0.nominalFrameDuration) } ?? .zero
-            try JobRequestLimits.checkWorkload(
-                duration: retimed?.duration ?? plain, frameDuration: retimed?.frameDuration ?? nominal,
-                segmentDuration: request.segmentDuration ?? farm.defaultSegmentDuration,
-                field: retimed == nil ? "source" : "retiming")
+            retiming = try request.retiming?.retiming(naming: .json(prefix: "retiming"))
         } catch {
             throw FarmError(.invalidRequest, error.description)
         }
-        let audio = asset.tracks.filter { $0.mediaType == .audio }.map {
-            AudioTrackSelection.Candidate(
-                id: $0.trackID, language: $0.language,
-                description: "track \($0.trackID) (\($0.language ?? "no language"))")
-        }
-        if settings.audio != nil, let why = settings.audioTracks?.refusal(audio) {
-            throw FarmError(.invalidRequest, "settings.audioTracks: \(why)")
-        }
-        if let range = request.timeRange, asset.duration.isNumeric, range.start >= asset.duration {
-            throw FarmError(
-                .invalidRequest,
-                String(
-                    format: "timeRange: starts at %.3f s, after the source ends (%.3f s)",
-                    range.start.seconds, asset.duration.seconds))
-        }
+        let input = JobPreflight.Input.source(
+            path: source, range: request.timeRange, retiming: retiming,
+            audioTracks: settings.audio != nil ? settings.audioTracks : nil)
+        _ = try await preflight(input, segmentDuration: request.segmentDuration)
         let output = try outputPath(request, fileType: type)
         var stored = request
         stored.source = source
         stored.fileType = type
         return try await enqueue(stored, source: source, output: output, what: source)
+    }
+
+    /// `JobPreflight` on a dedicated thread (it opens files), its failures as 400s naming the field.
+    func preflight(_ input: JobPreflight.Input, segmentDuration: Double?) async throws(FarmError) -> JobPreflight {
+        let seconds = segmentDuration ?? farm.defaultSegmentDuration
+        do {
+            return try await DedicatedThread.run {
+                try JobPreflight.check(input, naming: .request, segmentDuration: seconds)
+            }
+        } catch let failure as JobPreflight.Failure {
+            switch (failure, input) {
+            case (.media(let error), .source):
+                throw FarmError(.invalidRequest, "source: \(error)")
+            case (.media(let error), .composition):
+                // The export names the spec's field ("spec: assets[1].transform.scale: ..."); an asset that
+                // cannot be opened, its path.
+                throw FarmError(.invalidRequest, error.message.hasPrefix("spec: ") ? error.message : "spec: \(error)")
+            case (.noVideo(let path), _):
+                throw FarmError(.invalidRequest, "source: \(path) has no video track")
+            case (.request(let error), _):
+                throw FarmError(.invalidRequest, error.description)
+            }
+        } catch {
+            throw FarmError(.internalError, "checking the job: \(error)")
+        }
     }
 
     /// The checks every request's settings pass, a source's or a composition's: the container holds

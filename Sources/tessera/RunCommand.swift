@@ -39,29 +39,6 @@ struct RunCommand: AsyncParsableCommand {
         try job.validate(source: source, spec: spec)
     }
 
-    /// Opens the source as `tessera transcode` does (a missing, empty or broken one fails here, with the
-    /// same errors) and checks a retiming against it, naming the option, before the farm starts.
-    /// - Returns: the output's duration: a retimed job's progress is measured on its output timeline.
-    private func checkSource(_ url: URL) throws -> Double {
-        let asset = try Asset.load(url.path, scanPackets: false)
-        // The farm cuts video into segments; a file without any is unusable input here (65), not a bad
-        // argument, and `transcode` makes it in one pass.
-        guard asset.firstVideoTrack != nil else {
-            FileHandle.standardError.write(
-                Data("tessera: \(url.path) has no video track; `tessera transcode` makes audio-only files\n".utf8))
-            throw ExitCode(ExitStatus.dataError.rawValue)
-        }
-        let sourceDuration =
-            job.range.map { min($0.duration.seconds, asset.duration.seconds) } ?? asset.duration.seconds
-        guard let retiming = try job.retime.retiming() else { return sourceDuration }
-        do throws(JobRequestError) {
-            return try retiming.check(against: asset, range: job.range, naming: .flags).duration.seconds
-        } catch {
-            FileHandle.standardError.write(Data("tessera: \(error)\n".utf8))
-            throw ExitCode(ExitStatus.usage.rawValue)
-        }
-    }
-
     func run() async throws {
         if ProcessInfo.processInfo.environment["TESSERA_LOG_LEVEL"] == nil { setenv("TESSERA_LOG_LEVEL", "warning", 1) }
         LoggingSetup.bootstrap()
@@ -80,15 +57,36 @@ struct RunCommand: AsyncParsableCommand {
             }
         }
         let sourceURL = URL(fileURLWithPath: source ?? composition?.assets.first?.path ?? "").standardizedFileURL
+        // Opened and checked as the coordinator checks a submission (`JobPreflight`), naming the options,
+        // before the farm starts: a missing, empty or broken source fails here with transcode's errors.
         let duration: Double
         do {
+            let input: JobPreflight.Input
             if var checked = composition {
                 if checked.settings == nil && checked.preset == nil { checked.settings = job.settings }
-                duration = try CompositionExport(
-                    spec: checked, assetPaths: checked.assets.map(\.path), outputPath: outputURL.path
-                ).check().end.seconds
+                input = .composition(checked, output: outputURL.path)
             } else {
-                duration = try checkSource(sourceURL)
+                let settings = job.settings
+                input = .source(
+                    path: sourceURL.path, range: job.range, retiming: try job.retime.retiming(),
+                    audioTracks: settings.audio != nil ? settings.audioTracks : nil)
+            }
+            duration = try JobPreflight.check(input, naming: .flags, segmentDuration: job.segmentDuration ?? 4)
+                .duration.seconds
+        } catch let failure as JobPreflight.Failure {
+            switch failure {
+            case .media(let error):
+                FileHandle.standardError.write(Data("tessera: \(error)\n".utf8))
+                throw ExitCode(ExitStatus(error).rawValue)
+            case .noVideo(let path):
+                // The farm cuts video into segments; a file without any is unusable input here (65), not a bad
+                // argument, and `transcode` makes it in one pass.
+                FileHandle.standardError.write(
+                    Data("tessera: \(path) has no video track; `tessera transcode` makes audio-only files\n".utf8))
+                throw ExitCode(ExitStatus.dataError.rawValue)
+            case .request(let error):
+                FileHandle.standardError.write(Data("tessera: \(error)\n".utf8))
+                throw ExitCode(ExitStatus.usage.rawValue)
             }
         } catch let exit as ExitCode {
             throw exit
