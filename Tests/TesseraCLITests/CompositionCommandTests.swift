@@ -290,18 +290,20 @@ import Testing
              "videoComposition": {"renderSize": "640x360", "frameRate": "30", "backgroundColor": "#204060",
                                   "opacity": [{"range": "2s-3s", "from": 1, "to": 0.5}]}}
             """)
-        func render(_ backend: String) throws -> (URL, String) {
+        func render(_ backend: String) throws -> (URL, String, String) {
             let out = dir.appendingPathComponent("\(backend).mp4")
             let r = try tessera([
                 "transcode", "--spec", spec.path, "-o", out.path, "--backend", backend, "--json", "--quiet",
             ])
             #expect(r.status == 0, "\(r.stderr)")
             let report = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
-            return (out, (report?["video"] as? [String: Any])?["processor"] as? String ?? "")
+            let video = report?["video"] as? [String: Any]
+            return (out, video?["processor"] as? String ?? "", video?["processorChoice"] as? String ?? "")
         }
-        let (vulkan, vulkanProcessor) = try render("vulkan")
-        let (cpu, cpuProcessor) = try render("cpu")
+        let (vulkan, vulkanProcessor, why) = try render("vulkan")
+        let (cpu, cpuProcessor, _) = try render("cpu")
         #expect(vulkanProcessor == "vulkan")
+        #expect(why.hasPrefix("vulkan"), "the report says why: \(why)")
         #expect(cpuProcessor == "swscale" || cpuProcessor == "simd", "\(cpuProcessor)")
         #expect(try Self.probe(vulkan, "stream=width,height,nb_frames") == ["640", "360", "90"])
         let psnr = try TestMedia.psnr(vulkan, against: cpu, width: 640, height: 360)

@@ -172,9 +172,10 @@ extension CompositionExport {
         running.withLock { $0 = failure }
         defer { running.withLock { $0 = nil } }
         if cancelled.load(ordering: .relaxed) { failure.record(MediaError(.cancelled, "export cancelled")) }
+        let selector = BackendSelector(requested: backend)
         let engine = try SegmentedEngine(
             runs: runs, failure: failure, parallel: parallel, makeExecutor: makeSegmentExecutor,
-            makeProcessor: BackendSelector(requested: backend).factory)
+            makeProcessor: selector.factory)
         phaseHandler?(.running)
         var render: CompositionRender?
         do {
@@ -227,6 +228,8 @@ extension CompositionExport {
                 wallSeconds: wall, framesPerSecond: Double(frames) / max(wall, 1e-9))
             report.segments = specs.count
             report.verification = verification
+            // A local export's choice; a farm's workers each make their own (their status shows it).
+            report.video?.processorChoice = selector.choice?.description
             return report
         }
     }

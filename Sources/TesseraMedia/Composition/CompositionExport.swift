@@ -240,9 +240,11 @@ public final class CompositionExport: @unchecked Sendable {
             if let seconds = segmentDuration {
                 return try exportSegmented(plan, writer: writer, fileType: fileType, seconds: seconds, started: started)
             }
+            let selector = BackendSelector(requested: backend)
             let render = try CompositionRender(
-                plan: plan, writer: writer, paths: assetPaths, renderVideo: BackendSelector(requested: backend).factory
-            ) { [self] in
+                plan: plan, writer: writer, paths: assetPaths, renderVideo: selector.factory
+            ) {
+                [self] in
                 self.cancelled.load(ordering: .relaxed)
             }
             try writer.startWriting()
@@ -260,6 +262,7 @@ public final class CompositionExport: @unchecked Sendable {
                 bytes: (try? FileManager.default.attributesOfItem(atPath: outputPath)[.size] as? Int) ?? 0,
                 wallSeconds: wall, framesPerSecond: Double(plan.frameCount) / max(wall, 1e-9))
             report.verification = verification
+            report.video?.processorChoice = selector.choice?.description
             return report
         } catch {
             writer.cancelWriting()
