@@ -1,4 +1,5 @@
 import Foundation
+import TesseraCore
 import TesseraTestSupport
 import Testing
 
@@ -55,10 +56,15 @@ import Testing
         #expect(json["expectedFrameCount"] as? Int == 60)
         #expect(json["path"] as? String == dropped.path && json["against"] as? String == src.path)
         #expect((json["firstFailure"] as? String)?.hasPrefix("presentation-times: frame 10") == true)
+        // Times in seconds, beside the exact rational that reads back to the same time.
         for key in ["videoDuration", "audioDuration", "avStartOffset"] {
             let time = json[key] as? [String: Any]
-            #expect(time?["value"] is Int && time?["timescale"] is Int, "\(key) is an exact time: \(json[key] ?? "")")
+            let exact = (time?["exact"] as? String).flatMap(MediaTime.init(string:))
+            #expect(exact != nil && time?["seconds"] is Double, "\(key): \(json[key] ?? "")")
+            if let exact, let seconds = time?["seconds"] as? Double { #expect(abs(exact.seconds - seconds) < 1e-9) }
         }
+        let failing = try #require((json["checks"] as? [[String: Any]])?.first { $0["passed"] as? Bool == false })
+        #expect(((failing["time"] as? [String: Any])?["exact"] as? String).flatMap(MediaTime.init(string:)) != nil)
         let checks = try #require(json["checks"] as? [[String: Any]])
         #expect(checks.allSatisfy { $0["name"] is String && $0["passed"] is Bool && $0["detail"] is String })
         let times = try #require(checks.first { $0["name"] as? String == "presentation-times" })

@@ -43,8 +43,8 @@ public struct ExportReport: Sendable, Codable {
     public var verification: VerificationReport? = nil
     /// The range exported, on the source's timeline.
     public var timeRange: TimeRange?
-    /// Output duration (the video's when there is video).
-    public var duration: MediaTime
+    /// Output duration (the video's when there is video); JSON `{"seconds", "exact"}`.
+    @SecondsAndExact public var duration: MediaTime
     public var video: Video?
     /// The first audio track (as `audioTracks[0]`).
     public var audio: Audio?

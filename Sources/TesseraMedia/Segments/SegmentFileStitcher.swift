@@ -12,7 +12,7 @@ public enum SegmentFileStitcher {
         public var segments: Int
         public var packets: Int
         public var bytes: Int
-        public var duration: MediaTime
+        @SecondsAndExact public var duration: MediaTime
         public var wallSeconds: Double
     }
 

@@ -45,7 +45,7 @@ extension VerificationReport {
         /// The first offending video packet (index in demux order), when the failure is about a packet.
         public var packet: Int?
         /// The offending frame's or packet's time, when it has one.
-        public var time: MediaTime?
+        @OptionalSecondsAndExact public var time: MediaTime?
 
         public init(
             _ name: Name, passed: Bool, _ detail: String, frame: Int? = nil, packet: Int? = nil,

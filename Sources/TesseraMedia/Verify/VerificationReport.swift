@@ -19,11 +19,11 @@ public struct VerificationReport: Codable, Sendable {
     /// `"<check>: <detail>"` for the first failed check; nil when everything passed.
     public var firstFailure: String?
     /// From the first frame's presentation time to the end of the last frame (its time plus its duration).
-    public var videoDuration: MediaTime?
+    @OptionalSecondsAndExact public var videoDuration: MediaTime?
     /// The decoded audio samples' total duration; nil without an audio track.
-    public var audioDuration: MediaTime?
+    @OptionalSecondsAndExact public var audioDuration: MediaTime?
     /// First audio sample's time minus the first video frame's; negative when the audio starts first.
-    public var avStartOffset: MediaTime?
+    @OptionalSecondsAndExact public var avStartOffset: MediaTime?
 
     public init(
         path: String, against: String? = nil, checks: [Check], frameCount: Int,
