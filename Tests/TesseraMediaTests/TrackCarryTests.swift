@@ -35,6 +35,34 @@ import Testing
 
     static func near(_ a: Double, _ b: Double, _ slack: Double = 0.002) -> Bool { abs(a - b) <= slack }
 
+    /// A camera's QuickTime metadata (make, model, location) is kept in a .mov, one pass or segmented,
+    /// and named where the container cannot keep it.
+    @Test(arguments: [false, true])
+    func quickTimeMetadataIsKeptInAMovAndNamedElsewhere(segmented: Bool) throws {
+        let dir = try TestMedia.makeDirectory("carry-qt")
+        defer { TestMedia.cleanup(dir) }
+        let src = dir.appendingPathComponent("iphone.mov")
+        try TestMedia.make(
+            src, seconds: 2,
+            extra: [
+                "-metadata", "com.apple.quicktime.make=Apple", "-metadata", "com.apple.quicktime.model=iPhone 15 Pro",
+                "-metadata", "com.apple.quicktime.location.ISO6709=+51.5072-000.1276+011.000/",
+                "-movflags", "use_metadata_tags",
+            ])
+        let mov = dir.appendingPathComponent("out.mov")
+        let kept = try Self.export(src, mov, segmented: segmented)
+        let tags = (try TestMedia.probe(mov)["format"] as? [String: Any])?["tags"] as? [String: Any] ?? [:]
+        #expect(tags["com.apple.quicktime.make"] as? String == "Apple")
+        #expect(tags["com.apple.quicktime.model"] as? String == "iPhone 15 Pro")
+        #expect(tags["com.apple.quicktime.location.ISO6709"] as? String == "+51.5072-000.1276+011.000/")
+        #expect(!kept.notCarried.contains { $0.contains("QuickTime") })
+        let mp4 = dir.appendingPathComponent("out.mp4")
+        let named = try Self.export(src, mp4, segmented: segmented)
+        #expect(
+            named.notCarried.contains { $0.contains("QuickTime metadata (location.ISO6709, make, model)") },
+            "\(named.notCarried)")
+    }
+
     @Test(arguments: [false, true])
     func matroskaKeepsEveryTrack(segmented: Bool) throws {
         let dir = try TestMedia.makeDirectory("carry-mkv")

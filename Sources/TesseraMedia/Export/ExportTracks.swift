@@ -128,6 +128,13 @@ struct ExportTracks {
                 tracks.chapters = Self.chapters(of: reader)
             }
         }
+        // A camera's QuickTime metadata (make, model, location, software) is written as QuickTime keys,
+        // which only a .mov carries (`AssetWriter`); elsewhere it is named.
+        let quickTime = AssetWriter.quickTimeKeys(in: input.context.pointee.metadata)
+        if !quickTime.isEmpty && fileType != .mov {
+            tracks.notCarried.append(
+                "QuickTime metadata (\(quickTime.joined(separator: ", "))) is not carried: only a .mov output keeps it")
+        }
         return tracks
     }
 

@@ -205,6 +205,19 @@ public final class AssetWriter: @unchecked Sendable {
         av_dict_copy(&stream.pointee.metadata, source.pointee.metadata, 0)
     }
 
+    static let quickTimePrefix = "com.apple.quicktime."
+
+    /// The QuickTime keys in a container's metadata, without their prefix (`make`, `model`), sorted.
+    static func quickTimeKeys(in dictionary: OpaquePointer?) -> [String] {
+        var keys: [String] = []
+        var entry: UnsafeMutablePointer<AVDictionaryEntry>? = nil
+        while let e = av_dict_get(dictionary, quickTimePrefix, entry, AV_DICT_IGNORE_SUFFIX) {
+            keys.append(String(String(cString: e.pointee.key).dropFirst(quickTimePrefix.count)))
+            entry = e
+        }
+        return keys.sorted()
+    }
+
     /// Opens the temporary file and writes the container header.
     /// - Throws: `.outputLocation` when the file cannot be created.
     public func startWriting() throws(MediaError) {
@@ -220,7 +233,13 @@ public final class AssetWriter: @unchecked Sendable {
             throw MediaError(.outputLocation, path: outputPath, "cannot create: \(ffErrorString(opened))", code: opened)
         }
         var options: OpaquePointer? = nil
-        if optimizeForNetworkUse && fileType.supportsFastStart { av_dict_set(&options, "movflags", "+faststart", 0) }
+        var movFlags = optimizeForNetworkUse && fileType.supportsFastStart ? "+faststart" : ""
+        // QuickTime keys (com.apple.quicktime.make, …) are written as such, as a camera writes them; the mov
+        // muxer drops keys it has no atom for otherwise.
+        if fileType == .mov && metadata.keys.contains(where: { $0.hasPrefix(Self.quickTimePrefix) }) {
+            movFlags += "+use_metadata_tags"
+        }
+        if !movFlags.isEmpty { av_dict_set(&options, "movflags", movFlags, 0) }
         let written = avformat_write_header(ctx, &options)
         av_dict_free(&options)
         if written < 0 {
