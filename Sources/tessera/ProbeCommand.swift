@@ -47,6 +47,12 @@ struct ProbeCommand: ParsableCommand {
         for (n, (key, value)) in asset.metadata.sorted(by: { $0.key < $1.key }).enumerated() {
             lines.append((n == 0 ? "  metadata    " : "              ") + "\(key)=\(value)")
         }
+        if let timecode = asset.timecode { lines.append("  timecode    \(timecode)") }
+        for (n, chapter) in asset.chapters.enumerated() {
+            lines.append(
+                (n == 0 ? "  chapters    " : "              ")
+                    + "\(seconds(chapter.start)) – \(seconds(chapter.end))" + (chapter.title.map { "  \($0)" } ?? ""))
+        }
         for track in asset.tracks {
             lines.append(contentsOf: describe(track, index: asset.keyframeIndexes[track.trackID]))
         }
@@ -72,7 +78,11 @@ struct ProbeCommand: ParsableCommand {
                     + " (displayed \(size.width)x\(size.height))"
             }
             if v.hasBFrames { detail += ", B-frames" }
+            if let order = v.fieldOrder {
+                detail += order == .progressive ? ", progressive" : ", interlaced (field order \(order.rawValue))"
+            }
             lines.append(detail)
+            if let hdr = v.hdr { lines.append("    HDR " + Self.describe(hdr)) }
             lines.append(
                 "    frame duration nominal \(fraction(v.nominalFrameDuration)), average "
                     + "\(fraction(v.averageFrameDuration)), min \(fraction(v.minFrameDuration))"
@@ -102,6 +112,25 @@ struct ProbeCommand: ParsableCommand {
             lines.append(line)
         }
         return lines
+    }
+
+    /// A video's HDR metadata on one line: mastering display, light levels, dynamic metadata.
+    static func describe(_ hdr: HDRMetadata) -> String {
+        var parts: [String] = []
+        if let m = hdr.masteringDisplay {
+            let xy = (m.primaries + [m.whitePoint]).map { $0.map { String(format: "%.4f", $0) }.joined(separator: ",") }
+            parts.append(
+                "mastering display R(\(xy[0])) G(\(xy[1])) B(\(xy[2])) WP(\(xy[3])) "
+                    + String(format: "L(%g–%g cd/m²)", m.minLuminance, m.maxLuminance))
+        }
+        if let cll = hdr.maxContentLightLevel {
+            parts.append("MaxCLL \(cll), MaxFALL \(hdr.maxFrameAverageLightLevel ?? 0) cd/m²")
+        }
+        if let profile = hdr.dolbyVisionProfile {
+            parts.append(profile > 0 ? "Dolby Vision profile \(profile)" : "Dolby Vision")
+        }
+        if hdr.hdr10Plus { parts.append("HDR10+ dynamic metadata") }
+        return parts.joined(separator: "; ")
     }
 
     /// A time for people: seconds with milliseconds, or what kind of non-number it is.

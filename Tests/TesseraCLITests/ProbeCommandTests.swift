@@ -36,12 +36,71 @@ import Testing
 
         // Sorted keys: the top-level keys appear in alphabetical order in the text.
         let order = [
-            "bitRate", "container", "containerLongName", "duration", "keyframeIndexes", "metadata",
+            "bitRate", "chapters", "container", "containerLongName", "duration", "keyframeIndexes", "metadata",
             "path", "startTime", "tracks",
         ]
         let positions = order.compactMap { result.stdout.range(of: "\n  \"\($0)\"")?.lowerBound }
         #expect(positions.count == order.count)
         #expect(positions == positions.sorted())
+    }
+
+    /// What a post house reads first: HDR10 metadata (from the frames, where x265 puts it), an
+    /// interlaced stream's field order, the start timecode and the chapters, in JSON and in the summary.
+    @Test func hdrFieldOrderTimecodeAndChaptersAreShown() throws {
+        let dir = try TestMedia.makeDirectory("probe-post")
+        defer { TestMedia.cleanup(dir) }
+        let hdr = dir.appendingPathComponent("hdr.mp4"), interlaced = dir.appendingPathComponent("i.mov")
+        let chaptered = dir.appendingPathComponent("c.mkv"), marks = dir.appendingPathComponent("marks.txt")
+        try TestMedia.run(
+            "ffmpeg",
+            [
+                "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
+                "testsrc2=size=320x180:rate=30:duration=0.5",
+                "-pix_fmt", "yuv420p10le", "-c:v", "libx265", "-x265-params",
+                "hdr10=1:colorprim=bt2020:transfer=smpte2084:colormatrix=bt2020nc:"
+                    + "master-display=G(13250,34500)B(7500,3000)R(34000,16000)WP(15635,16450)L(10000000,1):"
+                    + "max-cll=1000,400:log-level=error",
+                hdr.path,
+            ])
+        try TestMedia.run(
+            "ffmpeg",
+            [
+                "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
+                "testsrc2=size=720x480:rate=30000/1001:duration=1", "-c:v", "libx264", "-flags", "+ildct+ilme",
+                "-x264-params", "tff=1", "-timecode", "01:00:00;00", interlaced.path,
+            ])
+        try
+            ";FFMETADATA1\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=0\nEND=500\ntitle=Cold open\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=500\nEND=1000\ntitle=Titles\n"
+            .write(to: marks, atomically: true, encoding: .utf8)
+        try TestMedia.run(
+            "ffmpeg",
+            [
+                "-hide_banner", "-loglevel", "error", "-y", "-i", interlaced.path, "-i", marks.path, "-map", "0:v",
+                "-map_chapters", "1", "-c", "copy", chaptered.path,
+            ])
+        func probe(_ url: URL) throws -> [String: Any] {
+            let r = try Self.tessera("probe", url.path, "--json")
+            #expect(r.status == 0, "\(r.stderr)")
+            return try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        }
+        func video(_ asset: [String: Any]) -> [String: Any] {
+            ((asset["tracks"] as? [[String: Any]])?.compactMap { $0["video"] as? [String: Any] }.first) ?? [:]
+        }
+        let h = try #require(video(try probe(hdr))["hdr"] as? [String: Any])
+        let display = try #require(h["masteringDisplay"] as? [String: Any])
+        #expect(display["maxLuminance"] as? Double == 1000 && display["minLuminance"] as? Double == 0.0001)
+        #expect((display["primaries"] as? [[Double]])?.first == [0.68, 0.32], "red primary: \(display)")
+        #expect(h["maxContentLightLevel"] as? Int == 1000 && h["maxFrameAverageLightLevel"] as? Int == 400)
+        let i = try probe(interlaced)
+        #expect(video(i)["fieldOrder"] as? String == "tt")
+        #expect(i["timecode"] as? String == "01:00:00;00")
+        #expect(video(try probe(hdr))["fieldOrder"] as? String == "progressive")
+        let chapters = try #require(try probe(chaptered)["chapters"] as? [[String: Any]])
+        #expect(chapters.map { $0["title"] as? String } == ["Cold open", "Titles"])
+        #expect(chapters.map { ($0["start"] as? [String: Any])?["seconds"] as? Double } == [0, 0.5])
+        let text = try Self.tessera("probe", hdr.path).stdout + Self.tessera("probe", chaptered.path).stdout
+        #expect(text.contains("MaxCLL 1000, MaxFALL 400") && text.contains("interlaced (field order tt)"), "\(text)")
+        #expect(text.contains("Cold open"))
     }
 
     @Test func humanSummaryNamesCodecsAndKeyframes() throws {

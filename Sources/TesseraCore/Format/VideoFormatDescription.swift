@@ -21,6 +21,10 @@ public struct VideoFormatDescription: Sendable, Hashable, Codable {
     public var isVariableFrameRate: Bool
     public var bitRate: Int?
     public var hasBFrames: Bool
+    /// How the fields are stored; nil when the stream does not say.
+    public var fieldOrder: FieldOrder?
+    /// Mastering display, content light level and dynamic HDR metadata; nil when none is stated.
+    public var hdr: HDRMetadata?
 
     public init(
         codec: String, profile: String? = nil, level: Int? = nil, width: Int, height: Int,

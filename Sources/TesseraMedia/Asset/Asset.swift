@@ -31,10 +31,23 @@ public final class Asset: Sendable, Codable {
     public let tracks: [AssetTrack]
     /// Per video trackID; empty when loaded without the packet scan.
     public let keyframeIndexes: [Int: KeyframeIndex]
+    /// The container's chapters, on the source's timeline.
+    public let chapters: [Chapter]
+    /// The start timecode (`HH:MM:SS:FF`, `;` before frames for drop-frame), from the container or a
+    /// timecode track; nil when there is none.
+    public let timecode: String?
+
+    /// A chapter mark: where it starts and ends, and its title.
+    public struct Chapter: Sendable, Codable, Hashable {
+        @SecondsAndExact public var start: MediaTime
+        @SecondsAndExact public var end: MediaTime
+        public var title: String?
+    }
 
     init(
         path: String, container: String, containerLongName: String, duration: MediaTime, startTime: MediaTime,
-        bitRate: Int?, metadata: [String: String], tracks: [AssetTrack], keyframeIndexes: [Int: KeyframeIndex]
+        bitRate: Int?, metadata: [String: String], tracks: [AssetTrack], keyframeIndexes: [Int: KeyframeIndex],
+        chapters: [Chapter] = [], timecode: String? = nil
     ) {
         self.path = path
         self.container = container
@@ -45,6 +58,8 @@ public final class Asset: Sendable, Codable {
         self.metadata = metadata
         self.tracks = tracks
         self.keyframeIndexes = keyframeIndexes
+        self.chapters = chapters
+        self.timecode = timecode
     }
 
     /// Opens and probes `path`.
@@ -64,7 +79,10 @@ public final class Asset: Sendable, Codable {
         do {
             let input = try InputFile(path: path)
             let scans = scanPackets ? try input.scanPackets() : [:]
-            return try Asset(input: input, scans: scans)
+            let asset = try Asset(input: input, scans: scans)
+            // The full probe also decodes the first frame of an HDR-looking video track: HEVC and AV1
+            // carry their mastering display and light levels in the frames, not the container.
+            return scanPackets ? asset.addingFirstFrameHDR() : asset
         } catch {
             throw error.about(path)
         }
@@ -103,7 +121,63 @@ extension Asset {
             path: input.path, container: input.formatName,
             containerLongName: format.iformat.flatMap { $0.pointee.long_name }.map { String(cString: $0) } ?? "",
             duration: duration, startTime: start, bitRate: format.bit_rate > 0 ? Int(format.bit_rate) : nil,
-            metadata: Self.dictionary(format.metadata), tracks: tracks, keyframeIndexes: indexes)
+            metadata: Self.dictionary(format.metadata), tracks: tracks, keyframeIndexes: indexes,
+            chapters: Self.chapters(format), timecode: Self.timecode(format.metadata, tracks))
+    }
+
+    static func chapters(_ format: AVFormatContext) -> [Chapter] {
+        (0..<Int(format.nb_chapters)).compactMap { i in
+            guard let c = format.chapters[i]?.pointee, c.time_base.num > 0, c.time_base.den > 0 else { return nil }
+            return Chapter(
+                start: Self.time(c.start, in: c.time_base), end: Self.time(c.end, in: c.time_base),
+                title: av_dict_get(c.metadata, "title", nil, 0).map { String(cString: $0.pointee.value) })
+        }
+    }
+
+    /// The container's `timecode` tag, else the first track's (a QuickTime `tmcd` track, a video track).
+    static func timecode(_ metadata: OpaquePointer?, _ tracks: [AssetTrack]) -> String? {
+        av_dict_get(metadata, "timecode", nil, 0).map { String(cString: $0.pointee.value) }
+            ?? tracks.lazy.compactMap { $0.metadata["timecode"] }.first
+    }
+
+    /// This asset with each HDR-looking video track's metadata completed from its first decoded frame
+    /// (a PQ or HLG transfer, or more than 8 bits). Unchanged when the frame cannot be decoded: the
+    /// probe still describes what the container says.
+    func addingFirstFrameHDR() -> Asset {
+        var changed = false
+        let updated = tracks.map { track -> AssetTrack in
+            guard var video = track.video,
+                video.color.transfer == .smpte2084 || video.color.transfer == .aribStdB67
+                    || video.pixelFormat.bitDepth > 8,
+                let frame = try? Self.firstFrame(path, track: track.trackID)
+            else { return track }
+            let hdr = (video.hdr ?? HDRMetadata()).adding(frame: frame)
+            video.hdr = hdr.isEmpty ? nil : hdr
+            changed = true
+            var completed = AssetTrack(
+                trackID: track.trackID, mediaType: track.mediaType, codec: track.codec, timeBase: track.timeBase,
+                timeRange: track.timeRange, frameCount: track.frameCount, bitRate: track.bitRate,
+                language: track.language, isDefault: track.isDefault, metadata: track.metadata, video: video,
+                audio: track.audio)
+            completed.presentationEnd = track.presentationEnd
+            return completed
+        }
+        guard changed else { return self }
+        return Asset(
+            path: path, container: container, containerLongName: containerLongName, duration: duration,
+            startTime: startTime, bitRate: bitRate, metadata: metadata, tracks: updated,
+            keyframeIndexes: keyframeIndexes, chapters: chapters, timecode: timecode)
+    }
+
+    private static func firstFrame(_ path: String, track: Int) throws(MediaError) -> Frame? {
+        let reader = try AssetReader(path: path)
+        let output = try reader.addOutput(trackID: track)
+        try reader.startReading()
+        defer {
+            reader.cancelReading()
+            reader.waitUntilFinished()
+        }
+        return try output.copyNextFrame()
     }
 
     /// The longest of some durations, compared exactly across timescales; `.invalid` when none is numeric.

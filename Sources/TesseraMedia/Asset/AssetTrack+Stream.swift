@@ -56,7 +56,7 @@ extension AssetTrack {
             range: ColorRange(rawValue: name(av_color_range_name(p.color_range))) ?? .unspecified,
             chromaLocation: ChromaLocation(rawValue: name(av_chroma_location_name(p.chroma_location)))
                 ?? .unspecified)
-        return VideoFormatDescription(
+        var description = VideoFormatDescription(
             codec: String(cString: avcodec_get_name(p.codec_id)),
             profile: avcodec_profile_name(p.codec_id, p.profile).map { String(cString: $0) },
             level: p.level > 0 ? Int(p.level) : nil,
@@ -71,6 +71,9 @@ extension AssetTrack {
             minFrameDuration: minFrameDuration, isVariableFrameRate: isVariable,
             bitRate: p.bit_rate > 0 ? Int(p.bit_rate) : nil,
             hasBFrames: p.video_delay > 0 || scan?.isReordered == true)
+        description.fieldOrder = FieldOrder(p.field_order)
+        description.hdr = HDRMetadata.read(stream: stream)
+        return description
     }
 
     static func audioDescription(_ p: AVCodecParameters) -> AudioFormatDescription {
