@@ -35,6 +35,31 @@ import Testing
 
     static func near(_ a: Double, _ b: Double, _ slack: Double = 0.002) -> Bool { abs(a - b) <= slack }
 
+    /// A source's timecode (a ProRes master's tmcd track) is carried on the output's video track,
+    /// counted to the range's first frame, one pass or segmented; the tmcd track is not called dropped.
+    @Test(arguments: [false, true])
+    func timecodeIsCarriedAndCountedToTheRangeStart(segmented: Bool) throws {
+        let dir = try TestMedia.makeDirectory("carry-tc")
+        defer { TestMedia.cleanup(dir) }
+        let src = dir.appendingPathComponent("master.mov")
+        try TestMedia.make(src, seconds: 3, rate: "25", extra: ["-timecode", "10:00:00:00"])
+        let range = TimeRange(
+            start: MediaTime(value: 1, timescale: 1), duration: MediaTime(value: 1, timescale: 1))
+        for name in ["out.mov", "out.mkv"] {
+            let out = dir.appendingPathComponent(name)
+            let report = try Self.export(src, out, segmented: segmented, range: range)
+            #expect(
+                !report.notCarried.contains { $0.contains("data") || $0.contains("timecode") }, "\(report.notCarried)")
+            let streams = try TestMedia.probe(out)["streams"] as? [[String: Any]] ?? []
+            // Matroska names its tags in capitals.
+            let codes = streams.compactMap { Self.tag($0, "timecode") ?? Self.tag($0, "TIMECODE") }
+            #expect(codes.first == "10:00:01:00", "\(name): \(codes)")
+            if name.hasSuffix(".mov") {
+                #expect(streams.contains { $0["codec_tag_string"] as? String == "tmcd" }, "a timecode track")
+            }
+        }
+    }
+
     /// A camera's QuickTime metadata (make, model, location) is kept in a .mov, one pass or segmented,
     /// and named where the container cannot keep it.
     @Test(arguments: [false, true])

@@ -122,7 +122,7 @@ extension Asset {
             containerLongName: format.iformat.flatMap { $0.pointee.long_name }.map { String(cString: $0) } ?? "",
             duration: duration, startTime: start, bitRate: format.bit_rate > 0 ? Int(format.bit_rate) : nil,
             metadata: Self.dictionary(format.metadata), tracks: tracks, keyframeIndexes: indexes,
-            chapters: Self.chapters(format), timecode: Self.timecode(format.metadata, tracks))
+            chapters: Self.chapters(format), timecode: Self.timecode(of: input))
     }
 
     static func chapters(_ format: AVFormatContext) -> [Chapter] {
@@ -134,10 +134,12 @@ extension Asset {
         }
     }
 
-    /// The container's `timecode` tag, else the first track's (a QuickTime `tmcd` track, a video track).
-    static func timecode(_ metadata: OpaquePointer?, _ tracks: [AssetTrack]) -> String? {
-        av_dict_get(metadata, "timecode", nil, 0).map { String(cString: $0.pointee.value) }
-            ?? tracks.lazy.compactMap { $0.metadata["timecode"] }.first
+    /// The container's `timecode` tag, else the first stream's (a QuickTime `tmcd` track, a video track).
+    static func timecode(of input: InputFile) -> String? {
+        func tag(_ d: OpaquePointer?) -> String? {
+            av_dict_get(d, "timecode", nil, 0).map { String(cString: $0.pointee.value) }
+        }
+        return tag(input.context.pointee.metadata) ?? input.streams.lazy.compactMap { tag($0.pointee.metadata) }.first
     }
 
     /// This asset with each HDR-looking video track's metadata completed from its first decoded frame

@@ -116,6 +116,7 @@ public final class ExportSession: @unchecked Sendable {
                 outputPath: outputPath, fileType: fileType, overwrite: overwrite,
                 optimizeForNetworkUse: settings.optimizeForNetworkUse)
             writer.metadata = Self.copyableMetadata(reader.input)
+            writer.timecode = tracks.timecode
             return writer
         }
         let total = retime?.map.outputDuration.seconds ?? range.map { $0.duration.seconds } ?? assetDuration.seconds

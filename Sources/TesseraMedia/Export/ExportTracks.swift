@@ -35,6 +35,13 @@ struct ExportTracks {
     var chapters: [AssetWriter.Chapter] = []
     /// One line per thing the output does not carry, for the report and a warning.
     var notCarried: [String] = []
+    /// The output's start timecode: the source's, advanced to the range's first frame (`AssetWriter`).
+    var timecode: String?
+
+    /// QuickTime's timecode track type, `tmcd`, as FFmpeg's little-endian codec tag.
+    static let tmcd =
+        UInt32(UInt8(ascii: "t")) | UInt32(UInt8(ascii: "m")) << 8 | UInt32(UInt8(ascii: "c")) << 16
+        | UInt32(UInt8(ascii: "d")) << 24
 
     /// Call it once the reader's time range is set.
     /// - Throws: `.invalidArgument` when `settings.audioTracks` selects none of the source's audio tracks.
@@ -86,6 +93,16 @@ struct ExportTracks {
                 tracks.notCarried.removeAll()
             }
         }
+        // A timecode (the container's, a tmcd track's or the video's tag) is carried on the video track.
+        if let video = tracks.video, let source = Asset.timecode(of: input) {
+            let rate = StreamDescription.nominalFrameRate(of: input.streams[video])
+            let duration = rate.map { Rational(Int64($0.den), Int64($0.num)) }
+            tracks.timecode = Timecode.start(source, range: reader.timeRange, frameDuration: duration)
+            if tracks.timecode == nil {
+                tracks.notCarried.append(
+                    "timecode \(source) is not carried: it cannot be counted to the range's start at this frame rate")
+            }
+        }
         for stream in input.streams {
             let st = stream.pointee, index = Int(st.index)
             let type = st.codecpar.pointee.codec_type
@@ -112,6 +129,8 @@ struct ExportTracks {
                     continue
                 }
                 reason = "\(fileType.rawValue) cannot hold attachments (Matroska can)"
+            case AVMEDIA_TYPE_DATA where st.codecpar.pointee.codec_tag == Self.tmcd && tracks.timecode != nil:
+                continue  // carried as the video track's timecode
             case AVMEDIA_TYPE_DATA:
                 reason = "data tracks are not carried"
             default:

@@ -21,6 +21,9 @@ public final class AssetWriter: @unchecked Sendable {
     public var optimizeForNetworkUse: Bool
     /// Container-level metadata to write (title, creation_time, …).
     public var metadata: [String: String] = [:]
+    /// The output's start timecode, written on its video track (a QuickTime/MP4 `tmcd` track, a Matroska
+    /// tag): the one place a timecode reaches the output (a copied stream's own tag is not kept).
+    public var timecode: String?
     /// Chapters to write, on the output's timeline.
     var chapters: [Chapter] = []
 
@@ -223,6 +226,16 @@ public final class AssetWriter: @unchecked Sendable {
     public func startWriting() throws(MediaError) {
         guard state == .configuring, let ctx = context else { return }
         for (key, value) in metadata { av_dict_set(&ctx.pointee.metadata, key, value, 0) }
+        av_dict_set(&ctx.pointee.metadata, "timecode", nil, 0)
+        var timecodeWritten = false
+        for i in 0..<Int(ctx.pointee.nb_streams) {
+            guard let stream = ctx.pointee.streams[i] else { continue }
+            av_dict_set(&stream.pointee.metadata, "timecode", nil, 0)
+            if let timecode, !timecodeWritten, stream.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO {
+                av_dict_set(&stream.pointee.metadata, "timecode", timecode, 0)
+                timecodeWritten = true
+            }
+        }
         do throws(MediaError) { try writeChapters(ctx) } catch {
             state = .failed
             throw error
