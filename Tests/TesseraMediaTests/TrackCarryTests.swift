@@ -35,6 +35,27 @@ import Testing
 
     static func near(_ a: Double, _ b: Double, _ slack: Double = 0.002) -> Bool { abs(a - b) <= slack }
 
+    /// An HDR (PQ) source is not tone-mapped yet: an 8-bit output says so, and every output says the
+    /// HDR10 metadata is not carried, instead of writing it silently.
+    @Test func hdrThatIsNotCarriedIsNamed() throws {
+        let dir = try TestMedia.makeDirectory("carry-hdr")
+        defer { TestMedia.cleanup(dir) }
+        let src = dir.appendingPathComponent("hdr.mp4")
+        try TestMedia.make(
+            src, seconds: 1,
+            video: [
+                "-pix_fmt", "yuv420p10le", "-c:v", "libx265", "-x265-params",
+                "hdr10=1:colorprim=bt2020:transfer=smpte2084:colormatrix=bt2020nc:max-cll=1000,400:log-level=error",
+            ], audio: nil)
+        let sdr = try Self.export(src, dir.appendingPathComponent("sdr.mp4"), segmented: false)
+        #expect(sdr.notCarried.contains { $0.contains("8 bits") && $0.contains("PQ") }, "\(sdr.notCarried)")
+        var hevc = Self.settings
+        hevc.video = VideoSettings(codec: .hevc, speed: "ultrafast")
+        let kept = try Self.export(src, dir.appendingPathComponent("hevc.mp4"), segmented: false, settings: hevc)
+        #expect(!kept.notCarried.contains { $0.contains("8 bits") }, "\(kept.notCarried)")
+        #expect(kept.notCarried.contains { $0.contains("HDR10 metadata") })
+    }
+
     /// A source's timecode (a ProRes master's tmcd track) is carried on the output's video track,
     /// counted to the range's first frame, one pass or segmented; the tmcd track is not called dropped.
     @Test(arguments: [false, true])

@@ -93,6 +93,22 @@ struct ExportTracks {
                 tracks.notCarried.removeAll()
             }
         }
+        // HDR is not tone-mapped to SDR, and its static metadata is not passed on yet: said, not silent.
+        if let video = tracks.video, let vs = settings.video, !settings.passthrough {
+            let p = input.streams[video].pointee.codecpar.pointee
+            if p.color_trc == AVCOL_TRC_SMPTE2084 || p.color_trc == AVCOL_TRC_ARIB_STD_B67 {
+                let curve = p.color_trc == AVCOL_TRC_SMPTE2084 ? "PQ" : "HLG"
+                if VideoEncoding.outputFormat(vs, source: AVPixelFormat(rawValue: p.format)).bitDepth <= 8 {
+                    tracks.notCarried.append(
+                        "HDR (\(curve)) is not carried as HDR: the pictures are written in 8 bits, still labelled "
+                            + "BT.2020/\(curve), without tone mapping to SDR (not done yet; a 10-bit HEVC or AV1 "
+                            + "output keeps them HDR)")
+                }
+                tracks.notCarried.append(
+                    "HDR10 metadata (mastering display, content light level), where the source has any, is not "
+                        + "carried yet")
+            }
+        }
         // A timecode (the container's, a tmcd track's or the video's tag) is carried on the video track.
         if let video = tracks.video, let source = Asset.timecode(of: input) {
             let rate = StreamDescription.nominalFrameRate(of: input.streams[video])

@@ -11,6 +11,12 @@ struct VideoEncoding {
     let encoderInput: Encoder.VideoInput
     let rotation: Rotation
 
+    /// The output's pixel format: the settings', else 10-bit 4:2:0 for a deeper source (except for H.264,
+    /// whose 10-bit profile few players decode), else 8-bit 4:2:0.
+    static func outputFormat(_ vs: VideoSettings, source: AVPixelFormat) -> PixelFormat {
+        vs.pixelFormat ?? (PixelFormat(source).bitDepth > 8 && vs.codec != .h264 ? .yuv420p10le : .yuv420p)
+    }
+
     /// - Throws: `.unsupported` when the encoder cannot take the chosen pixel format.
     init(_ vs: VideoSettings, source: StreamDescription) throws(MediaError) {
         try self.init(
@@ -29,8 +35,7 @@ struct VideoEncoding {
         let fitted = vs.outputSize(forDisplayWidth: displayW, height: displayH)
         let (w, h) = rotation.swapsDimensions ? (fitted.height, fitted.width) : (fitted.width, fitted.height)
         let sourceFormat = AVPixelFormat(rawValue: p.format)
-        let sourceDepth = PixelFormat(sourceFormat).bitDepth
-        let wanted = vs.pixelFormat ?? (sourceDepth > 8 && vs.codec != .h264 ? .yuv420p10le : .yuv420p)
+        let wanted = Self.outputFormat(vs, source: sourceFormat)
         guard Encoder.supports(vs.codec.encoderName, pixelFormat: wanted.avFormat) else {
             throw MediaError(.unsupported, "\(vs.codec.encoderName) cannot encode pixel format \(wanted)")
         }
