@@ -5,7 +5,8 @@ import TesseraHTTP
 
 /// A coordinator with its whole face: the HTTP API (`/v1`, `/healthz`, `/metrics`) carrying the dashboard
 /// (`/`, `/jobs/{id}`, `/v1/events`) and the dashboard's feed, as the services of one `ServiceGroup`.
-/// `tessera coordinator` runs it; it is the one place these three are put together.
+/// `tessera coordinator` runs it, and `tessera run --http` its HTTP half beside a `LocalFarm`; it is the
+/// one place these three are put together.
 ///
 /// ```
 ///  Coordinator (FarmService) ─▶ DashboardFeed ─▶ Dashboard (an HTTPAPIAddition) ─┐
@@ -38,8 +39,13 @@ public struct FarmServer: Sendable {
     /// (those in flight finish), then the coordinator pauses its jobs, which resume at its next start.
     /// Any of them ending (the HTTP address cannot be bound) shuts the others down.
     public var services: [ServiceGroupConfiguration.ServiceConfiguration] {
+        [.init(service: coordinator, successTerminationBehavior: .gracefullyShutdownGroup)] + httpServices
+    }
+
+    /// The API and the feed alone, for a coordinator whose life another service runs (`LocalFarm`); put
+    /// them after it in the group.
+    public var httpServices: [ServiceGroupConfiguration.ServiceConfiguration] {
         [
-            .init(service: coordinator, successTerminationBehavior: .gracefullyShutdownGroup),
             .init(service: api, successTerminationBehavior: .gracefullyShutdownGroup),
             .init(service: feed, successTerminationBehavior: .gracefullyShutdownGroup),
         ]

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import ServiceLifecycle
 import TesseraCoordinator
 import TesseraCore
 import TesseraFarm
@@ -31,11 +32,19 @@ struct RunCommand: AsyncParsableCommand {
         .activeProcessorCount
     @Option(help: VerificationLevel.help) var verification = VerificationLevel.decode
     @Flag(help: "Replace OUT if it exists.") var overwrite = false
+    @Option(
+        help: ArgumentHelp(
+            "Also serve the HTTP API and the live dashboard on HOST:PORT while the job runs (port 0 picks one; "
+                + "no token, so keep it on loopback).", valueName: "host:port"))
+    var http: String?
     @Flag(help: "Print a JSON report on stdout when done.") var json = false
     @Flag(name: .shortAndLong, help: "No progress output.") var quiet = false
 
     func validate() throws {
         guard (1...64).contains(workers) else { throw ValidationError("--workers must be 1…64") }
+        if let http, CoordinatorCommand.hostPort(http) == nil {
+            throw ValidationError("--http must be HOST:PORT, e.g. 127.0.0.1:0")
+        }
         try job.validate(source: source, spec: spec)
     }
 
@@ -137,9 +146,17 @@ struct RunCommand: AsyncParsableCommand {
                     frames: status.framesDone, seconds: fraction * duration, totalSeconds: duration,
                     elapsedSeconds: Date().timeIntervalSince(started)))
         }
-        try await Lifecycle.run([
-            .init(service: farm), .init(service: watcher, successTerminationBehavior: .gracefullyShutdownGroup),
-        ])
+        // With --http, the farm's API and dashboard run beside it (`FarmServer`), stopped before it.
+        var served: [ServiceGroupConfiguration.ServiceConfiguration] = []
+        if let http, let (host, port) = CoordinatorCommand.hostPort(http) {
+            served =
+                FarmServer(coordinator: farm.coordinator, token: nil, host: host, port: port) { bound in
+                    FileHandle.standardError.write(Data("tessera: dashboard on http://\(host):\(bound)/\n".utf8))
+                }.httpServices
+        }
+        try await Lifecycle.run(
+            [.init(service: farm)] + served
+                + [.init(service: watcher, successTerminationBehavior: .gracefullyShutdownGroup)])
         let status = watcher.last.withLockedValue { $0 } ?? submitted
         reporter.finish()
         switch status.state {

@@ -34,6 +34,43 @@ import Testing
         }
     }
 
+    /// `--http` serves the local farm's API and dashboard while the job runs (FarmServer beside the
+    /// LocalFarm), on the port it reports; the job's result is the same.
+    @Test func httpServesTheLocalFarmWhileTheJobRuns() throws {
+        defer { TestMedia.cleanup(dir) }
+        let src = dir.appendingPathComponent("long.mp4"), out = dir.appendingPathComponent("out.mp4")
+        try TestMedia.make(src, seconds: 8, width: 1280, height: 720, audio: nil)
+        let log = dir.appendingPathComponent("stderr.txt")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        let process = Process()
+        process.executableURL = TestMedia.tesseraBinary
+        process.arguments = ["run", src.path, "-o", out.path, "--workers", "1", "--http", "127.0.0.1:0", "--quiet"]
+        process.standardError = try FileHandle(forWritingTo: log)
+        try process.run()
+        var url: String?
+        var answers: [String] = []
+        while process.isRunning {
+            let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            if url == nil, let range = text.range(of: #"http://127\.0\.0\.1:\d+/"#, options: .regularExpression) {
+                url = String(text[range])
+            }
+            if let url, answers.isEmpty {
+                let farm = try TestMedia.runCapturing("curl", ["-s", "--max-time", "5", url + "v1/farm"])
+                let page = try TestMedia.runCapturing("curl", ["-s", "--max-time", "5", url])
+                if farm.stdout.contains("\"runningSegments\"") { answers = [farm.stdout, page.stdout] }
+            }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
+        #expect(url != nil, "the bound port is reported")
+        #expect(answers.count == 2, "the API answered while the job ran")
+        #expect(answers.last?.contains("<html") == true || answers.last?.contains("sign") == true, "the dashboard page")
+        #expect(FileManager.default.fileExists(atPath: out.path))
+        let refused = try tessera(["run", src.path, "-o", out.path, "--http", "nowhere"])
+        #expect(refused.status == 64 && refused.stderr.contains("--http"), "\(refused.stderr)")
+    }
+
     @Test func bothVerificationLevelsWriteTheSameVerifiedFile() throws {
         defer { TestMedia.cleanup(dir) }
         let src = dir.appendingPathComponent("src.mp4")
