@@ -71,10 +71,9 @@ import Testing
     @Test func everySegmentChoosesAsTheWholeExport() async {
         await propertyCheck(count: 300, input: Gen.uint64()) { seed in
             let c = Self.makeCase(seed)
-            let whole = SegmentPlanner.planRetimed(
-                c.index, start: c.start, end: c.end, retime: c.retime, targetSeconds: nil)
-            let cut = SegmentPlanner.planRetimed(
-                c.index, start: c.start, end: c.end, retime: c.retime, targetSeconds: c.target)
+            let whole = SegmentPlanner.cut(c.index, start: c.start, end: c.end, .retimed(c.retime, targetSeconds: nil))
+            let cut = SegmentPlanner.cut(
+                c.index, start: c.start, end: c.end, .retimed(c.retime, targetSeconds: c.target))
             let n = Int(c.retime.frameCount)
             #expect(whole.segments.count == 1 && whole.segments[0].outputFrames == 0..<n, "seed \(seed)")
             #expect(cut.outputTimes == (0..<Int64(n)).map { $0 })

@@ -68,8 +68,8 @@ extension CompositionExport {
             guard let index, let retime = template.retime, retime.firstFrame == first, retime.frameCount == end else {
                 throw MediaError(.internal, "run \(i)'s map does not make instants \(first)..<\(end)")
             }
-            var cut = SegmentPlanner.planRetimed(
-                index, start: range.start, end: range.end, retime: retime, targetSeconds: target
+            var cut = SegmentPlanner.cut(
+                index, start: range.start, end: range.end, .retimed(retime, targetSeconds: target)
             ).segments
             guard !cut.isEmpty else {
                 throw MediaError(

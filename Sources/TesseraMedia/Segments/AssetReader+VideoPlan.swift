@@ -52,12 +52,14 @@ extension AssetReader {
                 throw MediaError(.invalidArgument, path: path, "frame duration \(retime.frameDuration) does not fit")
             }
             outputTimeBase = outputTB
-            planned = SegmentPlanner.planRetimed(
-                index, start: range.start, end: range.end, retime: timing,
-                targetSeconds: try segmentSeconds.map { s throws(MediaError) in try Self.outputSeconds(s) })
+            planned = SegmentPlanner.cut(
+                index, start: range.start, end: range.end,
+                .retimed(
+                    timing,
+                    targetSeconds: try segmentSeconds.map { s throws(MediaError) in try Self.outputSeconds(s) }))
         } else {
-            planned = SegmentPlanner.plan(
-                index, start: range.start, end: range.end, targetTicks: target, parallel: parallel)
+            planned = SegmentPlanner.cut(
+                index, start: range.start, end: range.end, .asIs(targetTicks: target, parallel: parallel))
         }
         let t = input.context.pointee.start_time  // as `Asset.startTime`, which `audioEndGaps(of:)` uses
         let start = t != tessera_AV_NOPTS_VALUE() ? MediaTime(value: t, timescale: AV_TIME_BASE) : .zero

@@ -1,7 +1,7 @@
 import TesseraCore
 
 extension SegmentPlanner {
-    /// Cuts a retimed export's output frames (the constant grid k·frameDuration, `retime.firstFrame` ≤ k <
+    /// The `.retimed` cut (`cut` is the entry): cuts a retimed export's output frames (the constant grid k·frameDuration, `retime.firstFrame` ≤ k <
     /// `retime.frameCount`)
     /// into segments about `targetSeconds` of output long: planned on the output timeline, so a slowed
     /// range is cut as often as its output length asks, boundaries inside it included.

@@ -22,6 +22,28 @@ enum SegmentPlanner {
         var outputTimes: [Int64]
     }
 
+    /// How a run's output frames are made, and how long its segments are wished.
+    enum Timing {
+        /// The source's own frames, cut about `targetTicks` source ticks apart at keyframes; with
+        /// `parallel` above one, the last round re-cut so every slot finishes together.
+        case asIs(targetTicks: Int64, parallel: Int)
+        /// Frames chosen along a time map on a constant grid (a retimed export, a composition's run), cut
+        /// about `targetSeconds` of output apart; nil makes one segment.
+        case retimed(SegmentRetime, targetSeconds: Rational?)
+    }
+
+    /// The one planner entry, for a plain transcode's range, a retimed export's and each run of a
+    /// composition: the run's output frames over the source range `start ..< end` (ticks; end may be
+    /// `Int64.max`), cut into segments as `timing` says.
+    static func cut(_ index: VideoPacketIndex, start: Int64, end: Int64, _ timing: Timing) -> Cut {
+        switch timing {
+        case .asIs(let targetTicks, let parallel):
+            plan(index, start: start, end: end, targetTicks: targetTicks, parallel: parallel)
+        case .retimed(let retime, let targetSeconds):
+            planRetimed(index, start: start, end: end, retime: retime, targetSeconds: targetSeconds)
+        }
+    }
+
     /// `seconds` in ticks of `timeBase`, at least one tick. A length that does not fit (a huge or
     /// non-finite value from a request, a degenerate time base from a file) is refused, never trapped on.
     /// - Throws: `.invalidArgument`.
@@ -38,6 +60,7 @@ enum SegmentPlanner {
 
     /// - Parameter parallel: segments expected to run at once. With more than one, the last round of
     ///   segments is re-cut so every slot finishes together (see `balanceTail`).
+    /// The `.asIs` cut (`cut` is the entry).
     static func plan(_ index: VideoPacketIndex, start: Int64, end: Int64, targetTicks: Int64, parallel: Int = 1) -> Cut
     {
         let packets = index.entries
