@@ -107,6 +107,7 @@ public final class Worker: @unchecked Sendable {
         c.memoryBytes = ProcessInfo.processInfo.physicalMemory
         c.videoEncoders = CodecSupport.videoEncoders.map(\.rawValue)
         c.videoDecoders = CodecSupport.videoDecoders
+        c.features = WorkerFeature.all
         var backends: [ProcessingBackend] = [.cpu]
         if configuration.backend != .cpu, case .success(let device) = VulkanProcessor.availableDevice() {
             backends.append(.vulkan)

@@ -34,6 +34,36 @@ import Testing
         }
     }
 
+    /// HDR10 kept through the farm: every segment's encode (on workers, over the wire) signals the
+    /// source's mastering display and light levels, and the stitched file's container states them.
+    @Test func hdr10SurvivesTheFarm() throws {
+        defer { TestMedia.cleanup(dir) }
+        let src = dir.appendingPathComponent("hdr.mp4"), out = dir.appendingPathComponent("out.mkv")
+        try TestMedia.make(
+            src, seconds: 2, width: 320, height: 180,
+            video: [
+                "-pix_fmt", "yuv420p10le", "-c:v", "libx265", "-x265-params",
+                "hdr10=1:colorprim=bt2020:transfer=smpte2084:colormatrix=bt2020nc:max-cll=1000,400:keyint=15:"
+                    + "master-display=G(13250,34500)B(7500,3000)R(34000,16000)WP(15635,16450)L(10000000,1):log-level=error",
+            ], audio: nil)
+        let r = try tessera([
+            "run", src.path, "-o", out.path, "--preset", "HEVC1920x1080", "--workers", "2", "--segment-duration", "0.5",
+            "--json", "--quiet",
+        ])
+        #expect(r.status == 0, "\(r.stderr)")
+        let report = try report(r.stdout)
+        #expect((report["segments"] as? Int ?? 0) >= 3)
+        #expect(!((report["notCarried"] as? [String]) ?? []).contains { $0.contains("HDR") })
+        let frames = try TestMedia.run(
+            "ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_frames", "-of", "json", out.path])
+        let keyed = frames.components(separatedBy: "\"key_frame\": 1").count - 1
+        let signalled = frames.components(separatedBy: "Mastering display metadata").count - 1
+        #expect(keyed >= 3 && signalled >= keyed, "every segment's keyframe signals it: \(signalled) of \(keyed)")
+        let stream = try TestMedia.run(
+            "ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_streams", "-of", "json", out.path])
+        #expect(stream.contains("Mastering display metadata") && stream.contains("\"max_content\": 1000"))
+    }
+
     /// `--http` serves the local farm's API and dashboard while the job runs (FarmServer beside the
     /// LocalFarm), on the port it reports; the job's result is the same.
     @Test func httpServesTheLocalFarmWhileTheJobRuns() throws {

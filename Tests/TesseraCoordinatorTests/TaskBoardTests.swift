@@ -114,6 +114,13 @@ import Testing
         work.backend = .vulkan
         #expect(!Dispatcher.canRun(work, caps), "no Vulkan device")
         #expect(Dispatcher.canRun(Self.work(0), Tessera_V1_Capabilities()), "no lists: trusted")
+        // A task that keeps HDR10 goes only to a worker that signals it: an older one would drop it.
+        work = Self.work(0)
+        work.hdr = HDRMetadata(maxContentLightLevel: 1000, maxFrameAverageLightLevel: 400)
+        #expect(!Dispatcher.canRun(work, caps), "no hdr10 feature")
+        #expect(!Dispatcher.canRun(work, Tessera_V1_Capabilities()), "a worker that lists nothing does not have it")
+        caps.features = [WorkerFeature.hdr10]
+        #expect(Dispatcher.canRun(work, caps))
     }
 
     @Test func stalledOnlyUntilTheWorkerShowsProgress() {

@@ -35,9 +35,10 @@ import Testing
 
     static func near(_ a: Double, _ b: Double, _ slack: Double = 0.002) -> Bool { abs(a - b) <= slack }
 
-    /// An HDR (PQ) source is not tone-mapped yet: an 8-bit output says so, and every output says the
-    /// HDR10 metadata is not carried, instead of writing it silently.
-    @Test func hdrThatIsNotCarriedIsNamed() throws {
+    /// An HDR10 source (PQ, mastering display and light levels in its frames, as x265 writes them): a
+    /// 10-bit HEVC output keeps it, the metadata in the encoded frames and the container, one pass and
+    /// segmented; an 8-bit output is not tone-mapped yet, and says so instead of writing it silently.
+    @Test func hdr10IsKeptInA10BitHEVCOutputAndNamedWhereItIsNot() throws {
         let dir = try TestMedia.makeDirectory("carry-hdr")
         defer { TestMedia.cleanup(dir) }
         let src = dir.appendingPathComponent("hdr.mp4")
@@ -45,15 +46,45 @@ import Testing
             src, seconds: 1,
             video: [
                 "-pix_fmt", "yuv420p10le", "-c:v", "libx265", "-x265-params",
-                "hdr10=1:colorprim=bt2020:transfer=smpte2084:colormatrix=bt2020nc:max-cll=1000,400:log-level=error",
+                "hdr10=1:colorprim=bt2020:transfer=smpte2084:colormatrix=bt2020nc:max-cll=1000,400:log-level=error:"
+                    + "master-display=G(13250,34500)B(7500,3000)R(34000,16000)WP(15635,16450)L(10000000,1)",
             ], audio: nil)
         let sdr = try Self.export(src, dir.appendingPathComponent("sdr.mp4"), segmented: false)
         #expect(sdr.notCarried.contains { $0.contains("8 bits") && $0.contains("PQ") }, "\(sdr.notCarried)")
         var hevc = Self.settings
         hevc.video = VideoSettings(codec: .hevc, speed: "ultrafast")
-        let kept = try Self.export(src, dir.appendingPathComponent("hevc.mp4"), segmented: false, settings: hevc)
-        #expect(!kept.notCarried.contains { $0.contains("8 bits") }, "\(kept.notCarried)")
-        #expect(kept.notCarried.contains { $0.contains("HDR10 metadata") })
+        for (name, segmented) in [("hevc.mp4", false), ("hevc-segments.mkv", true)] {
+            let out = dir.appendingPathComponent(name)
+            let kept = try Self.export(src, out, segmented: segmented, settings: hevc)
+            #expect(!kept.notCarried.contains { $0.contains("HDR") }, "\(kept.notCarried)")
+            let frame = try TestMedia.run(
+                "ffprobe",
+                [
+                    "-v", "error", "-select_streams", "v:0", "-read_intervals", "%+#1", "-show_frames", "-of", "json",
+                    out.path,
+                ])
+            let stream = try TestMedia.run(
+                "ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_streams", "-of", "json", out.path])
+            // ffprobe prints the values as fractions, each container reduced its own way: read them as numbers.
+            func value(_ text: String, _ key: String) -> Double? {
+                guard let r = text.range(of: "\"\(key)\": \"") else { return nil }
+                let parts = text[r.upperBound...].prefix { $0 != "\"" }.split(separator: "/").compactMap { Double($0) }
+                return parts.count == 2 && parts[1] != 0 ? parts[0] / parts[1] : nil
+            }
+            for (what, text) in [("frame", frame), ("container", stream)] {
+                let (red, white, peak) = (
+                    value(text, "red_x"), value(text, "white_point_x"), value(text, "max_luminance")
+                )
+                #expect(red == 0.68 && abs((white ?? 0) - 0.3127) < 1e-4 && peak == 1000, "\(name) \(what): \(text)")
+                #expect(
+                    text.contains("\"max_content\": 1000") && text.contains("\"max_average\": 400"), "\(name) \(what)")
+            }
+            #expect(stream.contains("smpte2084") && stream.contains("yuv420p10le"))
+        }
+        var av1 = Self.settings
+        av1.video = VideoSettings(codec: .av1, speed: "12")
+        let named = try Self.export(src, dir.appendingPathComponent("av1.mkv"), segmented: false, settings: av1)
+        #expect(named.notCarried.contains { $0.contains("only a 10-bit HEVC output keeps it") }, "\(named.notCarried)")
     }
 
     /// A source's timecode (a ProRes master's tmcd track) is carried on the output's video track,

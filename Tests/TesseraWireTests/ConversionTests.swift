@@ -120,6 +120,23 @@ import Testing
         ("task.retime.origin", { $0.retime.origin.den = -1 }),
         ("task.retime", { $0.spec.outputEndFrame = 1 << 40 }),
         // A composition's layer.
+        ("task.hdr.primaries", { $0.hdr.primaries = [0.68, 0.32, 0.265] }),
+        (
+            "task.hdr.primaries",
+            {
+                $0.hdr.primaries = [0.68, 0.32, 0.265, 0.69, 0.15, .nan]
+                $0.hdr.whitePoint = [0.3127, 0.329]
+            }
+        ),
+        (
+            "task.hdr.max_luminance",
+            {
+                $0.hdr.primaries = [0.68, 0.32, 0.265, 0.69, 0.15, 0.06]
+                $0.hdr.whitePoint = [0.3127, 0.329]
+                $0.hdr.maxLuminance = .infinity
+            }
+        ),
+        ("task.hdr.max_content_light_level", { $0.hdr.maxContentLightLevel = 70000 }),
         ("task.layer.render_width", { $0.layer.renderWidth = 17 }),
         ("task.layer.render_height", { $0.layer.renderHeight = 100_000 }),
         ("task.layer.background", { $0.layer.background = 0x100_0000 }),

@@ -94,7 +94,17 @@ struct WorkGenerator {
             packets: packets(packetCount, maxBytes: 3000), settings: settings(), endTick: maybe { $0.int64() },
             sourceName: pick(["", "clip.mov", "/srv/media/ünïcode name.mp4"]),
             backend: pick(ProcessingBackend.allCases),
-            checkDecodes: bool(), retime: retime)
+            checkDecodes: bool(), retime: retime,
+            hdr: maybe { g in
+                HDRMetadata(
+                    masteringDisplay: g.bool()
+                        ? .init(
+                            primaries: [[0.68, 0.32], [0.265, 0.69], [0.15, 0.06]], whitePoint: [0.3127, 0.329],
+                            minLuminance: Double(g.int(0...50)) / 10000, maxLuminance: Double(g.int(100...10000)))
+                        : nil,
+                    maxContentLightLevel: g.maybe { $0.int(0...65535) },
+                    maxFrameAverageLightLevel: g.maybe { $0.int(0...65535) })
+            })
     }
 
     /// A valid time map of 1–4 pieces (linear, ramp, freeze at speeds within 1/32…32), a frame duration

@@ -164,6 +164,7 @@ extension Dispatcher {
         c.backends = list(c.backends)
         c.videoEncoders = list(c.videoEncoders)
         c.videoDecoders = list(c.videoDecoders)
+        c.features = Array(c.features.prefix(64)).map { $0.logSafe(limit: 64) }
         c.backendChoices = Array(c.backendChoices.prefix(8)).map { choice in
             var choice = choice
             choice.requested = choice.requested.logSafe()
@@ -598,6 +599,8 @@ extension Dispatcher {
         if !c.videoDecoders.isEmpty && !c.videoDecoders.contains(work.source.codec) { return false }
         if !c.videoEncoders.isEmpty && !c.videoEncoders.contains(work.settings.codec.rawValue) { return false }
         if work.backend == .vulkan && !c.backends.contains(ProcessingBackend.vulkan.rawValue) { return false }
+        // An older worker would drop the HDR metadata without a word: such a task waits for one that signals it.
+        if work.hdr != nil && !c.features.contains(WorkerFeature.hdr10) { return false }
         return true
     }
 

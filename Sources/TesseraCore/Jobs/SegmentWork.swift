@@ -26,12 +26,15 @@ public struct SegmentWork: Sendable, Hashable {
     /// Set for a segment of a composition: how its frames are placed on the render. A gap's segment
     /// (`layer.isGap`) has no packets and no retime; its time base is the frame duration.
     public var layer: SegmentLayer?
+    /// Set when the output keeps HDR: the HDR10 static metadata the encoder signals (a 10-bit HEVC
+    /// encode of a PQ or HLG source).
+    public var hdr: HDRMetadata?
 
     public init(
         spec: SegmentSpec, source: CodecConfiguration, timeBase: Rational, frameRate: Rational,
         rotation: Rotation, packets: [EncodedPacket], settings: VideoSettings, endTick: Int64?,
         sourceName: String, backend: ProcessingBackend, checkDecodes: Bool = true, retime: SegmentRetime? = nil,
-        layer: SegmentLayer? = nil
+        layer: SegmentLayer? = nil, hdr: HDRMetadata? = nil
     ) {
         self.spec = spec
         self.source = source
@@ -46,6 +49,7 @@ public struct SegmentWork: Sendable, Hashable {
         self.checkDecodes = checkDecodes
         self.retime = retime
         self.layer = layer
+        self.hdr = hdr
     }
 
     /// The output's time base: the source's, or one tick per frame of a retimed export.

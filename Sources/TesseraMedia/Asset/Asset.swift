@@ -171,7 +171,7 @@ extension Asset {
             keyframeIndexes: keyframeIndexes, chapters: chapters, timecode: timecode)
     }
 
-    private static func firstFrame(_ path: String, track: Int) throws(MediaError) -> Frame? {
+    static func firstFrame(_ path: String, track: Int) throws(MediaError) -> Frame? {
         let reader = try AssetReader(path: path)
         let output = try reader.addOutput(trackID: track)
         try reader.startReading()

@@ -117,6 +117,7 @@ public final class ExportSession: @unchecked Sendable {
                 optimizeForNetworkUse: settings.optimizeForNetworkUse)
             writer.metadata = Self.copyableMetadata(reader.input)
             writer.timecode = tracks.timecode
+            writer.hdr = tracks.hdr
             return writer
         }
         let total = retime?.map.outputDuration.seconds ?? range.map { $0.duration.seconds } ?? assetDuration.seconds

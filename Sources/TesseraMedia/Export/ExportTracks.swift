@@ -37,6 +37,9 @@ struct ExportTracks {
     var notCarried: [String] = []
     /// The output's start timecode: the source's, advanced to the range's first frame (`AssetWriter`).
     var timecode: String?
+    /// HDR10 static metadata the output keeps (a 10-bit HEVC output of a PQ or HLG source): passed to the
+    /// encoder (`VideoEncoding`) and the container (`AssetWriter.hdr`).
+    var hdr: HDRMetadata?
 
     /// QuickTime's timecode track type, `tmcd`, as FFmpeg's little-endian codec tag.
     static let tmcd =
@@ -93,20 +96,37 @@ struct ExportTracks {
                 tracks.notCarried.removeAll()
             }
         }
-        // HDR is not tone-mapped to SDR, and its static metadata is not passed on yet: said, not silent.
+        // HDR: a 10-bit HEVC output keeps it, its static metadata passed to the encoder and the container;
+        // what another output cannot keep is said, not silent (tone mapping to SDR is not built yet).
         if let video = tracks.video, let vs = settings.video, !settings.passthrough {
             let p = input.streams[video].pointee.codecpar.pointee
             if p.color_trc == AVCOL_TRC_SMPTE2084 || p.color_trc == AVCOL_TRC_ARIB_STD_B67 {
                 let curve = p.color_trc == AVCOL_TRC_SMPTE2084 ? "PQ" : "HLG"
-                if VideoEncoding.outputFormat(vs, source: AVPixelFormat(rawValue: p.format)).bitDepth <= 8 {
+                let depth = VideoEncoding.outputFormat(vs, source: AVPixelFormat(rawValue: p.format)).bitDepth
+                // HEVC and AV1 carry the mastering display in the frames; the first one says it.
+                var hdr = HDRMetadata.read(stream: input.streams[video]) ?? HDRMetadata()
+                if let frame = try? Asset.firstFrame(reader.path, track: video) { hdr = hdr.adding(frame: frame) }
+                let hasStatic = hdr.masteringDisplay != nil || hdr.maxContentLightLevel != nil
+                if depth <= 8 {
                     tracks.notCarried.append(
                         "HDR (\(curve)) is not carried as HDR: the pictures are written in 8 bits, still labelled "
-                            + "BT.2020/\(curve), without tone mapping to SDR (not done yet; a 10-bit HEVC or AV1 "
-                            + "output keeps them HDR)")
+                            + "BT.2020/\(curve), without tone mapping to SDR (not done yet; a 10-bit HEVC output "
+                            + "keeps them HDR)")
+                } else if vs.codec == .hevc {
+                    if hasStatic { tracks.hdr = hdr }
+                } else if hasStatic {
+                    tracks.notCarried.append(
+                        "HDR10 metadata (mastering display, content light level) is not carried: only a 10-bit HEVC "
+                            + "output keeps it here")
                 }
-                tracks.notCarried.append(
-                    "HDR10 metadata (mastering display, content light level), where the source has any, is not "
-                        + "carried yet")
+                if let profile = hdr.dolbyVisionProfile {
+                    tracks.notCarried.append(
+                        "Dolby Vision\(profile > 0 ? " profile \(profile)" : "") metadata (RPUs) is not carried: "
+                            + "the output is its HDR10/HLG base layer")
+                }
+                if hdr.hdr10Plus {
+                    tracks.notCarried.append("HDR10+ dynamic metadata (SMPTE ST 2094-40) is not carried")
+                }
             }
         }
         // A timecode (the container's, a tmcd track's or the video's tag) is carried on the video track.

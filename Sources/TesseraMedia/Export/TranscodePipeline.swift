@@ -70,7 +70,8 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
         if let vs = settings.video, let id = tracks.video {
             let source = StreamDescription(stream: reader.input.streams[id])
             let output = try reader.addOutput(trackID: id)
-            video = try makeVideoLeg(vs, source: source, output: output, writer: writer, retime: retime)
+            video = try makeVideoLeg(
+                vs, source: source, output: output, writer: writer, retime: retime, hdr: tracks.hdr)
         }
         if let settingsA = settings.audio {
             for id in tracks.audio {
@@ -100,9 +101,9 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
 
     private static func makeVideoLeg(
         _ vs: VideoSettings, source: StreamDescription, output: AssetReaderTrackOutput,
-        writer: AssetWriter, retime: ExportRetime?
+        writer: AssetWriter, retime: ExportRetime?, hdr: HDRMetadata?
     ) throws(MediaError) -> VideoLeg {
-        let encoding = try VideoEncoding(vs, source: source)
+        let encoding = try VideoEncoding(vs, source: source, hdr: hdr)
         var encoderInput = encoding.encoderInput
         var retimer: FrameRetimer? = nil
         if let retime {

@@ -18,16 +18,17 @@ struct VideoEncoding {
     }
 
     /// - Throws: `.unsupported` when the encoder cannot take the chosen pixel format.
-    init(_ vs: VideoSettings, source: StreamDescription) throws(MediaError) {
+    init(_ vs: VideoSettings, source: StreamDescription, hdr: HDRMetadata? = nil) throws(MediaError) {
         try self.init(
             vs, parameters: source.parameters, timeBase: source.timeBase, frameRate: source.frameRate,
-            rotation: source.rotation)
+            rotation: source.rotation, hdr: hdr)
     }
 
     /// From the source stream's parts, as a segment task carries them.
+    /// - Parameter hdr: the HDR10 metadata the output keeps (`ExportTracks.hdr`), signalled by the encoder.
     init(
         _ vs: VideoSettings, parameters p: AVCodecParameters, timeBase: AVRational, frameRate: AVRational,
-        rotation: Rotation
+        rotation: Rotation, hdr: HDRMetadata? = nil
     ) throws(MediaError) {
         self.rotation = rotation
         let displayW = rotation.swapsDimensions ? Int(p.height) : Int(p.width)
@@ -47,6 +48,6 @@ struct VideoEncoding {
             width: w, height: h, pixelFormat: wanted.avFormat, timeBase: timeBase, frameRate: frameRate,
             sampleAspectRatio: p.sample_aspect_ratio.num > 0 ? p.sample_aspect_ratio : AVRational(num: 1, den: 1),
             colorSpace: p.color_space, colorPrimaries: p.color_primaries, colorTransfer: p.color_trc,
-            colorRange: colorRange, chromaLocation: p.chroma_location)
+            colorRange: colorRange, chromaLocation: p.chroma_location, hdr: hdr)
     }
 }

@@ -67,7 +67,7 @@ final class SegmentEncodeLeg {
             let encoding = try VideoEncoding(
                 settings, parameters: source.pointer.pointee,
                 timeBase: try AVRational(outputTB, "\(work.sourceName): the output time base"),
-                frameRate: frameRate, rotation: work.rotation)
+                frameRate: frameRate, rotation: work.rotation, hdr: work.hdr)
             (encoderInput, processing) = (encoding.encoderInput, encoding.processing)
         }
         encoder = try Encoder(video: settings, input: encoderInput, globalHeader: true, threads: threads)

@@ -90,7 +90,7 @@ final class SegmentedExport: @unchecked Sendable {
             timeBase: Rational(tb), frameRate: Rational(source.frameRate), rotation: rotation,
             packets: [], settings: vs, endTick: nil, sourceName: reader.path,
             backend: config.backend, checkDecodes: config.verification.decodesSegments,
-            retime: config.retime?.segmentRetime(rangeStartTick: range.start))
+            retime: config.retime?.segmentRetime(rangeStartTick: range.start), hdr: config.tracks.hdr)
         let engine = try SegmentedEngine(
             runs: [.init(specs: plan, template: template, source: (reader.path, videoID), lastEnd: lastEnd)],
             failure: failure, parallel: config.parallel, makeExecutor: config.makeExecutor,

@@ -24,6 +24,9 @@ public final class AssetWriter: @unchecked Sendable {
     /// The output's start timecode, written on its video track (a QuickTime/MP4 `tmcd` track, a Matroska
     /// tag): the one place a timecode reaches the output (a copied stream's own tag is not kept).
     public var timecode: String?
+    /// HDR10 static metadata for the video track's container boxes (Matroska's MasteringMetadata,
+    /// ISO BMFF's mdcv and clli where the muxer writes them), beside the encoder's own signalling.
+    public var hdr: HDRMetadata?
     /// Chapters to write, on the output's timeline.
     var chapters: [Chapter] = []
 
@@ -208,6 +211,40 @@ public final class AssetWriter: @unchecked Sendable {
         av_dict_copy(&stream.pointee.metadata, source.pointee.metadata, 0)
     }
 
+    /// Puts HDR10 static metadata on a stream as libavformat's side data, replacing what was copied.
+    static func attach(_ hdr: HDRMetadata, to stream: UnsafeMutablePointer<AVStream>) {
+        func q(_ v: Double, _ scale: Int32) -> AVRational {
+            AVRational(num: Int32((min(max(v, 0), Double(Int32.max / scale)) * Double(scale)).rounded()), den: scale)
+        }
+        if let m = hdr.masteringDisplay, m.primaries.count == 3, m.primaries.allSatisfy({ $0.count == 2 }),
+            m.whitePoint.count == 2,
+            let data = av_stream_new_side_data(
+                stream, AV_PKT_DATA_MASTERING_DISPLAY_METADATA, MemoryLayout<AVMasteringDisplayMetadata>.size)
+        {
+            var md = AVMasteringDisplayMetadata()
+            md.display_primaries = (
+                (q(m.primaries[0][0], 50000), q(m.primaries[0][1], 50000)),
+                (q(m.primaries[1][0], 50000), q(m.primaries[1][1], 50000)),
+                (q(m.primaries[2][0], 50000), q(m.primaries[2][1], 50000))
+            )
+            md.white_point = (q(m.whitePoint[0], 50000), q(m.whitePoint[1], 50000))
+            md.min_luminance = q(m.minLuminance, 10000)
+            md.max_luminance = q(m.maxLuminance, 10000)
+            md.has_primaries = 1
+            md.has_luminance = 1
+            UnsafeMutableRawPointer(data).storeBytes(of: md, as: AVMasteringDisplayMetadata.self)
+        }
+        if let cll = hdr.maxContentLightLevel,
+            let data = av_stream_new_side_data(
+                stream, AV_PKT_DATA_CONTENT_LIGHT_LEVEL, MemoryLayout<AVContentLightMetadata>.size)
+        {
+            var light = AVContentLightMetadata()
+            light.MaxCLL = UInt32(min(max(cll, 0), 65535))
+            light.MaxFALL = UInt32(min(max(hdr.maxFrameAverageLightLevel ?? 0, 0), 65535))
+            UnsafeMutableRawPointer(data).storeBytes(of: light, as: AVContentLightMetadata.self)
+        }
+    }
+
     static let quickTimePrefix = "com.apple.quicktime."
 
     /// The QuickTime keys in a container's metadata, without their prefix (`make`, `model`), sorted.
@@ -227,13 +264,14 @@ public final class AssetWriter: @unchecked Sendable {
         guard state == .configuring, let ctx = context else { return }
         for (key, value) in metadata { av_dict_set(&ctx.pointee.metadata, key, value, 0) }
         av_dict_set(&ctx.pointee.metadata, "timecode", nil, 0)
-        var timecodeWritten = false
+        var videoTagged = false
         for i in 0..<Int(ctx.pointee.nb_streams) {
             guard let stream = ctx.pointee.streams[i] else { continue }
             av_dict_set(&stream.pointee.metadata, "timecode", nil, 0)
-            if let timecode, !timecodeWritten, stream.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO {
-                av_dict_set(&stream.pointee.metadata, "timecode", timecode, 0)
-                timecodeWritten = true
+            if !videoTagged, stream.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO {
+                if let timecode { av_dict_set(&stream.pointee.metadata, "timecode", timecode, 0) }
+                if let hdr { Self.attach(hdr, to: stream) }
+                videoTagged = true
             }
         }
         do throws(MediaError) { try writeChapters(ctx) } catch {

@@ -21,6 +21,9 @@ final class Encoder: @unchecked Sendable {
         var colorTransfer: AVColorTransferCharacteristic
         var colorRange: AVColorRange
         var chromaLocation: AVChromaLocation
+        /// HDR10 static metadata to signal (mastering display, content light level): set only for an
+        /// output that keeps HDR (`VideoEncoding`).
+        var hdr: HDRMetadata? = nil
     }
 
     /// - Throws: `.unsupported` when the encoder is not in this FFmpeg build or rejects the pixel format,
@@ -62,7 +65,7 @@ final class Encoder: @unchecked Sendable {
             if input.frameRate.num > 0 && input.frameRate.den > 0 { try set("x264-params", "force-cfr=1") }
         case .hevc:
             try set("preset", speed)
-            try set("x265-params", "log-level=error")
+            try set("x265-params", (["log-level=error"] + (input.hdr.map(Self.x265HDR) ?? [])).joined(separator: ":"))
         case .av1:
             try set("preset", speed)
         case .vp9:
@@ -121,6 +124,29 @@ final class Encoder: @unchecked Sendable {
             try ff(got, "receive packet from \(name)")
             try body(packet)
         }
+    }
+
+    /// x265's HDR10 SEI parameters: chromaticities in units of 0.00002, luminance in 0.0001 cd/m²,
+    /// green first, as SMPTE ST 2086 orders them. Values from a file are clamped into the fields' ranges.
+    static func x265HDR(_ hdr: HDRMetadata) -> [String] {
+        var params: [String] = []
+        if let m = hdr.masteringDisplay, m.primaries.count == 3, m.primaries.allSatisfy({ $0.count == 2 }),
+            m.whitePoint.count == 2
+        {
+            func xy(_ p: [Double]) -> String {
+                "(\(Int((min(max(p[0], 0), 1) * 50000).rounded())),\(Int((min(max(p[1], 0), 1) * 50000).rounded())))"
+            }
+            func lum(_ v: Double) -> Int { Int((min(max(v, 0), 100_000) * 10000).rounded()) }
+            let (r, g, b) = (m.primaries[0], m.primaries[1], m.primaries[2])
+            params.append(
+                "master-display=G\(xy(g))B\(xy(b))R\(xy(r))WP\(xy(m.whitePoint))L(\(lum(m.maxLuminance)),\(lum(m.minLuminance)))"
+            )
+        }
+        if let cll = hdr.maxContentLightLevel {
+            params.append(
+                "max-cll=\(min(max(cll, 0), 65535)),\(min(max(hdr.maxFrameAverageLightLevel ?? 0, 0), 65535))")
+        }
+        return params
     }
 
     /// Settings come from requests and the wire: a value out of the C field's range is refused, never trapped on.

@@ -23,6 +23,7 @@ extension Tessera_V1_SegmentTask {
         skipDecodeCheck = !work.checkDecodes
         if let r = work.retime { retime = try Tessera_V1_Retime(r, field: "task.retime") }
         if let l = work.layer { layer = try Tessera_V1_Layer(l, field: "task.layer") }
+        if let h = work.hdr { hdr = Tessera_V1_HDRMetadata(h) }
         try WireValue.checkOutgoing { () throws(WireError) in try validateTask() }
     }
 
@@ -86,6 +87,7 @@ extension SegmentWork {
             checkDecodes: !wire.skipDecodeCheck,
             retime: wire.hasRetime
                 ? try SegmentRetime(wire: wire.retime, outputFrames: spec.outputFrames, field: "task.retime") : nil,
-            layer: wire.hasLayer ? try SegmentLayer(wire: wire.layer, field: "task.layer") : nil)
+            layer: wire.hasLayer ? try SegmentLayer(wire: wire.layer, field: "task.layer") : nil,
+            hdr: wire.hasHdr ? try HDRMetadata(wire: wire.hdr, field: "task.hdr") : nil)
     }
 }

@@ -420,6 +420,10 @@ public nonisolated struct Tessera_V1_Capabilities: Sendable {
   /// processing, or recalls an earlier measurement). Empty until the worker has processed a frame.
   public var backendChoices: [Tessera_V1_BackendChoice] = []
 
+  /// Optional behaviours it implements beyond this version's base (PROTOCOL.md §7): "hdr10" means it
+  /// signals SegmentTask.hdr in its encodes. A task that needs one goes only to workers that list it.
+  public var features: [String] = []
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -765,7 +769,8 @@ public nonisolated struct Tessera_V1_SegmentSpec: Sendable {
   fileprivate var _timeMap: Tessera_V1_TimeMapPiece? = nil
 }
 
-/// output = output_start + (source - source_start) * rate, in source ticks.
+/// output = output_start + (source - source_start), in source ticks; rate is always 1 (a retimed
+/// task's frames follow its retime instead), and a task with any other rate is refused.
 public nonisolated struct Tessera_V1_TimeMapPiece: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -1107,6 +1112,17 @@ public nonisolated struct Tessera_V1_SegmentTask: @unchecked Sendable {
   /// Clears the value of `layer`. Subsequent reads from it will return its default value.
   public mutating func clearLayer() {_uniqueStorage()._layer = nil}
 
+  /// Set when the output keeps HDR (a 10-bit HEVC encode of a PQ or HLG source, PROTOCOL.md §7): the
+  /// static metadata the encoder signals with every keyframe. Sent only to workers with feature "hdr10".
+  public var hdr: Tessera_V1_HDRMetadata {
+    get {_storage._hdr ?? Tessera_V1_HDRMetadata()}
+    set {_uniqueStorage()._hdr = newValue}
+  }
+  /// Returns true if `hdr` has been explicitly set.
+  public var hasHdr: Bool {_storage._hdr != nil}
+  /// Clears the value of `hdr`. Subsequent reads from it will return its default value.
+  public mutating func clearHdr() {_uniqueStorage()._hdr = nil}
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -1114,7 +1130,53 @@ public nonisolated struct Tessera_V1_SegmentTask: @unchecked Sendable {
   fileprivate var _storage = _StorageClass.defaultInstance
 }
 
-/// One asset's layer in a composition's render (VideoLayer and the opacity ramps in TesseraMedia).
+/// SMPTE ST 2086 mastering display and CTA-861.3 content light level.
+public nonisolated struct Tessera_V1_HDRMetadata: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// red x, y, green x, y, blue x, y (CIE 1931, 0 to 1); 6 or none
+  public var primaries: [Double] = []
+
+  /// x, y (0 to 1); 2 or none, present with the primaries
+  public var whitePoint: [Double] = []
+
+  /// cd/m², 0 to 100000
+  public var minLuminance: Double = 0
+
+  /// cd/m², 0 to 100000
+  public var maxLuminance: Double = 0
+
+  /// MaxCLL, cd/m², at most 65535
+  public var maxContentLightLevel: UInt32 {
+    get {_maxContentLightLevel ?? 0}
+    set {_maxContentLightLevel = newValue}
+  }
+  /// Returns true if `maxContentLightLevel` has been explicitly set.
+  public var hasMaxContentLightLevel: Bool {self._maxContentLightLevel != nil}
+  /// Clears the value of `maxContentLightLevel`. Subsequent reads from it will return its default value.
+  public mutating func clearMaxContentLightLevel() {self._maxContentLightLevel = nil}
+
+  /// MaxFALL, cd/m², at most 65535
+  public var maxFrameAverageLightLevel: UInt32 {
+    get {_maxFrameAverageLightLevel ?? 0}
+    set {_maxFrameAverageLightLevel = newValue}
+  }
+  /// Returns true if `maxFrameAverageLightLevel` has been explicitly set.
+  public var hasMaxFrameAverageLightLevel: Bool {self._maxFrameAverageLightLevel != nil}
+  /// Clears the value of `maxFrameAverageLightLevel`. Subsequent reads from it will return its default value.
+  public mutating func clearMaxFrameAverageLightLevel() {self._maxFrameAverageLightLevel = nil}
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _maxContentLightLevel: UInt32? = nil
+  fileprivate var _maxFrameAverageLightLevel: UInt32? = nil
+}
+
+/// One asset's layer in a composition's render (LayerRenderer and the opacity ramps in TesseraMedia).
 public nonisolated struct Tessera_V1_Layer: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -1764,7 +1826,7 @@ nonisolated extension Tessera_V1_Hello: SwiftProtobuf.Message, SwiftProtobuf._Me
 
 nonisolated extension Tessera_V1_Capabilities: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Capabilities"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}hostname\0\u{1}cores\0\u{3}memory_bytes\0\u{3}video_encoders\0\u{3}video_decoders\0\u{1}backends\0\u{3}vulkan_device\0\u{1}software\0\u{1}slots\0\u{3}backend_choices\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}hostname\0\u{1}cores\0\u{3}memory_bytes\0\u{3}video_encoders\0\u{3}video_decoders\0\u{1}backends\0\u{3}vulkan_device\0\u{1}software\0\u{1}slots\0\u{3}backend_choices\0\u{1}features\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1782,6 +1844,7 @@ nonisolated extension Tessera_V1_Capabilities: SwiftProtobuf.Message, SwiftProto
       case 8: try { try decoder.decodeSingularStringField(value: &self.software) }()
       case 9: try { try decoder.decodeSingularUInt32Field(value: &self.slots) }()
       case 10: try { try decoder.decodeRepeatedMessageField(value: &self.backendChoices) }()
+      case 11: try { try decoder.decodeRepeatedStringField(value: &self.features) }()
       default: break
       }
     }
@@ -1818,6 +1881,9 @@ nonisolated extension Tessera_V1_Capabilities: SwiftProtobuf.Message, SwiftProto
     if !self.backendChoices.isEmpty {
       try visitor.visitRepeatedMessageField(value: self.backendChoices, fieldNumber: 10)
     }
+    if !self.features.isEmpty {
+      try visitor.visitRepeatedStringField(value: self.features, fieldNumber: 11)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1832,6 +1898,7 @@ nonisolated extension Tessera_V1_Capabilities: SwiftProtobuf.Message, SwiftProto
     if lhs.software != rhs.software {return false}
     if lhs.slots != rhs.slots {return false}
     if lhs.backendChoices != rhs.backendChoices {return false}
+    if lhs.features != rhs.features {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -2832,7 +2899,7 @@ nonisolated extension Tessera_V1_VideoSettings: SwiftProtobuf.Message, SwiftProt
 
 nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".SegmentTask"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}spec\0\u{1}source\0\u{3}time_base\0\u{3}frame_rate\0\u{3}rotation_degrees\0\u{1}packets\0\u{1}settings\0\u{3}end_tick\0\u{3}source_name\0\u{1}backend\0\u{3}rotation_mirrored\0\u{3}skip_decode_check\0\u{1}retime\0\u{1}layer\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}spec\0\u{1}source\0\u{3}time_base\0\u{3}frame_rate\0\u{3}rotation_degrees\0\u{1}packets\0\u{1}settings\0\u{3}end_tick\0\u{3}source_name\0\u{1}backend\0\u{3}rotation_mirrored\0\u{3}skip_decode_check\0\u{1}retime\0\u{1}layer\0\u{1}hdr\0")
 
   fileprivate class _StorageClass {
     var _spec: Tessera_V1_SegmentSpec? = nil
@@ -2849,6 +2916,7 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
     var _skipDecodeCheck: Bool = false
     var _retime: Tessera_V1_Retime? = nil
     var _layer: Tessera_V1_Layer? = nil
+    var _hdr: Tessera_V1_HDRMetadata? = nil
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -2873,6 +2941,7 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
       _skipDecodeCheck = source._skipDecodeCheck
       _retime = source._retime
       _layer = source._layer
+      _hdr = source._hdr
     }
   }
 
@@ -2905,6 +2974,7 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
         case 12: try { try decoder.decodeSingularBoolField(value: &_storage._skipDecodeCheck) }()
         case 13: try { try decoder.decodeSingularMessageField(value: &_storage._retime) }()
         case 14: try { try decoder.decodeSingularMessageField(value: &_storage._layer) }()
+        case 15: try { try decoder.decodeSingularMessageField(value: &_storage._hdr) }()
         default: break
         }
       }
@@ -2959,6 +3029,9 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
       try { if let v = _storage._layer {
         try visitor.visitSingularMessageField(value: v, fieldNumber: 14)
       } }()
+      try { if let v = _storage._hdr {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 15)
+      } }()
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -2982,10 +3055,70 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
         if _storage._skipDecodeCheck != rhs_storage._skipDecodeCheck {return false}
         if _storage._retime != rhs_storage._retime {return false}
         if _storage._layer != rhs_storage._layer {return false}
+        if _storage._hdr != rhs_storage._hdr {return false}
         return true
       }
       if !storagesAreEqual {return false}
     }
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Tessera_V1_HDRMetadata: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".HDRMetadata"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}primaries\0\u{3}white_point\0\u{3}min_luminance\0\u{3}max_luminance\0\u{3}max_content_light_level\0\u{3}max_frame_average_light_level\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeRepeatedDoubleField(value: &self.primaries) }()
+      case 2: try { try decoder.decodeRepeatedDoubleField(value: &self.whitePoint) }()
+      case 3: try { try decoder.decodeSingularDoubleField(value: &self.minLuminance) }()
+      case 4: try { try decoder.decodeSingularDoubleField(value: &self.maxLuminance) }()
+      case 5: try { try decoder.decodeSingularUInt32Field(value: &self._maxContentLightLevel) }()
+      case 6: try { try decoder.decodeSingularUInt32Field(value: &self._maxFrameAverageLightLevel) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    if !self.primaries.isEmpty {
+      try visitor.visitPackedDoubleField(value: self.primaries, fieldNumber: 1)
+    }
+    if !self.whitePoint.isEmpty {
+      try visitor.visitPackedDoubleField(value: self.whitePoint, fieldNumber: 2)
+    }
+    if self.minLuminance.bitPattern != 0 {
+      try visitor.visitSingularDoubleField(value: self.minLuminance, fieldNumber: 3)
+    }
+    if self.maxLuminance.bitPattern != 0 {
+      try visitor.visitSingularDoubleField(value: self.maxLuminance, fieldNumber: 4)
+    }
+    try { if let v = self._maxContentLightLevel {
+      try visitor.visitSingularUInt32Field(value: v, fieldNumber: 5)
+    } }()
+    try { if let v = self._maxFrameAverageLightLevel {
+      try visitor.visitSingularUInt32Field(value: v, fieldNumber: 6)
+    } }()
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Tessera_V1_HDRMetadata, rhs: Tessera_V1_HDRMetadata) -> Bool {
+    if lhs.primaries != rhs.primaries {return false}
+    if lhs.whitePoint != rhs.whitePoint {return false}
+    if lhs.minLuminance != rhs.minLuminance {return false}
+    if lhs.maxLuminance != rhs.maxLuminance {return false}
+    if lhs._maxContentLightLevel != rhs._maxContentLightLevel {return false}
+    if lhs._maxFrameAverageLightLevel != rhs._maxFrameAverageLightLevel {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

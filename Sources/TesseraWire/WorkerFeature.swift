@@ -1,0 +1,8 @@
+/// The optional behaviours a worker lists in `Capabilities.features` (PROTOCOL.md §7): a task that needs
+/// one is leased only to workers that list it, so an older worker never drops what it does not know.
+public enum WorkerFeature {
+    /// It signals `SegmentTask.hdr` (HDR10 static metadata) in its encodes.
+    public static let hdr10 = "hdr10"
+    /// Every feature this build implements, as a worker announces them.
+    public static let all = [hdr10]
+}
