@@ -51,17 +51,7 @@ import Testing
         defer { TestMedia.cleanup(dir) }
         let hdr = dir.appendingPathComponent("hdr.mp4"), interlaced = dir.appendingPathComponent("i.mov")
         let chaptered = dir.appendingPathComponent("c.mkv"), marks = dir.appendingPathComponent("marks.txt")
-        try TestMedia.run(
-            "ffmpeg",
-            [
-                "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
-                "testsrc2=size=320x180:rate=30:duration=0.5",
-                "-pix_fmt", "yuv420p10le", "-c:v", "libx265", "-x265-params",
-                "hdr10=1:colorprim=bt2020:transfer=smpte2084:colormatrix=bt2020nc:"
-                    + "master-display=G(13250,34500)B(7500,3000)R(34000,16000)WP(15635,16450)L(10000000,1):"
-                    + "max-cll=1000,400:log-level=error",
-                hdr.path,
-            ])
+        try TestMedia.make(hdr, seconds: 0.5, width: 320, height: 180, video: TestMedia.hdr10Video(), audio: nil)
         try TestMedia.run(
             "ffmpeg",
             [

@@ -40,12 +40,7 @@ import Testing
         defer { TestMedia.cleanup(dir) }
         let src = dir.appendingPathComponent("hdr.mp4"), out = dir.appendingPathComponent("out.mkv")
         try TestMedia.make(
-            src, seconds: 2, width: 320, height: 180,
-            video: [
-                "-pix_fmt", "yuv420p10le", "-c:v", "libx265", "-x265-params",
-                "hdr10=1:colorprim=bt2020:transfer=smpte2084:colormatrix=bt2020nc:max-cll=1000,400:keyint=15:"
-                    + "master-display=G(13250,34500)B(7500,3000)R(34000,16000)WP(15635,16450)L(10000000,1):log-level=error",
-            ], audio: nil)
+            src, seconds: 2, width: 320, height: 180, video: TestMedia.hdr10Video(keyint: 15), audio: nil)
         let r = try tessera([
             "run", src.path, "-o", out.path, "--preset", "HEVC1920x1080", "--workers", "2", "--segment-duration", "0.5",
             "--json", "--quiet",

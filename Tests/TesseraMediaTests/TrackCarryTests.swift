@@ -42,13 +42,7 @@ import Testing
         let dir = try TestMedia.makeDirectory("carry-hdr")
         defer { TestMedia.cleanup(dir) }
         let src = dir.appendingPathComponent("hdr.mp4")
-        try TestMedia.make(
-            src, seconds: 1,
-            video: [
-                "-pix_fmt", "yuv420p10le", "-c:v", "libx265", "-x265-params",
-                "hdr10=1:colorprim=bt2020:transfer=smpte2084:colormatrix=bt2020nc:max-cll=1000,400:log-level=error:"
-                    + "master-display=G(13250,34500)B(7500,3000)R(34000,16000)WP(15635,16450)L(10000000,1)",
-            ], audio: nil)
+        try TestMedia.make(src, seconds: 1, video: TestMedia.hdr10Video(), audio: nil)
         let sdr = try Self.export(src, dir.appendingPathComponent("sdr.mp4"), segmented: false)
         #expect(sdr.notCarried.contains { $0.contains("8 bits") && $0.contains("PQ") }, "\(sdr.notCarried)")
         var hevc = Self.settings

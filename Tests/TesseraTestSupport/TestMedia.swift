@@ -124,6 +124,17 @@ public enum TestMedia {
             ])
     }
 
+    /// `make`'s video options for an HDR10 clip as x265 writes one: 10-bit, BT.2020/PQ, the mastering
+    /// display (red 0.68,0.32, green 0.265,0.69, blue 0.15,0.06, D65, 0.0001–1000 cd/m²) and light levels
+    /// (MaxCLL 1000, MaxFALL 400) in every keyframe's SEI; `keyint` frames between keyframes.
+    public static func hdr10Video(keyint: Int = 250) -> [String] {
+        [
+            "-pix_fmt", "yuv420p10le", "-c:v", "libx265", "-x265-params",
+            "hdr10=1:colorprim=bt2020:transfer=smpte2084:colormatrix=bt2020nc:max-cll=1000,400:keyint=\(keyint):"
+                + "master-display=G(13250,34500)B(7500,3000)R(34000,16000)WP(15635,16450)L(10000000,1):log-level=error",
+        ]
+    }
+
     /// Makes a clip with ffmpeg: `testsrc2` video and/or `sine` audio, encoded as asked.
     ///
     /// - Parameters:
