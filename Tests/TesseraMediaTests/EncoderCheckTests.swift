@@ -1,7 +1,8 @@
 import TesseraAV
 import TesseraCore
-import TesseraMedia
 import Testing
+
+@testable import TesseraMedia
 
 /// `EncoderCheck` opens the real encoders with a job's settings, so settings an encoder or container
 /// refuses are refused before any work; values out of a C field's range throw instead of trapping.
@@ -46,5 +47,35 @@ import Testing
 
     @Test func aContainerThatCannotHoldTheCodecIsRefused() {
         #expect(throws: MediaError.self) { try EncoderCheck.check(Self.h264 { _ in }, fileType: .webm) }
+    }
+}
+
+/// x265's HDR10 parameters from a source's metadata: SMPTE ST 2086's units and order, and values from a
+/// file that are out of range (or not numbers) bounded rather than trapped on.
+@Suite struct X265HDRParameterTests {
+    @Test func masteringDisplayAndLightLevelsInX265sUnits() {
+        let hdr = HDRMetadata(
+            masteringDisplay: .init(
+                primaries: [[0.68, 0.32], [0.265, 0.69], [0.15, 0.06]], whitePoint: [0.3127, 0.329],
+                minLuminance: 0.0001, maxLuminance: 1000),
+            maxContentLightLevel: 1000, maxFrameAverageLightLevel: 400)
+        #expect(
+            TesseraMedia.Encoder.x265HDR(hdr) == [
+                "master-display=G(13250,34500)B(7500,3000)R(34000,16000)WP(15635,16450)L(10000000,1)",
+                "max-cll=1000,400",
+            ])
+    }
+
+    @Test func hostileValuesAreBoundedNotTrappedOn() {
+        let hdr = HDRMetadata(
+            masteringDisplay: .init(
+                primaries: [[.nan, -1], [2, .infinity], [0.15, 0.06]], whitePoint: [0.3127, 0.329],
+                minLuminance: -.infinity, maxLuminance: 1e300),
+            maxContentLightLevel: Int.max, maxFrameAverageLightLevel: -5)
+        #expect(
+            TesseraMedia.Encoder.x265HDR(hdr) == [
+                "master-display=G(50000,0)B(7500,3000)R(0,0)WP(15635,16450)L(1000000000,0)", "max-cll=65535,0",
+            ])
+        #expect(TesseraMedia.Encoder.x265HDR(HDRMetadata()).isEmpty)
     }
 }

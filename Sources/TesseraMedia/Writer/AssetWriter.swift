@@ -213,8 +213,10 @@ public final class AssetWriter: @unchecked Sendable {
 
     /// Puts HDR10 static metadata on a stream as libavformat's side data, replacing what was copied.
     static func attach(_ hdr: HDRMetadata, to stream: UnsafeMutablePointer<AVStream>) {
+        // Values from a file or the wire: a non-number is 0, and none can trap the conversion.
         func q(_ v: Double, _ scale: Int32) -> AVRational {
-            AVRational(num: Int32((min(max(v, 0), Double(Int32.max / scale)) * Double(scale)).rounded()), den: scale)
+            let bounded = v.isFinite ? min(max(v, 0), Double(Int32.max / scale)) : 0
+            return AVRational(num: Int32((bounded * Double(scale)).rounded()), den: scale)
         }
         if let m = hdr.masteringDisplay, m.primaries.count == 3, m.primaries.allSatisfy({ $0.count == 2 }),
             m.whitePoint.count == 2,

@@ -133,10 +133,12 @@ final class Encoder: @unchecked Sendable {
         if let m = hdr.masteringDisplay, m.primaries.count == 3, m.primaries.allSatisfy({ $0.count == 2 }),
             m.whitePoint.count == 2
         {
+            // A non-number is 0 (Swift's min and max pass NaN through), so no conversion can trap.
+            func bounded(_ v: Double, _ top: Double) -> Double { v.isFinite ? min(max(v, 0), top) : 0 }
             func xy(_ p: [Double]) -> String {
-                "(\(Int((min(max(p[0], 0), 1) * 50000).rounded())),\(Int((min(max(p[1], 0), 1) * 50000).rounded())))"
+                "(\(Int((bounded(p[0], 1) * 50000).rounded())),\(Int((bounded(p[1], 1) * 50000).rounded())))"
             }
-            func lum(_ v: Double) -> Int { Int((min(max(v, 0), 100_000) * 10000).rounded()) }
+            func lum(_ v: Double) -> Int { Int((bounded(v, 100_000) * 10000).rounded()) }
             let (r, g, b) = (m.primaries[0], m.primaries[1], m.primaries[2])
             params.append(
                 "master-display=G\(xy(g))B\(xy(b))R\(xy(r))WP\(xy(m.whitePoint))L(\(lum(m.maxLuminance)),\(lum(m.minLuminance)))"
