@@ -62,6 +62,10 @@ struct LayerPlacementTests {
         #expect(try place(320, 240, Transform(scale: 1, x: 638, y: 0)).isVisible)
         #expect(try !place(320, 240, Transform(scale: 1, x: -319, y: 0)).isVisible)
         #expect(throws: MediaError.self) { try place(1920, 1080, Transform(scale: 16, rotate: 45, x: 0, y: 0)) }
+        // Values from a file or the wire that are no size at all are refused, not trapped on.
+        #expect(throws: MediaError.self) { try place(0, 1080) }
+        #expect(throws: MediaError.self) { try place(1920, 1080, Transform(scale: .nan, x: 0, y: 0)) }
+        #expect(throws: MediaError.self) { try place(1920, 1080, Transform(scale: .infinity, x: 0, y: 0)) }
     }
 
     /// A picture of one value per plane (Y `y`, U and V `c`) at `w`×`h`, 8-bit 4:2:0.

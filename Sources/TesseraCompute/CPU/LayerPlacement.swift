@@ -35,19 +35,26 @@ public struct LayerPlacement: Sendable, Hashable {
 
     /// - Parameters:
     ///   - sampleAspect: the source's pixel aspect ratio (num, den); a non-positive one is square.
-    /// - Throws: `.invalidArgument` when the transform makes the picture larger than the spec allows (a
-    ///   task from the wire is held to the same bound as a spec).
+    /// - Throws: `.invalidArgument` for a picture with no pixels, or when the transform makes the picture
+    ///   larger than the spec allows (a task from the wire is held to the same bound as a spec).
     public init(
         sourceWidth: Int, sourceHeight: Int, sampleAspect: (num: Int, den: Int), rotation: Rotation,
         renderWidth: Int, renderHeight: Int, transform: CompositionSpec.Transform?
     ) throws(MediaError) {
+        guard sourceWidth > 0, sourceHeight > 0, renderWidth > 0, renderHeight > 0 else {
+            throw MediaError(
+                .invalidArgument,
+                "cannot place a \(sourceWidth)x\(sourceHeight) picture on a \(renderWidth)x\(renderHeight) render")
+        }
         self.renderWidth = renderWidth
         self.renderHeight = renderHeight
         let sar =
             sampleAspect.num > 0 && sampleAspect.den > 0
             ? min(max(Double(sampleAspect.num) / Double(sampleAspect.den), 1e-3), 1e3) : 1
-        // Every size and offset is bounded (±2^20 px) before it becomes an Int, so none can trap.
-        func even(_ v: Double) -> Int { Int((min(max(v, -1_048_576), 1_048_576) / 2).rounded(.down)) * 2 }
+        // Every size and offset is bounded (±2^20 px, a non-number 0) before it becomes an Int: none can trap.
+        func even(_ v: Double) -> Int {
+            v.isFinite ? Int((min(max(v, -1_048_576), 1_048_576) / 2).rounded(.down)) * 2 : 0
+        }
         // The upright picture's size in square pixels.
         var (w, h) = (Double(sourceWidth) * sar, Double(sourceHeight))
         if rotation.swapsDimensions { (w, h) = (h, w) }
@@ -66,7 +73,7 @@ public struct LayerPlacement: Sendable, Hashable {
             )
             let degrees = transform.degrees
             if degrees.truncatingRemainder(dividingBy: 90) == 0 {
-                let quarter = Int(degrees / 90)
+                let quarter = Int(exactly: (degrees / 90).rounded()) ?? 0  // degrees is in [0, 360)
                 turned = Rotation(degrees: rotation.degrees + 90 * quarter, mirrored: rotation.mirrored)
                 if quarter % 2 != 0 { (sw, sh) = (sh, sw) }
                 turn = 0
