@@ -150,11 +150,11 @@ extension Asset {
         let updated = tracks.map { track -> AssetTrack in
             guard var video = track.video,
                 video.color.transfer == .smpte2084 || video.color.transfer == .aribStdB67
-                    || video.pixelFormat.bitDepth > 8,
-                let frame = try? Self.firstFrame(path, track: track.trackID)
+                    || video.pixelFormat.bitDepth > 8
             else { return track }
-            let hdr = (video.hdr ?? HDRMetadata()).adding(frame: frame)
-            video.hdr = hdr.isEmpty ? nil : hdr
+            let hdr = HDRMetadata.completing(video.hdr, firstFrameOf: path, track: track.trackID)
+            guard hdr != video.hdr else { return track }
+            video.hdr = hdr
             changed = true
             var completed = AssetTrack(
                 trackID: track.trackID, mediaType: track.mediaType, codec: track.codec, timeBase: track.timeBase,
@@ -169,17 +169,6 @@ extension Asset {
             path: path, container: container, containerLongName: containerLongName, duration: duration,
             startTime: startTime, bitRate: bitRate, metadata: metadata, tracks: updated,
             keyframeIndexes: keyframeIndexes, chapters: chapters, timecode: timecode)
-    }
-
-    static func firstFrame(_ path: String, track: Int) throws(MediaError) -> Frame? {
-        let reader = try AssetReader(path: path)
-        let output = try reader.addOutput(trackID: track)
-        try reader.startReading()
-        defer {
-            reader.cancelReading()
-            reader.waitUntilFinished()
-        }
-        return try output.copyNextFrame()
     }
 
     /// The longest of some durations, compared exactly across timescales; `.invalid` when none is numeric.

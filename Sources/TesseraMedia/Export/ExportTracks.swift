@@ -104,8 +104,10 @@ struct ExportTracks {
                 let curve = p.color_trc == AVCOL_TRC_SMPTE2084 ? "PQ" : "HLG"
                 let depth = VideoEncoding.outputFormat(vs, source: AVPixelFormat(rawValue: p.format)).bitDepth
                 // HEVC and AV1 carry the mastering display in the frames; the first one says it.
-                var hdr = HDRMetadata.read(stream: input.streams[video]) ?? HDRMetadata()
-                if let frame = try? Asset.firstFrame(reader.path, track: video) { hdr = hdr.adding(frame: frame) }
+                let hdr =
+                    HDRMetadata.completing(
+                        HDRMetadata.read(stream: input.streams[video]), firstFrameOf: reader.path, track: video)
+                    ?? HDRMetadata()
                 let hasStatic = hdr.masteringDisplay != nil || hdr.maxContentLightLevel != nil
                 if depth <= 8 {
                     tracks.notCarried.append(
