@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 /// One sample of Prometheus' text exposition format: `name{label="value",...} 12.5`.
 public struct MetricSample: Sendable, Hashable {
     public var name: String
@@ -64,22 +60,5 @@ public struct MetricSample: Sendable, Hashable {
             default: Double(token)
             }
         return value.map { MetricSample(name: name, labels: labels, value: $0) }
-    }
-}
-
-extension CoordinatorClient {
-    /// `/metrics`, parsed (needs no token).
-    public func metrics() async throws -> [MetricSample] {
-        var request = try request("GET", "metrics")
-        request.setValue("text/plain", forHTTPHeaderField: "Accept")
-        let (data, response): (Data, URLResponse)
-        do {
-            (data, response) = try await session.data(for: request)
-        } catch {
-            throw ClientError.unreachable(baseURL, error)
-        }
-        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-        guard (200..<300).contains(status) else { throw errorAnswer(status: status, body: data) }
-        return MetricSample.parse(String(decoding: data, as: UTF8.self))
     }
 }
