@@ -104,6 +104,13 @@ import Testing
                 #expect(streams.contains { $0["codec_tag_string"] as? String == "tmcd" }, "a timecode track")
             }
         }
+        // An audio-only output has nowhere to put it, and says so.
+        var sound = Self.settings
+        sound.video = nil
+        let audioOnly = try Self.export(src, dir.appendingPathComponent("sound.m4a"), segmented: false, settings: sound)
+        #expect(
+            audioOnly.notCarried.contains { $0.contains("timecode 10:00:00:00 is not carried") },
+            "\(audioOnly.notCarried)")
     }
 
     /// A camera's QuickTime metadata (make, model, location) is kept in a .mov, one pass or segmented,

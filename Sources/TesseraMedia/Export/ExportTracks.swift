@@ -132,13 +132,18 @@ struct ExportTracks {
             }
         }
         // A timecode (the container's, a tmcd track's or the video's tag) is carried on the video track.
-        if let video = tracks.video, let source = Asset.timecode(of: input) {
-            let rate = StreamDescription.nominalFrameRate(of: input.streams[video])
-            let duration = rate.map { Rational(Int64($0.den), Int64($0.num)) }
-            tracks.timecode = Timecode.start(source, range: reader.timeRange, frameDuration: duration)
-            if tracks.timecode == nil {
-                tracks.notCarried.append(
-                    "timecode \(source) is not carried: it cannot be counted to the range's start at this frame rate")
+        if let source = Asset.timecode(of: input) {
+            if let video = tracks.video {
+                let rate = StreamDescription.nominalFrameRate(of: input.streams[video])
+                let duration = rate.map { Rational(Int64($0.den), Int64($0.num)) }
+                tracks.timecode = Timecode.start(source, range: reader.timeRange, frameDuration: duration)
+                if tracks.timecode == nil {
+                    tracks.notCarried.append(
+                        "timecode \(source) is not carried: it cannot be counted to the range's start at this frame rate"
+                    )
+                }
+            } else {
+                tracks.notCarried.append("timecode \(source) is not carried: the output has no video track to hold it")
             }
         }
         for stream in input.streams {
