@@ -10,11 +10,16 @@ public struct SegmentOutput: Sendable, Hashable {
     public var seconds: Double
     /// Which frame processor ran (`.none` when no conversion was needed).
     public var processor: ProcessorKind
+    /// How close the encoded frames are to the frames given to the encoder, measured where the segment was
+    /// made; nil when the job skips decoding its segments (`VerificationLevel.timing`) or the format
+    /// cannot be measured.
+    public var quality: QualityStats?
 
     public init(
         index: Int, parameters: CodecConfiguration, packets: [EncodedPacket], frames: Int, seconds: Double,
-        processor: ProcessorKind
+        processor: ProcessorKind, quality: QualityStats? = nil
     ) {
+        self.quality = quality
         self.index = index
         self.parameters = parameters
         self.packets = packets

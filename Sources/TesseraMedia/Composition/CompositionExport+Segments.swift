@@ -228,6 +228,7 @@ extension CompositionExport {
                 wallSeconds: wall, framesPerSecond: Double(frames) / max(wall, 1e-9))
             report.segments = specs.count
             report.verification = verification
+            report.quality = QualityReport(segments: stitched.quality)
             // A local export's choice; a farm's workers each make their own (their status shows it).
             report.video?.processorChoice = selector.choice?.description
             return report

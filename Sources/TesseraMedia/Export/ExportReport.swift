@@ -41,6 +41,9 @@ public struct ExportReport: Sendable, Codable {
     public var segments: Int? = nil
     /// The check of the finished file (every segmented job is verified before it is put in place).
     public var verification: VerificationReport? = nil
+    /// How close the output came to the frames given to the encoder, per segment and as a whole (nil when
+    /// the segments were not decoded: verification level `timing`).
+    public var quality: QualityReport? = nil
     /// The range exported, on the source's timeline.
     public var timeRange: TimeRange?
     /// Output duration (the video's when there is video); JSON `{"seconds", "exact"}`.

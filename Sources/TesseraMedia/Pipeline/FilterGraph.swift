@@ -1,12 +1,12 @@
 import CFFmpeg
 import TesseraAV
 
-/// A libavfilter graph with one input and one output: a buffer source (`abuffer` or `buffer`) described
-/// by `source`, the filters of `description` between them, a buffer sink. Frames go in with `push`,
-/// come out with `pull`; `finish` ends the input. Filters addressed as `name@instance` take commands.
+/// A libavfilter graph with one or more inputs and one output: a buffer source (`abuffer` or `buffer`) per
+/// input, the filters of `description` between them, a buffer sink. Frames go in with `push`, come out
+/// with `pull`; `finish` ends the input. Filters addressed as `name@instance` take commands.
 final class FilterGraph {
     private var graph: UnsafeMutablePointer<AVFilterGraph>?
-    private var input: UnsafeMutablePointer<AVFilterContext>?
+    private var inputs: [UnsafeMutablePointer<AVFilterContext>] = []
     private var output: UnsafeMutablePointer<AVFilterContext>?
     private let what: String
 
@@ -15,35 +15,53 @@ final class FilterGraph {
     ///   - source: the buffer source's arguments (`time_base=1/48000:sample_rate=...`).
     ///   - description: the filters, e.g. `atempo@s0=tempo=1` (libavfilter's graph syntax).
     ///   - what: for error messages ("the tempo filters").
-    init(video: Bool, source: String, description: String, what: String) throws(MediaError) {
+    convenience init(video: Bool, source: String, description: String, what: String) throws(MediaError) {
+        try self.init(video: video, sources: [source], description: description, what: what)
+    }
+
+    /// A graph of several inputs: `sources[i]` describes the input the description names `[in<i>]`
+    /// (`[in0][in1]psnr`). With one source, the description's open input is it.
+    init(video: Bool, sources: [String], description: String, what: String) throws(MediaError) {
         self.what = what
         guard let g = avfilter_graph_alloc() else {
             throw MediaError(.internal, "out of memory allocating a filter graph")
         }
         graph = g
         g.pointee.nb_threads = 1
-        try ff(
-            avfilter_graph_create_filter(
-                &input, avfilter_get_by_name(video ? "buffer" : "abuffer"), "in", source, nil, g),
-            "create the source of \(what)")
+        let names = sources.count == 1 ? ["in"] : sources.indices.map { "in\($0)" }
+        for (name, source) in zip(names, sources) {
+            var input: UnsafeMutablePointer<AVFilterContext>?
+            try ff(
+                avfilter_graph_create_filter(
+                    &input, avfilter_get_by_name(video ? "buffer" : "abuffer"), name, source, nil, g),
+                "create the source of \(what)")
+            guard let input else { throw MediaError(.internal, "no source made for \(what)") }
+            inputs.append(input)
+        }
         try ff(
             avfilter_graph_create_filter(
                 &output, avfilter_get_by_name(video ? "buffersink" : "abuffersink"), "out", nil, nil, g),
             "create the sink of \(what)")
-        // The open ends of the description: its input is fed by "in", its output feeds "out". Parsing
-        // takes both lists and leaves in `i` / `o` what it did not link; those are freed here, once.
-        var o = avfilter_inout_alloc(), i = avfilter_inout_alloc()
+        // The open ends of the description: its inputs are fed by the sources, its output feeds "out".
+        // Parsing takes both lists and leaves in `i` / `o` what it did not link; those are freed here, once.
+        var o: UnsafeMutablePointer<AVFilterInOut>? = nil
+        var i = avfilter_inout_alloc()
         defer {
             avfilter_inout_free(&i)
             avfilter_inout_free(&o)
         }
-        guard let outputs = o, let inputs = i else {
-            throw MediaError(.internal, "out of memory describing a filter graph")
+        for (name, input) in zip(names, inputs).reversed() {
+            guard let end = avfilter_inout_alloc() else {
+                throw MediaError(.internal, "out of memory describing a filter graph")
+            }
+            end.pointee.name = av_strdup(name)
+            end.pointee.filter_ctx = input
+            end.pointee.next = o
+            o = end
         }
-        outputs.pointee.name = av_strdup("in")
-        outputs.pointee.filter_ctx = input
-        inputs.pointee.name = av_strdup("out")
-        inputs.pointee.filter_ctx = output
+        guard let sink = i else { throw MediaError(.internal, "out of memory describing a filter graph") }
+        sink.pointee.name = av_strdup("out")
+        sink.pointee.filter_ctx = output
         try ff(avfilter_graph_parse_ptr(g, description, &i, &o, nil), "describe \(what)")
         try ff(avfilter_graph_config(g, nil), "configure \(what)")
     }
@@ -55,15 +73,17 @@ final class FilterGraph {
         try ff(avfilter_graph_send_command(graph, target, name, value, nil, 0, 0), "command \(what)")
     }
 
-    /// Feeds a frame (kept: the caller's reference stays valid) and hands out what is ready.
-    func push(_ frame: Frame, _ out: (Frame) throws(MediaError) -> Void) throws(MediaError) {
-        try ff(av_buffersrc_add_frame_flags(input, frame.pointer, Int32(AV_BUFFERSRC_FLAG_KEEP_REF)), "feed \(what)")
+    /// Feeds a frame to input `index` (kept: the caller's reference stays valid) and hands out what is ready.
+    func push(_ frame: Frame, into index: Int = 0, _ out: (Frame) throws(MediaError) -> Void) throws(MediaError) {
+        try ff(
+            av_buffersrc_add_frame_flags(inputs[index], frame.pointer, Int32(AV_BUFFERSRC_FLAG_KEEP_REF)),
+            "feed \(what)")
         try pull(out)
     }
 
-    /// Ends the input and hands out everything left.
+    /// Ends every input and hands out everything left.
     func finish(_ out: (Frame) throws(MediaError) -> Void) throws(MediaError) {
-        try ff(av_buffersrc_add_frame_flags(input, nil, 0), "end the input of \(what)")
+        for input in inputs { try ff(av_buffersrc_add_frame_flags(input, nil, 0), "end the input of \(what)") }
         try pull(out)
     }
 

@@ -17,7 +17,8 @@ public final class SegmentDecoders {
         let configuration: CodecConfiguration
         let timeBase: Rational
         let threads: Int
-        let checkOnly: Bool
+        /// A decoder of a segment's own output (`EncodedOutputCheck`), else of its source.
+        let output: Bool
     }
 
     private var source: (key: Key, decoder: Decoder)?
@@ -31,9 +32,9 @@ public final class SegmentDecoders {
     /// A decoder for `configuration`: the kept one, flushed, when it matches, else a new one.
     /// The caller hands it back with `keep` once the segment succeeded.
     func take(_ key: Key, parameters: CodecParameters, path: String) throws(MediaError) -> Decoder {
-        let kept = key.checkOnly ? check : source
+        let kept = key.output ? check : source
         // Out of the slot while in use: a segment that fails never hands it back.
-        if key.checkOnly { check = nil } else { source = nil }
+        if key.output { check = nil } else { source = nil }
         if let kept, kept.key == key {
             kept.decoder.flush()
             reused += 1
@@ -42,13 +43,13 @@ public final class SegmentDecoders {
         let timeBase = try AVRational(key.timeBase, "\(path): the time base")
         let decoder = try Decoder(
             parameters: parameters.pointer, timeBase: timeBase, path: path,
-            threads: key.threads, checkOnly: key.checkOnly)
+            threads: key.threads)
         opened += 1
         return decoder
     }
 
     /// Keeps `decoder` for the next segment with the same key (replacing the one kept before).
     func keep(_ decoder: Decoder, for key: Key) {
-        if key.checkOnly { check = (key, decoder) } else { source = (key, decoder) }
+        if key.output { check = (key, decoder) } else { source = (key, decoder) }
     }
 }

@@ -11,6 +11,7 @@ import TesseraCore
 ///      ─▶ FrameDurations ─▶ Encoder ─▶ packets
 ///  a composition's: decoded source frame ─▶ FrameRetimer ─▶ LayerRenderer (its own FrameProcessor, the
 ///      placement on the render) ─▶ FrameDurations ─▶ Encoder ─▶ packets
+///  each packet ─▶ EncodedOutputCheck: decoded at once, measured against the frame the encoder was given
 /// ```
 ///
 /// `SegmentRunner` reads and decodes a segment once and feeds every leg; a job's outputs are a list of
@@ -31,13 +32,15 @@ final class SegmentEncodeLeg {
     /// The presentation time of every frame encoded, in encoding order.
     private(set) var encodedPTS: [Int64] = []
     private(set) var frames = 0
+    private let check: EncodedOutputCheck?
 
     /// - Parameters:
     ///   - settings: this output's video settings.
     ///   - source: the segment's decoder parameters (the source's size, format and colour).
+    ///   - decoders: where the output's check takes its decoder; nil skips the check (and the quality).
     init(
         _ work: SegmentWork, settings: VideoSettings, source: CodecParameters, threads: Int,
-        makeProcessor: @escaping SegmentRunner.MakeProcessor
+        decoders: SegmentDecoders?, makeProcessor: @escaping SegmentRunner.MakeProcessor
     ) throws(MediaError) {
         let spec = work.spec
         let outputTB = work.outputTimeBase
@@ -70,7 +73,15 @@ final class SegmentEncodeLeg {
                 frameRate: frameRate, rotation: work.rotation, hdr: work.hdr)
             (encoderInput, processing) = (encoding.encoderInput, encoding.processing)
         }
-        encoder = try Encoder(video: settings, input: encoderInput, globalHeader: true, threads: threads)
+        let encoder = try Encoder(video: settings, input: encoderInput, globalHeader: true, threads: threads)
+        self.encoder = encoder
+        if let decoders {
+            check = try EncodedOutputCheck(
+                parameters: try CodecParameters(encoder: encoder.context), timeBase: outputTB, segment: spec.index,
+                decoders: decoders)
+        } else {
+            check = nil
+        }
         self.makeProcessor = makeProcessor
         let range = spec.presentationRange
         shift = spec.timeMap.output(range.lowerBound)
@@ -112,9 +123,11 @@ final class SegmentEncodeLeg {
         try encode(previous)
     }
 
-    /// Encodes what the retimer and the duration tracker still hold, then drains the encoder.
-    /// - Throws: `.corrupt` when the segment decoded no frame.
-    func finish(endTick: Int64?, segment: Int, path: String) throws(MediaError) {
+    /// Encodes what the retimer and the duration tracker still hold, then drains the encoder and finishes
+    /// the output's check. Returns the output's quality when it was checked and measured.
+    /// - Throws: `.corrupt` when the segment decoded no frame; `.verificationFailed` when the output does
+    ///   not decode to the frames encoded.
+    func finish(endTick: Int64?, segment: Int, path: String) throws(MediaError) -> QualityStats? {
         for shown in try retimer?.finish() ?? [] { try place(shown) }
         let end = retimer.map(\.frameCount) ?? endTick
         guard let last = timing.finish(endTick: end) else {
@@ -122,6 +135,7 @@ final class SegmentEncodeLeg {
         }
         try encode(last)
         try encode(nil)
+        return try check?.finish(encodedPTS: encodedPTS)
     }
 
     /// The encoder's output parameters, once finished.
@@ -141,8 +155,10 @@ final class SegmentEncodeLeg {
             encodedPTS.append(frame.pts)
             frame.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
             frames += 1
+            check?.sent(frame)
         }
-        try encoder.encode(frame) { packet in
+        try encoder.encode(frame) { (packet) throws(MediaError) in
+            try check?.received(packet)
             var p = EncodedPacket(packet)
             if let d = durations.removeValue(forKey: p.pts) { p.duration = d }
             packets.append(p)

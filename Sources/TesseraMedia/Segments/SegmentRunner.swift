@@ -27,15 +27,14 @@ public enum SegmentRunner {
         let started = Date()
         let spec = work.spec
         let source = try CodecParameters(work.source)
-        let outputTB = work.outputTimeBase
         // One read and decode of the segment feeds every output (today's jobs: one).
         let legs = [
             try SegmentEncodeLeg(
-                work, settings: work.settings, source: source, threads: threads, makeProcessor: makeProcessor)
+                work, settings: work.settings, source: source, threads: threads,
+                decoders: work.checkDecodes ? decoders : nil, makeProcessor: makeProcessor)
         ]
         let sourceKey = SegmentDecoders.Key(
-            configuration: work.source, timeBase: work.timeBase, threads: threads,
-            checkOnly: false)
+            configuration: work.source, timeBase: work.timeBase, threads: threads, output: false)
         // A gap's segment decodes nothing.
         let isGap = work.layer?.isGap ?? false
         let decoder = isGap ? nil : try decoders.take(sourceKey, parameters: source, path: work.sourceName)
@@ -98,63 +97,21 @@ public enum SegmentRunner {
         let endTick = isGap ? Int64(spec.outputFrames.upperBound) : work.endTick
         var outputs: [SegmentOutput] = []
         for leg in legs {
-            try leg.finish(endTick: endTick, segment: spec.index, path: work.sourceName)
+            let quality = try leg.finish(endTick: endTick, segment: spec.index, path: work.sourceName)
             guard leg.frames == spec.frameCount else {
                 throw MediaError(
                     .corrupt, path: work.sourceName,
                     "segment \(spec.index) produced \(leg.frames) frames, planned \(spec.frameCount)")
             }
             if isCancelled() { throw MediaError(.cancelled, path: work.sourceName, "segment \(spec.index) cancelled") }
-            let parameters = try leg.parameters()
-            let configuration = parameters.configuration
-            if work.checkDecodes {
-                try checkDecodes(
-                    leg.packets, parameters: parameters, configuration: configuration, timeBase: outputTB,
-                    encodedPTS: leg.encodedPTS, segment: spec.index, decoders: decoders)
-            }
             outputs.append(
                 SegmentOutput(
-                    index: spec.index, parameters: configuration, packets: leg.packets, frames: leg.frames,
-                    seconds: Date().timeIntervalSince(started), processor: leg.kind))
+                    index: spec.index, parameters: try leg.parameters().configuration, packets: leg.packets,
+                    frames: leg.frames, seconds: Date().timeIntervalSince(started), processor: leg.kind,
+                    quality: quality))
         }
         if let decoder { decoders.keep(decoder, for: sourceKey) }
         progress(SegmentProgress(segment: spec.index, framesDone: outputs[0].frames, framesTotal: spec.frameCount))
         return outputs[0]
-    }
-
-    /// Decodes the segment's own output (loop filter skipped: timing and decodability, not pixels) and
-    /// checks it yields exactly the frames encoded. Every segment is checked where it was made, so the
-    /// stitched file's video needs no second decode (see `OutputVerifier.VideoDecoding.bySegments`).
-    /// Skipped when the job asked for `VerificationLevel.timing` (`SegmentWork.checkDecodes`).
-    static func checkDecodes(
-        _ packets: [EncodedPacket], parameters: CodecParameters, configuration: CodecConfiguration,
-        timeBase: Rational, encodedPTS: [Int64], segment: Int,
-        decoders: SegmentDecoders
-    ) throws(MediaError) {
-        let key = SegmentDecoders.Key(configuration: configuration, timeBase: timeBase, threads: 1, checkOnly: true)
-        let decoder = try decoders.take(key, parameters: parameters, path: "segment \(segment) output")
-        var decoded: [Int64] = []
-        do throws(MediaError) {
-            for p in packets {
-                _ = try decoder.decode(try p.makePacket()) { (f) throws(MediaError) in
-                    decoded.append(f.pts)
-                    return true
-                }
-            }
-            _ = try decoder.decode(nil) { (f) throws(MediaError) in
-                decoded.append(f.pts)
-                return true
-            }
-        } catch {
-            throw MediaError(
-                .verificationFailed, "segment \(segment)'s encoded output does not decode: \(error.message)")
-        }
-        guard decoded.sorted() == encodedPTS.sorted() else {
-            throw MediaError(
-                .verificationFailed,
-                "segment \(segment)'s encoded output decodes to \(decoded.count) frames, "
-                    + "\(encodedPTS.count) were encoded (or their times differ)")
-        }
-        decoders.keep(decoder, for: key)
     }
 }

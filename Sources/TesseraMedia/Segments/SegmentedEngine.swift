@@ -44,6 +44,8 @@ final class SegmentedEngine {
         var endSeconds: Double
         /// The first segment's processor.
         var processor: ProcessorKind
+        /// Every segment's measured quality, in order (empty when the segments were not decoded).
+        var quality: [SegmentQuality]
     }
 
     private let runs: [Run]
@@ -118,15 +120,21 @@ final class SegmentedEngine {
             stages += opened.stages
             let stitcher = SegmentStitcher(reference: first.parameters, timeBase: opened.timeBase, path: opened.path)
             var frames = 0
+            var quality: [SegmentQuality] = []
+            let rateControl = runs[0].template.settings.rateControl
             for spec in specs {
                 let output = spec.index == first.index ? first : try executor.output(spec.index)
                 try stitcher.append(output, to: opened.input)
                 frames += output.frames
+                if let q = SegmentQuality(output, timeBase: Rational(opened.timeBase), rateControl: rateControl) {
+                    quality.append(q)
+                }
                 progress(frames, stitcher.endSeconds)
             }
             for stage in stages { stage.wait() }
             try failure.check()
-            return Result(frames: frames, endSeconds: stitcher.endSeconds, processor: first.processor)
+            return Result(
+                frames: frames, endSeconds: stitcher.endSeconds, processor: first.processor, quality: quality)
         } catch {
             throw stop(error)
         }

@@ -47,6 +47,7 @@ final class SegmentedExport: @unchecked Sendable {
     private(set) var sourceAudioEndGaps: [Int: MediaTime] = [:]
     private var videoInput: AssetWriterInput?
     private var videoEnd: Double = 0
+    private var quality: QualityReport?
     private var rotation = Rotation.none
     private var codec = VideoCodec.h264
 
@@ -131,6 +132,7 @@ final class SegmentedExport: @unchecked Sendable {
             })
         processorKind = result.processor
         videoEnd = result.endSeconds
+        quality = QualityReport(segments: result.quality)
         guard let writer else { throw MediaError(.internal, "the segments were stitched without a writer") }
         return writer
     }
@@ -151,6 +153,7 @@ final class SegmentedExport: @unchecked Sendable {
         }
         r.duration = MediaTime(seconds: videoEnd, preferredTimescale: 1_000_000)
         r.segments = segmentCount
+        r.quality = quality
         return r
     }
 }

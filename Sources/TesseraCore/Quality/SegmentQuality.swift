@@ -1,0 +1,75 @@
+/// One segment's output as its quality report lists it: where it is on the output timeline, how close it
+/// came to the frames given to the encoder, and what it cost (`"quality": {"segments": [...]}`).
+public struct SegmentQuality: Sendable, Hashable, Codable {
+    public var index: Int
+    /// Seconds on the output timeline.
+    public var start: Double
+    public var duration: Double
+    public var frames: Int
+    /// Weighted average PSNR (dB) and mean SSIM over the segment's frames.
+    public var psnr: Double
+    public var ssim: Double
+    /// The worst frame's.
+    public var minPsnr: Double
+    public var minSsim: Double
+    /// PSNR per plane (Y, U, V), dB.
+    public var planePsnr: [Double]
+    /// The constant rate factor the segment was encoded at; nil for a bit-rate encode.
+    public var crf: Int?
+    /// Bits per second of the segment's packets.
+    public var bitRate: Double
+    public var bytes: Int
+    /// Seconds the worker spent making the segment.
+    public var encodeSeconds: Double
+    /// The sums behind the figures, so segments add up to the job (`QualityReport`).
+    public var stats: QualityStats
+
+    /// The entry for a finished segment with measured quality; nil when it carries none.
+    /// - Parameter timeBase: the time base of the segment's packets.
+    public init?(_ output: SegmentOutput, timeBase: Rational, rateControl: RateControl) {
+        guard let stats = output.quality, stats.frames > 0 else { return nil }
+        let ticks = output.packets.map(\.pts)
+        let first = ticks.min() ?? 0
+        let end = output.packets.map { $0.pts &+ max(0, $0.duration) }.max() ?? first
+        let seconds = timeBase.seconds
+        index = output.index
+        start = (Double(first) * seconds).rounded(places: 6)
+        duration = ((Double(end) - Double(first)) * seconds).rounded(places: 6)
+        frames = output.frames
+        psnr = stats.psnr.rounded(places: 4)
+        ssim = stats.ssim.rounded(places: 6)
+        minPsnr = stats.minPSNR.rounded(places: 4)
+        minSsim = stats.minSSIM.rounded(places: 6)
+        planePsnr = stats.planePSNR.map { $0.rounded(places: 4) }
+        if case .crf(let q) = rateControl { crf = q } else { crf = nil }
+        bytes = output.payloadBytes
+        bitRate = duration > 0 ? (Double(bytes) * 8 / duration).rounded() : 0
+        encodeSeconds = output.seconds.rounded(places: 3)
+        self.stats = stats
+    }
+}
+
+/// The quality of a job's output, segment by segment and as a whole (`--json`'s `"quality"`, a job's
+/// status). The whole is computed from the segments' sums, as FFmpeg's filters would report the file.
+public struct QualityReport: Sendable, Hashable, Codable {
+    public var segments: [SegmentQuality]
+    public var psnr: Double
+    public var ssim: Double
+    public var minPsnr: Double
+    public var minSsim: Double
+    /// The quality asked for (`ssim:0.97`), when one was.
+    public var target: String?
+
+    /// nil when no segment was measured.
+    public init?(segments: [SegmentQuality], target: String? = nil) {
+        guard !segments.isEmpty else { return nil }
+        var total = QualityStats(peak: segments[0].stats.peak)
+        for s in segments { total.add(s.stats) }
+        self.segments = segments.sorted { $0.index < $1.index }
+        psnr = total.psnr.rounded(places: 4)
+        ssim = total.ssim.rounded(places: 6)
+        minPsnr = total.minPSNR.rounded(places: 4)
+        minSsim = total.minSSIM.rounded(places: 6)
+        self.target = target
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import TesseraAV
+import TesseraCompute
+import TesseraCore
+import TesseraTestSupport
+import Testing
+
+@testable import TesseraMedia
+
+/// Every segment's output is measured against the frames its encoder was given, where it was made, and
+/// the figures agree with FFmpeg's `psnr` and `ssim` filters run on the finished file (issue 29).
+@Suite struct SegmentQualityTests {
+    /// FFmpeg's per-frame figures for `distorted` against `reference`: `mse_avg`, per-plane MSE, `All`.
+    static func ffmpegFrames(_ distorted: URL, against reference: URL, in dir: URL) throws -> [(
+        mse: Double, planes: [Double], ssim: Double
+    )] {
+        let psnrLog = dir.appendingPathComponent("psnr.log"), ssimLog = dir.appendingPathComponent("ssim.log")
+        try TestMedia.run(
+            "ffmpeg",
+            [
+                "-v", "error", "-i", distorted.path, "-i", reference.path, "-lavfi",
+                "[0:v][1:v]psnr=stats_file=\(psnrLog.path);[0:v][1:v]ssim=stats_file=\(ssimLog.path)", "-f", "null",
+                "-",
+            ])
+        func fields(_ line: Substring) -> [String: Double] {
+            Dictionary(
+                line.split(separator: " ").compactMap { part -> (String, Double)? in
+                    let kv = part.split(separator: ":", maxSplits: 1)
+                    guard kv.count == 2, let v = Double(kv[1]) else { return nil }
+                    return (String(kv[0]), v)
+                }, uniquingKeysWith: { a, _ in a })
+        }
+        let psnr = try String(contentsOf: psnrLog, encoding: .utf8).split(separator: "\n").map(fields)
+        let ssim = try String(contentsOf: ssimLog, encoding: .utf8).split(separator: "\n").map(fields)
+        return zip(psnr, ssim).map { p, s in
+            (p["mse_avg"] ?? .nan, [p["mse_y"] ?? .nan, p["mse_u"] ?? .nan, p["mse_v"] ?? .nan], s["All"] ?? .nan)
+        }
+    }
+
+    @Test func segmentFiguresAgreeWithFFmpegFilters() throws {
+        let dir = try TestMedia.makeDirectory("segment-quality")
+        defer { TestMedia.cleanup(dir) }
+        // A lossless source at the output's size and format: the frames given to the encoder are the
+        // source's own, so FFmpeg can measure the finished file against the source file.
+        let src = dir.appendingPathComponent("src.mp4")
+        try TestMedia.run(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=3", "-pix_fmt", "yuv420p",
+                "-c:v", "libx264", "-preset", "ultrafast", "-qp", "0", "-g", "25", src.path,
+            ])
+        let out = dir.appendingPathComponent("out.mp4")
+        var settings = X264Reproducibility.settings
+        settings.video?.rateControl = .crf(30)
+        let session = ExportSession(sourcePath: src.path, outputPath: out.path, settings: settings)
+        session.segmentDuration = 1
+        session.parallel = 2
+        session.backend = .cpu
+        let report = try session.export()
+        let quality = try #require(report.quality)
+        #expect(quality.segments.map(\.index) == [0, 1, 2])
+        #expect(quality.segments.map(\.frames) == [25, 25, 25])
+        #expect(quality.segments.map(\.start) == [0, 1, 2])
+        #expect(quality.segments.allSatisfy { $0.duration == 1 && $0.crf == 30 && $0.bytes > 0 })
+
+        let frames = try Self.ffmpegFrames(out, against: src, in: dir)
+        try #require(frames.count == 75)
+        func psnr(_ mse: Double) -> Double { 10 * log10(255 * 255 / mse) }
+        // Per segment: mean and worst frame, PSNR from the mean MSE as the filter's "average" is.
+        var first = 0
+        for segment in quality.segments {
+            let mine = frames[first..<first + segment.frames]
+            first += segment.frames
+            let mse = mine.map(\.mse).reduce(0, +) / Double(mine.count)
+            #expect(abs(segment.psnr - psnr(mse)) < 0.01, "segment \(segment.index) PSNR \(segment.psnr)")
+            #expect(abs(segment.minPsnr - psnr(mine.map(\.mse).max()!)) < 0.01)
+            let ssim = mine.map(\.ssim).reduce(0, +) / Double(mine.count)
+            #expect(abs(segment.ssim - ssim) < 0.0005, "segment \(segment.index) SSIM \(segment.ssim)")
+            #expect(abs(segment.minSsim - mine.map(\.ssim).min()!) < 0.0005)
+            for plane in 0..<3 {
+                let planeMSE = mine.map { $0.planes[plane] }.reduce(0, +) / Double(mine.count)
+                #expect(abs(segment.planePsnr[plane] - psnr(planeMSE)) < 0.01, "plane \(plane)")
+            }
+        }
+        // The whole, from the segments' sums.
+        let mse = frames.map(\.mse).reduce(0, +) / 75
+        #expect(abs(quality.psnr - psnr(mse)) < 0.01, "job PSNR \(quality.psnr) against \(psnr(mse))")
+        #expect(abs(quality.ssim - frames.map(\.ssim).reduce(0, +) / 75) < 0.0005)
+        #expect(quality.psnr > 25 && quality.psnr < 60, "a lossy encode of a busy picture")
+    }
+
+    @Test func timingLevelMeasuresNothing() throws {
+        let dir = try TestMedia.makeDirectory("segment-quality-timing")
+        defer { TestMedia.cleanup(dir) }
+        let src = dir.appendingPathComponent("src.mp4")
+        try TestMedia.make(
+            src, seconds: 1, width: 320, height: 240,
+            video: ["-c:v", "libx264", "-preset", "ultrafast", "-g", "12", "-pix_fmt", "yuv420p"])
+        let (decoded, _) = try VerificationLevelTests.export(
+            src, to: dir.appendingPathComponent("d.mp4"), level: .decode)
+        let (timed, _) = try VerificationLevelTests.export(src, to: dir.appendingPathComponent("t.mp4"), level: .timing)
+        #expect(decoded.quality?.segments.count == 2)
+        #expect(timed.quality == nil)
+    }
+}
