@@ -128,7 +128,10 @@ extension Coordinator: FarmService {
 
     public func job(_ id: String) async throws(FarmError) -> JobStatus {
         guard let record = try? await farm.store.jobAsync(id) else { throw FarmError(.notFound, "no job \(id)") }
-        return status(record)
+        var status = status(record)
+        let segments = (try? await farm.store.segmentsAsync(of: id)) ?? []
+        status.quality = QualityReport(segments: segments.compactMap(\.quality))
+        return status
     }
 
     public func jobs() async throws(FarmError) -> [JobStatus] {
@@ -235,7 +238,7 @@ extension Coordinator: FarmService {
             }
         return SegmentStatus(
             index: r.index, state: state, frames: r.frames, attempts: r.attempt, worker: r.worker,
-            encodeSeconds: r.encodeSeconds, errors: r.errors)
+            encodeSeconds: r.encodeSeconds, errors: r.errors, quality: r.quality)
     }
 
     public func outputFile(of id: String) async throws(FarmError) -> URL {

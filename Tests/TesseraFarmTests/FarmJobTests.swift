@@ -71,6 +71,17 @@ struct FarmJobTests {
         #expect(status["state"] as? String == "completed", "\(status)")
         let out = farm.outputs.appendingPathComponent("tail-out.mp4")
         #expect(try Self.frameCount(out) == 105)
+        // Each worker measured its segments; the status lists them in order, covering every frame, and the
+        // job's figures come from their sums.
+        let quality = try #require(status["quality"] as? [String: Any], "\(status)")
+        let segments = try #require(quality["segments"] as? [[String: Any]])
+        #expect(segments.count == status["segmentsTotal"] as? Int)
+        #expect(segments.compactMap { $0["index"] as? Int } == Array(0..<segments.count))
+        #expect(segments.compactMap { $0["frames"] as? Int }.reduce(0, +) == 105)
+        let psnrs = segments.compactMap { $0["psnr"] as? Double }
+        let psnr = try #require(quality["psnr"] as? Double)
+        #expect(psnrs.count == segments.count && psnr >= psnrs.min()! && psnr <= psnrs.max()!, "\(quality)")
+        #expect(psnr > 30 && (quality["ssim"] as? Double ?? 0) > 0.8, "\(quality)")
         let verify = try TestMedia.runCapturing(
             TestMedia.tesseraBinary.path, ["verify", out.path, "--against", src.path])
         #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")

@@ -45,11 +45,18 @@ import Testing
     @Test func schemasFitTheEncodedTypes() throws {
         let spec = try Self.spec()
         var checker = SchemaChecker(schemas: spec["components"]?["schemas"]?.object ?? [:])
-        let status = JobStatus(
+        var stats = QualityStats(peak: 255)
+        stats.add(mse: 4.5, planeMSE: [5, 3, 3.5], ssim: 0.97)
+        let segmentQuality = try #require(
+            SegmentQuality(
+                index: 3, stats: stats, frames: 1, span: 2...2.04, bytes: 9000, encodeSeconds: 0.2,
+                rateControl: .crf(23)))
+        var status = JobStatus(
             id: "job-1", state: .failed, priority: 3, source: "/m/a.mov", output: "/out/a.mp4",
             segmentsTotal: 10, segmentsDone: 4, framesTotal: 300, framesDone: 120,
             framesPerSecond: 48.5, elapsedSeconds: 2.5, etaSeconds: 3.75,
             error: "segment 4 failed on w1", createdAt: 1.7e9, updatedAt: 1.7e9 + 5)
+        status.quality = QualityReport(segments: [segmentQuality], target: "ssim:0.97")
         let worker = WorkerStatus(
             id: "w1", hostname: "node", cores: 8, memoryBytes: 1 << 34, backends: [.cpu],
             encoders: ["libx264"], state: .busy, tasks: [TaskKey(job: "job-1", segment: 4, attempt: 2)],
@@ -82,7 +89,7 @@ import Testing
                 "SegmentStatus",
                 SegmentStatus(
                     index: 3, state: .retried, frames: 60, attempts: 2, worker: "w2", encodeSeconds: 1.5,
-                    errors: ["attempt 1 on w1: worker w1 went silent"])
+                    errors: ["attempt 1 on w1: worker w1 went silent"], quality: segmentQuality)
             ),
             ("SessionAnswer", ["expiresInSeconds": 43200]),
         ]
@@ -96,7 +103,7 @@ import Testing
             "JobRequest", "OutputSettings", "VideoSettings", "AudioSettings", "AudioTrackSelection", "TimeRange",
             "MediaTime",
             "RateControl", "Retiming", "JobStatus", "WorkerStatus", "FarmSummary", "Error", "UploadAnswer",
-            "SegmentStatus",
+            "SegmentStatus", "QualityReport", "SegmentQuality",
             "SessionAnswer",
         ] {
             let listed = checker.properties(of: name)

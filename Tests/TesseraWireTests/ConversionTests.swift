@@ -208,6 +208,39 @@ import Testing
         }
     }
 
+    /// A worker's quality figures are its word, but never out of range: a lying or broken worker cannot
+    /// put a non-number, an impossible error or another frame count into a job's report.
+    @Test func qualityOutOfRangeIsRefusedNamingTheField() throws {
+        var generator = WorkGenerator(seed: 5)
+        var output = generator.segmentOutput()
+        output.frames = 10
+        output.quality = generator.quality(frames: 10)
+        let good = try Tessera_V1_SegmentOutput(output)
+        #expect(try SegmentOutput(wire: good, index: 0).quality == output.quality)
+        let cases: [(String, (inout Tessera_V1_SegmentQuality) -> Void)] = [
+            ("output.quality.frames", { $0.frames = 11 }),
+            ("output.quality.peak", { $0.peak = 300 }),
+            ("output.quality.mse_sum", { $0.mseSum = .nan }),
+            ("output.quality.mse_sum", { $0.mseSum = -1 }),
+            ("output.quality.worst_mse", { $0.worstMse = .infinity }),
+            ("output.quality.worst_mse", { $0.worstMse = 255 * 255 + 1 }),
+            ("output.quality.plane_mse_sums", { $0.planeMseSums = [1, 1, 1, 1, 1] }),
+            ("output.quality.ssim_sum", { $0.ssimSum = 11 }),
+            ("output.quality.min_ssim", { $0.minSsim = -1.5 }),
+        ]
+        for (field, breakIt) in cases {
+            var bad = good
+            bad.quality.peak = 255
+            breakIt(&bad.quality)
+            do {
+                _ = try SegmentOutput(wire: bad, index: 0)
+                Issue.record("accepted a result with a bad \(field)")
+            } catch {
+                #expect(error.kind == .malformed && error.message.hasPrefix(field), "\(error.message)")
+            }
+        }
+    }
+
     @Test func valuesTheWireCannotCarryAreRefusedWhenEncoding() throws {
         var generator = WorkGenerator(seed: 11)
         var work = generator.segmentWork()

@@ -135,9 +135,23 @@ struct WorkGenerator {
     }
 
     mutating func segmentOutput() -> SegmentOutput {
-        SegmentOutput(
+        var output = SegmentOutput(
             index: int(0...10_000), parameters: configuration(),
-            packets: packets(int(0...30), maxBytes: 2000), frames: int(0...100_000),
+            packets: packets(int(0...30), maxBytes: 2000), frames: int(1...100_000),
             seconds: Double(int(0...1_000_000)) / 1000, processor: pick(ProcessorKind.allCases))
+        if int(0...2) > 0 { output.quality = quality(frames: output.frames) }
+        return output
+    }
+
+    /// Figures in range for `frames` frames: every frame's error at most the worst.
+    mutating func quality(frames: Int) -> QualityStats {
+        var stats = QualityStats(peak: pick([255.0, 1023, 4095]))
+        stats.frames = frames
+        stats.worstMSE = Double(int(0...100_000)) / 1000
+        stats.mseSum = stats.worstMSE * Double(int(0...frames))
+        stats.planeMSESums = (0..<int(0...3)).map { _ in Double(int(0...1_000_000)) / 100 }
+        stats.minSSIM = Double(int(0...1000)) / 1000
+        stats.ssimSum = stats.minSSIM * Double(frames)
+        return stats
     }
 }

@@ -287,7 +287,7 @@ extension Dispatcher {
                 switch try farm.store.complete(
                     jobID: key.job, segment: key.segment, attempt: key.attempt,
                     spoolFile: file.path, encodeSeconds: output.encodeSeconds,
-                    processor: output.processor)
+                    processor: output.processor, quality: work.flatMap { Self.quality(output, key: key, work: $0) })
                 {
                 case .accepted:
                     logger.info("segment \(key) spooled (\(output.frames) frames)")
@@ -311,7 +311,9 @@ extension Dispatcher {
                     farm.metrics.segmentCompleted(
                         .init(
                             frames: frames, bytes: output.packets.reduce(0) { $0 + $1.data.count },
-                            mediaSeconds: work.flatMap { Self.mediaSeconds(output.packets, timeBase: $0.timeBase) },
+                            mediaSeconds: work.flatMap {
+                                Self.mediaSeconds(output.packets, timeBase: $0.outputTimeBase)
+                            },
                             encodeSeconds: output.encodeSeconds,
                             backend: EncodeBackend(ProcessorKind(named: output.processor)),
                             worker: sessions[routingID]?.id ?? "", at: now))
@@ -570,14 +572,26 @@ extension Dispatcher {
         return (segment.doneAttempt ?? segment.attempt) == key.attempt ? .duplicate : .retry
     }
 
+    /// A result's quality as the job's status lists it; nil when the worker measured none (or its figures
+    /// are out of range: such a result is refused by the result check, or fails at stitching).
+    static func quality(_ output: Tessera_V1_SegmentOutput, key: TaskKey, work: SegmentWork) -> SegmentQuality? {
+        guard output.hasQuality,
+            let stats = try? QualityStats(wire: output.quality, frames: Int(output.frames), field: "output.quality")
+        else { return nil }
+        let timeBase = work.outputTimeBase
+        return SegmentQuality(
+            index: key.segment, stats: stats, frames: Int(output.frames),
+            span: SegmentQuality.span(output.packets.lazy.map { ($0.pts, $0.duration) }, timeBase: timeBase) ?? 0...0,
+            bytes: output.packets.reduce(0) { $0 + $1.data.count }, encodeSeconds: output.encodeSeconds,
+            rateControl: work.settings.rateControl)
+    }
+
     /// Seconds of output in a segment's packets: from the first one's start to the end of the last.
     static func mediaSeconds(_ packets: [Tessera_V1_Packet], timeBase: Rational) -> Double? {
-        // Times from a worker: summed and subtracted in Double, so no value can trap.
-        guard let start = packets.map(\.pts).min(),
-            let end = packets.map({ Double($0.pts) + Double($0.duration) }).max(), end > Double(start),
-            timeBase.isValid
+        guard let span = SegmentQuality.span(packets.lazy.map { ($0.pts, $0.duration) }, timeBase: timeBase),
+            span.upperBound > span.lowerBound
         else { return nil }
-        return (end - Double(start)) * timeBase.seconds
+        return span.upperBound - span.lowerBound
     }
 
     /// Whether `worker` should leave this segment to another: it failed there before, and another live,

@@ -68,14 +68,17 @@ extension JobStore {
     /// The first result wins, whatever attempt produced it: a late result from an older attempt is
     /// valid content and is accepted if the segment is not done yet (a newer attempt still running is
     /// then superseded); once done, every later result is `.duplicate` and changes nothing.
+    /// - Parameter quality: the result's measured quality, as the job's status lists it.
     /// - Returns: `.unknown` for a job that is missing or finished, a missing segment, or an attempt
     ///   never handed out.
     /// - Throws: `StoreError.database`.
     public func complete(
         jobID: String, segment: Int, attempt: Int, spoolFile: String, encodeSeconds: Double,
-        processor: String
+        processor: String, quality: SegmentQuality? = nil
     ) throws(StoreError) -> CompletionOutcome {
         let now = clock()
+        // Finite figures only (`SegmentQuality` rounds a non-number to 0), so the encoding cannot fail.
+        let qualityJSON = quality.flatMap { try? StoreJSON.encode($0) }
         return try write("complete segment \(segment) of job \(jobID)") { db in
             guard try Self.isActive(db, jobID),
                 let stored = try SegmentRecord.fetchOne(db, jobID: jobID, index: segment),
@@ -85,10 +88,10 @@ extension JobStore {
             try db.execute(
                 sql: """
                     UPDATE segments SET state = 'done', doneAttempt = ?, spoolFile = ?, encodeSeconds = ?,
-                        processor = ?, leaseDeadline = NULL
+                        processor = ?, quality = ?, leaseDeadline = NULL
                     WHERE jobID = ? AND idx = ?
                     """,
-                arguments: [attempt, spoolFile, encodeSeconds, processor, jobID, segment])
+                arguments: [attempt, spoolFile, encodeSeconds, processor, qualityJSON, jobID, segment])
             try db.execute(sql: "UPDATE jobs SET updatedAt = ? WHERE id = ?", arguments: [now, jobID])
             return .accepted
         }

@@ -1,4 +1,5 @@
 import GRDB
+import TesseraCore
 
 /// Where a segment is: waiting, held by a worker, finished (spooled), or failed for good.
 public enum SegmentState: String, Sendable, Hashable, Codable, CaseIterable {
@@ -31,6 +32,8 @@ public struct SegmentRecord: Sendable, Hashable, Codable {
     public var errors: [String]
     /// The attempt whose result was accepted.
     public var doneAttempt: Int?
+    /// The accepted result's measured quality.
+    public var quality: SegmentQuality?
 
     init(row: Row) throws {
         let stateName: String = row["state"]
@@ -53,6 +56,8 @@ public struct SegmentRecord: Sendable, Hashable, Codable {
         lastError = row["lastError"]
         errors = try StoreJSON.decode([String].self, row["errors"] as String)
         doneAttempt = row["doneAttempt"]
+        // Informative: a row whose figures cannot be read shows none rather than failing its job's status.
+        quality = (row["quality"] as String?).flatMap { try? StoreJSON.decode(SegmentQuality.self, $0) }
     }
 
     static func fetchOne(_ db: Database, jobID: String, index: Int) throws -> SegmentRecord? {

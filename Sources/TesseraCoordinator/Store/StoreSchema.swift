@@ -63,6 +63,11 @@ enum StoreSchema {
             // many jobs the store holds.
             try db.create(indexOn: "jobs", columns: ["state", "updatedAt"])
         }
+        migrator.registerMigration("v4: each finished segment's measured quality") { db in
+            // JSON of `SegmentQuality`; NULL for a segment not measured (timing verification, an older
+            // worker, a segment finished before this migration).
+            try db.alter(table: "segments") { t in t.add(column: "quality", .text) }
+        }
         return migrator
     }
 }

@@ -22,6 +22,9 @@ public struct JobStatus: Sendable, Hashable, Codable {
     /// Unix seconds.
     public var createdAt: Double
     public var updatedAt: Double
+    /// The measured quality of the segments finished so far, and of them as a whole (only in a single
+    /// job's status, `GET /v1/jobs/{id}`; nil in lists and before any segment was measured).
+    public var quality: QualityReport? = nil
 
     public init(
         id: String, state: JobState, priority: Int, source: String, output: String, segmentsTotal: Int,

@@ -27,11 +27,14 @@ public struct SegmentStatus: Sendable, Hashable, Codable {
     public var encodeSeconds: Double?
     /// Every counted failure, oldest first, as "attempt N on WORKER: message".
     public var errors: [String]
+    /// The accepted result's measured quality, once done (nil when it was not measured).
+    public var quality: SegmentQuality?
 
     public init(
         index: Int, state: State, frames: Int, attempts: Int, worker: String?, encodeSeconds: Double?,
-        errors: [String]
+        errors: [String], quality: SegmentQuality? = nil
     ) {
+        self.quality = quality
         self.index = index
         self.state = state
         self.frames = frames

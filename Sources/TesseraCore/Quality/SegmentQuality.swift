@@ -24,28 +24,52 @@ public struct SegmentQuality: Sendable, Hashable, Codable {
     /// The sums behind the figures, so segments add up to the job (`QualityReport`).
     public var stats: QualityStats
 
-    /// The entry for a finished segment with measured quality; nil when it carries none.
-    /// - Parameter timeBase: the time base of the segment's packets.
-    public init?(_ output: SegmentOutput, timeBase: Rational, rateControl: RateControl) {
-        guard let stats = output.quality, stats.frames > 0 else { return nil }
-        let ticks = output.packets.map(\.pts)
-        let first = ticks.min() ?? 0
-        let end = output.packets.map { $0.pts &+ max(0, $0.duration) }.max() ?? first
-        let seconds = timeBase.seconds
-        index = output.index
-        start = (Double(first) * seconds).rounded(places: 6)
-        duration = ((Double(end) - Double(first)) * seconds).rounded(places: 6)
-        frames = output.frames
+    /// The entry for a segment of `frames` frames spanning `span` seconds of the output timeline; nil when
+    /// it carries no measurement.
+    public init?(
+        index: Int, stats: QualityStats?, frames: Int, span: ClosedRange<Double>, bytes: Int, encodeSeconds: Double,
+        rateControl: RateControl
+    ) {
+        guard let stats, stats.frames > 0 else { return nil }
+        self.index = index
+        start = span.lowerBound.rounded(places: 6)
+        duration = (span.upperBound - span.lowerBound).rounded(places: 6)
+        self.frames = frames
         psnr = stats.psnr.rounded(places: 4)
         ssim = stats.ssim.rounded(places: 6)
         minPsnr = stats.minPSNR.rounded(places: 4)
         minSsim = stats.minSSIM.rounded(places: 6)
         planePsnr = stats.planePSNR.map { $0.rounded(places: 4) }
         if case .crf(let q) = rateControl { crf = q } else { crf = nil }
-        bytes = output.payloadBytes
+        self.bytes = bytes
         bitRate = duration > 0 ? (Double(bytes) * 8 / duration).rounded() : 0
-        encodeSeconds = output.seconds.rounded(places: 3)
+        self.encodeSeconds = encodeSeconds.rounded(places: 3)
         self.stats = stats
+    }
+
+    /// The entry for a finished segment; nil when it carries no measurement.
+    /// - Parameter timeBase: the time base of the segment's packets.
+    public init?(_ output: SegmentOutput, timeBase: Rational, rateControl: RateControl) {
+        self.init(
+            index: output.index, stats: output.quality, frames: output.frames,
+            span: Self.span(output.packets.lazy.map { ($0.pts, $0.duration) }, timeBase: timeBase) ?? 0...0,
+            bytes: output.payloadBytes, encodeSeconds: output.seconds, rateControl: rateControl)
+    }
+
+    /// Seconds from the first packet's presentation to the end of the last one shown, for packets given as
+    /// (pts, duration) in `timeBase`; nil for no packets or an invalid time base. Times from a worker are
+    /// compared and subtracted in Double, so no value can trap.
+    public static func span(
+        _ packets: some Sequence<(pts: Int64, duration: Int64)>, timeBase: Rational
+    ) -> ClosedRange<Double>? {
+        var first = Int64.max, end = -Double.infinity
+        for (pts, duration) in packets {
+            first = min(first, pts)
+            end = max(end, Double(pts) + Double(max(0, duration)))
+        }
+        guard first != Int64.max, timeBase.isValid else { return nil }
+        let seconds = timeBase.seconds, start = Double(first) * seconds
+        return start...max(start, end * seconds)
     }
 }
 

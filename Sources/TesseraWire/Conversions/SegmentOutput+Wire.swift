@@ -14,6 +14,7 @@ extension Tessera_V1_SegmentOutput {
         frames = try WireValue.uint32(output.frames, "output.frames")
         encodeSeconds = output.seconds
         processor = output.processor.rawValue
+        if let q = output.quality { quality = try Tessera_V1_SegmentQuality(q) }
         try WireValue.checkOutgoing { () throws(WireError) in try validateSeconds() }
     }
 
@@ -27,7 +28,7 @@ extension Tessera_V1_SegmentOutput {
 extension SegmentOutput {
     /// The finished segment a result message carries.
     /// - Parameter index: the segment number, from the result's `TaskRef.segment`.
-    /// - Throws: `.malformed` naming the field: missing parameters, a bad packet, or bad seconds.
+    /// - Throws: `.malformed` naming the field: missing parameters, a bad packet, bad seconds or quality.
     public init(wire: Tessera_V1_SegmentOutput, index: Int) throws(WireError) {
         guard wire.hasParameters else { throw WireValue.malformed("output.parameters", "is missing") }
         try wire.validateSeconds()
@@ -36,9 +37,12 @@ extension SegmentOutput {
         for (i, packet) in wire.packets.enumerated() {
             packets.append(try EncodedPacket(wire: packet, field: "output.packets[\(i)]"))
         }
+        let frames = Int(wire.frames)
         self.init(
             index: index, parameters: try CodecConfiguration(wire: wire.parameters, field: "output.parameters"),
-            packets: packets, frames: Int(wire.frames), seconds: wire.encodeSeconds,
-            processor: ProcessorKind(named: wire.processor))
+            packets: packets, frames: frames, seconds: wire.encodeSeconds,
+            processor: ProcessorKind(named: wire.processor),
+            quality: wire.hasQuality
+                ? try QualityStats(wire: wire.quality, frames: frames, field: "output.quality") : nil)
     }
 }

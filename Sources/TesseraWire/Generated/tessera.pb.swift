@@ -1515,11 +1515,55 @@ public nonisolated struct Tessera_V1_SegmentOutput: Sendable {
   /// which frame processor ran ("vulkan", "cpu", "none")
   public var processor: String = String()
 
+  /// set when the worker decoded its output and could measure it (§8)
+  public var quality: Tessera_V1_SegmentQuality {
+    get {_quality ?? Tessera_V1_SegmentQuality()}
+    set {_quality = newValue}
+  }
+  /// Returns true if `quality` has been explicitly set.
+  public var hasQuality: Bool {self._quality != nil}
+  /// Clears the value of `quality`. Subsequent reads from it will return its default value.
+  public mutating func clearQuality() {self._quality = nil}
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 
   fileprivate var _parameters: Tessera_V1_CodecParameters? = nil
+  fileprivate var _quality: Tessera_V1_SegmentQuality? = nil
+}
+
+/// How close a segment's decoded output is to the frames its encoder was given, as FFmpeg's psnr and ssim
+/// filters measure each frame: the sums their averages are made of, so segments add up to the job.
+public nonisolated struct Tessera_V1_SegmentQuality: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// frames measured: the output's frame count
+  public var frames: UInt32 = 0
+
+  /// the largest sample value (255 for 8 bits, 1023 for 10)
+  public var peak: Double = 0
+
+  /// per frame the MSE averaged over the planes by size, summed
+  public var mseSum: Double = 0
+
+  /// per plane (Y, U, V), every frame's MSE, summed
+  public var planeMseSums: [Double] = []
+
+  /// every frame's SSIM ("All"), summed
+  public var ssimSum: Double = 0
+
+  /// the worst frame's averaged MSE
+  public var worstMse: Double = 0
+
+  /// the worst frame's SSIM
+  public var minSsim: Double = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
 }
 
 // MARK: - Code below here is support for the SwiftProtobuf runtime.
@@ -3460,7 +3504,7 @@ nonisolated extension Tessera_V1_RetimePiece.Motion: SwiftProtobuf._ProtoNamePro
 
 nonisolated extension Tessera_V1_SegmentOutput: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".SegmentOutput"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}parameters\0\u{1}packets\0\u{1}frames\0\u{3}encode_seconds\0\u{1}processor\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}parameters\0\u{1}packets\0\u{1}frames\0\u{3}encode_seconds\0\u{1}processor\0\u{1}quality\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -3473,6 +3517,7 @@ nonisolated extension Tessera_V1_SegmentOutput: SwiftProtobuf.Message, SwiftProt
       case 3: try { try decoder.decodeSingularUInt32Field(value: &self.frames) }()
       case 4: try { try decoder.decodeSingularDoubleField(value: &self.encodeSeconds) }()
       case 5: try { try decoder.decodeSingularStringField(value: &self.processor) }()
+      case 6: try { try decoder.decodeSingularMessageField(value: &self._quality) }()
       default: break
       }
     }
@@ -3498,6 +3543,9 @@ nonisolated extension Tessera_V1_SegmentOutput: SwiftProtobuf.Message, SwiftProt
     if !self.processor.isEmpty {
       try visitor.visitSingularStringField(value: self.processor, fieldNumber: 5)
     }
+    try { if let v = self._quality {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 6)
+    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -3507,6 +3555,67 @@ nonisolated extension Tessera_V1_SegmentOutput: SwiftProtobuf.Message, SwiftProt
     if lhs.frames != rhs.frames {return false}
     if lhs.encodeSeconds != rhs.encodeSeconds {return false}
     if lhs.processor != rhs.processor {return false}
+    if lhs._quality != rhs._quality {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Tessera_V1_SegmentQuality: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".SegmentQuality"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}frames\0\u{1}peak\0\u{3}mse_sum\0\u{3}plane_mse_sums\0\u{3}ssim_sum\0\u{3}worst_mse\0\u{3}min_ssim\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularUInt32Field(value: &self.frames) }()
+      case 2: try { try decoder.decodeSingularDoubleField(value: &self.peak) }()
+      case 3: try { try decoder.decodeSingularDoubleField(value: &self.mseSum) }()
+      case 4: try { try decoder.decodeRepeatedDoubleField(value: &self.planeMseSums) }()
+      case 5: try { try decoder.decodeSingularDoubleField(value: &self.ssimSum) }()
+      case 6: try { try decoder.decodeSingularDoubleField(value: &self.worstMse) }()
+      case 7: try { try decoder.decodeSingularDoubleField(value: &self.minSsim) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.frames != 0 {
+      try visitor.visitSingularUInt32Field(value: self.frames, fieldNumber: 1)
+    }
+    if self.peak.bitPattern != 0 {
+      try visitor.visitSingularDoubleField(value: self.peak, fieldNumber: 2)
+    }
+    if self.mseSum.bitPattern != 0 {
+      try visitor.visitSingularDoubleField(value: self.mseSum, fieldNumber: 3)
+    }
+    if !self.planeMseSums.isEmpty {
+      try visitor.visitPackedDoubleField(value: self.planeMseSums, fieldNumber: 4)
+    }
+    if self.ssimSum.bitPattern != 0 {
+      try visitor.visitSingularDoubleField(value: self.ssimSum, fieldNumber: 5)
+    }
+    if self.worstMse.bitPattern != 0 {
+      try visitor.visitSingularDoubleField(value: self.worstMse, fieldNumber: 6)
+    }
+    if self.minSsim.bitPattern != 0 {
+      try visitor.visitSingularDoubleField(value: self.minSsim, fieldNumber: 7)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Tessera_V1_SegmentQuality, rhs: Tessera_V1_SegmentQuality) -> Bool {
+    if lhs.frames != rhs.frames {return false}
+    if lhs.peak != rhs.peak {return false}
+    if lhs.mseSum != rhs.mseSum {return false}
+    if lhs.planeMseSums != rhs.planeMseSums {return false}
+    if lhs.ssimSum != rhs.ssimSum {return false}
+    if lhs.worstMse != rhs.worstMse {return false}
+    if lhs.minSsim != rhs.minSsim {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
