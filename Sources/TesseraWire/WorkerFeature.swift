@@ -3,6 +3,8 @@
 public enum WorkerFeature {
     /// It signals `SegmentTask.hdr` (HDR10 static metadata) in its encodes.
     public static let hdr10 = "hdr10"
+    /// It searches the rate factor for `SegmentTask.target_quality` (and reports every probe).
+    public static let targetQuality = "target-quality"
     /// Every feature this build implements, as a worker announces them.
-    public static let all = [hdr10]
+    public static let all = [hdr10, targetQuality]
 }

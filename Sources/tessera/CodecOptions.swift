@@ -6,7 +6,17 @@ struct CodecOptions: ParsableArguments {
     @Option(help: "Video codec: \(VideoCodec.allCases.map(\.rawValue).joined(separator: ", ")).")
     var videoCodec: VideoCodec?
     @Option(help: "Constant rate factor (lower is better).") var crf: Int?
-    @Option(help: "Video bit rate instead of CRF, e.g. 4M or 2500k.") var videoBitrate: String?
+    @Option(help: "Video bit rate instead of CRF, e.g. 4M or 2500k (with --target-quality: a cap).")
+    var videoBitrate: String?
+    @Option(
+        help: ArgumentHelp(
+            "Reach this quality in every segment with the fewest bits: ssim:0.97 or psnr:40.",
+            discussion:
+                "Each segment searches its CRF (a few measured encodes of its own frames, starting at --crf or the preset's); transcode without --segment-duration cuts segments of 4 s."
+        ))
+    var targetQuality: String?
+    @Option(help: "The CRFs --target-quality may use, e.g. 18-40 (default: the encoder's whole range).")
+    var crfRange: String?
     @Option(help: "Encoder speed preset in the encoder's terms (x264: ultrafast…veryslow; SVT-AV1: 0…13).")
     var speed: String?
     @Option(help: "Maximum frames between keyframes.") var gop: Int?
@@ -45,6 +55,15 @@ struct CodecOptions: ParsableArguments {
 
     func validate() throws {
         if let crf, !(0...63).contains(crf) { throw ValidationError("--crf must be 0…63") }
+        if let t = targetQuality, TargetQuality(parsing: t) == nil {
+            throw ValidationError(
+                "cannot read --target-quality '\(t)'; write METRIC:VALUE with a metric of "
+                    + QualityMetric.allCases.map(\.rawValue).joined(separator: ", ") + ", e.g. ssim:0.97")
+        }
+        if let r = crfRange {
+            guard targetQuality != nil else { throw ValidationError("--crf-range goes with --target-quality") }
+            guard Self.crfs(r) != nil else { throw ValidationError("cannot read --crf-range '\(r)'; write LOW-HIGH") }
+        }
         if let b = videoBitrate, Self.bitRate(b) == nil { throw ValidationError("cannot read --video-bitrate '\(b)'") }
         if let b = audioBitrate, Self.bitRate(b) == nil { throw ValidationError("cannot read --audio-bitrate '\(b)'") }
         if let gop, gop < 1 { throw ValidationError("--gop must be at least 1") }
@@ -69,7 +88,8 @@ struct CodecOptions: ParsableArguments {
         if var v = settings.video ?? (videoCodec.map { VideoSettings(codec: $0) }) {
             if let videoCodec { v.codec = videoCodec }
             if let crf { v.rateControl = .crf(crf) }
-            if let b = videoBitrate.flatMap(Self.bitRate) { v.rateControl = .bitRate(b) }
+            // With a target quality the bit rate is the search's cap (`target`), not the rate control.
+            if targetQuality == nil, let b = videoBitrate.flatMap(Self.bitRate) { v.rateControl = .bitRate(b) }
             if let speed { v.speed = speed }
             if let gop { v.gopLength = gop }
             if let pixelFormat { v.pixelFormat = PixelFormat(rawValue: pixelFormat) }
@@ -87,6 +107,21 @@ struct CodecOptions: ParsableArguments {
             settings.audioTracks = AudioTrackSelection(tracks: audioTrack, languages: audioLanguage)
         }
         if fastStart { settings.optimizeForNetworkUse = true }
+    }
+
+    /// `--target-quality` with its `--crf-range` and, from `--video-bitrate`, its cap.
+    var target: TargetQuality? {
+        guard var t = targetQuality.flatMap(TargetQuality.init(parsing:)) else { return nil }
+        t.crfRange = crfRange.flatMap(Self.crfs)
+        t.maxBitRate = videoBitrate.flatMap(Self.bitRate)
+        return t
+    }
+
+    /// "18-40" → 18...40.
+    static func crfs(_ text: String) -> ClosedRange<Int>? {
+        let parts = text.split(separator: "-")
+        guard parts.count == 2, let low = Int(parts[0]), let high = Int(parts[1]), low <= high else { return nil }
+        return low...high
     }
 
     /// "4M", "2500k", "128000" → bits per second.

@@ -128,7 +128,8 @@ struct RunCommand: AsyncParsableCommand {
             preset: job.exportPreset?.rawValue,
             settings: job.settings, timeRange: job.range,
             segmentDuration: job.segmentDuration ?? 4, backend: job.backend ?? .auto, parallelism: workers,
-            overwrite: overwrite, verification: verification, retiming: job.retime.request, spec: composition)
+            overwrite: overwrite, verification: verification, retiming: job.retime.request, spec: composition,
+            targetQuality: job.codec.target)
         let submitted: JobStatus
         do { submitted = try await farm.submit(request) } catch {
             FileHandle.standardError.write(Data("tessera: \(error.message)\n".utf8))

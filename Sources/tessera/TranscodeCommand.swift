@@ -50,6 +50,7 @@ struct TranscodeCommand: AsyncParsableCommand {
         // threads.
         export.segmentDuration = job.segmentDuration
         export.parallel = parallel
+        export.targetQuality = job.codec.target
         let reporter = ProgressPrinter(enabled: !quiet)
         export.progressHandler = { reporter.show($0) }
         let report: ExportReport

@@ -102,6 +102,41 @@ import Testing
             JobRequest(source: "/m/a.mp4", preset: "Passthrough", retiming: RetimeRequest(scale: ["1s-2s:4s"])),
             "retiming"
         ),
+        (
+            JobRequest(source: "/m/a.mp4", targetQuality: TargetQuality(metric: .ssim, value: 1.2)),
+            "targetQuality.value"
+        ),
+        (
+            JobRequest(source: "/m/a.mp4", targetQuality: TargetQuality(metric: .ssim, value: .nan)),
+            "targetQuality.value"
+        ),
+        (JobRequest(source: "/m/a.mp4", targetQuality: TargetQuality(metric: .psnr, value: 5)), "targetQuality.value"),
+        (
+            JobRequest(source: "/m/a.mp4", targetQuality: TargetQuality(metric: .psnr, value: 101)),
+            "targetQuality.value"
+        ),
+        (
+            JobRequest(
+                source: "/m/a.mp4", preset: "Passthrough", targetQuality: TargetQuality(metric: .psnr, value: 40)),
+            "targetQuality"
+        ),
+        (
+            JobRequest(
+                source: "/m/a.mp4", targetQuality: TargetQuality(metric: .psnr, value: 40, crfRange: 10...70)),
+            "targetQuality.crfRange"
+        ),
+        (
+            JobRequest(
+                source: "/m/a.mp4", targetQuality: TargetQuality(metric: .psnr, value: 40, maxBitRate: 0)),
+            "targetQuality.maxBitRate"
+        ),
+        (
+            {
+                var r = video { $0.rateControl = .bitRate(3_000_000) }
+                r.targetQuality = TargetQuality(metric: .ssim, value: 0.97)
+                return r
+            }(), "targetQuality"
+        ),
     ]
 
     @Test(arguments: refused)
@@ -221,6 +256,28 @@ import Testing
     }
 
     /// `backend` is a closed set: "gpu" is a decoding error naming the field, not a silent default.
+    @Test func aTargetQualityIsReadAsWrittenAndItsMetricIsAClosedSet() throws {
+        let good = try JSONDecoder().decode(
+            JobRequest.self,
+            from: Data(#"{"source":"/a","targetQuality":{"metric":"ssim","value":0.97,"crfRange":[18,40]}}"#.utf8))
+        #expect(good.targetQuality == TargetQuality(metric: .ssim, value: 0.97, crfRange: 18...40))
+        try good.validate()
+        for bad in [
+            #"{"source":"/a","targetQuality":{"metric":"vmaf","value":93}}"#,
+            #"{"source":"/a","targetQuality":{"metric":"ssim","value":0.97,"crfRange":[40,18]}}"#,
+            #"{"source":"/a","targetQuality":{"metric":"ssim"}}"#,
+        ] {
+            #expect(throws: DecodingError.self, "\(bad)") {
+                try JSONDecoder().decode(JobRequest.self, from: Data(bad.utf8))
+            }
+        }
+        #expect(TargetQuality(parsing: "SSIM:0.97") == TargetQuality(metric: .ssim, value: 0.97))
+        #expect(TargetQuality(parsing: "psnr:40")?.description == "psnr:40")
+        for text in ["vmaf:93", "ssim", "ssim:", "ssim:high", "psnr:40:1"] {
+            #expect(TargetQuality(parsing: text) == nil)
+        }
+    }
+
     @Test func backendIsAClosedSet() throws {
         let good = try JSONDecoder().decode(JobRequest.self, from: Data(#"{"source":"/a","backend":"vulkan"}"#.utf8))
         #expect(good.backend == .vulkan)

@@ -56,7 +56,7 @@ import Testing
             segmentsTotal: 10, segmentsDone: 4, framesTotal: 300, framesDone: 120,
             framesPerSecond: 48.5, elapsedSeconds: 2.5, etaSeconds: 3.75,
             error: "segment 4 failed on w1", createdAt: 1.7e9, updatedAt: 1.7e9 + 5)
-        status.quality = QualityReport(segments: [segmentQuality], target: "ssim:0.97")
+        status.quality = QualityReport(segments: [segmentQuality], target: TargetQuality(metric: .ssim, value: 0.97))
         let worker = WorkerStatus(
             id: "w1", hostname: "node", cores: 8, memoryBytes: 1 << 34, backends: [.cpu],
             encoders: ["libx264"], state: .busy, tasks: [TaskKey(job: "job-1", segment: 4, attempt: 2)],

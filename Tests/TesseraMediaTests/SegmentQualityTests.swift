@@ -11,7 +11,9 @@ import Testing
 /// the figures agree with FFmpeg's `psnr` and `ssim` filters run on the finished file (issue 29).
 @Suite struct SegmentQualityTests {
     /// FFmpeg's per-frame figures for `distorted` against `reference`: `mse_avg`, per-plane MSE, `All`.
-    static func ffmpegFrames(_ distorted: URL, against reference: URL, in dir: URL) throws -> [(
+    static func ffmpegFrames(
+        _ distorted: URL, against reference: URL, in dir: URL
+    ) throws -> [(
         mse: Double, planes: [Double], ssim: Double
     )] {
         let psnrLog = dir.appendingPathComponent("psnr.log"), ssimLog = dir.appendingPathComponent("ssim.log")
@@ -101,5 +103,95 @@ import Testing
         let (timed, _) = try VerificationLevelTests.export(src, to: dir.appendingPathComponent("t.mp4"), level: .timing)
         #expect(decoded.quality?.segments.count == 2)
         #expect(timed.quality == nil)
+    }
+
+    /// Two seconds of an easy picture, two of noise: a source whose segments need different factors.
+    static func variedSource(in dir: URL) throws -> URL {
+        let src = dir.appendingPathComponent("varied.mp4")
+        try TestMedia.run(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=2", "-f", "lavfi", "-i",
+                "color=c=gray:size=320x240:rate=25:duration=2", "-filter_complex",
+                "[1]noise=alls=60:allf=t[n];[0][n]concat=n=2:v=1,format=yuv420p", "-c:v", "libx264", "-preset",
+                "ultrafast", "-qp", "0", "-g", "25", src.path,
+            ])
+        return src
+    }
+
+    @Test func aTargetIsMetOnEverySegmentWithTheFactorEachNeeds() throws {
+        let dir = try TestMedia.makeDirectory("target-quality")
+        defer { TestMedia.cleanup(dir) }
+        let src = try Self.variedSource(in: dir)
+        let out = dir.appendingPathComponent("out.mp4")
+        // Starting at crf 40, which the noise misses: its segments probe again, lower.
+        var settings = X264Reproducibility.settings
+        settings.video?.rateControl = .crf(40)
+        let session = ExportSession(sourcePath: src.path, outputPath: out.path, settings: settings)
+        session.segmentDuration = 1
+        session.parallel = 2
+        session.backend = .cpu
+        let target = TargetQuality(metric: .ssim, value: 0.95)
+        session.targetQuality = target
+        let report = try session.export()
+        let quality = try #require(report.quality)
+        #expect(quality.target == "ssim:0.95")
+        #expect(quality.short.isEmpty)
+        #expect(quality.segments.count == 4)
+        // What the report says each segment measured is what FFmpeg's filter measures in the file.
+        let frames = try Self.ffmpegFrames(out, against: src, in: dir)
+        var first = 0
+        for segment in quality.segments {
+            let ssim = frames[first..<first + segment.frames].map(\.ssim).reduce(0, +) / Double(segment.frames)
+            first += segment.frames
+            #expect(abs(segment.ssim - ssim) < 0.0005, "segment \(segment.index)")
+            #expect(ssim >= 0.95 - 0.002, "segment \(segment.index) measures \(ssim) against a target of 0.95")
+            // Every probe is listed; the delivered one is among them and meets the target.
+            let crf = try #require(segment.crf)
+            let delivered = try #require(segment.probes.first { $0.crf == crf })
+            #expect(delivered.value >= 0.948 && delivered.bytes == segment.bytes)
+            #expect(segment.probes.first?.crf == 40 && segment.probes.count <= 4)
+        }
+        // The noise missed at 40 and went lower; the easy picture kept a higher factor.
+        let noise = quality.segments[2...].compactMap(\.crf), easy = quality.segments[..<2].compactMap(\.crf)
+        #expect(noise.allSatisfy { $0 < 40 }, "\(quality.segments.map(\.probes))")
+        #expect(quality.segments[2].probes[0].value < 0.948, "the first probe missed")
+        #expect(easy.min()! > noise.max()!, "easy \(easy), noise \(noise)")
+        #expect(quality.encodesPerFrame > 1 && quality.probes == quality.segments.reduce(0) { $0 + $1.probes.count })
+    }
+
+    @Test func aTargetTheRangeCannotReachIsDeliveredAtItsBestAndNamed() throws {
+        let dir = try TestMedia.makeDirectory("target-short")
+        defer { TestMedia.cleanup(dir) }
+        let src = try Self.variedSource(in: dir)
+        let out = dir.appendingPathComponent("out.mp4")
+        let session = ExportSession(sourcePath: src.path, outputPath: out.path, settings: X264Reproducibility.settings)
+        session.segmentDuration = 1
+        session.backend = .cpu
+        session.targetQuality = TargetQuality(metric: .psnr, value: 60, crfRange: 30...45)
+        let report = try session.export()
+        let quality = try #require(report.quality)
+        #expect(quality.short == [0, 1, 2, 3], "\(quality.segments.map(\.psnr))")
+        for segment in quality.segments {
+            #expect(segment.crf == 30, "the best factor allowed")
+            #expect((segment.shortfall ?? 0) > 0 && abs(segment.shortfall! - (60 - segment.psnr)) < 0.01)
+            #expect(segment.probes.count <= 4)
+        }
+    }
+
+    @Test func aTargetWithPassthroughIsRefusedBeforeAnyWork() throws {
+        let dir = try TestMedia.makeDirectory("target-passthrough")
+        defer { TestMedia.cleanup(dir) }
+        let src = try Self.variedSource(in: dir)
+        let out = dir.appendingPathComponent("out.mp4")
+        let session = ExportSession(
+            sourcePath: src.path, outputPath: out.path, settings: ExportPreset.passthrough.settings)
+        session.targetQuality = TargetQuality(metric: .ssim, value: 0.97)
+        #expect {
+            try session.export()
+        } throws: { error in
+            (error as? MediaError)?.kind == .invalidArgument && "\(error)".contains("passthrough")
+        }
+        #expect(!FileManager.default.fileExists(atPath: out.path))
     }
 }

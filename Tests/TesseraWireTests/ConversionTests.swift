@@ -137,6 +137,23 @@ import Testing
             }
         ),
         ("task.hdr.max_content_light_level", { $0.hdr.maxContentLightLevel = 70000 }),
+        ("task.target_quality.metric", { $0.targetQuality.metric = "vmaf" }),
+        (
+            "task.target_quality.value",
+            {
+                $0.targetQuality.metric = "ssim"
+                $0.targetQuality.value = .nan
+            }
+        ),
+        (
+            "task.target_quality.crf_min",
+            {
+                $0.targetQuality.metric = "ssim"
+                $0.targetQuality.value = 0.9
+                $0.targetQuality.crfMin = 40
+                $0.targetQuality.crfMax = 18
+            }
+        ),
         ("task.layer.render_width", { $0.layer.renderWidth = 17 }),
         ("task.layer.render_height", { $0.layer.renderHeight = 100_000 }),
         ("task.layer.background", { $0.layer.background = 0x100_0000 }),

@@ -87,7 +87,7 @@ struct WorkGenerator {
             spec.outputFrames = first..<(first + int(1...Int(frames) - first))
         }
         if retime?.frameCount == nil { retime = nil }
-        return SegmentWork(
+        var work = SegmentWork(
             spec: spec, source: configuration(), timeBase: rational(positive: true),
             frameRate: rational(positive: false),
             rotation: Rotation(degrees: pick([0, 90, 180, 270]), mirrored: bool()),
@@ -104,7 +104,19 @@ struct WorkGenerator {
                         : nil,
                     maxContentLightLevel: g.maybe { $0.int(0...65535) },
                     maxFrameAverageLightLevel: g.maybe { $0.int(0...65535) })
+            },
+            targetQuality: maybe { g in
+                let low = g.int(0...30)
+                return g.bool()
+                    ? TargetQuality(metric: .ssim, value: Double(g.int(0...1000)) / 1000)
+                    : TargetQuality(
+                        metric: .psnr, value: Double(g.int(100...1000)) / 10,
+                        crfRange: g.maybe { _ in low...(low + 20) },
+                        maxBitRate: g.maybe { $0.int(100_000...50_000_000) })
             })
+        // SVT-AV1 takes no cap (`TargetQuality.validate`).
+        if work.settings.codec == .av1 { work.targetQuality?.maxBitRate = nil }
+        return work
     }
 
     /// A valid time map of 1–4 pieces (linear, ramp, freeze at speeds within 1/32…32), a frame duration
@@ -140,6 +152,12 @@ struct WorkGenerator {
             packets: packets(int(0...30), maxBytes: 2000), frames: int(1...100_000),
             seconds: Double(int(0...1_000_000)) / 1000, processor: pick(ProcessorKind.allCases))
         if int(0...2) > 0 { output.quality = quality(frames: output.frames) }
+        if bool() {
+            output.probes = (0..<int(1...4)).map { _ in
+                QualityProbe(crf: int(0...63), value: Double(int(0...1000)) / 1000, bytes: int(0...10_000_000))
+            }
+            output.crf = output.probes.first?.crf
+        }
         return output
     }
 

@@ -583,7 +583,9 @@ extension Dispatcher {
             index: key.segment, stats: stats, frames: Int(output.frames),
             span: SegmentQuality.span(output.packets.lazy.map { ($0.pts, $0.duration) }, timeBase: timeBase) ?? 0...0,
             bytes: output.packets.reduce(0) { $0 + $1.data.count }, encodeSeconds: output.encodeSeconds,
-            rateControl: work.settings.rateControl)
+            rateControl: work.settings.rateControl, crf: output.hasCrf ? Int(output.crf) : nil,
+            probes: output.probes.compactMap { try? QualityProbe(wire: $0, field: "output.probes") },
+            target: work.targetQuality)
     }
 
     /// Seconds of output in a segment's packets: from the first one's start to the end of the last.
@@ -615,6 +617,7 @@ extension Dispatcher {
         if work.backend == .vulkan && !c.backends.contains(ProcessingBackend.vulkan.rawValue) { return false }
         // An older worker would drop the HDR metadata without a word: such a task waits for one that signals it.
         if work.hdr != nil && !c.features.contains(WorkerFeature.hdr10) { return false }
+        if work.targetQuality != nil && !c.features.contains(WorkerFeature.targetQuality) { return false }
         return true
     }
 

@@ -43,6 +43,7 @@ final class JobRunner: @unchecked Sendable {
         export.backend = request.backend ?? .auto
         export.segmentDuration = request.segmentDuration ?? farm.defaultSegmentDuration
         export.verificationLevel = request.verification ?? .decode
+        export.targetQuality = request.targetQuality
         export.parallel = request.parallelism ?? 1
     }
 

@@ -150,6 +150,10 @@ extension JobRequest {
             throw JobRequestError(
                 field: "parallelism", "must be \(JobRequestError.range(JobRequestLimits.parallelism)), not \(n)")
         }
+        if let targetQuality {
+            let settings = settings ?? preset.flatMap(ExportPreset.init(name:))?.settings ?? .standard
+            try targetQuality.check(against: settings, field: "targetQuality")
+        }
         if let r = try retiming?.retiming(naming: .json(prefix: "retiming")) {
             if settings?.passthrough ?? (preset.flatMap(ExportPreset.init(name:)) == .passthrough) {
                 throw JobRequestError(

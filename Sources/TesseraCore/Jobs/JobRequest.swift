@@ -38,14 +38,17 @@ public struct JobRequest: Sendable, Hashable, Codable {
     /// paths are absolute paths on the coordinator's machine, under its media roots. Its edits, video
     /// composition and audio mix say what `timeRange` and `retiming` would, so those are left out.
     public var spec: CompositionSpec?
+    /// A quality each segment reaches with the fewest bits (a rate-factor search per segment).
+    public var targetQuality: TargetQuality?
 
     public init(
         source: String? = nil, uploadID: String? = nil, output: String? = nil, fileType: FileType? = nil,
         preset: String? = nil, settings: OutputSettings? = nil, timeRange: TimeRange? = nil,
         segmentDuration: Double? = nil, backend: ProcessingBackend? = nil, parallelism: Int? = nil, priority: Int = 0,
         overwrite: Bool = false, verification: VerificationLevel? = nil, retiming: RetimeRequest? = nil,
-        spec: CompositionSpec? = nil
+        spec: CompositionSpec? = nil, targetQuality: TargetQuality? = nil
     ) {
+        self.targetQuality = targetQuality
         self.source = source
         self.uploadID = uploadID
         self.output = output
@@ -66,7 +69,7 @@ public struct JobRequest: Sendable, Hashable, Codable {
     private enum CodingKeys: String, CodingKey {
         case source, uploadID, output, fileType, preset, settings, timeRange, segmentDuration, backend, parallelism,
             priority
-        case overwrite, verification, retiming, spec
+        case overwrite, verification, retiming, spec, targetQuality
     }
 
     /// Every field is optional on the wire: `priority` defaults to 0 and `overwrite` to false.
@@ -87,6 +90,7 @@ public struct JobRequest: Sendable, Hashable, Codable {
             overwrite: try c.decodeIfPresent(Bool.self, forKey: .overwrite) ?? false,
             verification: try c.decodeIfPresent(VerificationLevel.self, forKey: .verification),
             retiming: try c.decodeIfPresent(RetimeRequest.self, forKey: .retiming),
-            spec: try c.decodeIfPresent(CompositionSpec.self, forKey: .spec))
+            spec: try c.decodeIfPresent(CompositionSpec.self, forKey: .spec),
+            targetQuality: try c.decodeIfPresent(TargetQuality.self, forKey: .targetQuality))
     }
 }

@@ -14,12 +14,18 @@ public struct SegmentOutput: Sendable, Hashable {
     /// made; nil when the job skips decoding its segments (`VerificationLevel.timing`) or the format
     /// cannot be measured.
     public var quality: QualityStats?
+    /// The rate factor the packets were encoded at, when a search chose it (`SegmentWork.targetQuality`).
+    public var crf: Int?
+    /// Every encode of the search, in the order made (empty when the segment did not search).
+    public var probes: [QualityProbe]
 
     public init(
         index: Int, parameters: CodecConfiguration, packets: [EncodedPacket], frames: Int, seconds: Double,
-        processor: ProcessorKind, quality: QualityStats? = nil
+        processor: ProcessorKind, quality: QualityStats? = nil, crf: Int? = nil, probes: [QualityProbe] = []
     ) {
         self.quality = quality
+        self.crf = crf
+        self.probes = probes
         self.index = index
         self.parameters = parameters
         self.packets = packets

@@ -29,13 +29,17 @@ public struct SegmentWork: Sendable, Hashable {
     /// Set when the output keeps HDR: the HDR10 static metadata the encoder signals (a 10-bit HEVC
     /// encode of a PQ or HLG source).
     public var hdr: HDRMetadata?
+    /// Set when the job asks for a quality: the segment searches the rate factor that meets it
+    /// (`CRFSearch`), starting from `settings`' factor, and is measured whatever `checkDecodes` says.
+    public var targetQuality: TargetQuality?
 
     public init(
         spec: SegmentSpec, source: CodecConfiguration, timeBase: Rational, frameRate: Rational,
         rotation: Rotation, packets: [EncodedPacket], settings: VideoSettings, endTick: Int64?,
         sourceName: String, backend: ProcessingBackend, checkDecodes: Bool = true, retime: SegmentRetime? = nil,
-        layer: SegmentLayer? = nil, hdr: HDRMetadata? = nil
+        layer: SegmentLayer? = nil, hdr: HDRMetadata? = nil, targetQuality: TargetQuality? = nil
     ) {
+        self.targetQuality = targetQuality
         self.spec = spec
         self.source = source
         self.timeBase = timeBase

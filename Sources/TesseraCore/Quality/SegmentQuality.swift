@@ -16,6 +16,10 @@ public struct SegmentQuality: Sendable, Hashable, Codable {
     public var planePsnr: [Double]
     /// The constant rate factor the segment was encoded at; nil for a bit-rate encode.
     public var crf: Int?
+    /// Every encode of the segment's rate-factor search, in order (empty without a target).
+    public var probes: [QualityProbe]
+    /// How far the segment falls short of the job's target; nil when it meets it (or there is none).
+    public var shortfall: Double?
     /// Bits per second of the segment's packets.
     public var bitRate: Double
     public var bytes: Int
@@ -26,9 +30,12 @@ public struct SegmentQuality: Sendable, Hashable, Codable {
 
     /// The entry for a segment of `frames` frames spanning `span` seconds of the output timeline; nil when
     /// it carries no measurement.
+    /// - Parameters:
+    ///   - crf: the factor a search chose; nil takes `rateControl`'s.
+    ///   - target: the quality the job asked for.
     public init?(
         index: Int, stats: QualityStats?, frames: Int, span: ClosedRange<Double>, bytes: Int, encodeSeconds: Double,
-        rateControl: RateControl
+        rateControl: RateControl, crf chosen: Int? = nil, probes: [QualityProbe] = [], target: TargetQuality? = nil
     ) {
         guard let stats, stats.frames > 0 else { return nil }
         self.index = index
@@ -40,7 +47,11 @@ public struct SegmentQuality: Sendable, Hashable, Codable {
         minPsnr = stats.minPSNR.rounded(places: 4)
         minSsim = stats.minSSIM.rounded(places: 6)
         planePsnr = stats.planePSNR.map { $0.rounded(places: 4) }
-        if case .crf(let q) = rateControl { crf = q } else { crf = nil }
+        if case .crf(let q) = rateControl { crf = chosen ?? q } else { crf = chosen }
+        self.probes = probes.map { QualityProbe(crf: $0.crf, value: $0.value.rounded(places: 6), bytes: $0.bytes) }
+        shortfall = target.flatMap { t in
+            t.isMet(by: stats) ? nil : (t.value - t.metric.value(of: stats)).rounded(places: 6)
+        }
         self.bytes = bytes
         bitRate = duration > 0 ? (Double(bytes) * 8 / duration).rounded() : 0
         self.encodeSeconds = encodeSeconds.rounded(places: 3)
@@ -49,11 +60,12 @@ public struct SegmentQuality: Sendable, Hashable, Codable {
 
     /// The entry for a finished segment; nil when it carries no measurement.
     /// - Parameter timeBase: the time base of the segment's packets.
-    public init?(_ output: SegmentOutput, timeBase: Rational, rateControl: RateControl) {
+    public init?(_ output: SegmentOutput, timeBase: Rational, rateControl: RateControl, target: TargetQuality?) {
         self.init(
             index: output.index, stats: output.quality, frames: output.frames,
             span: Self.span(output.packets.lazy.map { ($0.pts, $0.duration) }, timeBase: timeBase) ?? 0...0,
-            bytes: output.payloadBytes, encodeSeconds: output.seconds, rateControl: rateControl)
+            bytes: output.payloadBytes, encodeSeconds: output.seconds, rateControl: rateControl, crf: output.crf,
+            probes: output.probes, target: target)
     }
 
     /// Seconds from the first packet's presentation to the end of the last one shown, for packets given as
@@ -83,9 +95,15 @@ public struct QualityReport: Sendable, Hashable, Codable {
     public var minSsim: Double
     /// The quality asked for (`ssim:0.97`), when one was.
     public var target: String?
+    /// The segments that fell short of it (by `shortfall`): the rate-factor range could not reach it.
+    public var short: [Int]
+    /// Probes encoded over the job (each a full encode of its segment), and the frames they encoded over
+    /// the frames delivered: the search's cost in encodes.
+    public var probes: Int
+    public var encodesPerFrame: Double
 
     /// nil when no segment was measured.
-    public init?(segments: [SegmentQuality], target: String? = nil) {
+    public init?(segments: [SegmentQuality], target: TargetQuality? = nil) {
         guard !segments.isEmpty else { return nil }
         var total = QualityStats(peak: segments[0].stats.peak)
         for s in segments { total.add(s.stats) }
@@ -94,6 +112,11 @@ public struct QualityReport: Sendable, Hashable, Codable {
         ssim = total.ssim.rounded(places: 6)
         minPsnr = total.minPSNR.rounded(places: 4)
         minSsim = total.minSSIM.rounded(places: 6)
-        self.target = target
+        self.target = target?.description
+        short = self.segments.filter { $0.shortfall != nil }.map(\.index)
+        probes = segments.reduce(0) { $0 + $1.probes.count }
+        let frames = segments.reduce(0) { $0 + $1.frames }
+        let encoded = segments.reduce(0) { $0 + $1.frames * max(1, $1.probes.count) }
+        encodesPerFrame = frames > 0 ? (Double(encoded) / Double(frames)).rounded(places: 3) : 0
     }
 }

@@ -114,7 +114,8 @@ extension CompositionExport {
             source: try CodecParameters(copying: stream.pointee.codecpar).configuration,
             timeBase: Rational(tb), frameRate: Rational(source.frameRate), rotation: source.rotation,
             packets: [], settings: plan.settings.video!, endTick: nil, sourceName: path, backend: backend,
-            checkDecodes: verificationLevel.decodesSegments, retime: retime, layer: plan.layer(asset: asset))
+            checkDecodes: verificationLevel.decodesSegments, retime: retime, layer: plan.layer(asset: asset),
+            targetQuality: targetQuality)
         return (template, index, ticks, videoID)
     }
 
@@ -228,7 +229,7 @@ extension CompositionExport {
                 wallSeconds: wall, framesPerSecond: Double(frames) / max(wall, 1e-9))
             report.segments = specs.count
             report.verification = verification
-            report.quality = QualityReport(segments: stitched.quality)
+            report.quality = QualityReport(segments: stitched.quality, target: stitched.target)
             // A local export's choice; a farm's workers each make their own (their status shows it).
             report.video?.processorChoice = selector.choice?.description
             return report

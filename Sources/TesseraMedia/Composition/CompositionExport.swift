@@ -37,6 +37,7 @@ public final class CompositionExport: @unchecked Sendable {
     public var backend = ProcessingBackend.auto
     /// How a segmented export proves its video: `.decode` has each segment decoded where it was made.
     public var verificationLevel = VerificationLevel.decode
+    public var targetQuality: TargetQuality?
     public var makeSegmentExecutor: (@Sendable (_ plan: [SegmentSpec]) throws(MediaError) -> any SegmentExecutor)?
     public var phaseHandler: (@Sendable (ExportPhase) -> Void)?
     /// A segmented export's frames stitched so far.
@@ -236,8 +237,15 @@ public final class CompositionExport: @unchecked Sendable {
         let writer = try AssetWriter(
             outputPath: outputPath, fileType: fileType, overwrite: overwrite,
             optimizeForNetworkUse: plan.settings.optimizeForNetworkUse)
+        if let targetQuality {
+            do throws(JobRequestError) {
+                try targetQuality.check(against: plan.settings, field: "target quality")
+            } catch {
+                throw MediaError(.invalidArgument, path: outputPath, error.description)
+            }
+        }
         do throws(MediaError) {
-            if let seconds = segmentDuration {
+            if let seconds = segmentDuration ?? (targetQuality == nil ? nil : TargetQuality.defaultSegmentSeconds) {
                 return try exportSegmented(plan, writer: writer, fileType: fileType, seconds: seconds, started: started)
             }
             let selector = BackendSelector(requested: backend)

@@ -47,6 +47,7 @@ public final class ExportSession: @unchecked Sendable {
     /// How a segmented export proves its video: `.decode` has every segment decoded where it was
     /// encoded; `.timing` checks packets and timestamps only (see `VerificationLevel`).
     public var verificationLevel = VerificationLevel.decode
+    public var targetQuality: TargetQuality?
     /// Called a few times a second from the thread running `export()`.
     public var progressHandler: (@Sendable (ExportProgress) -> Void)?
 
@@ -121,7 +122,15 @@ public final class ExportSession: @unchecked Sendable {
             return writer
         }
         let total = retime?.map.outputDuration.seconds ?? range.map { $0.duration.seconds } ?? assetDuration.seconds
-        if let seconds = segmentDuration, !settings.passthrough, settings.video != nil, tracks.video != nil {
+        if let targetQuality {
+            do throws(JobRequestError) {
+                try targetQuality.check(against: settings, field: "target quality")
+            } catch {
+                throw MediaError(.invalidArgument, path: sourcePath, error.description)
+            }
+        }
+        let segmentSeconds = segmentDuration ?? (targetQuality == nil ? nil : TargetQuality.defaultSegmentSeconds)
+        if let seconds = segmentSeconds, !settings.passthrough, settings.video != nil, tracks.video != nil {
             return try exportSegmented(
                 reader: reader, fileType: fileType, range: range, seconds: seconds, retime: retime,
                 total: total, started: started, makeWriter: makeWriter)
@@ -188,6 +197,7 @@ public final class ExportSession: @unchecked Sendable {
             configuration: .init(
                 settings: settings, tracks: tracks, fileType: fileType, segmentSeconds: seconds, parallel: parallel,
                 makeProcessor: selectorBox.withLock { $0 }!.factory, backend: backend, verification: verificationLevel,
+                targetQuality: targetQuality,
                 makeExecutor: makeSegmentExecutor,
                 phase: phaseHandler ?? { _ in }, audioEndGaps: audioEndGapsHandler ?? { _ in }, retime: retime))
         let handler = progressHandler

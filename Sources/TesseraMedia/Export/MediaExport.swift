@@ -17,6 +17,9 @@ public protocol MediaExport: AnyObject, Sendable {
     var parallel: Int { get set }
     /// How a segmented export proves its video.
     var verificationLevel: VerificationLevel { get set }
+    /// A quality every segment reaches with the fewest bits (a rate-factor search per segment); an export
+    /// in one pass is then cut into segments of `TargetQuality.defaultSegmentSeconds`.
+    var targetQuality: TargetQuality? { get set }
     /// Who makes the segments: nil runs them on `parallel` local threads; a farm passes its dispatcher.
     var makeSegmentExecutor: (@Sendable (_ plan: [SegmentSpec]) throws(MediaError) -> any SegmentExecutor)? {
         get set

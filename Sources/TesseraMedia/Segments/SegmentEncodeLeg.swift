@@ -12,13 +12,13 @@ import TesseraCore
 ///  a composition's: decoded source frame ─▶ FrameRetimer ─▶ LayerRenderer (its own FrameProcessor, the
 ///      placement on the render) ─▶ FrameDurations ─▶ Encoder ─▶ packets
 ///  each packet ─▶ EncodedOutputCheck: decoded at once, measured against the frame the encoder was given
+///  with a target quality: the encoder's frames held, encoded once per probe of the CRFSearch
 /// ```
 ///
 /// `SegmentRunner` reads and decodes a segment once and feeds every leg; a job's outputs are a list of
 /// legs (today one per segment; a ladder's renditions and quality measured on the processed frames plug
 /// in here, not in a second loop).
 final class SegmentEncodeLeg {
-    private let encoder: Encoder
     private let processing: ProcessingSpec?
     private let makeProcessor: SegmentRunner.MakeProcessor
     private(set) var processor: (any FrameProcessor)?
@@ -27,12 +27,13 @@ final class SegmentEncodeLeg {
     private var timing = FrameDurations()
     /// Source ticks to the output timeline for a segment that is not retimed.
     private let shift: Int64
-    private(set) var packets: [EncodedPacket] = []
-    private var durations: [Int64: Int64] = [:]
-    /// The presentation time of every frame encoded, in encoding order.
-    private(set) var encodedPTS: [Int64] = []
-    private(set) var frames = 0
-    private let check: EncodedOutputCheck?
+    /// The encode the frames stream into; with a target quality, the probe delivered, once chosen.
+    private var pass: SegmentEncodePass?
+    /// With a target quality: the search, and the frames it encodes once per probe (held by reference).
+    private var search: CRFSearch?
+    private var held: [Frame] = []
+    private let makePass: (_ crf: Int?) throws(MediaError) -> SegmentEncodePass
+    private let segment: Int
 
     /// - Parameters:
     ///   - settings: this output's video settings.
@@ -73,14 +74,30 @@ final class SegmentEncodeLeg {
                 frameRate: frameRate, rotation: work.rotation, hdr: work.hdr)
             (encoderInput, processing) = (encoding.encoderInput, encoding.processing)
         }
-        let encoder = try Encoder(video: settings, input: encoderInput, globalHeader: true, threads: threads)
-        self.encoder = encoder
-        if let decoders {
-            check = try EncodedOutputCheck(
-                parameters: try CodecParameters(encoder: encoder.context), timeBase: outputTB, segment: spec.index,
-                decoders: decoders)
+        let target = work.targetQuality
+        segment = spec.index
+        // A search measures every probe, whatever the job's verification level.
+        let checkDecoders = target == nil ? decoders : (decoders ?? SegmentDecoders())
+        makePass = { (crf) throws(MediaError) in
+            var probe = settings
+            if let crf { probe.rateControl = .crf(crf) }
+            return try SegmentEncodePass(
+                settings: probe, input: encoderInput, threads: threads, timeBase: outputTB, segment: spec.index,
+                decoders: checkDecoders, search: target)
+        }
+        if let target {
+            guard case .crf(let start) = settings.rateControl else {
+                throw MediaError(
+                    .invalidArgument, path: work.sourceName,
+                    "segment \(spec.index): a target quality searches the rate factor; the settings ask a bit rate")
+            }
+            search = CRFSearch(target: target, codec: settings.codec, start: start)
+            // An encoder is opened now, so a setting it refuses fails before any frame is decoded.
+            _ = try Encoder(
+                video: settings, input: encoderInput, globalHeader: true, threads: threads, stitchable: true,
+                maxBitRate: target.maxBitRate)
         } else {
-            check = nil
+            pass = try makePass(nil)
         }
         self.makeProcessor = makeProcessor
         let range = spec.presentationRange
@@ -124,9 +141,10 @@ final class SegmentEncodeLeg {
     }
 
     /// Encodes what the retimer and the duration tracker still hold, then drains the encoder and finishes
-    /// the output's check. Returns the output's quality when it was checked and measured.
+    /// the output's check; with a target quality, runs the search over the held frames. Returns the
+    /// delivered output's quality when it was checked and measured.
     /// - Throws: `.corrupt` when the segment decoded no frame; `.verificationFailed` when the output does
-    ///   not decode to the frames encoded.
+    ///   not decode to the frames encoded; `.unsupported` when a target's quality cannot be measured.
     func finish(endTick: Int64?, segment: Int, path: String) throws(MediaError) -> QualityStats? {
         for shown in try retimer?.finish() ?? [] { try place(shown) }
         let end = retimer.map(\.frameCount) ?? endTick
@@ -134,12 +152,46 @@ final class SegmentEncodeLeg {
             throw MediaError(.corrupt, path: path, "segment \(segment) decoded no frame")
         }
         try encode(last)
-        try encode(nil)
-        return try check?.finish(encodedPTS: encodedPTS)
+        guard var search else {
+            try pass!.encode(nil)
+            return try pass!.finish()
+        }
+        var made: [Int: (SegmentEncodePass, QualityStats)] = [:]
+        while let crf = search.next {
+            let probe = try makePass(crf)
+            for frame in held { try probe.encode(frame) }
+            try probe.encode(nil)
+            guard let stats = try probe.finish() else {
+                throw MediaError(
+                    .unsupported, path: path,
+                    "segment \(segment): a target quality is measured on YUV or grey pictures; this output's "
+                        + "format cannot be measured")
+            }
+            search.record(QualityProbe(crf: crf, value: search.target.metric.value(of: stats), bytes: probe.bytes))
+            made[crf] = (probe, stats)
+        }
+        self.search = search
+        guard let chosen = search.chosen, let delivered = made[chosen.crf] else {
+            throw MediaError(.internal, path: path, "segment \(segment): the rate-factor search made no probe")
+        }
+        pass = delivered.0
+        held = []
+        return delivered.1
     }
 
-    /// The encoder's output parameters, once finished.
-    func parameters() throws(MediaError) -> CodecParameters { try CodecParameters(encoder: encoder.context) }
+    /// The delivered encode's packets, in decode order.
+    var packets: [EncodedPacket] { pass?.packets ?? [] }
+    /// Frames encoded (delivered).
+    var frames: Int { pass?.frames ?? held.count }
+    /// The rate factor a search chose, and every probe it encoded.
+    var crf: Int? { search?.chosen?.crf }
+    var probes: [QualityProbe] { search?.probes ?? [] }
+
+    /// The delivered encoder's output parameters, once finished.
+    func parameters() throws(MediaError) -> CodecParameters {
+        guard let pass else { throw MediaError(.internal, "segment \(segment) has no finished encode") }
+        return try pass.parameters()
+    }
 
     /// Encodes the frame before this output frame (see `FrameDurations`); a composition's frame is first
     /// placed on the render.
@@ -149,19 +201,8 @@ final class SegmentEncodeLeg {
         try encode(previous)
     }
 
-    private func encode(_ frame: Frame?) throws(MediaError) {
-        if let frame {
-            durations[frame.pts] = frame.pointer.pointee.pkt_duration
-            encodedPTS.append(frame.pts)
-            frame.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
-            frames += 1
-            check?.sent(frame)
-        }
-        try encoder.encode(frame) { (packet) throws(MediaError) in
-            try check?.received(packet)
-            var p = EncodedPacket(packet)
-            if let d = durations.removeValue(forKey: p.pts) { p.duration = d }
-            packets.append(p)
-        }
+    /// Streams the frame into the encode, or holds it for the search's probes.
+    private func encode(_ frame: Frame) throws(MediaError) {
+        if let pass { try pass.encode(frame) } else { held.append(frame) }
     }
 }

@@ -108,7 +108,7 @@ public enum SegmentRunner {
                 SegmentOutput(
                     index: spec.index, parameters: try leg.parameters().configuration, packets: leg.packets,
                     frames: leg.frames, seconds: Date().timeIntervalSince(started), processor: leg.kind,
-                    quality: quality))
+                    quality: quality, crf: leg.crf, probes: leg.probes))
         }
         if let decoder { decoders.keep(decoder, for: sourceKey) }
         progress(SegmentProgress(segment: spec.index, framesDone: outputs[0].frames, framesTotal: spec.frameCount))

@@ -46,6 +46,8 @@ final class SegmentedEngine {
         var processor: ProcessorKind
         /// Every segment's measured quality, in order (empty when the segments were not decoded).
         var quality: [SegmentQuality]
+        /// The quality the segments were asked to reach.
+        var target: TargetQuality?
     }
 
     private let runs: [Run]
@@ -121,12 +123,14 @@ final class SegmentedEngine {
             let stitcher = SegmentStitcher(reference: first.parameters, timeBase: opened.timeBase, path: opened.path)
             var frames = 0
             var quality: [SegmentQuality] = []
-            let rateControl = runs[0].template.settings.rateControl
+            let (rateControl, target) = (runs[0].template.settings.rateControl, runs[0].template.targetQuality)
             for spec in specs {
                 let output = spec.index == first.index ? first : try executor.output(spec.index)
                 try stitcher.append(output, to: opened.input)
                 frames += output.frames
-                if let q = SegmentQuality(output, timeBase: Rational(opened.timeBase), rateControl: rateControl) {
+                if let q = SegmentQuality(
+                    output, timeBase: Rational(opened.timeBase), rateControl: rateControl, target: target)
+                {
                     quality.append(q)
                 }
                 progress(frames, stitcher.endSeconds)
@@ -134,7 +138,8 @@ final class SegmentedEngine {
             for stage in stages { stage.wait() }
             try failure.check()
             return Result(
-                frames: frames, endSeconds: stitcher.endSeconds, processor: first.processor, quality: quality)
+                frames: frames, endSeconds: stitcher.endSeconds, processor: first.processor, quality: quality,
+                target: target)
         } catch {
             throw stop(error)
         }

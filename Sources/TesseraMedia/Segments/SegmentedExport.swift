@@ -25,6 +25,7 @@ final class SegmentedExport: @unchecked Sendable {
         var makeProcessor: SegmentRunner.MakeProcessor
         var backend: ProcessingBackend
         var verification: VerificationLevel
+        var targetQuality: TargetQuality?
         /// nil runs the segments on `parallel` local threads.
         var makeExecutor: (@Sendable ([SegmentSpec]) throws(MediaError) -> any SegmentExecutor)?
         var phase: @Sendable (ExportPhase) -> Void
@@ -91,7 +92,8 @@ final class SegmentedExport: @unchecked Sendable {
             timeBase: Rational(tb), frameRate: Rational(source.frameRate), rotation: rotation,
             packets: [], settings: vs, endTick: nil, sourceName: reader.path,
             backend: config.backend, checkDecodes: config.verification.decodesSegments,
-            retime: config.retime?.segmentRetime(rangeStartTick: range.start), hdr: config.tracks.hdr)
+            retime: config.retime?.segmentRetime(rangeStartTick: range.start), hdr: config.tracks.hdr,
+            targetQuality: config.targetQuality)
         let engine = try SegmentedEngine(
             runs: [.init(specs: plan, template: template, source: (reader.path, videoID), lastEnd: lastEnd)],
             failure: failure, parallel: config.parallel, makeExecutor: config.makeExecutor,
@@ -132,7 +134,7 @@ final class SegmentedExport: @unchecked Sendable {
             })
         processorKind = result.processor
         videoEnd = result.endSeconds
-        quality = QualityReport(segments: result.quality)
+        quality = QualityReport(segments: result.quality, target: result.target)
         guard let writer else { throw MediaError(.internal, "the segments were stitched without a writer") }
         return writer
     }

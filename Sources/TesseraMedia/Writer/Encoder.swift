@@ -28,8 +28,15 @@ final class Encoder: @unchecked Sendable {
 
     /// - Throws: `.unsupported` when the encoder is not in this FFmpeg build or rejects the pixel format,
     ///   `.invalidArgument` for settings it refuses (e.g. an unknown speed preset).
-    /// - Parameter threads: encoder threads; 0 lets the encoder use every core.
-    init(video settings: VideoSettings, input: VideoInput, globalHeader: Bool, threads: Int = 0) throws(MediaError) {
+    /// - Parameters:
+    ///   - threads: encoder threads; 0 lets the encoder use every core.
+    ///   - stitchable: headers that do not depend on the rate factor (x264 writes its initial QP in the
+    ///     PPS), so segments encoded at different factors concatenate.
+    ///   - maxBitRate: a cap on a CRF encode (the VBV maximum rate, with a two-second buffer).
+    init(
+        video settings: VideoSettings, input: VideoInput, globalHeader: Bool, threads: Int = 0,
+        stitchable: Bool = false, maxBitRate: Int? = nil
+    ) throws(MediaError) {
         let codec = try Self.find(settings.codec.encoderName)
         name = settings.codec.encoderName
         context = try Self.allocate(codec, name)
@@ -62,7 +69,10 @@ final class Encoder: @unchecked Sendable {
             // x264 takes VFR input by default and then writes the time base (1/15360 for a 30 fps MP4
             // track) as the VUI timing, so parsers read 15360 fps and packet durations come out N/A.
             // With force-cfr its VUI says the frame rate; timestamps still pass through unchanged.
-            if input.frameRate.num > 0 && input.frameRate.den > 0 { try set("x264-params", "force-cfr=1") }
+            let params =
+                (input.frameRate.num > 0 && input.frameRate.den > 0 ? ["force-cfr=1"] : [])
+                + (stitchable ? ["stitchable=1"] : [])
+            if !params.isEmpty { try set("x264-params", params.joined(separator: ":")) }
         case .hevc:
             try set("preset", speed)
             try set("x265-params", (["log-level=error"] + (input.hdr.map(Self.x265HDR) ?? [])).joined(separator: ":"))
@@ -76,7 +86,14 @@ final class Encoder: @unchecked Sendable {
         switch settings.rateControl {
         case .crf(let q):
             try set("crf", String(q))
-            if settings.codec == .vp9 { c.pointee.bit_rate = 0 }
+            if let cap = maxBitRate {
+                // Constrained quality: the factor sets the quality, the cap the most bits it may spend.
+                c.pointee.rc_max_rate = Int64(cap)
+                c.pointee.rc_buffer_size = try Self.int32(min(cap, Int(Int32.max / 2)) * 2, "bufsize", name)
+                if settings.codec == .vp9 { c.pointee.bit_rate = Int64(cap) }
+            } else if settings.codec == .vp9 {
+                c.pointee.bit_rate = 0
+            }
         case .bitRate(let b):
             c.pointee.bit_rate = Int64(b)
         }

@@ -15,6 +15,8 @@ extension Tessera_V1_SegmentOutput {
         encodeSeconds = output.seconds
         processor = output.processor.rawValue
         if let q = output.quality { quality = try Tessera_V1_SegmentQuality(q) }
+        if let c = output.crf { crf = try WireValue.uint32(c, "output.crf") }
+        probes = try output.probes.map { (p) throws(WireError) in try Tessera_V1_QualityProbe(p) }
         try WireValue.checkOutgoing { () throws(WireError) in try validateSeconds() }
     }
 
@@ -38,11 +40,18 @@ extension SegmentOutput {
             packets.append(try EncodedPacket(wire: packet, field: "output.packets[\(i)]"))
         }
         let frames = Int(wire.frames)
+        guard wire.probes.count <= 64 else {
+            throw WireValue.malformed("output.probes", "holds \(wire.probes.count) probes: at most 64")
+        }
         self.init(
             index: index, parameters: try CodecConfiguration(wire: wire.parameters, field: "output.parameters"),
             packets: packets, frames: frames, seconds: wire.encodeSeconds,
             processor: ProcessorKind(named: wire.processor),
             quality: wire.hasQuality
-                ? try QualityStats(wire: wire.quality, frames: frames, field: "output.quality") : nil)
+                ? try QualityStats(wire: wire.quality, frames: frames, field: "output.quality") : nil,
+            crf: wire.hasCrf ? Int(wire.crf) : nil,
+            probes: try wire.probes.enumerated().map { (i, p) throws(WireError) in
+                try QualityProbe(wire: p, field: "output.probes[\(i)]")
+            })
     }
 }

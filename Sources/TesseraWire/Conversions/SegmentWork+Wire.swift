@@ -24,6 +24,7 @@ extension Tessera_V1_SegmentTask {
         if let r = work.retime { retime = try Tessera_V1_Retime(r, field: "task.retime") }
         if let l = work.layer { layer = try Tessera_V1_Layer(l, field: "task.layer") }
         if let h = work.hdr { hdr = Tessera_V1_HDRMetadata(h) }
+        if let t = work.targetQuality { targetQuality = try Tessera_V1_TargetQuality(t) }
         try WireValue.checkOutgoing { () throws(WireError) in try validateTask() }
     }
 
@@ -77,17 +78,21 @@ extension SegmentWork {
         guard let backend = wire.backend.isEmpty ? .auto : ProcessingBackend(rawValue: wire.backend) else {
             throw WireError(.unrepresentable, "task.backend = \(wire.backend.logSafe()) is not auto, cpu or vulkan")
         }
+        let settings = try VideoSettings(wire: wire.settings, field: "task.settings")
         self.init(
             spec: spec, source: try CodecConfiguration(wire: wire.source, field: "task.source"),
             timeBase: try Rational(wire: wire.timeBase, field: "task.time_base"),
             frameRate: try Rational(wire: wire.frameRate, field: "task.frame_rate"),
             rotation: Rotation(degrees: Int(wire.rotationDegrees), mirrored: wire.rotationMirrored),
-            packets: packets, settings: try VideoSettings(wire: wire.settings, field: "task.settings"),
+            packets: packets, settings: settings,
             endTick: wire.hasEndTick ? wire.endTick : nil, sourceName: wire.sourceName, backend: backend,
             checkDecodes: !wire.skipDecodeCheck,
             retime: wire.hasRetime
                 ? try SegmentRetime(wire: wire.retime, outputFrames: spec.outputFrames, field: "task.retime") : nil,
             layer: wire.hasLayer ? try SegmentLayer(wire: wire.layer, field: "task.layer") : nil,
-            hdr: wire.hasHdr ? try HDRMetadata(wire: wire.hdr, field: "task.hdr") : nil)
+            hdr: wire.hasHdr ? try HDRMetadata(wire: wire.hdr, field: "task.hdr") : nil,
+            targetQuality: wire.hasTargetQuality
+                ? try TargetQuality(wire: wire.targetQuality, codec: settings.codec, field: "task.target_quality")
+                : nil)
     }
 }

@@ -421,7 +421,8 @@ public nonisolated struct Tessera_V1_Capabilities: Sendable {
   public var backendChoices: [Tessera_V1_BackendChoice] = []
 
   /// Optional behaviours it implements beyond this version's base (PROTOCOL.md §7): "hdr10" means it
-  /// signals SegmentTask.hdr in its encodes. A task that needs one goes only to workers that list it.
+  /// signals SegmentTask.hdr in its encodes; "target-quality" that it searches the rate factor for
+  /// SegmentTask.target_quality. A task that needs one goes only to workers that list it.
   public var features: [String] = []
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
@@ -637,35 +638,34 @@ public nonisolated struct Tessera_V1_TaskProgress: Sendable {
   fileprivate var _ref: Tessera_V1_TaskRef? = nil
 }
 
-public nonisolated struct Tessera_V1_TaskResult: Sendable {
+public nonisolated struct Tessera_V1_TaskResult: @unchecked Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
   public var ref: Tessera_V1_TaskRef {
-    get {_ref ?? Tessera_V1_TaskRef()}
-    set {_ref = newValue}
+    get {_storage._ref ?? Tessera_V1_TaskRef()}
+    set {_uniqueStorage()._ref = newValue}
   }
   /// Returns true if `ref` has been explicitly set.
-  public var hasRef: Bool {self._ref != nil}
+  public var hasRef: Bool {_storage._ref != nil}
   /// Clears the value of `ref`. Subsequent reads from it will return its default value.
-  public mutating func clearRef() {self._ref = nil}
+  public mutating func clearRef() {_uniqueStorage()._ref = nil}
 
   public var output: Tessera_V1_SegmentOutput {
-    get {_output ?? Tessera_V1_SegmentOutput()}
-    set {_output = newValue}
+    get {_storage._output ?? Tessera_V1_SegmentOutput()}
+    set {_uniqueStorage()._output = newValue}
   }
   /// Returns true if `output` has been explicitly set.
-  public var hasOutput: Bool {self._output != nil}
+  public var hasOutput: Bool {_storage._output != nil}
   /// Clears the value of `output`. Subsequent reads from it will return its default value.
-  public mutating func clearOutput() {self._output = nil}
+  public mutating func clearOutput() {_uniqueStorage()._output = nil}
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 
-  fileprivate var _ref: Tessera_V1_TaskRef? = nil
-  fileprivate var _output: Tessera_V1_SegmentOutput? = nil
+  fileprivate var _storage = _StorageClass.defaultInstance
 }
 
 /// Coordinator has spooled the result to stable storage; the worker may forget it.
@@ -1123,11 +1123,63 @@ public nonisolated struct Tessera_V1_SegmentTask: @unchecked Sendable {
   /// Clears the value of `hdr`. Subsequent reads from it will return its default value.
   public mutating func clearHdr() {_uniqueStorage()._hdr = nil}
 
+  /// Set when the job asks for a quality (PROTOCOL.md §7): the worker searches the segment's rate factor,
+  /// starting at settings.crf, and delivers the probe that meets it with the fewest bytes. Sent only to
+  /// workers with feature "target-quality".
+  public var targetQuality: Tessera_V1_TargetQuality {
+    get {_storage._targetQuality ?? Tessera_V1_TargetQuality()}
+    set {_uniqueStorage()._targetQuality = newValue}
+  }
+  /// Returns true if `targetQuality` has been explicitly set.
+  public var hasTargetQuality: Bool {_storage._targetQuality != nil}
+  /// Clears the value of `targetQuality`. Subsequent reads from it will return its default value.
+  public mutating func clearTargetQuality() {_uniqueStorage()._targetQuality = nil}
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 
   fileprivate var _storage = _StorageClass.defaultInstance
+}
+
+public nonisolated struct Tessera_V1_TargetQuality: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// "psnr" (dB, 10 to 100) or "ssim" (0 to 1)
+  public var metric: String = String()
+
+  public var value: Double = 0
+
+  /// the factors the search may use; absent: the encoder's range
+  public var crfMin: UInt32 {
+    get {_crfMin ?? 0}
+    set {_crfMin = newValue}
+  }
+  /// Returns true if `crfMin` has been explicitly set.
+  public var hasCrfMin: Bool {self._crfMin != nil}
+  /// Clears the value of `crfMin`. Subsequent reads from it will return its default value.
+  public mutating func clearCrfMin() {self._crfMin = nil}
+
+  public var crfMax: UInt32 {
+    get {_crfMax ?? 0}
+    set {_crfMax = newValue}
+  }
+  /// Returns true if `crfMax` has been explicitly set.
+  public var hasCrfMax: Bool {self._crfMax != nil}
+  /// Clears the value of `crfMax`. Subsequent reads from it will return its default value.
+  public mutating func clearCrfMax() {self._crfMax = nil}
+
+  /// a cap (the encoder's VBV maximum rate); 0 = none
+  public var maxBitRate: UInt64 = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _crfMin: UInt32? = nil
+  fileprivate var _crfMax: UInt32? = nil
 }
 
 /// SMPTE ST 2086 mastering display and CTA-861.3 content light level.
@@ -1525,12 +1577,43 @@ public nonisolated struct Tessera_V1_SegmentOutput: Sendable {
   /// Clears the value of `quality`. Subsequent reads from it will return its default value.
   public mutating func clearQuality() {self._quality = nil}
 
+  /// the rate factor a target-quality search chose
+  public var crf: UInt32 {
+    get {_crf ?? 0}
+    set {_crf = newValue}
+  }
+  /// Returns true if `crf` has been explicitly set.
+  public var hasCrf: Bool {self._crf != nil}
+  /// Clears the value of `crf`. Subsequent reads from it will return its default value.
+  public mutating func clearCrf() {self._crf = nil}
+
+  /// every encode of that search, in the order made
+  public var probes: [Tessera_V1_QualityProbe] = []
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 
   fileprivate var _parameters: Tessera_V1_CodecParameters? = nil
   fileprivate var _quality: Tessera_V1_SegmentQuality? = nil
+  fileprivate var _crf: UInt32? = nil
+}
+
+public nonisolated struct Tessera_V1_QualityProbe: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var crf: UInt32 = 0
+
+  /// the segment's quality in the target's metric
+  public var value: Double = 0
+
+  public var bytes: UInt64 = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
 }
 
 /// How close a segment's decoded output is to the frames its encoder was given, as FFmpeg's psnr and ssim
@@ -2344,36 +2427,74 @@ nonisolated extension Tessera_V1_TaskResult: SwiftProtobuf.Message, SwiftProtobu
   public static let protoMessageName: String = _protobuf_package + ".TaskResult"
   public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}ref\0\u{1}output\0")
 
+  fileprivate class _StorageClass {
+    var _ref: Tessera_V1_TaskRef? = nil
+    var _output: Tessera_V1_SegmentOutput? = nil
+
+      // This property is used as the initial default value for new instances of the type.
+      // The type itself is protecting the reference to its storage via CoW semantics.
+      // This will force a copy to be made of this reference when the first mutation occurs;
+      // hence, it is safe to mark this as `nonisolated(unsafe)`.
+      static nonisolated(unsafe) let defaultInstance = _StorageClass()
+
+    private init() {}
+
+    init(copying source: _StorageClass) {
+      _ref = source._ref
+      _output = source._output
+    }
+  }
+
+  fileprivate mutating func _uniqueStorage() -> _StorageClass {
+    if !isKnownUniquelyReferenced(&_storage) {
+      _storage = _StorageClass(copying: _storage)
+    }
+    return _storage
+  }
+
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
-    while let fieldNumber = try decoder.nextFieldNumber() {
-      // The use of inline closures is to circumvent an issue where the compiler
-      // allocates stack space for every case branch when no optimizations are
-      // enabled. https://github.com/apple/swift-protobuf/issues/1034
-      switch fieldNumber {
-      case 1: try { try decoder.decodeSingularMessageField(value: &self._ref) }()
-      case 2: try { try decoder.decodeSingularMessageField(value: &self._output) }()
-      default: break
+    _ = _uniqueStorage()
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      while let fieldNumber = try decoder.nextFieldNumber() {
+        // The use of inline closures is to circumvent an issue where the compiler
+        // allocates stack space for every case branch when no optimizations are
+        // enabled. https://github.com/apple/swift-protobuf/issues/1034
+        switch fieldNumber {
+        case 1: try { try decoder.decodeSingularMessageField(value: &_storage._ref) }()
+        case 2: try { try decoder.decodeSingularMessageField(value: &_storage._output) }()
+        default: break
+        }
       }
     }
   }
 
   public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
-    // The use of inline closures is to circumvent an issue where the compiler
-    // allocates stack space for every if/case branch local when no optimizations
-    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
-    // https://github.com/apple/swift-protobuf/issues/1182
-    try { if let v = self._ref {
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
-    } }()
-    try { if let v = self._output {
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
-    } }()
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every if/case branch local when no optimizations
+      // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+      // https://github.com/apple/swift-protobuf/issues/1182
+      try { if let v = _storage._ref {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
+      } }()
+      try { if let v = _storage._output {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
+      } }()
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Tessera_V1_TaskResult, rhs: Tessera_V1_TaskResult) -> Bool {
-    if lhs._ref != rhs._ref {return false}
-    if lhs._output != rhs._output {return false}
+    if lhs._storage !== rhs._storage {
+      let storagesAreEqual: Bool = withExtendedLifetime((lhs._storage, rhs._storage)) { (_args: (_StorageClass, _StorageClass)) in
+        let _storage = _args.0
+        let rhs_storage = _args.1
+        if _storage._ref != rhs_storage._ref {return false}
+        if _storage._output != rhs_storage._output {return false}
+        return true
+      }
+      if !storagesAreEqual {return false}
+    }
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -2943,7 +3064,7 @@ nonisolated extension Tessera_V1_VideoSettings: SwiftProtobuf.Message, SwiftProt
 
 nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".SegmentTask"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}spec\0\u{1}source\0\u{3}time_base\0\u{3}frame_rate\0\u{3}rotation_degrees\0\u{1}packets\0\u{1}settings\0\u{3}end_tick\0\u{3}source_name\0\u{1}backend\0\u{3}rotation_mirrored\0\u{3}skip_decode_check\0\u{1}retime\0\u{1}layer\0\u{1}hdr\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}spec\0\u{1}source\0\u{3}time_base\0\u{3}frame_rate\0\u{3}rotation_degrees\0\u{1}packets\0\u{1}settings\0\u{3}end_tick\0\u{3}source_name\0\u{1}backend\0\u{3}rotation_mirrored\0\u{3}skip_decode_check\0\u{1}retime\0\u{1}layer\0\u{1}hdr\0\u{3}target_quality\0")
 
   fileprivate class _StorageClass {
     var _spec: Tessera_V1_SegmentSpec? = nil
@@ -2961,6 +3082,7 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
     var _retime: Tessera_V1_Retime? = nil
     var _layer: Tessera_V1_Layer? = nil
     var _hdr: Tessera_V1_HDRMetadata? = nil
+    var _targetQuality: Tessera_V1_TargetQuality? = nil
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -2986,6 +3108,7 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
       _retime = source._retime
       _layer = source._layer
       _hdr = source._hdr
+      _targetQuality = source._targetQuality
     }
   }
 
@@ -3019,6 +3142,7 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
         case 13: try { try decoder.decodeSingularMessageField(value: &_storage._retime) }()
         case 14: try { try decoder.decodeSingularMessageField(value: &_storage._layer) }()
         case 15: try { try decoder.decodeSingularMessageField(value: &_storage._hdr) }()
+        case 16: try { try decoder.decodeSingularMessageField(value: &_storage._targetQuality) }()
         default: break
         }
       }
@@ -3076,6 +3200,9 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
       try { if let v = _storage._hdr {
         try visitor.visitSingularMessageField(value: v, fieldNumber: 15)
       } }()
+      try { if let v = _storage._targetQuality {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 16)
+      } }()
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -3100,10 +3227,65 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
         if _storage._retime != rhs_storage._retime {return false}
         if _storage._layer != rhs_storage._layer {return false}
         if _storage._hdr != rhs_storage._hdr {return false}
+        if _storage._targetQuality != rhs_storage._targetQuality {return false}
         return true
       }
       if !storagesAreEqual {return false}
     }
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Tessera_V1_TargetQuality: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".TargetQuality"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}metric\0\u{1}value\0\u{3}crf_min\0\u{3}crf_max\0\u{3}max_bit_rate\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.metric) }()
+      case 2: try { try decoder.decodeSingularDoubleField(value: &self.value) }()
+      case 3: try { try decoder.decodeSingularUInt32Field(value: &self._crfMin) }()
+      case 4: try { try decoder.decodeSingularUInt32Field(value: &self._crfMax) }()
+      case 5: try { try decoder.decodeSingularUInt64Field(value: &self.maxBitRate) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    if !self.metric.isEmpty {
+      try visitor.visitSingularStringField(value: self.metric, fieldNumber: 1)
+    }
+    if self.value.bitPattern != 0 {
+      try visitor.visitSingularDoubleField(value: self.value, fieldNumber: 2)
+    }
+    try { if let v = self._crfMin {
+      try visitor.visitSingularUInt32Field(value: v, fieldNumber: 3)
+    } }()
+    try { if let v = self._crfMax {
+      try visitor.visitSingularUInt32Field(value: v, fieldNumber: 4)
+    } }()
+    if self.maxBitRate != 0 {
+      try visitor.visitSingularUInt64Field(value: self.maxBitRate, fieldNumber: 5)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Tessera_V1_TargetQuality, rhs: Tessera_V1_TargetQuality) -> Bool {
+    if lhs.metric != rhs.metric {return false}
+    if lhs.value != rhs.value {return false}
+    if lhs._crfMin != rhs._crfMin {return false}
+    if lhs._crfMax != rhs._crfMax {return false}
+    if lhs.maxBitRate != rhs.maxBitRate {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -3504,7 +3686,7 @@ nonisolated extension Tessera_V1_RetimePiece.Motion: SwiftProtobuf._ProtoNamePro
 
 nonisolated extension Tessera_V1_SegmentOutput: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".SegmentOutput"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}parameters\0\u{1}packets\0\u{1}frames\0\u{3}encode_seconds\0\u{1}processor\0\u{1}quality\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}parameters\0\u{1}packets\0\u{1}frames\0\u{3}encode_seconds\0\u{1}processor\0\u{1}quality\0\u{1}crf\0\u{1}probes\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -3518,6 +3700,8 @@ nonisolated extension Tessera_V1_SegmentOutput: SwiftProtobuf.Message, SwiftProt
       case 4: try { try decoder.decodeSingularDoubleField(value: &self.encodeSeconds) }()
       case 5: try { try decoder.decodeSingularStringField(value: &self.processor) }()
       case 6: try { try decoder.decodeSingularMessageField(value: &self._quality) }()
+      case 7: try { try decoder.decodeSingularUInt32Field(value: &self._crf) }()
+      case 8: try { try decoder.decodeRepeatedMessageField(value: &self.probes) }()
       default: break
       }
     }
@@ -3546,6 +3730,12 @@ nonisolated extension Tessera_V1_SegmentOutput: SwiftProtobuf.Message, SwiftProt
     try { if let v = self._quality {
       try visitor.visitSingularMessageField(value: v, fieldNumber: 6)
     } }()
+    try { if let v = self._crf {
+      try visitor.visitSingularUInt32Field(value: v, fieldNumber: 7)
+    } }()
+    if !self.probes.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.probes, fieldNumber: 8)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -3556,6 +3746,48 @@ nonisolated extension Tessera_V1_SegmentOutput: SwiftProtobuf.Message, SwiftProt
     if lhs.encodeSeconds != rhs.encodeSeconds {return false}
     if lhs.processor != rhs.processor {return false}
     if lhs._quality != rhs._quality {return false}
+    if lhs._crf != rhs._crf {return false}
+    if lhs.probes != rhs.probes {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Tessera_V1_QualityProbe: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".QualityProbe"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}crf\0\u{1}value\0\u{1}bytes\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularUInt32Field(value: &self.crf) }()
+      case 2: try { try decoder.decodeSingularDoubleField(value: &self.value) }()
+      case 3: try { try decoder.decodeSingularUInt64Field(value: &self.bytes) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.crf != 0 {
+      try visitor.visitSingularUInt32Field(value: self.crf, fieldNumber: 1)
+    }
+    if self.value.bitPattern != 0 {
+      try visitor.visitSingularDoubleField(value: self.value, fieldNumber: 2)
+    }
+    if self.bytes != 0 {
+      try visitor.visitSingularUInt64Field(value: self.bytes, fieldNumber: 3)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Tessera_V1_QualityProbe, rhs: Tessera_V1_QualityProbe) -> Bool {
+    if lhs.crf != rhs.crf {return false}
+    if lhs.value != rhs.value {return false}
+    if lhs.bytes != rhs.bytes {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
