@@ -130,7 +130,7 @@ extension Coordinator: FarmService {
         guard let record = try? await farm.store.jobAsync(id) else { throw FarmError(.notFound, "no job \(id)") }
         var status = status(record)
         let segments = (try? await farm.store.segmentsAsync(of: id)) ?? []
-        status.quality = QualityReport(segments: segments.compactMap(\.quality))
+        status.quality = QualityReport(segments: segments.compactMap(\.quality), target: record.request.targetQuality)
         return status
     }
 

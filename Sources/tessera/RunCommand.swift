@@ -164,9 +164,7 @@ struct RunCommand: AsyncParsableCommand {
         case .completed:
             let report = farm.coordinator.report(of: status.id)
             let decoded = report.flatMap { try? JSONDecoder().decode(ExportReport.self, from: Data($0.utf8)) }
-            for line in decoded?.notCarried ?? [] {
-                FileHandle.standardError.write(Data("tessera: warning: \(line)\n".utf8))
-            }
+            if let decoded { ReportWarnings.write(decoded) }
             if json, let report {
                 print(report)
             } else if !quiet {
@@ -175,7 +173,8 @@ struct RunCommand: AsyncParsableCommand {
                         format: "wrote %@, %d frames in %d segments, %.1f fps, %.2fs", outputURL.path,
                         status.framesTotal, status.segmentsTotal,
                         Double(status.framesTotal) / max(0.001, Date().timeIntervalSince(started)),
-                        Date().timeIntervalSince(started)))
+                        Date().timeIntervalSince(started))
+                        + (decoded?.quality.map { "\nquality: " + $0.summary } ?? ""))
             }
         case .cancelled:
             FileHandle.standardError.write(Data("tessera: cancelled, nothing written\n".utf8))

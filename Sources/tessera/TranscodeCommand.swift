@@ -63,7 +63,7 @@ struct TranscodeCommand: AsyncParsableCommand {
             throw ExitCode(ExitStatus(error).rawValue)
         }
         reporter.finish()
-        for line in report.notCarried { FileHandle.standardError.write(Data("tessera: warning: \(line)\n".utf8)) }
+        ReportWarnings.write(report)
         if json {
             print(try ReportJSON.encode(report))
         } else if !quiet {
@@ -108,7 +108,7 @@ struct TranscodeCommand: AsyncParsableCommand {
         }
         if r.chapters > 0 { parts.append("\(r.chapters) chapter\(r.chapters > 1 ? "s" : "")") }
         parts.append(String(format: "%.1f fps, %.2fs", r.framesPerSecond, r.wallSeconds))
-        return parts.joined(separator: ", ")
+        return parts.joined(separator: ", ") + (r.quality.map { "\nquality: " + $0.summary } ?? "")
     }
 }
 

@@ -45,6 +45,39 @@ import Testing
         #expect(r.stdout.contains("FAILED: presentation-times: frame 10"), "\(r.stdout)")
     }
 
+    /// `--quality` on a file ffmpeg made: the same figures as ffmpeg's own filters, per GOP and in all.
+    @Test func qualityOfAnFFmpegFileAgreesWithItsFilters() throws {
+        defer { TestMedia.cleanup(dir) }
+        let src = dir.appendingPathComponent("lossless.mp4"), made = dir.appendingPathComponent("ffmpeg.mp4")
+        try TestMedia.run(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=2", "-pix_fmt", "yuv420p",
+                "-c:v", "libx264", "-preset", "ultrafast", "-qp", "0", src.path,
+            ])
+        try TestMedia.run(
+            "ffmpeg", ["-v", "error", "-i", src.path, "-c:v", "libx264", "-crf", "32", "-g", "25", made.path])
+        let r = try tessera(["verify", made.path, "--against", src.path, "--quality", "--json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        #expect(json["passed"] as? Bool == true, "the verification is there too")
+        let result = try #require(json["quality"] as? [String: Any])
+        let quality = try #require(result["quality"] as? [String: Any])
+        #expect((quality["segments"] as? [Any])?.count == 2, "one entry per GOP: \(quality)")
+        let filters = try TestMedia.runCapturing(
+            "ffmpeg", ["-i", made.path, "-i", src.path, "-lavfi", "[0][1]psnr;[0][1]ssim", "-f", "null", "-"])
+        func figure(_ prefix: String) -> Double? {
+            filters.stderr.split(whereSeparator: { $0 == " " || $0 == "\n" }).first { $0.hasPrefix(prefix) }
+                .flatMap { Double($0.dropFirst(prefix.count)) }
+        }
+        let psnr = try #require(figure("average:")), ssim = try #require(figure("All:"))
+        #expect(abs((quality["psnr"] as? Double ?? 0) - psnr) < 0.01, "\(quality) against \(psnr)")
+        #expect(abs((quality["ssim"] as? Double ?? 0) - ssim) < 0.0005, "\(quality) against \(ssim)")
+        // Without a source there is nothing to measure against.
+        let alone = try tessera(["verify", made.path, "--quality"])
+        #expect(alone.status == 64 && alone.stderr.contains("--against"), "\(alone.stderr)")
+    }
+
     @Test func jsonReportShape() throws {
         defer { TestMedia.cleanup(dir) }
         let (src, dropped) = try sourceAndDropped()

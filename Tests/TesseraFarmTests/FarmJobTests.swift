@@ -105,6 +105,48 @@ struct FarmJobTests {
         }
     }
 
+    @Test("a target quality is met on every segment across two worker processes")
+    func targetQualityAcrossWorkers() throws {
+        let farm = try FarmFixture()
+        let src = farm.media.appendingPathComponent("varied.mp4")
+        // An easy picture, then noise: segments that need different factors.
+        try TestMedia.run(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=2", "-f", "lavfi", "-i",
+                "color=c=gray:size=320x240:rate=25:duration=2", "-filter_complex",
+                "[1]noise=alls=60:allf=t[n];[0][n]concat=n=2:v=1,format=yuv420p", "-c:v", "libx264", "-preset",
+                "ultrafast", "-qp", "0", "-g", "25", src.path,
+            ])
+        try farm.startCoordinator()
+        for n in 1...2 { try farm.startWorker("w\(n)") }
+        #expect(try farm.eventually(30) { try farm.client(["workers", "--json"]).stdout.contains("\"w2\"") })
+        let id = try farm.submit(
+            src, output: "target.mp4",
+            ["--segment-duration", "1", "--target-quality", "ssim:0.95", "--speed", "superfast"])
+        let status = try farm.wait(id)
+        #expect(status["state"] as? String == "completed", "\(status)")
+        let quality = try #require(status["quality"] as? [String: Any], "\(status)")
+        #expect(quality["target"] as? String == "ssim:0.95")
+        #expect((quality["short"] as? [Int])?.isEmpty == true)
+        let segments = try #require(quality["segments"] as? [[String: Any]])
+        #expect(segments.count == 4)
+        for segment in segments {
+            #expect((segment["ssim"] as? Double ?? 0) >= 0.948, "\(segment)")
+            #expect(!((segment["probes"] as? [Any]) ?? []).isEmpty, "every segment searched: \(segment)")
+        }
+        // FFmpeg agrees on the whole file: the mean of the segments' frames.
+        let ssim = try TestMedia.runCapturing(
+            "ffmpeg",
+            [
+                "-i", farm.outputs.appendingPathComponent("target.mp4").path, "-i", src.path, "-lavfi", "ssim", "-f",
+                "null", "-",
+            ])
+        let all = ssim.stderr.split(separator: " ").first { $0.hasPrefix("All:") }.flatMap { Double($0.dropFirst(4)) }
+        #expect(abs((all ?? 0) - (quality["ssim"] as? Double ?? -1)) < 0.0005, "\(ssim.stderr.suffix(300))")
+        for n in 1...2 { #expect(farm.log("w\(n)").contains(" done: "), "worker w\(n) made no segment") }
+    }
+
     @Test("a corrupt source fails its job with a clear error while another job finishes")
     func corruptSourceFailsAlone() throws {
         let farm = try FarmFixture()

@@ -50,7 +50,11 @@ import Testing
         let segmentQuality = try #require(
             SegmentQuality(
                 index: 3, stats: stats, frames: 1, span: 2...2.04, bytes: 9000, encodeSeconds: 0.2,
-                rateControl: .crf(23)))
+                rateControl: .crf(23), crf: 26,
+                probes: [
+                    QualityProbe(crf: 23, value: 0.98, bytes: 12000), QualityProbe(crf: 26, value: 0.97, bytes: 9000),
+                ],
+                target: TargetQuality(metric: .ssim, value: 0.975)))
         var status = JobStatus(
             id: "job-1", state: .failed, priority: 3, source: "/m/a.mov", output: "/out/a.mp4",
             segmentsTotal: 10, segmentsDone: 4, framesTotal: 300, framesDone: 120,
@@ -72,6 +76,7 @@ import Testing
         crf.settings?.video?.rateControl = .crf(20)
         crf.uploadID = "up-1"
         crf.retiming = RetimeRequest(frameDuration: "1/24")
+        crf.targetQuality = TargetQuality(metric: .ssim, value: 0.97, crfRange: 18...40, maxBitRate: 4_000_000)
         // A composition's request: a spec instead of a source.
         let composed = JobRequest(
             output: "c.mp4",
@@ -103,7 +108,7 @@ import Testing
             "JobRequest", "OutputSettings", "VideoSettings", "AudioSettings", "AudioTrackSelection", "TimeRange",
             "MediaTime",
             "RateControl", "Retiming", "JobStatus", "WorkerStatus", "FarmSummary", "Error", "UploadAnswer",
-            "SegmentStatus", "QualityReport", "SegmentQuality",
+            "SegmentStatus", "QualityReport", "SegmentQuality", "TargetQuality",
             "SessionAnswer",
         ] {
             let listed = checker.properties(of: name)

@@ -20,7 +20,7 @@ extension Frame {
     }
 
     /// The frame's YCbCr matrix, or the usual guess for untagged video (BT.709 from 720 lines up).
-    var colorMatrix: ColorMatrix {
+    public var colorMatrix: ColorMatrix {
         let space = pointer.pointee.colorspace
         if space == AVCOL_SPC_UNSPECIFIED || space == AVCOL_SPC_RGB {
             return height >= 720 ? .bt709 : .bt601
@@ -29,7 +29,7 @@ extension Frame {
     }
 
     /// The frame's range; untagged YCbCr is limited.
-    var colorRange: ColorRange { pointer.pointee.color_range == AVCOL_RANGE_JPEG ? .full : .limited }
+    public var colorRange: ColorRange { pointer.pointee.color_range == AVCOL_RANGE_JPEG ? .full : .limited }
 
     var chromaLocation: ChromaLocation {
         switch pointer.pointee.chroma_location {

@@ -120,3 +120,27 @@ public struct QualityReport: Sendable, Hashable, Codable {
         encodesPerFrame = frames > 0 ? (Double(encoded) / Double(frames)).rounded(places: 3) : 0
     }
 }
+
+extension QualityReport {
+    /// One line for people: the whole's figures, and against the target what was met and what it cost.
+    public var summary: String {
+        var text = String(
+            format: "PSNR %.2f dB, SSIM %.4f (worst frame %.2f dB, %.4f)", psnr, ssim, minPsnr, minSsim)
+        if let target {
+            let met = segments.count - short.count
+            text += "; target \(target) met by \(met) of \(segments.count) segments"
+            let crfs = segments.compactMap(\.crf)
+            if let low = crfs.min(), let high = crfs.max() {
+                text += low == high ? ", CRF \(low)" : ", CRF \(low)–\(high)"
+            }
+            text += String(format: ", %.2f encodes per frame", encodesPerFrame)
+            if !short.isEmpty {
+                let worst = segments.compactMap(\.shortfall).max() ?? 0
+                text +=
+                    "; short: segment\(short.count > 1 ? "s" : "") "
+                    + short.map(String.init).joined(separator: ", ") + " (by up to \(worst.rounded(places: 4)))"
+            }
+        }
+        return text
+    }
+}
