@@ -46,6 +46,10 @@ struct FarmMetricsTests {
         #expect(
             after.samples("tessera_segment_encode_duration_seconds_count").reduce(0) { $0 + $1.value } == segments)
         #expect(after.value("tessera_segment_realtime_ratio_count") == segments)
+        // Every segment was measured: one SSIM and one PSNR each, under the plain transcode's kind.
+        #expect(after.value("tessera_segment_ssim_count", ["kind": "transcode"]) == segments)
+        #expect(after.value("tessera_segment_psnr_db_count", ["kind": "transcode"]) == segments)
+        #expect(after.value("tessera_segment_ssim_bucket", ["kind": "transcode", "le": "0.8"]) == 0, "a sharp encode")
         #expect(after.value("tessera_segment_queue_wait_seconds_count").map { $0 >= segments } == true)
         // Seconds of output: ffprobe's duration of the video stream, within a frame.
         let probe = try TestMedia.probe(out)

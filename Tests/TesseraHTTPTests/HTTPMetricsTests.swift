@@ -78,6 +78,8 @@ import Testing
             ("tessera_jobs_finished_total", "state", ["completed", "failed", "cancelled"]),
             ("tessera_jobs", "state", JobState.allCases.map(\.rawValue)),
             ("tessera_segment_encode_duration_seconds_count", "backend", EncodeBackend.allCases.map(\.rawValue)),
+            ("tessera_segment_ssim_count", "kind", JobKind.allCases.map(\.rawValue)),
+            ("tessera_segment_psnr_db_count", "kind", JobKind.allCases.map(\.rawValue)),
         ]
         for (name, label, values) in sets {
             #expect(Set(m.samples(name).compactMap { $0.labels[label] }) == Set(values), "\(name)")

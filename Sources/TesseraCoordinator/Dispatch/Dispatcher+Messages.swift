@@ -284,10 +284,11 @@ extension Dispatcher {
                 let file = try farm.spool.write(jobID: key.job, segment: key.segment, attempt: key.attempt, data: data)
                 // Every attempt of a segment shares its work (and time base); read before `complete` drops it.
                 let work = farm.board.work(job: key.job, segment: key.segment)
+                let quality = work.flatMap { Self.quality(output, key: key, work: $0) }
                 switch try farm.store.complete(
                     jobID: key.job, segment: key.segment, attempt: key.attempt,
                     spoolFile: file.path, encodeSeconds: output.encodeSeconds,
-                    processor: output.processor, quality: work.flatMap { Self.quality(output, key: key, work: $0) })
+                    processor: output.processor, quality: quality)
                 {
                 case .accepted:
                     logger.info("segment \(key) spooled (\(output.frames) frames)")
@@ -316,7 +317,8 @@ extension Dispatcher {
                             },
                             encodeSeconds: output.encodeSeconds,
                             backend: EncodeBackend(ProcessorKind(named: output.processor)),
-                            worker: sessions[routingID]?.id ?? "", at: now))
+                            worker: sessions[routingID]?.id ?? "", at: now, quality: quality,
+                            kind: work.map(JobKind.init) ?? .transcode))
                 case .duplicate:
                     // The file is the segment's (the accepted result's, or one standing in for it): removing
                     // it failed the job when the segment was read back.

@@ -32,6 +32,12 @@ extension FarmMetrics {
         "tessera_segment_realtime_ratio": .init(
             help: "Seconds of output per second of encoding, per finished segment (above 1: faster than real time).",
             buckets: [0.1, 0.25, 0.5, 1, 2, 4, 8, 16, 32]),
+        "tessera_segment_ssim": .init(
+            help: "Mean SSIM of each finished segment against the frames its encoder was given, by job kind.",
+            buckets: [0.8, 0.9, 0.95, 0.97, 0.98, 0.99, 0.995, 0.999]),
+        "tessera_segment_psnr_db": .init(
+            help: "PSNR (dB) of each finished segment against the frames its encoder was given, by job kind.",
+            buckets: [25, 30, 35, 38, 40, 42, 45, 50, 60]),
         "tessera_build_info": .init(help: "Always 1; the labels say which build is running."),
         // Per connected worker, removed when it leaves or is lost.
         "tessera_worker_frames_encoded_total": .init(

@@ -38,6 +38,7 @@ public final class FarmMetrics: MetricsExposition {
     private let segmentFailures: [SegmentFailureReason: CoreMetrics.Counter]
     private let encodeDuration: [EncodeBackend: Recorder]
     private let queueWait, realtimeRatio: Recorder
+    private let segmentSSIM, segmentPSNR: [JobKind: Recorder]
     private let buildInfo: Meter
     private let process: ProcessMetrics
     /// The HTTP API's series (`HTTPMetricsMiddleware`).
@@ -116,6 +117,14 @@ public final class FarmMetrics: MetricsExposition {
             uniqueKeysWithValues: EncodeBackend.allCases.map {
                 ($0, histogram("tessera_segment_encode_duration_seconds", [("backend", $0.rawValue)]))
             })
+        segmentSSIM = Dictionary(
+            uniqueKeysWithValues: JobKind.allCases.map {
+                ($0, histogram("tessera_segment_ssim", [("kind", $0.rawValue)]))
+            })
+        segmentPSNR = Dictionary(
+            uniqueKeysWithValues: JobKind.allCases.map {
+                ($0, histogram("tessera_segment_psnr_db", [("kind", $0.rawValue)]))
+            })
         queueWait = histogram("tessera_segment_queue_wait_seconds")
         realtimeRatio = histogram("tessera_segment_realtime_ratio")
         buildInfo = meter("tessera_build_info", [("protocol", "\(WireCodec.version)"), ("swift", Self.swiftVersion)])
@@ -137,11 +146,16 @@ public final class FarmMetrics: MetricsExposition {
         public var worker: String
         /// Unix seconds.
         public var at: Double
+        /// The segment's measured quality (nil when not measured) and its job's kind.
+        public var quality: SegmentQuality?
+        public var kind: JobKind
 
         public init(
             frames: Int, bytes: Int, mediaSeconds: Double?, encodeSeconds: Double, backend: EncodeBackend,
-            worker: String, at: Double
+            worker: String, at: Double, quality: SegmentQuality? = nil, kind: JobKind = .transcode
         ) {
+            self.quality = quality
+            self.kind = kind
             self.frames = frames
             self.bytes = bytes
             self.mediaSeconds = mediaSeconds
@@ -167,6 +181,10 @@ public final class FarmMetrics: MetricsExposition {
         if let media = s.mediaSeconds, media > 0, media.isFinite {
             outputMediaSeconds.increment(by: media)
             if s.encodeSeconds > 0, s.encodeSeconds.isFinite { realtimeRatio.record(media / s.encodeSeconds) }
+        }
+        if let q = s.quality {
+            segmentSSIM[s.kind]?.record(q.ssim)
+            segmentPSNR[s.kind]?.record(q.psnr)
         }
         lastSegmentCompleted.set(s.at)
         workerSeries.withLock { $0[s.worker] }?.framesEncoded.increment(by: Int64(s.frames))

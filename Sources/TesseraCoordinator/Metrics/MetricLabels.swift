@@ -52,3 +52,13 @@ extension JobState {
     /// The states a job ends in (`tessera_jobs_finished_total{state}`).
     static var terminalCases: [JobState] { allCases.filter(\.isTerminal) }
 }
+
+/// What a job makes, as a label: a plain transcode, a retimed export or a composition.
+public enum JobKind: String, CaseIterable, Sendable {
+    case transcode, retime, composition
+
+    /// The kind of the job a segment's work belongs to.
+    public init(_ work: SegmentWork) {
+        self = work.layer != nil ? .composition : work.retime != nil ? .retime : .transcode
+    }
+}
