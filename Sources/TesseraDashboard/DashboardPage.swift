@@ -254,7 +254,9 @@ enum DashboardPage {
 
     /// A job's own page: its row, then every segment with its state, attempts, worker, encode time,
     /// errors and (once the job completed) its thumbnail.
-    static func jobPage(_ j: DashboardSnapshot.Job, segments: [SegmentStatus], nonce: String) -> String {
+    static func jobPage(
+        _ j: DashboardSnapshot.Job, segments: [SegmentStatus], quality: QualityReport? = nil, nonce: String
+    ) -> String {
         let id = escape(j.id)
         let items = segments.map { s -> String in
             let worker = s.worker.map(escape) ?? "—"
@@ -267,8 +269,19 @@ enum DashboardPage {
                 "<li class=\"seg \(DashboardSnapshot.SegmentMap.letters[s.state]!)\" data-state=\"\(s.state.rawValue)\">"
                 + "\(thumb)<span aria-hidden=\"true\">\(glyphs[s.state]!)</span> <strong>\(s.index)</strong> "
                 + "\(s.state.rawValue), on \(worker), \(s.attempts) attempt\(s.attempts == 1 ? "" : "s")"
-                + (s.encodeSeconds.map { String(format: ", %.1f s", $0) } ?? "") + "\(errors)</li>"
+                + (s.encodeSeconds.map { String(format: ", %.1f s", $0) } ?? "")
+                + (s.quality.map { q in
+                    String(format: ", SSIM %.4f, PSNR %.2f dB, %.0f kb/s", q.ssim, q.psnr, q.bitRate / 1000)
+                        + (q.crf.map { ", CRF \($0)" } ?? "")
+                } ?? "") + "\(errors)</li>"
         }
+        let qualitySection =
+            quality.map { q in
+                "<h2>Quality</h2><p>\(escape(q.summary))</p><figure>\(QualityChart.svg(q))<figcaption>Bars: each "
+                    + "segment's bit rate, as wide as it lasts. Line: its measured quality against the frames its "
+                    + "encoder was given (hover for figures).</figcaption></figure>"
+                    + QualityChart.map(segments)
+            } ?? ""
         return head("Tessera job \(id)", nonce: nonce) + """
             <body><header><h1>Job \(id)</h1><p><a href="/">Back to the farm</a></p></header><main>
             <div class="scroll" tabindex="0" role="region" aria-label="Job \(id)"><table>
@@ -276,6 +289,7 @@ enum DashboardPage {
             <th scope="col">ETA</th><th scope="col">Frames/s</th><th scope="col">Source</th></tr></thead>
             <tbody>\(jobRow(j))</tbody></table></div>
             \(j.error.map { "<p class=\"error\">\(escape($0))</p>" } ?? "")
+            \(qualitySection)
             <h2>Segments</h2><p class="legend">\(legend)</p>
             <ol class="segments" aria-label="Segments of job \(id)">\(items.joined())</ol>
             </main></body></html>

@@ -226,6 +226,18 @@ with sync_playwright() as pw:
     check("the job's page shows every segment and the retry, as /v1/jobs/{id}/segments does",
           "retried" in shown_states and shown_states == [s["state"] for s in api_segments],
           (shown_states, [s["state"] for s in api_segments]))
+    # The quality the workers measured: one bar per segment in the chart, one coloured cell in the map, and
+    # the job's figures as /v1 has them.
+    bars = page.locator("svg.quality rect.rate")
+    check("the quality chart draws a bar for every segment", bars.count() == len(api_segments), bars.count())
+    coloured = page.locator('ol.cells[aria-label="Segments by SSIM"] li')
+    check("the SSIM map colours every measured segment",
+          coloured.count() == len(api_segments)
+          and all((coloured.nth(i).get_attribute("class") or "").startswith("q") for i in range(coloured.count())),
+          coloured.count())
+    check("the job's quality is on its page as in /v1",
+          api_job.get("quality") is not None and f'SSIM {api_job["quality"]["ssim"]:.4f}' in page.content(),
+          api_job.get("quality"))
     images = page.locator("ol.segments img")
     check("every segment of the completed job has a thumbnail", images.count() == len(api_segments), images.count())
     if images.count():
@@ -239,6 +251,9 @@ with sync_playwright() as pw:
             png = r.read()
         check("a thumbnail is a PNG", png[:8] == b"\x89PNG\r\n\x1a\n" and r.headers["Content-Type"] == "image/png",
               png[:8])
+    job_shot = os.path.join(out, "job.png")
+    page.screenshot(path=job_shot, full_page=True)
+    figures["jobScreenshot"] = job_shot
     report = Axe().run(page)
     bad = [v for v in report.response["violations"] if v.get("impact") in ("serious", "critical")]
     check("axe finds no serious or critical issue on the job's page", not bad,

@@ -8,6 +8,10 @@ import Testing
 @testable import TesseraHTTP
 @testable import TesseraHTTPTestSupport
 
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -140,6 +144,50 @@ import FoundationNetworking
         #expect(!html.contains(hostile))
         #expect(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
         #expect(html.contains("j&quot;1"))
+    }
+
+    /// The job page's quality chart: well-formed SVG, a bar and a point per segment, the target dashed, a
+    /// short segment marked, every figure in a title; the SSIM map's cells in their bands.
+    @Test func qualityChartDrawsEverySegmentAndTheTarget() throws {
+        func segment(_ i: Int, ssim: Double, bytes: Int) -> SegmentQuality {
+            var stats = QualityStats(peak: 255)
+            stats.add(mse: 10, planeMSE: [10, 10, 10], ssim: ssim)
+            return SegmentQuality(
+                index: i, stats: stats, frames: 1, span: Double(i)...Double(i + 1), bytes: bytes, encodeSeconds: 1,
+                rateControl: .crf(23), crf: 20 + i, target: TargetQuality(metric: .ssim, value: 0.97))!
+        }
+        let segments = [segment(0, ssim: 0.995, bytes: 90_000), segment(1, ssim: 0.96, bytes: 400_000)]
+        let report = try #require(QualityReport(segments: segments, target: TargetQuality(metric: .ssim, value: 0.97)))
+        let svg = QualityChart.svg(report)
+        let parser = XMLParser(data: Data(svg.utf8))
+        #expect(parser.parse(), "well-formed: \(parser.parserError.map { "\($0)" } ?? "")")
+        #expect(svg.components(separatedBy: "class=\"rate\"").count - 1 == 2)
+        #expect(svg.components(separatedBy: "<circle").count - 1 == 2)
+        #expect(svg.contains("class=\"target\"") && svg.contains("Target 0.9700"))
+        #expect(svg.contains("class=\"metric short\""), "the segment under the target is marked")
+        #expect(svg.contains("Segment 1: 3200 kb/s, SSIM 0.9600, CRF 21, short of the target by 0.01"), "\(svg)")
+        let statuses = segments.map {
+            SegmentStatus(
+                index: $0.index, state: .done, frames: 1, attempts: 1, worker: "w", encodeSeconds: 1, errors: [],
+                quality: $0)
+        }
+        let map = QualityChart.map(
+            statuses + [
+                SegmentStatus(
+                    index: 2, state: .running, frames: 1, attempts: 1, worker: nil, encodeSeconds: nil, errors: [])
+            ])
+        #expect(map.contains("<li class=\"qa\"") && map.contains("<li class=\"qc\""))
+        #expect(map.contains("Segment 2: not measured"))
+        let page = DashboardPage.jobPage(
+            DashboardSnapshot.Job(
+                JobStatus(
+                    id: "j<1>", state: .completed, priority: 0, source: "/m/a.mp4", output: "/o/a.mp4",
+                    segmentsTotal: 2,
+                    segmentsDone: 2, framesTotal: 2, framesDone: 2, framesPerSecond: 1, elapsedSeconds: 1,
+                    etaSeconds: nil, error: nil, createdAt: 0, updatedAt: 0)),
+            segments: statuses, quality: report, nonce: "n")
+        #expect(page.contains("<h2>Quality</h2>") && page.contains("svg class=\"quality\""))
+        #expect(!page.contains("j<1>"))
     }
 
     @Test func routesSignInWithACookieAndGuardTheStream() async throws {
