@@ -91,6 +91,42 @@ import Testing
         #expect(quality.psnr > 25 && quality.psnr < 60, "a lossy encode of a busy picture")
     }
 
+    /// A one-pass export that verifies decodes its video as it is encoded: the same figures, per GOP, and
+    /// the verifier reads only the packets. Without `verifyOutput` nothing is decoded or measured.
+    @Test func aOnePassExportThatVerifiesIsMeasuredPerGOP() throws {
+        let dir = try TestMedia.makeDirectory("one-pass-quality")
+        defer { TestMedia.cleanup(dir) }
+        let src = dir.appendingPathComponent("src.mp4")
+        try TestMedia.run(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=3", "-pix_fmt", "yuv420p",
+                "-c:v", "libx264", "-preset", "ultrafast", "-qp", "0", src.path,
+            ])
+        var settings = X264Reproducibility.settings
+        settings.video?.gopLength = 25
+        let out = dir.appendingPathComponent("out.mp4")
+        let session = ExportSession(sourcePath: src.path, outputPath: out.path, settings: settings)
+        session.backend = .cpu
+        session.verifyOutput = true
+        let report = try session.export()
+        let quality = try #require(report.quality)
+        #expect(quality.segments.map(\.frames) == [25, 25, 25], "one entry per GOP")
+        #expect(quality.segments.map(\.start) == [0, 1, 2])
+        #expect(
+            report.verification?.check(.decodable)?.detail.contains("decoded and measured as they were encoded") == true
+        )
+        let frames = try Self.ffmpegFrames(out, against: src, in: dir)
+        let mse = frames.map(\.mse).reduce(0, +) / Double(frames.count)
+        #expect(abs(quality.psnr - 10 * log10(255 * 255 / mse)) < 0.01)
+        #expect(abs(quality.ssim - frames.map(\.ssim).reduce(0, +) / Double(frames.count)) < 0.0005)
+
+        let plain = ExportSession(
+            sourcePath: src.path, outputPath: dir.appendingPathComponent("plain.mp4").path, settings: settings)
+        plain.backend = .cpu
+        #expect(try plain.export().quality == nil)
+    }
+
     @Test func timingLevelMeasuresNothing() throws {
         let dir = try TestMedia.makeDirectory("segment-quality-timing")
         defer { TestMedia.cleanup(dir) }

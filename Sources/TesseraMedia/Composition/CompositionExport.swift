@@ -255,11 +255,15 @@ public final class CompositionExport: @unchecked Sendable {
                 [self] in
                 self.cancelled.load(ordering: .relaxed)
             }
+            // A render that verifies decodes and measures its video as it is encoded; the verifier then
+            // reads the packets only.
+            if verifyOutput { try render.measureVideo() }
             try writer.startWriting()
             try render.run()
             var verification: VerificationReport?
             try writer.finishWriting { [self] (temporary) throws(MediaError) in
-                verification = try verify(temporary, plan, hasAudio: render.hasAudio, decoding: .verifier)
+                verification = try verify(
+                    temporary, plan, hasAudio: render.hasAudio, decoding: verifyOutput ? .byEncoder : .verifier)
             }
             let wall = Date().timeIntervalSince(started)
             var report = ExportReport(
@@ -270,6 +274,7 @@ public final class CompositionExport: @unchecked Sendable {
                 bytes: (try? FileManager.default.attributesOfItem(atPath: outputPath)[.size] as? Int) ?? 0,
                 wallSeconds: wall, framesPerSecond: Double(plan.frameCount) / max(wall, 1e-9))
             report.verification = verification
+            report.quality = render.quality
             report.video?.processorChoice = selector.choice?.description
             return report
         } catch {

@@ -151,7 +151,14 @@ final class CompositionRender: @unchecked Sendable {
         }
         try video?.markAsFinished()
         try audio?.markAsFinished()
+        if let check = video?.check { quality = try check.finishReport(rateControl: plan.settings.video!.rateControl) }
     }
+
+    /// The video's quality, measured as it was encoded when `measureVideo` asked (once `run` returns).
+    private(set) var quality: QualityReport?
+
+    /// Decodes and measures the video as it is encoded (a one-pass render that verifies).
+    func measureVideo() throws(MediaError) { try video?.checkAsEncoded() }
 
     private func render(_ run: Run, asset: Int, frames: Range<Int64>, samples: Range<Int64>) throws(MediaError) {
         let range = Self.sourceRange(of: run, assetDuration: plan.assets[asset].duration)

@@ -137,14 +137,17 @@ public final class ExportSession: @unchecked Sendable {
         }
         let writer = try makeWriter()
         if let retime, !settings.passthrough { reader.shownVideoFrames = try shownFrames(reader, retime) }
+        let verifies = verifyOutput && !settings.passthrough && settings.video != nil && fileType != .m4a
 
         let pipeline: ExportPipeline
         if settings.passthrough {
             pipeline = try PassthroughPipeline.make(reader: reader, writer: writer, tracks: tracks, retime: retime)
         } else {
+            // A one-pass export that verifies decodes and measures its video as it is encoded: the
+            // verifier then reads the packets only.
             pipeline = try TranscodePipeline.make(
                 reader: reader, writer: writer, settings: settings, tracks: tracks, retime: retime,
-                selector.factory)
+                measureVideo: verifies, selector.factory)
         }
         try writer.startWriting()
         try reader.startReading()
@@ -162,16 +165,17 @@ public final class ExportSession: @unchecked Sendable {
         var verification: VerificationReport? = nil
         do throws(MediaError) {
             try pipeline.checkComplete(expectedSeconds: total, source: sourcePath)
-            let verifies = verifyOutput && !settings.passthrough && settings.video != nil && fileType != .m4a
             // A retimed export's frames are the time map's constant grid; it writes no audio (yet).
             let planned = verifies && retime == nil ? try plannedVideo(reader) : nil
             if let planned { audioEndGapsHandler?(planned.audioEndGaps) }
             try writer.finishWriting { (temporary) throws(MediaError) in
                 if let retime, verifies {
-                    verification = try verify(temporary, expected: retime.outputTimes, audioEndGaps: [:])
+                    verification = try verify(
+                        temporary, expected: retime.outputTimes, audioEndGaps: [:], videoDecoding: .byEncoder)
                 } else if let planned {
                     verification = try verify(
-                        temporary, expected: planned.outputTimes, audioEndGaps: planned.audioEndGaps)
+                        temporary, expected: planned.outputTimes, audioEndGaps: planned.audioEndGaps,
+                        videoDecoding: .byEncoder)
                 }
             }
         } catch {

@@ -13,6 +13,7 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
         let spec: ProcessingSpec?
         let source: StreamDescription
         let codec: VideoCodec
+        let settings: VideoSettings
         let rotation: Rotation
         /// Output frames end here (ticks of the stream time base, range start = 0); nil = at the source's end.
         /// For a retimed leg: the output frame count, in ticks of the output frame duration.
@@ -41,6 +42,8 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
     /// End of the last video frame and of the audio, in seconds of output time.
     private let videoEnd = Mutex(0.0)
     private let audioEnd = Mutex(0.0)
+    /// Measured as encoded (`measureVideo`): the whole video's figures, per GOP.
+    private let quality = Mutex<QualityReport?>(nil)
 
     private init(
         video: VideoLeg?, audio: [AudioLeg], subtitles: [SubtitleLeg],
@@ -58,9 +61,11 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
     ///   `.unsupported` for an encoder/pixel-format combination this build cannot do.
     /// - Parameter videoElsewhere: the video is written by someone else (the segmented path's stitcher):
     ///   a pipeline with only subtitles, or nothing, is fine.
+    /// - Parameter measureVideo: decode the video as it is encoded, check it yields every frame, and
+    ///   measure it against the frames given to the encoder (`EncodedOutputCheck`).
     static func make(
         reader: AssetReader, writer: AssetWriter, settings: OutputSettings, tracks: ExportTracks,
-        videoElsewhere: Bool = false, retime: ExportRetime? = nil,
+        videoElsewhere: Bool = false, retime: ExportRetime? = nil, measureVideo: Bool = false,
         _ makeProcessor: @escaping @Sendable (ProcessingSpec, Frame) throws(MediaError) -> any FrameProcessor
     )
         throws(MediaError) -> TranscodePipeline
@@ -72,6 +77,7 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
             let output = try reader.addOutput(trackID: id)
             video = try makeVideoLeg(
                 vs, source: source, output: output, writer: writer, retime: retime, hdr: tracks.hdr)
+            if measureVideo, let leg = video { try leg.input.checkAsEncoded() }
         }
         if let settingsA = settings.audio {
             for id in tracks.audio {
@@ -122,7 +128,7 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
             retimer.map(\.frameCount)
             ?? (output.range.end == Int64.max ? nil : output.range.end - output.range.start)
         return VideoLeg(
-            output: output, input: input, spec: encoding.processing, source: source, codec: vs.codec,
+            output: output, input: input, spec: encoding.processing, source: source, codec: vs.codec, settings: vs,
             rotation: encoding.rotation, endTick: endTick, retimer: retimer)
     }
 
@@ -195,6 +201,10 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
         // The queue also ends when another stage failed: then there is nothing worth flushing.
         try failure.check()
         try leg.input.markAsFinished()
+        if let check = leg.input.check {
+            let report = try check.finishReport(rateControl: leg.settings.rateControl)
+            quality.withLock { $0 = report }
+        }
     }
 
     /// Encodes one audio track; the first one's progress stands for the audio's.
@@ -271,6 +281,7 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
         if video == nil && !audio.isEmpty {
             r.duration = MediaTime(seconds: audioEnd.withLock { $0 }, preferredTimescale: 1_000_000)
         }
+        r.quality = quality.withLock { $0 }
         r.subtitleTracks = subtitles.map {
             .init(sourceTrack: $0.trackID, events: $0.events, converted: $0.isConverted)
         }

@@ -11,8 +11,6 @@ final class SegmentEncodePass {
     private let check: EncodedOutputCheck?
     private(set) var packets: [EncodedPacket] = []
     private var durations: [Int64: Int64] = [:]
-    /// The presentation time of every frame encoded, in encoding order.
-    private(set) var encodedPTS: [Int64] = []
     private(set) var frames = 0
     /// The rate factor this pass encodes at (nil for a bit-rate encode).
     let crf: Int?
@@ -32,8 +30,8 @@ final class SegmentEncodePass {
         if case .crf(let q) = settings.rateControl { crf = q } else { crf = nil }
         if let decoders {
             check = try EncodedOutputCheck(
-                parameters: try CodecParameters(encoder: encoder.context), timeBase: timeBase, segment: segment,
-                decoders: decoders)
+                parameters: try CodecParameters(encoder: encoder.context), timeBase: timeBase,
+                what: "segment \(segment)", decoders: decoders)
         } else {
             check = nil
         }
@@ -43,7 +41,6 @@ final class SegmentEncodePass {
     func encode(_ frame: Frame?) throws(MediaError) {
         if let frame {
             durations[frame.pts] = frame.pointer.pointee.pkt_duration
-            encodedPTS.append(frame.pts)
             frame.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
             frames += 1
             check?.sent(frame)
@@ -59,7 +56,7 @@ final class SegmentEncodePass {
     /// Finishes the check once the encoder is drained: the output's quality when it was checked and
     /// could be measured.
     /// - Throws: `.verificationFailed` when the output does not decode to the frames encoded.
-    func finish() throws(MediaError) -> QualityStats? { try check?.finish(encodedPTS: encodedPTS) }
+    func finish() throws(MediaError) -> QualityStats? { try check?.finish() }
 
     /// Bytes of the packets made.
     var bytes: Int { packets.reduce(0) { $0 + $1.data.count } }

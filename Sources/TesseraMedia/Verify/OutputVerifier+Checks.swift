@@ -161,6 +161,7 @@ extension OutputVerifier {
             switch videoDecoding {
             case .verifier: frames
             case .bySegments: frames + " (each segment decoded by its encoder)"
+            case .byEncoder: frames + " (decoded and measured as they were encoded)"
             case .skipped: frames + " not decoded (verification level: timing; packets checked only)"
             }
         return Check(.decodable, passed: true, video + audio)

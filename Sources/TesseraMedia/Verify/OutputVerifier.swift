@@ -47,6 +47,9 @@ public struct OutputVerifier: Sendable {
         /// from its packets, not decoded again, which keeps a serial decode of the whole film off the end
         /// of every segmented job.
         case bySegments
+        /// A one-pass export's encoder: its check decoded every frame as it was made (`EncodedOutputCheck`),
+        /// so the video is checked from its packets.
+        case byEncoder
         /// Nobody: the job asked for `VerificationLevel.timing`. The video is checked from its packets.
         case skipped
     }

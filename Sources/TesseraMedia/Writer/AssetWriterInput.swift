@@ -1,5 +1,6 @@
 import CFFmpeg
 import TesseraAV
+import TesseraCore
 
 /// One track of an `AssetWriter`, as AVAssetWriterInput: takes frames to encode, or packets to copy.
 ///
@@ -19,6 +20,18 @@ public final class AssetWriterInput: @unchecked Sendable {
     /// Encoded (or copied) packets and bytes so far.
     public private(set) var packetCount = 0
     public private(set) var byteCount = 0
+
+    /// Decodes and measures the video as it is encoded (a one-pass export that verifies); set before the
+    /// first frame.
+    var check: EncodedOutputCheck?
+
+    /// Has the video decoded and measured as it is encoded (`check`), per GOP.
+    func checkAsEncoded() throws(MediaError) {
+        guard let encoder, kind == .video else { return }
+        check = try EncodedOutputCheck(
+            parameters: try CodecParameters(encoder: encoder.context), timeBase: Rational(timeBase),
+            what: "the video", decoders: SegmentDecoders(), windows: true)
+    }
 
     /// The time base appended timestamps are in. Fixed at creation: the muxer may change the output
     /// stream's own time base when it writes the header (Matroska uses 1/1000).
@@ -49,6 +62,7 @@ public final class AssetWriterInput: @unchecked Sendable {
             let duration = frame.pointer.pointee.pkt_duration
             if duration > 0 { durations[frame.pts] = duration }
             frame.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
+            check?.sent(frame)
             try encode(frame, with: encoder)
         }
     }
@@ -77,6 +91,7 @@ public final class AssetWriterInput: @unchecked Sendable {
         if kind == .video, let d = durations.removeValue(forKey: packet.pointer.pointee.pts) {
             packet.pointer.pointee.duration = d
         }
+        try check?.received(packet)
         packetCount += 1
         byteCount += packet.size
         try writer.write(packet, stream: stream, from: timeBase)
