@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Quality measured per segment and asked for (issue 29), in one run, on a source whose complexity varies:
-# 24 s of 1280x720 30 fps in four 6 s parts (a static card, the test pattern, noise, a zooming fractal),
+# 24 s of 1280x720 30 fps in four 6 s parts (a static card, the moving test pattern, the same with film-like
+# grain, a zooming fractal),
 # made once, nearly lossless. Every job runs on the farm path, `tessera run --workers 2`, in 2 s segments,
 # H.264 veryfast; each row's CPU is user + system seconds of the whole run.
 #   timing        CRF 23, --verification timing: no segment decoded, nothing measured
@@ -8,6 +9,8 @@
 #   target        --target-quality ssim:0.97 (a CRF search per segment, starting at 23)
 #   single-crf    the highest single CRF whose worst segment meets 0.97 (from the lowest CRF the target
 #                 run chose, lowered until it does): what a fixed-CRF user must pick to be safe
+#   before        with BEFORE=path/to/an/older/tessera: the "measured" job on that build (what the decode
+#                 check cost before it measured anything)
 # Prints bytes, mean and worst segment SSIM, the CRFs, CPU and wall; then the ratios the issue asks for.
 # Usage: Benchmarks/quality.sh
 set -euo pipefail
@@ -16,19 +19,19 @@ OUT=${BENCH_OUT:-bench-out}
 BIN=.build/release/tessera
 mkdir -p "$OUT"
 swift build -c release --product tessera >/dev/null  # incremental: never a stale binary
-SRC="$(pwd)/$OUT/quality-varied.mp4"
+SRC="$(pwd)/$OUT/quality-varied-v3.mp4"
 [ -s "$SRC" ] || ffmpeg -hide_banner -loglevel error -y \
     -f lavfi -i "smptebars=size=1280x720:rate=30:duration=6" \
     -f lavfi -i "testsrc2=size=1280x720:rate=30:duration=6" \
-    -f lavfi -i "color=c=gray:size=1280x720:rate=30:duration=6" \
+    -f lavfi -i "testsrc2=size=1280x720:rate=30:duration=6" \
     -f lavfi -i "mandelbrot=size=1280x720:rate=30" \
-    -filter_complex "[2]noise=alls=30:allf=t+u[n];[3]trim=duration=6[m];[0][1][n][m]concat=n=4:v=1,format=yuv420p" \
+    -filter_complex "[2]noise=alls=12:allf=t[n];[3]trim=duration=6[m];[0][1][n][m]concat=n=4:v=1,format=yuv420p" \
     -c:v libx264 -preset veryfast -crf 8 -g 30 "$SRC"
 
 # job NAME ARGS... : runs the farm job, writes $OUT/quality-NAME.json, prints "wall cpu"
 job() {
     local name=$1; shift
-    /usr/bin/time -f "%e %U %S" -o "$OUT/t.tmp" "$BIN" run "$SRC" -o "$OUT/quality-$name.mp4" --workers 2 \
+    /usr/bin/time -f "%e %U %S" -o "$OUT/t.tmp" "${RUNBIN:-$BIN}" run "$SRC" -o "$OUT/quality-$name.mp4" --workers 2 \
         --segment-duration 2 --speed veryfast --overwrite --json "$@" > "$OUT/quality-$name.json" \
         2> "$OUT/last.stderr" || { tail -5 "$OUT/last.stderr"; exit 1; }
     awk '{printf "%.2f %.2f", $1, $2 + $3}' "$OUT/t.tmp"
@@ -58,8 +61,13 @@ while :; do
     awk -v w="$worst" 'BEGIN {exit !(w >= 0.968)}' && break
     crf=$((crf - 1))
 done
+if [ -n "${BEFORE:-}" ]; then read -r bw bc <<< "$(RUNBIN=$BEFORE job before --crf 23)"; fi
 printf "%-12s %11s %8s %8s %7s %8s %8s %7s\n" job bytes "SSIM" "worst" CRF "enc/fr" "CPU s" "wall s"
 row timing "$tw" "$tc"; row measured "$mw" "$mc"; row target "$qw" "$qc"; row single-crf "$sw" "$sc"
+if [ -n "${BEFORE:-}" ]; then
+    row before "$bw" "$bc"
+    echo "measured / before (the measurement's own cost): CPU $(awk -v a="$mc" -v b="$bc" 'BEGIN {printf "%.3f", a / b}'), wall $(awk -v a="$mw" -v b="$bw" 'BEGIN {printf "%.3f", a / b}')"
+fi
 bytes() { python3 -c "import json; print(json.load(open('$OUT/quality-$1.json'))['bytes'])"; }
 echo "measurement's cost (measured / timing): CPU $(awk -v a="$mc" -v b="$tc" 'BEGIN {printf "%.3f", a / b}'), wall $(awk -v a="$mw" -v b="$tw" 'BEGIN {printf "%.3f", a / b}')"
 echo "target / single CRF $crf: bytes $(awk -v a="$(bytes target)" -v b="$(bytes single-crf)" 'BEGIN {printf "%.3f", a / b}'), CPU $(awk -v a="$qc" -v b="$sc" 'BEGIN {printf "%.3f", a / b}')"
