@@ -215,6 +215,37 @@ import Testing
         }
     }
 
+    /// A cap (capped CRF): a target the cap keeps out of reach is delivered within the cap and named short;
+    /// without the cap the same target spends several times the bits.
+    @Test func aBitRateCapHoldsAndNamesTheTargetItKeepsOutOfReach() throws {
+        let dir = try TestMedia.makeDirectory("target-cap")
+        defer { TestMedia.cleanup(dir) }
+        let src = dir.appendingPathComponent("grain.mp4")
+        try TestMedia.run(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=4", "-vf",
+                "noise=alls=20:allf=t,format=yuv420p", "-c:v", "libx264", "-preset", "ultrafast", "-qp", "0", "-g",
+                "25", src.path,
+            ])
+        func export(cap: Int?) throws -> QualityReport {
+            let session = ExportSession(
+                sourcePath: src.path, outputPath: dir.appendingPathComponent("out-\(cap ?? 0).mp4").path,
+                settings: X264Reproducibility.settings)
+            session.segmentDuration = 2
+            session.backend = .cpu
+            session.targetQuality = TargetQuality(metric: .ssim, value: 0.99, maxBitRate: cap)
+            return try #require(try session.export().quality)
+        }
+        let cap = 300_000
+        let capped = try export(cap: cap), free = try export(cap: nil)
+        for segment in capped.segments {
+            #expect(segment.bitRate <= 1.5 * Double(cap), "segment \(segment.index): \(segment.bitRate) b/s")
+        }
+        #expect(!capped.short.isEmpty, "the cap keeps 0.99 out of reach: \(capped.segments.map(\.ssim))")
+        #expect(free.short.isEmpty && free.segments.allSatisfy { $0.bitRate > 3 * Double(cap) })
+    }
+
     @Test func aTargetWithPassthroughIsRefusedBeforeAnyWork() throws {
         let dir = try TestMedia.makeDirectory("target-passthrough")
         defer { TestMedia.cleanup(dir) }

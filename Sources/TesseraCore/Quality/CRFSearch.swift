@@ -36,7 +36,9 @@ public struct CRFSearch: Sendable {
     public private(set) var probes: [QualityProbe] = []
 
     public init(target: TargetQuality, codec: VideoCodec, start: Int, maxProbes: Int = 4) {
-        let allowed = JobRequestLimits.crf(codec)
+        var allowed = JobRequestLimits.crf(codec)
+        // x264's CRF 0 is lossless, which no rate control (so no cap) applies to.
+        if target.maxBitRate != nil && codec == .h264 { allowed = 1...allowed.upperBound }
         let range = target.crfRange?.clamped(to: allowed) ?? allowed
         self.target = target
         self.range = range

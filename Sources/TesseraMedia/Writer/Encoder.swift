@@ -32,7 +32,7 @@ final class Encoder: @unchecked Sendable {
     ///   - threads: encoder threads; 0 lets the encoder use every core.
     ///   - stitchable: headers that do not depend on the rate factor (x264 writes its initial QP in the
     ///     PPS), so segments encoded at different factors concatenate.
-    ///   - maxBitRate: a cap on a CRF encode (the VBV maximum rate, with a two-second buffer).
+    ///   - maxBitRate: a cap on a CRF encode (the VBV maximum rate, with a one-second buffer).
     init(
         video settings: VideoSettings, input: VideoInput, globalHeader: Bool, threads: Int = 0,
         stitchable: Bool = false, maxBitRate: Int? = nil
@@ -87,9 +87,10 @@ final class Encoder: @unchecked Sendable {
         case .crf(let q):
             try set("crf", String(q))
             if let cap = maxBitRate {
-                // Constrained quality: the factor sets the quality, the cap the most bits it may spend.
+                // Constrained quality: the factor sets the quality, the cap the most bits it may spend (over a
+                // one-second buffer, as streaming ladders use).
                 c.pointee.rc_max_rate = Int64(cap)
-                c.pointee.rc_buffer_size = try Self.int32(min(cap, Int(Int32.max / 2)) * 2, "bufsize", name)
+                c.pointee.rc_buffer_size = try Self.int32(cap, "bufsize", name)
                 if settings.codec == .vp9 { c.pointee.bit_rate = Int64(cap) }
             } else if settings.codec == .vp9 {
                 c.pointee.bit_rate = 0
