@@ -11,7 +11,8 @@ import Testing
     /// Runs the search with `quality(crf)` as each probe's measurement and `bytes(crf)` its size.
     static func run(
         _ target: TargetQuality, codec: VideoCodec = .h264, start: Int = 23, quality: (Int) -> Double,
-        bytes: (Int) -> Int = { 1_000_000 >> ($0 / 6) }
+        // About 11 % fewer bytes a step, as x264's CRF goes (twice the factor six steps down).
+        bytes: (Int) -> Int = { Int(1e6 * pow(0.89, Double($0))) }
     ) -> CRFSearch {
         var search = CRFSearch(target: target, codec: codec, start: start)
         while let crf = search.next {
@@ -63,9 +64,13 @@ import Testing
         #expect(search.shortfall == 0)
     }
 
-    @Test func aStillPictureStopsWhenTheBytesNoLongerFall() {
+    /// A still picture, or a bit-rate cap that binds: the bytes stop following the factor.
+    @Test func theSearchStopsWhenTheBytesNoLongerFollowTheFactor() {
         let search = Self.run(TargetQuality(metric: .ssim, value: 0.95), quality: { _ in 1 }, bytes: { 1800 - $0 })
         #expect(search.probes.count == 2, "\(search.probes)")
+        let capped = Self.run(
+            TargetQuality(metric: .ssim, value: 0.99), quality: { _ in 0.5 }, bytes: { 90_000 - 10 * $0 })
+        #expect(capped.probes.count == 2 && capped.shortfall > 0.4, "\(capped.probes)")
     }
 
     @Test func anyMonotoneModelIsMetWhenTheRangeCanMeetIt() async {

@@ -70,12 +70,11 @@ public struct CRFSearch: Sendable {
         let passing = probes.filter(meets), failing = probes.filter { !meets($0) }
         // Three encodes with one that meets the target: a fourth would save at most a step's bytes.
         if !passing.isEmpty && probes.count >= 3 { return nil }
-        // Two that meet it and cost about the same: the bytes no longer fall with the factor (a still
-        // picture), so a higher one saves nothing.
-        if passing.count >= 2, let most = passing.map(\.bytes).max(), let least = passing.map(\.bytes).min(),
-            Double(most - least) < 0.03 * Double(most)
-        {
-            return nil
+        // The last two cost about the same: the bytes no longer follow the factor (a still picture, or a
+        // bit-rate cap that binds), so another factor changes nothing.
+        if probes.count >= 2 {
+            let (a, b) = (probes[probes.count - 1].bytes, probes[probes.count - 2].bytes)
+            if Double(abs(a - b)) < 0.03 * Double(max(a, b, 1)) { return nil }
         }
         let best = passing.map(\.crf).max()
         let worst = failing.map(\.crf).filter { f in best.map { f > $0 } ?? true }.min()
