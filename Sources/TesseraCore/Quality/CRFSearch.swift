@@ -101,7 +101,7 @@ public struct CRFSearch: Sendable {
         var crf = reference.crf + Int(step.clamped(to: -reach...reach).rounded(.down))
         if let best, let top = passing.first(where: { $0.crf == best }) {
             // The next factor up is predicted to miss the target: this is as far as the bits can go.
-            if worst == nil && decibels(top.value) - slope < decibels(target.value - target.metric.tolerance) {
+            if decibels(top.value) - slope < decibels(target.value - target.metric.tolerance) {
                 return nil
             }
             crf = max(crf, best + 1)
