@@ -78,6 +78,34 @@ import Testing
         #expect(alone.status == 64 && alone.stderr.contains("--against"), "\(alone.stderr)")
     }
 
+    /// A WebM source whose Opus pre-skip starts its audio before its video, made into Matroska with AAC:
+    /// Matroska shifts the file by AAC's priming as well, and the output keeps the source's sync, so it
+    /// verifies against the source (the source's own offset is expected); the video moved later does not.
+    @Test func aMatroskaOutputOfAWebMSourceKeepsItsSyncAndVerifies() throws {
+        defer { TestMedia.cleanup(dir) }
+        let src = dir.appendingPathComponent("src.webm"), out = dir.appendingPathComponent("out.mkv")
+        try TestMedia.run(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=2", "-f", "lavfi", "-i",
+                "sine=frequency=440:sample_rate=48000:duration=2", "-c:v", "libvpx-vp9", "-deadline", "realtime",
+                "-cpu-used", "8", "-c:a", "libopus", src.path,
+            ])
+        let made = try tessera(["transcode", src.path, "-o", out.path, "--quiet"])
+        #expect(made.status == 0, "\(made.stderr)")
+        let r = try tessera(["verify", out.path, "--against", src.path])
+        #expect(r.status == 0, "\(r.stdout)")
+        let late = dir.appendingPathComponent("late.mkv")
+        try TestMedia.run(
+            "ffmpeg",
+            [
+                "-v", "error", "-i", out.path, "-itsoffset", "0.1", "-i", out.path, "-map", "1:v", "-map", "0:a", "-c",
+                "copy", late.path,
+            ])
+        let moved = try tessera(["verify", late.path, "--against", src.path])
+        #expect(moved.status == 65 && moved.stdout.contains("✗ av-start-offset"), "\(moved.stdout)")
+    }
+
     @Test func jsonReportShape() throws {
         defer { TestMedia.cleanup(dir) }
         let (src, dropped) = try sourceAndDropped()

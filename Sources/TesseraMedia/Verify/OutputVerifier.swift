@@ -66,6 +66,17 @@ public struct OutputVerifier: Sendable {
         expectationSource = sourcePath
         let gaps = Self.audioEndGaps(of: sourcePath)
         expectedAudioEndGaps = gaps.keys.sorted().map { gaps[$0]! }
+        expectedStart = Self.videoStart(of: sourcePath)
+    }
+
+    /// How far a source's video starts after its audio (an Opus track's pre-skip in WebM, say), measured
+    /// as the output's is: a faithful output keeps that offset. Zero when the video starts first or the
+    /// file cannot be read.
+    public static func videoStart(of sourcePath: String) -> MediaTime {
+        guard let input = try? InputFile(path: sourcePath),
+            let offset = MediaTimingScan(input, decodeVideo: false).avStartOffset, offset.isNumeric
+        else { return .zero }
+        return MediaTime.maximum(.zero, .zero - offset)
     }
 
     /// How much later a source's first audio track ends than its video within `range` (see `audioEndGaps`).
