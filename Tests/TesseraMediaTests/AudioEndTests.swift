@@ -87,3 +87,65 @@ import Testing
         #expect(reported.gaps.withLock { $0 } == OutputVerifier.audioEndGaps(of: src.path))
     }
 }
+
+/// Gaps in a source's audio stay where they are, filled with silence: an audio track that starts after
+/// the video, and a fragmented MP4 whose audio skips 45 ms. Closing them moved the sound early (178 ms, 45
+/// ms) without a word when the export did not verify.
+@Suite(.serialized) struct AudioGapTests {
+    /// Runs of near-silence of at least 10 ms in the first second of `url`'s audio, as (start, length) s.
+    static func silentRuns(_ url: URL) throws -> [(Double, Double)] {
+        let pcm = try TestMedia.runCapturingBytes(
+            "ffmpeg",
+            ["-v", "error", "-i", url.path, "-map", "0:a", "-t", "1", "-f", "s16le", "-ac", "1", "-ar", "48000", "-"]
+        ).stdout
+        let samples = pcm.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+        var runs: [(Double, Double)] = [], start: Int?
+        for (i, v) in samples.enumerated() {
+            if abs(Int(v)) < 30 {
+                start = start ?? i
+            } else if let s = start {
+                if i - s >= 480 { runs.append((Double(s) / 48000, Double(i - s) / 48000)) }
+                start = nil
+            }
+        }
+        return runs
+    }
+
+    @Test(arguments: [false, true])
+    func aLateStartAndAFragmentGapAreKeptAsSilence(segmented: Bool) throws {
+        let dir = try TestMedia.makeDirectory("audio-gap")
+        defer { TestMedia.cleanup(dir) }
+        let late = dir.appendingPathComponent("late.mp4"), fragmented = dir.appendingPathComponent("frag.mp4")
+        let video = ["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=3"]
+        try TestMedia.run(
+            "ffmpeg",
+            ["-v", "error"] + video + [
+                "-itsoffset", "0.2", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=2.8", "-c:v",
+                "libx264", "-preset", "ultrafast", "-c:a", "aac", late.path,
+            ])
+        try TestMedia.run(
+            "ffmpeg",
+            ["-v", "error"] + video + [
+                "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=3", "-af",
+                "asetpts='if(eq(N,0),PTS,PTS+0.045/TB)'", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac",
+                "-movflags", "frag_keyframe+empty_moov", fragmented.path,
+            ])
+        for (src, gapStart, gapLength) in [(late, 0.0, 0.17), (fragmented, 0.04, 0.035)] {
+            let out = dir.appendingPathComponent("out-\(src.lastPathComponent)")
+            let session = ExportSession(
+                sourcePath: src.path, outputPath: out.path,
+                settings: OutputSettings(
+                    video: VideoSettings(codec: .h264, speed: "superfast"), audio: AudioSettings(codec: .aac)))
+            session.backend = .cpu
+            session.verifyOutput = true
+            if segmented { session.segmentDuration = 1 }
+            _ = try session.export()
+            let runs = try Self.silentRuns(out)
+            #expect(
+                runs.contains { $0.0 <= gapStart + 0.01 && $0.0 + $0.1 >= gapStart + gapLength && $0.1 >= gapLength },
+                "\(src.lastPathComponent): a silence of \(gapLength) s near \(gapStart) s, found \(runs)")
+            let verify = try OutputVerifier(path: out.path, against: src.path).verify()
+            #expect(verify.passed, "\(verify.firstFailure ?? "")")
+        }
+    }
+}

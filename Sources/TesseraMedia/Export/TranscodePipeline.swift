@@ -222,11 +222,33 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
                 algorithm: retime.timePitch, end: retime.videoEnd)
             try retimer.run(next: { () throws(MediaError) in try leg.output.copyNextFrame() }, emit: append)
         } else {
-            while let frame = try leg.output.copyNextFrame() { try append(frame) }
+            while let frame = try leg.output.copyNextFrame() {
+                // A gap in the source's audio (its start after the video's, a skip in a fragmented file) is
+                // kept as silence on the source's timeline: the writer counts samples, so it is written.
+                if frame.pts > samples { try Self.silence(samples..<frame.pts, like: frame, append) }
+                try append(frame)
+            }
         }
         if first { audioEnd.withLock { $0 = Double(samples) / rate } }
         try failure.check()
         try leg.input.markAsFinished()
+    }
+
+    /// Silence over samples `range`, in `frame`'s format, rate and layout, 1024 samples a frame.
+    private static func silence(
+        _ range: Range<Int64>, like frame: Frame, _ append: (Frame) throws(MediaError) -> Void
+    ) throws(MediaError) {
+        let f = frame.pointer
+        var at = range.lowerBound
+        while at < range.upperBound {
+            let count = Int32(min(1024, range.upperBound - at))
+            let silent = try Frame.audio(
+                samples: count, format: AVSampleFormat(rawValue: f.pointee.format), sampleRate: f.pointee.sample_rate,
+                layout: &f.pointee.ch_layout, silent: true)
+            silent.pts = at
+            at += Int64(count)
+            try append(silent)
+        }
     }
 
     func progress(total: Double, elapsed: Double) -> ExportProgress {

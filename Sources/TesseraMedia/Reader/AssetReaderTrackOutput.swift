@@ -175,7 +175,10 @@ struct VideoGate {
     }
 }
 
-/// Audio: cut to the sample at both ends; `pts` becomes a sample count from the range start.
+/// Audio: cut to the sample at both ends; `pts` becomes a sample count from the range start. A gap in the
+/// source's timestamps (a track that starts after the range does, a fragment that skips time) stays in
+/// `pts`, for the consumer to fill with silence on the source's timeline; smaller differences are
+/// timestamp jitter, and the samples are counted on.
 struct AudioGate {
     let startSample: Int64
     let endSample: Int64
@@ -193,14 +196,17 @@ struct AudioGate {
 
     mutating func accept(_ frame: Frame, _ emit: (Frame) -> Bool) throws(MediaError) -> Bool {
         let count = Int64(frame.sampleCount)
-        // Timestamps can jitter by a tick in coarse time bases (Matroska's 1 ms): once started, count samples.
+        // Timestamps can jitter by a tick in coarse time bases (Matroska's 1 ms): once started, count samples,
+        // unless the frame's own time is later by more than jitter (2 ms, or a quarter of the frame).
+        let own =
+            frame.pts == tessera_AV_NOPTS_VALUE()
+            ? nil : av_rescale_q(frame.pts, streamTimeBase, AVRational(num: 1, den: sampleRate))
         let first: Int64
         if let next = nextSample {
-            first = next
-        } else if frame.pts == tessera_AV_NOPTS_VALUE() {
-            first = startSample
+            let jitter = max(Int64(sampleRate) / 500, count / 4)
+            first = own.map { $0 > next && $0 - next > jitter ? $0 : next } ?? next
         } else {
-            first = av_rescale_q(frame.pts, streamTimeBase, AVRational(num: 1, den: sampleRate))
+            first = own ?? startSample
         }
         let last = try TickRange.end(first, plus: count)
         nextSample = last
