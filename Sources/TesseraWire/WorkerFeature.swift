@@ -5,6 +5,8 @@ public enum WorkerFeature {
     public static let hdr10 = "hdr10"
     /// It searches the rate factor for `SegmentTask.target_quality` (and reports every probe).
     public static let targetQuality = "target-quality"
+    /// It deinterlaces the decoded frames as `SegmentTask.deinterlace` asks.
+    public static let deinterlace = "deinterlace"
     /// Every feature this build implements, as a worker announces them.
-    public static let all = [hdr10, targetQuality]
+    public static let all = [hdr10, targetQuality, deinterlace]
 }

@@ -17,6 +17,11 @@ struct CodecOptions: ParsableArguments {
     var targetQuality: String?
     @Option(help: "The CRFs --target-quality may use, e.g. 18-40 (default: the encoder's whole range).")
     var crfRange: String?
+    @Option(
+        help: ArgumentHelp(
+            "Deinterlace: auto (bwdif, when the source says it is interlaced), off, bwdif, yadif.",
+            discussion: "One frame out per frame in: the frame rate is kept."))
+    var deinterlace: Deinterlace = .auto
     @Option(help: "Encoder speed preset in the encoder's terms (x264: ultrafast…veryslow; SVT-AV1: 0…13).")
     var speed: String?
     @Option(help: "Maximum frames between keyframes.") var gop: Int?
@@ -140,4 +145,5 @@ struct CodecOptions: ParsableArguments {
 }
 
 extension VideoCodec: ExpressibleByArgument {}
+extension Deinterlace: ExpressibleByArgument {}
 extension AudioCodec: ExpressibleByArgument {}

@@ -104,6 +104,7 @@ struct SubmitCommand: AsyncParsableCommand {
             settings: settings == (base?.settings ?? OutputSettings.standard) ? nil : settings,
             timeRange: job.range, segmentDuration: job.segmentDuration,
             backend: job.backend, parallelism: parallelism, priority: priority, overwrite: overwrite,
-            verification: verification, retiming: job.retime.request, targetQuality: job.codec.target)
+            verification: verification, retiming: job.retime.request, targetQuality: job.codec.target,
+            deinterlace: job.codec.deinterlace == .auto ? nil : job.codec.deinterlace)
     }
 }

@@ -51,6 +51,7 @@ struct TranscodeCommand: AsyncParsableCommand {
         export.segmentDuration = job.segmentDuration
         export.parallel = parallel
         export.targetQuality = job.codec.target
+        export.deinterlace = job.codec.deinterlace
         let reporter = ProgressPrinter(enabled: !quiet)
         export.progressHandler = { reporter.show($0) }
         let report: ExportReport

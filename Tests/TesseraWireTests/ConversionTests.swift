@@ -138,6 +138,7 @@ import Testing
         ),
         ("task.hdr.max_content_light_level", { $0.hdr.maxContentLightLevel = 70000 }),
         ("task.target_quality.metric", { $0.targetQuality.metric = "vmaf" }),
+        ("task.deinterlace", { $0.deinterlace = "nnedi" }),
         (
             "task.target_quality.value",
             {

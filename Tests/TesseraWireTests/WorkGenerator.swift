@@ -114,6 +114,7 @@ struct WorkGenerator {
                         crfRange: g.maybe { _ in low...(low + 20) },
                         maxBitRate: g.maybe { $0.int(100_000...50_000_000) })
             })
+        work.deinterlace = pick(Deinterlace.allCases)
         // SVT-AV1 takes no cap (`TargetQuality.validate`).
         if work.settings.codec == .av1 { work.targetQuality?.maxBitRate = nil }
         return work

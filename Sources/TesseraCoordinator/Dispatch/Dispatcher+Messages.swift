@@ -620,6 +620,7 @@ extension Dispatcher {
         // An older worker would drop the HDR metadata without a word: such a task waits for one that signals it.
         if work.hdr != nil && !c.features.contains(WorkerFeature.hdr10) { return false }
         if work.targetQuality != nil && !c.features.contains(WorkerFeature.targetQuality) { return false }
+        if work.deinterlaceFilter != nil && !c.features.contains(WorkerFeature.deinterlace) { return false }
         return true
     }
 

@@ -44,6 +44,7 @@ final class JobRunner: @unchecked Sendable {
         export.segmentDuration = request.segmentDuration ?? farm.defaultSegmentDuration
         export.verificationLevel = request.verification ?? .decode
         export.targetQuality = request.targetQuality
+        export.deinterlace = request.deinterlace ?? .auto
         export.parallel = request.parallelism ?? 1
     }
 

@@ -1,12 +1,3 @@
-/// How an interlaced picture's fields are stored and shown, as FFmpeg's `field_order` names them
-/// (`tt`: top field coded and shown first; `tb`: top coded first, bottom shown first).
-public enum FieldOrder: String, Sendable, Hashable, Codable, CaseIterable {
-    case progressive, tt, bb, tb, bt
-
-    /// True for the interlaced orders.
-    public var isInterlaced: Bool { self != .progressive }
-}
-
 /// A video's HDR metadata (SMPTE ST 2086 mastering display, CTA-861.3 content light level), and the
 /// dynamic metadata a source may carry beside it, as the stream or its first frame states them.
 public struct HDRMetadata: Sendable, Hashable, Codable {

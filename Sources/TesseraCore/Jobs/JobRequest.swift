@@ -40,14 +40,17 @@ public struct JobRequest: Sendable, Hashable, Codable {
     public var spec: CompositionSpec?
     /// A quality each segment reaches with the fewest bits (a rate-factor search per segment).
     public var targetQuality: TargetQuality?
+    /// Whether interlaced video is deinterlaced; nil is `.auto`.
+    public var deinterlace: Deinterlace?
 
     public init(
         source: String? = nil, uploadID: String? = nil, output: String? = nil, fileType: FileType? = nil,
         preset: String? = nil, settings: OutputSettings? = nil, timeRange: TimeRange? = nil,
         segmentDuration: Double? = nil, backend: ProcessingBackend? = nil, parallelism: Int? = nil, priority: Int = 0,
         overwrite: Bool = false, verification: VerificationLevel? = nil, retiming: RetimeRequest? = nil,
-        spec: CompositionSpec? = nil, targetQuality: TargetQuality? = nil
+        spec: CompositionSpec? = nil, targetQuality: TargetQuality? = nil, deinterlace: Deinterlace? = nil
     ) {
+        self.deinterlace = deinterlace
         self.targetQuality = targetQuality
         self.source = source
         self.uploadID = uploadID
@@ -69,7 +72,7 @@ public struct JobRequest: Sendable, Hashable, Codable {
     private enum CodingKeys: String, CodingKey {
         case source, uploadID, output, fileType, preset, settings, timeRange, segmentDuration, backend, parallelism,
             priority
-        case overwrite, verification, retiming, spec, targetQuality
+        case overwrite, verification, retiming, spec, targetQuality, deinterlace
     }
 
     /// Every field is optional on the wire: `priority` defaults to 0 and `overwrite` to false.
@@ -91,6 +94,7 @@ public struct JobRequest: Sendable, Hashable, Codable {
             verification: try c.decodeIfPresent(VerificationLevel.self, forKey: .verification),
             retiming: try c.decodeIfPresent(RetimeRequest.self, forKey: .retiming),
             spec: try c.decodeIfPresent(CompositionSpec.self, forKey: .spec),
-            targetQuality: try c.decodeIfPresent(TargetQuality.self, forKey: .targetQuality))
+            targetQuality: try c.decodeIfPresent(TargetQuality.self, forKey: .targetQuality),
+            deinterlace: try c.decodeIfPresent(Deinterlace.self, forKey: .deinterlace))
     }
 }

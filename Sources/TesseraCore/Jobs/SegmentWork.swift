@@ -32,13 +32,18 @@ public struct SegmentWork: Sendable, Hashable {
     /// Set when the job asks for a quality: the segment searches the rate factor that meets it
     /// (`CRFSearch`), starting from `settings`' factor, and is measured whatever `checkDecodes` says.
     public var targetQuality: TargetQuality?
+    /// Whether the decoded frames are deinterlaced before they are processed (resolved against
+    /// `source.fieldOrder` by `Deinterlace.filter(for:)`).
+    public var deinterlace: Deinterlace
 
     public init(
         spec: SegmentSpec, source: CodecConfiguration, timeBase: Rational, frameRate: Rational,
         rotation: Rotation, packets: [EncodedPacket], settings: VideoSettings, endTick: Int64?,
         sourceName: String, backend: ProcessingBackend, checkDecodes: Bool = true, retime: SegmentRetime? = nil,
-        layer: SegmentLayer? = nil, hdr: HDRMetadata? = nil, targetQuality: TargetQuality? = nil
+        layer: SegmentLayer? = nil, hdr: HDRMetadata? = nil, targetQuality: TargetQuality? = nil,
+        deinterlace: Deinterlace = .off
     ) {
+        self.deinterlace = deinterlace
         self.targetQuality = targetQuality
         self.spec = spec
         self.source = source
@@ -54,6 +59,11 @@ public struct SegmentWork: Sendable, Hashable {
         self.retime = retime
         self.layer = layer
         self.hdr = hdr
+    }
+
+    /// The deinterlacing filter this segment's frames go through, if any.
+    public var deinterlaceFilter: String? {
+        deinterlace.filter(for: FieldOrder(libavValue: source.fieldOrder))
     }
 
     /// The output's time base: the source's, or one tick per frame of a retimed export.

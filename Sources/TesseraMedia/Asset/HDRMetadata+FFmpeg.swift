@@ -80,17 +80,3 @@ extension HDRMetadata {
             maxLuminance: value(m.max_luminance))
     }
 }
-
-extension FieldOrder {
-    /// FFmpeg's field order; nil for unknown.
-    init?(_ order: AVFieldOrder) {
-        switch order {
-        case AV_FIELD_PROGRESSIVE: self = .progressive
-        case AV_FIELD_TT: self = .tt
-        case AV_FIELD_BB: self = .bb
-        case AV_FIELD_TB: self = .tb
-        case AV_FIELD_BT: self = .bt
-        default: return nil
-        }
-    }
-}

@@ -230,6 +230,7 @@ extension CompositionExport {
             report.segments = specs.count
             report.verification = verification
             report.quality = QualityReport(segments: stitched.quality, target: stitched.target)
+            report.notCarried += interlacedAssets(plan)
             // A local export's choice; a farm's workers each make their own (their status shows it).
             report.video?.processorChoice = selector.choice?.description
             return report

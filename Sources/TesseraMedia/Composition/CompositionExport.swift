@@ -38,6 +38,9 @@ public final class CompositionExport: @unchecked Sendable {
     /// How a segmented export proves its video: `.decode` has each segment decoded where it was made.
     public var verificationLevel = VerificationLevel.decode
     public var targetQuality: TargetQuality?
+    /// Compositions do not deinterlace yet: `.auto` names an interlaced asset in the report, and
+    /// `.bwdif`/`.yadif` are refused.
+    public var deinterlace = Deinterlace.auto
     public var makeSegmentExecutor: (@Sendable (_ plan: [SegmentSpec]) throws(MediaError) -> any SegmentExecutor)?
     public var phaseHandler: (@Sendable (ExportPhase) -> Void)?
     /// A segmented export's frames stitched so far.
@@ -227,6 +230,16 @@ public final class CompositionExport: @unchecked Sendable {
         return try verifier.verifyPassing(outputPath: outputPath)
     }
 
+    /// What the output cannot carry faithfully: each interlaced asset's fields, blended by the scale.
+    func interlacedAssets(_ plan: Plan) -> [String] {
+        guard deinterlace == .auto else { return [] }
+        return plan.assets.enumerated().compactMap { i, asset in
+            guard let order = asset.firstVideoTrack?.video?.fieldOrder, order.isInterlaced else { return nil }
+            return "asset \(i) (\(assetPaths[i])) is interlaced (\(order.rawValue)): compositions do not "
+                + "deinterlace yet, so its fields are blended by the scale"
+        }
+    }
+
     /// Runs the export; nothing is left at `outputPath` on any error.
     public func export() throws(MediaError) -> ExportReport {
         let started = Date()
@@ -237,6 +250,11 @@ public final class CompositionExport: @unchecked Sendable {
         let writer = try AssetWriter(
             outputPath: outputPath, fileType: fileType, overwrite: overwrite,
             optimizeForNetworkUse: plan.settings.optimizeForNetworkUse)
+        guard deinterlace == .auto || deinterlace == .off else {
+            throw MediaError(
+                .unsupported, path: outputPath,
+                "compositions do not deinterlace yet: leave out --deinterlace \(deinterlace.rawValue)")
+        }
         if let targetQuality {
             do throws(JobRequestError) {
                 try targetQuality.check(against: plan.settings, field: "target quality")
@@ -275,6 +293,7 @@ public final class CompositionExport: @unchecked Sendable {
                 wallSeconds: wall, framesPerSecond: Double(plan.frameCount) / max(wall, 1e-9))
             report.verification = verification
             report.quality = render.quality
+            report.notCarried += interlacedAssets(plan)
             report.video?.processorChoice = selector.choice?.description
             return report
         } catch {

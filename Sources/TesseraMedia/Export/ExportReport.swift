@@ -13,6 +13,8 @@ public struct ExportReport: Sendable, Codable {
         public var processor: String
         /// Why that backend was chosen (auto calibration figures), when one was needed.
         public var processorChoice: String? = nil
+        /// The deinterlacer the frames went through (`bwdif`, `yadif`), when they were deinterlaced.
+        public var deinterlaced: String? = nil
     }
     public struct Audio: Sendable, Codable {
         public var codec: String

@@ -48,6 +48,7 @@ public final class ExportSession: @unchecked Sendable {
     /// encoded; `.timing` checks packets and timestamps only (see `VerificationLevel`).
     public var verificationLevel = VerificationLevel.decode
     public var targetQuality: TargetQuality?
+    public var deinterlace = Deinterlace.auto
     /// Called a few times a second from the thread running `export()`.
     public var progressHandler: (@Sendable (ExportProgress) -> Void)?
 
@@ -136,7 +137,20 @@ public final class ExportSession: @unchecked Sendable {
                 total: total, started: started, makeWriter: makeWriter)
         }
         let writer = try makeWriter()
-        if let retime, !settings.passthrough { reader.shownVideoFrames = try shownFrames(reader, retime) }
+        // A retimed export decodes only the frames it shows, unless they are deinterlaced (each frame's
+        // neighbours are read).
+        let fieldOrder = tracks.video.flatMap {
+            FieldOrder(reader.input.streams[$0].pointee.codecpar.pointee.field_order)
+        }
+        let deinterlaces = !settings.passthrough && settings.video != nil && deinterlace.filter(for: fieldOrder) != nil
+        if let fieldOrder, fieldOrder.isInterlaced, deinterlace == .off, !settings.passthrough, settings.video != nil {
+            tracks.notCarried.append(
+                "the source is interlaced (\(fieldOrder.rawValue)) and --deinterlace off keeps its fields: the output "
+                    + "is flagged progressive, and a vertical scale blends the fields")
+        }
+        if let retime, !settings.passthrough, !deinterlaces {
+            reader.shownVideoFrames = try shownFrames(reader, retime)
+        }
         let verifies = verifyOutput && !settings.passthrough && settings.video != nil && fileType != .m4a
 
         let pipeline: ExportPipeline
@@ -147,7 +161,7 @@ public final class ExportSession: @unchecked Sendable {
             // verifier then reads the packets only.
             pipeline = try TranscodePipeline.make(
                 reader: reader, writer: writer, settings: settings, tracks: tracks, retime: retime,
-                measureVideo: verifies, selector.factory)
+                measureVideo: verifies, deinterlace: deinterlace, selector.factory)
         }
         try writer.startWriting()
         try reader.startReading()
@@ -201,7 +215,7 @@ public final class ExportSession: @unchecked Sendable {
             configuration: .init(
                 settings: settings, tracks: tracks, fileType: fileType, segmentSeconds: seconds, parallel: parallel,
                 makeProcessor: selectorBox.withLock { $0 }!.factory, backend: backend, verification: verificationLevel,
-                targetQuality: targetQuality,
+                targetQuality: targetQuality, deinterlace: deinterlace,
                 makeExecutor: makeSegmentExecutor,
                 phase: phaseHandler ?? { _ in }, audioEndGaps: audioEndGapsHandler ?? { _ in }, retime: retime))
         let handler = progressHandler

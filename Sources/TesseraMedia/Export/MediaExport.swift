@@ -20,6 +20,9 @@ public protocol MediaExport: AnyObject, Sendable {
     /// A quality every segment reaches with the fewest bits (a rate-factor search per segment); an export
     /// in one pass is then cut into segments of `TargetQuality.defaultSegmentSeconds`.
     var targetQuality: TargetQuality? { get set }
+    /// Whether interlaced video is deinterlaced before it is processed (`.auto`: when the source says
+    /// it is interlaced).
+    var deinterlace: Deinterlace { get set }
     /// Who makes the segments: nil runs them on `parallel` local threads; a farm passes its dispatcher.
     var makeSegmentExecutor: (@Sendable (_ plan: [SegmentSpec]) throws(MediaError) -> any SegmentExecutor)? {
         get set

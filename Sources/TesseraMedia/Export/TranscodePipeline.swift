@@ -20,6 +20,8 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
         let endTick: Int64?
         /// Set for a retimed export: output frames are chosen from the processed source frames.
         let retimer: FrameRetimer?
+        /// The deinterlacing filter and its name, when the frames are deinterlaced before they are processed.
+        let deinterlace: (filter: String, name: String)?
     }
     private struct AudioLeg: @unchecked Sendable {
         let output: AssetReaderTrackOutput
@@ -66,6 +68,7 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
     static func make(
         reader: AssetReader, writer: AssetWriter, settings: OutputSettings, tracks: ExportTracks,
         videoElsewhere: Bool = false, retime: ExportRetime? = nil, measureVideo: Bool = false,
+        deinterlace: Deinterlace = .off,
         _ makeProcessor: @escaping @Sendable (ProcessingSpec, Frame) throws(MediaError) -> any FrameProcessor
     )
         throws(MediaError) -> TranscodePipeline
@@ -76,7 +79,10 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
             let source = StreamDescription(stream: reader.input.streams[id])
             let output = try reader.addOutput(trackID: id)
             video = try makeVideoLeg(
-                vs, source: source, output: output, writer: writer, retime: retime, hdr: tracks.hdr)
+                vs, source: source, output: output, writer: writer, retime: retime, hdr: tracks.hdr,
+                deinterlace: deinterlace.filter(for: FieldOrder(source.parameters.field_order)).map {
+                    ($0, deinterlace.filterName(for: FieldOrder(source.parameters.field_order)) ?? "")
+                })
             if measureVideo, let leg = video { try leg.input.checkAsEncoded() }
         }
         if let settingsA = settings.audio {
@@ -107,7 +113,7 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
 
     private static func makeVideoLeg(
         _ vs: VideoSettings, source: StreamDescription, output: AssetReaderTrackOutput,
-        writer: AssetWriter, retime: ExportRetime?, hdr: HDRMetadata?
+        writer: AssetWriter, retime: ExportRetime?, hdr: HDRMetadata?, deinterlace: (filter: String, name: String)?
     ) throws(MediaError) -> VideoLeg {
         let encoding = try VideoEncoding(vs, source: source, hdr: hdr)
         var encoderInput = encoding.encoderInput
@@ -129,7 +135,7 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
             ?? (output.range.end == Int64.max ? nil : output.range.end - output.range.start)
         return VideoLeg(
             output: output, input: input, spec: encoding.processing, source: source, codec: vs.codec, settings: vs,
-            rotation: encoding.rotation, endTick: endTick, retimer: retimer)
+            rotation: encoding.rotation, endTick: endTick, retimer: retimer, deinterlace: deinterlace)
     }
 
     func start(failure: PipelineFailure) -> [StageThread] {
@@ -163,7 +169,8 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
     private func runProcess(_ leg: VideoLeg, into queue: BoundedQueue<Frame>) throws(MediaError) {
         var processor: (any FrameProcessor)? = nil
         var retimer = leg.retimer
-        while let frame = try leg.output.copyNextFrame() {
+        let deinterlacer = leg.deinterlace.map { Deinterlacer(filter: $0.filter, timeBase: leg.output.timeBase) }
+        func process(_ frame: Frame) throws(MediaError) -> Bool {
             var out = frame
             if let spec = leg.spec {
                 if processor == nil {
@@ -173,8 +180,13 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
                 out = try processor!.process(frame)
             }
             // Each source frame is processed once; a retimed export then shows it as often as the map says.
-            for shown in try retimer?.push(out) ?? [out] { guard queue.push(shown) else { return } }
+            for shown in try retimer?.push(out) ?? [out] { guard queue.push(shown) else { return false } }
+            return true
         }
+        while let frame = try leg.output.copyNextFrame() {
+            for field in try deinterlacer?.push(frame) ?? [frame] { guard try process(field) else { return } }
+        }
+        for field in try deinterlacer?.finish() ?? [] { guard try process(field) else { return } }
         for shown in try retimer?.finish() ?? [] { guard queue.push(shown) else { return } }
     }
 
@@ -292,6 +304,7 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
                 pixelFormat: PixelFormat(AVPixelFormat(rawValue: c.format)).rawValue,
                 frames: video.input.packetCount, rotation: video.rotation.degrees,
                 processor: processorKind.withLock { $0 }.rawValue)
+            r.video?.deinterlaced = video.deinterlace?.name
             r.duration = MediaTime(seconds: videoEnd.withLock { $0 }, preferredTimescale: 1_000_000)
         }
         r.audioTracks = audio.map {

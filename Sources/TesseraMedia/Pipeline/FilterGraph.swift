@@ -68,6 +68,9 @@ final class FilterGraph {
 
     deinit { avfilter_graph_free(&graph) }
 
+    /// The time base of the frames that come out (a filter may change it: yadif and bwdif halve it).
+    var outputTimeBase: AVRational { av_buffersink_get_time_base(output) }
+
     /// Sends a command to the filter instance `target` (`atempo@s0`).
     func command(_ target: String, _ name: String, _ value: String) throws(MediaError) {
         try ff(avfilter_graph_send_command(graph, target, name, value, nil, 0, 0), "command \(what)")

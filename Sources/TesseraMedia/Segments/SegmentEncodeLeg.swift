@@ -34,6 +34,8 @@ final class SegmentEncodeLeg {
     private var held: [Frame] = []
     private let makePass: (_ crf: Int?) throws(MediaError) -> SegmentEncodePass
     private let segment: Int
+    /// Set when the frames are deinterlaced before they are processed.
+    private let deinterlacer: Deinterlacer?
 
     /// - Parameters:
     ///   - settings: this output's video settings.
@@ -76,6 +78,9 @@ final class SegmentEncodeLeg {
         }
         let target = work.targetQuality
         segment = spec.index
+        deinterlacer = try work.deinterlaceFilter.map { (filter) throws(MediaError) in
+            Deinterlacer(filter: filter, timeBase: try AVRational(work.timeBase, "\(work.sourceName): the time base"))
+        }
         // A search measures every probe, whatever the job's verification level.
         let checkDecoders = target == nil ? decoders : (decoders ?? SegmentDecoders())
         makePass = { (crf) throws(MediaError) in
@@ -115,10 +120,19 @@ final class SegmentEncodeLeg {
 
     /// Which processor made this output's pictures.
     var kind: ProcessorKind { processor?.kind ?? layer?.kind ?? .none }
+    /// Whether the frames are deinterlaced: the decoder must then give every frame, the deinterlacer
+    /// reading each one's neighbours.
+    var deinterlaces: Bool { deinterlacer != nil }
 
-    /// Processes a decoded source frame once, then places it on the output timeline: shifted, or shown as
-    /// often as the time map says. Returns the frames encoded so far.
+    /// Deinterlaces a decoded source frame when the work asks (the filter hands it on one frame later),
+    /// then processes it once and places it on the output timeline: shifted, or shown as often as the
+    /// time map says.
     func accept(_ decoded: Frame) throws(MediaError) {
+        guard let deinterlacer else { return try take(decoded) }
+        for frame in try deinterlacer.push(decoded) { try take(frame) }
+    }
+
+    private func take(_ decoded: Frame) throws(MediaError) {
         var frame = decoded
         if let processing {
             if processor == nil { processor = try makeProcessor(processing, decoded) }
@@ -146,6 +160,7 @@ final class SegmentEncodeLeg {
     /// - Throws: `.corrupt` when the segment decoded no frame; `.verificationFailed` when the output does
     ///   not decode to the frames encoded; `.unsupported` when a target's quality cannot be measured.
     func finish(endTick: Int64?, segment: Int, path: String) throws(MediaError) -> QualityStats? {
+        for frame in try deinterlacer?.finish() ?? [] { try take(frame) }
         for shown in try retimer?.finish() ?? [] { try place(shown) }
         let end = retimer.map(\.frameCount) ?? endTick
         guard let last = timing.finish(endTick: end) else {

@@ -70,9 +70,13 @@ public enum SegmentRunner {
         let leadInEnd = spec.index > 0 && !showsStart ? range.lowerBound : Int64.min
         // A retimed segment shows only some of its source frames (a 240 fps source at 30 fps, one in
         // eight): the others no frame refers to need not be decoded either.
-        let shown = work.retime?.framesShown(
-            ticks: work.packets.map(\.pts), timeBase: sourceTB,
-            instants: Int64(spec.outputFrames.lowerBound)..<Int64(spec.outputFrames.upperBound))
+        // (Nor, when deinterlacing, any frame: the deinterlacer reads each frame's neighbours.)
+        let shown =
+            legs.contains(where: \.deinterlaces)
+            ? nil
+            : work.retime?.framesShown(
+                ticks: work.packets.map(\.pts), timeBase: sourceTB,
+                instants: Int64(spec.outputFrames.lowerBound)..<Int64(spec.outputFrames.upperBound))
         if let decoder {
             for encoded in work.packets where more {
                 if isCancelled() {

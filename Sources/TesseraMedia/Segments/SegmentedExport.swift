@@ -26,6 +26,7 @@ final class SegmentedExport: @unchecked Sendable {
         var backend: ProcessingBackend
         var verification: VerificationLevel
         var targetQuality: TargetQuality?
+        var deinterlace: Deinterlace = .off
         /// nil runs the segments on `parallel` local threads.
         var makeExecutor: (@Sendable ([SegmentSpec]) throws(MediaError) -> any SegmentExecutor)?
         var phase: @Sendable (ExportPhase) -> Void
@@ -49,6 +50,8 @@ final class SegmentedExport: @unchecked Sendable {
     private var videoInput: AssetWriterInput?
     private var videoEnd: Double = 0
     private var quality: QualityReport?
+    /// The deinterlacer the segments' frames went through, if any.
+    private var deinterlaced: String?
     private var rotation = Rotation.none
     private var codec = VideoCodec.h264
 
@@ -93,7 +96,8 @@ final class SegmentedExport: @unchecked Sendable {
             packets: [], settings: vs, endTick: nil, sourceName: reader.path,
             backend: config.backend, checkDecodes: config.verification.decodesSegments,
             retime: config.retime?.segmentRetime(rangeStartTick: range.start), hdr: config.tracks.hdr,
-            targetQuality: config.targetQuality)
+            targetQuality: config.targetQuality, deinterlace: config.deinterlace)
+        deinterlaced = template.deinterlace.filterName(for: FieldOrder(libavValue: template.source.fieldOrder))
         let engine = try SegmentedEngine(
             runs: [.init(specs: plan, template: template, source: (reader.path, videoID), lastEnd: lastEnd)],
             failure: failure, parallel: config.parallel, makeExecutor: config.makeExecutor,
@@ -153,6 +157,7 @@ final class SegmentedExport: @unchecked Sendable {
                 pixelFormat: PixelFormat(AVPixelFormat(rawValue: c.format)).rawValue,
                 frames: input.packetCount, rotation: rotation.degrees, processor: processorKind.rawValue)
         }
+        r.video?.deinterlaced = deinterlaced
         r.duration = MediaTime(seconds: videoEnd, preferredTimescale: 1_000_000)
         r.segments = segmentCount
         r.quality = quality

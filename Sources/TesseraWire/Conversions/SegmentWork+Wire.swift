@@ -25,6 +25,7 @@ extension Tessera_V1_SegmentTask {
         if let l = work.layer { layer = try Tessera_V1_Layer(l, field: "task.layer") }
         if let h = work.hdr { hdr = Tessera_V1_HDRMetadata(h) }
         if let t = work.targetQuality { targetQuality = try Tessera_V1_TargetQuality(t) }
+        if work.deinterlace != .off { deinterlace = work.deinterlace.rawValue }
         try WireValue.checkOutgoing { () throws(WireError) in try validateTask() }
     }
 
@@ -79,6 +80,9 @@ extension SegmentWork {
             throw WireError(.unrepresentable, "task.backend = \(wire.backend.logSafe()) is not auto, cpu or vulkan")
         }
         let settings = try VideoSettings(wire: wire.settings, field: "task.settings")
+        guard let deinterlace = wire.deinterlace.isEmpty ? .off : Deinterlace(rawValue: wire.deinterlace) else {
+            throw WireValue.malformed("task.deinterlace", "is \(wire.deinterlace.logSafe()): auto, off, bwdif or yadif")
+        }
         self.init(
             spec: spec, source: try CodecConfiguration(wire: wire.source, field: "task.source"),
             timeBase: try Rational(wire: wire.timeBase, field: "task.time_base"),
@@ -93,6 +97,7 @@ extension SegmentWork {
             hdr: wire.hasHdr ? try HDRMetadata(wire: wire.hdr, field: "task.hdr") : nil,
             targetQuality: wire.hasTargetQuality
                 ? try TargetQuality(wire: wire.targetQuality, codec: settings.codec, field: "task.target_quality")
-                : nil)
+                : nil,
+            deinterlace: deinterlace)
     }
 }

@@ -1135,6 +1135,14 @@ public nonisolated struct Tessera_V1_SegmentTask: @unchecked Sendable {
   /// Clears the value of `targetQuality`. Subsequent reads from it will return its default value.
   public mutating func clearTargetQuality() {_uniqueStorage()._targetQuality = nil}
 
+  /// "auto", "bwdif" or "yadif" (PROTOCOL.md §7): the decoded frames are deinterlaced before they are
+  /// processed ("auto": when source.field_order is interlaced). "" (or "off") keeps them as they are. Sent
+  /// only to workers with feature "deinterlace" when it deinterlaces.
+  public var deinterlace: String {
+    get {_storage._deinterlace}
+    set {_uniqueStorage()._deinterlace = newValue}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -3064,7 +3072,7 @@ nonisolated extension Tessera_V1_VideoSettings: SwiftProtobuf.Message, SwiftProt
 
 nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".SegmentTask"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}spec\0\u{1}source\0\u{3}time_base\0\u{3}frame_rate\0\u{3}rotation_degrees\0\u{1}packets\0\u{1}settings\0\u{3}end_tick\0\u{3}source_name\0\u{1}backend\0\u{3}rotation_mirrored\0\u{3}skip_decode_check\0\u{1}retime\0\u{1}layer\0\u{1}hdr\0\u{3}target_quality\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}spec\0\u{1}source\0\u{3}time_base\0\u{3}frame_rate\0\u{3}rotation_degrees\0\u{1}packets\0\u{1}settings\0\u{3}end_tick\0\u{3}source_name\0\u{1}backend\0\u{3}rotation_mirrored\0\u{3}skip_decode_check\0\u{1}retime\0\u{1}layer\0\u{1}hdr\0\u{3}target_quality\0\u{1}deinterlace\0")
 
   fileprivate class _StorageClass {
     var _spec: Tessera_V1_SegmentSpec? = nil
@@ -3083,6 +3091,7 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
     var _layer: Tessera_V1_Layer? = nil
     var _hdr: Tessera_V1_HDRMetadata? = nil
     var _targetQuality: Tessera_V1_TargetQuality? = nil
+    var _deinterlace: String = String()
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -3109,6 +3118,7 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
       _layer = source._layer
       _hdr = source._hdr
       _targetQuality = source._targetQuality
+      _deinterlace = source._deinterlace
     }
   }
 
@@ -3143,6 +3153,7 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
         case 14: try { try decoder.decodeSingularMessageField(value: &_storage._layer) }()
         case 15: try { try decoder.decodeSingularMessageField(value: &_storage._hdr) }()
         case 16: try { try decoder.decodeSingularMessageField(value: &_storage._targetQuality) }()
+        case 17: try { try decoder.decodeSingularStringField(value: &_storage._deinterlace) }()
         default: break
         }
       }
@@ -3203,6 +3214,9 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
       try { if let v = _storage._targetQuality {
         try visitor.visitSingularMessageField(value: v, fieldNumber: 16)
       } }()
+      if !_storage._deinterlace.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._deinterlace, fieldNumber: 17)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -3228,6 +3242,7 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
         if _storage._layer != rhs_storage._layer {return false}
         if _storage._hdr != rhs_storage._hdr {return false}
         if _storage._targetQuality != rhs_storage._targetQuality {return false}
+        if _storage._deinterlace != rhs_storage._deinterlace {return false}
         return true
       }
       if !storagesAreEqual {return false}

@@ -1,0 +1,52 @@
+import CFFmpeg
+import TesseraAV
+import TesseraCore
+
+/// Deinterlaces decoded frames with libavfilter (`Deinterlace.filter(for:)`: bwdif or yadif, one frame
+/// out per frame in). The filter looks one frame ahead, so a frame comes out when the next one goes in,
+/// and the last at `finish`. Frames keep their timestamps (the filter's halved time base undone).
+final class Deinterlacer {
+    private let description: String
+    private var graph: FilterGraph?
+    /// The time base of the frames' `pts`.
+    private let timeBase: AVRational
+
+    init(filter description: String, timeBase: AVRational) {
+        self.description = description
+        self.timeBase = timeBase
+    }
+
+    /// Feeds `frame`; returns what the filter has finished (none for the first frame).
+    func push(_ frame: Frame) throws(MediaError) -> [Frame] {
+        if graph == nil {
+            let f = frame.pointer.pointee
+            let sar =
+                f.sample_aspect_ratio.num > 0 && f.sample_aspect_ratio.den > 0
+                ? f.sample_aspect_ratio : AVRational(num: 1, den: 1)
+            graph = try FilterGraph(
+                video: true,
+                source: "video_size=\(f.width)x\(f.height):pix_fmt=\(f.format)"
+                    + ":time_base=\(timeBase.num)/\(timeBase.den):pixel_aspect=\(sar.num)/\(sar.den)",
+                description: description, what: "the deinterlacer")
+        }
+        var out: [Frame] = []
+        try graph!.push(frame) { (f) throws(MediaError) in out.append(restamped(f)) }
+        return out
+    }
+
+    /// `frame` with its `pts` back in the input's time base.
+    private func restamped(_ frame: Frame) -> Frame {
+        if let graph, frame.pts != tessera_AV_NOPTS_VALUE() {
+            frame.pts = av_rescale_q(frame.pts, graph.outputTimeBase, timeBase)
+        }
+        return frame
+    }
+
+    /// Ends the input; returns the frames left.
+    func finish() throws(MediaError) -> [Frame] {
+        guard let graph else { return [] }
+        var out: [Frame] = []
+        try graph.finish { (f) throws(MediaError) in out.append(restamped(f)) }
+        return out
+    }
+}

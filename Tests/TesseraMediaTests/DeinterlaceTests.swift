@@ -1,0 +1,81 @@
+import Foundation
+import TesseraAV
+import TesseraCompute
+import TesseraCore
+import TesseraTestSupport
+import Testing
+
+@testable import TesseraMedia
+
+/// Interlaced sources (issue 27): a progressive output is deinterlaced by default, with libavfilter's
+/// bwdif as FFmpeg runs it, and the report says so; `off` keeps the fields and names what that does.
+@Suite(.serialized) struct DeinterlaceTests {
+    /// 4 s of 720x576 50p test pattern woven into 25i, top field first, flagged so (x264 interlaced).
+    static func interlacedSource(in dir: URL) throws -> URL {
+        let src = dir.appendingPathComponent("tff.mp4")
+        try TestMedia.run(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=720x576:rate=50:duration=2", "-vf",
+                "interlace=scan=tff,format=yuv420p", "-c:v", "libx264", "-preset", "ultrafast", "-crf", "10", "-flags",
+                "+ildct+ilme", "-x264opts", "tff=1", "-g", "25", src.path,
+            ])
+        return src
+    }
+
+    /// Lossless H.264 at the source's size, so the output's pictures are exactly what was encoded.
+    static var lossless: OutputSettings {
+        OutputSettings(video: VideoSettings(codec: .h264, rateControl: .crf(0), speed: "ultrafast"), audio: nil)
+    }
+
+    /// PSNR of `a` against `b`, frame k with frame k; 100 for identical pictures.
+    static func psnr(_ a: URL, _ b: URL) throws -> Double {
+        let r = try TestMedia.runCapturing(
+            "ffmpeg", ["-i", a.path, "-i", b.path, "-lavfi", "[0][1]psnr", "-f", "null", "-"])
+        guard let line = r.stderr.split(separator: "\n").last(where: { $0.contains("average:") }),
+            let field = line.split(separator: " ").first(where: { $0.hasPrefix("average:") })
+        else { return -1 }
+        let value = field.dropFirst("average:".count)
+        return value == "inf" ? 100 : Double(value) ?? -1
+    }
+
+    @Test func anInterlacedSourceIsDeinterlacedAsFFmpegsBwdifDoes() throws {
+        let dir = try TestMedia.makeDirectory("deinterlace")
+        defer { TestMedia.cleanup(dir) }
+        let src = try Self.interlacedSource(in: dir)
+        let reference = dir.appendingPathComponent("bwdif.mkv")
+        try TestMedia.run(
+            "ffmpeg",
+            [
+                "-v", "error", "-i", src.path, "-vf", "bwdif=mode=send_frame:parity=auto:deint=interlaced", "-c:v",
+                "libx264", "-qp", "0", "-preset", "ultrafast", reference.path,
+            ])
+        let out = dir.appendingPathComponent("auto.mp4")
+        let session = ExportSession(sourcePath: src.path, outputPath: out.path, settings: Self.lossless)
+        session.backend = .cpu
+        let report = try session.export()
+        #expect(report.video?.deinterlaced == "bwdif")
+        #expect(report.notCarried.isEmpty)
+        #expect(try Self.psnr(out, reference) == 100, "the pictures are bwdif's, frame for frame")
+
+        let kept = dir.appendingPathComponent("off.mp4")
+        let off = ExportSession(sourcePath: src.path, outputPath: kept.path, settings: Self.lossless)
+        off.backend = .cpu
+        off.deinterlace = .off
+        let offReport = try off.export()
+        #expect(offReport.video?.deinterlaced == nil)
+        #expect(offReport.notCarried.contains { $0.contains("interlaced (tt)") && $0.contains("--deinterlace off") })
+        #expect(try Self.psnr(kept, reference) < 40, "the fields are kept, not deinterlaced")
+    }
+
+    @Test func aProgressiveSourceIsLeftAlone() throws {
+        let dir = try TestMedia.makeDirectory("deinterlace-progressive")
+        defer { TestMedia.cleanup(dir) }
+        let src = dir.appendingPathComponent("p.mp4")
+        try TestMedia.make(src, seconds: 1, width: 320, height: 240, audio: nil)
+        let session = ExportSession(
+            sourcePath: src.path, outputPath: dir.appendingPathComponent("o.mp4").path, settings: Self.lossless)
+        session.backend = .cpu
+        #expect(try session.export().video?.deinterlaced == nil)
+    }
+}
