@@ -68,6 +68,35 @@ import Testing
         #expect(try Self.psnr(kept, reference) < 40, "the fields are kept, not deinterlaced")
     }
 
+    /// Segments (local threads, and a farm's workers) decode the frames next to their range too, so the
+    /// deinterlaced pictures at every boundary are the one pass's: frame for frame, losslessly encoded.
+    @Test func segmentsDeinterlaceTheirBoundariesAsTheOnePassDoes() throws {
+        let dir = try TestMedia.makeDirectory("deinterlace-segments")
+        defer { TestMedia.cleanup(dir) }
+        let src = try Self.interlacedSource(in: dir)
+        let one = dir.appendingPathComponent("one.mp4"), cut = dir.appendingPathComponent("cut.mp4")
+        let session = ExportSession(sourcePath: src.path, outputPath: one.path, settings: Self.lossless)
+        session.backend = .cpu
+        _ = try session.export()
+        let segmented = ExportSession(sourcePath: src.path, outputPath: cut.path, settings: Self.lossless)
+        segmented.backend = .cpu
+        segmented.segmentDuration = 0.5
+        segmented.parallel = 2
+        let report = try segmented.export()
+        #expect((report.segments ?? 0) >= 2 && report.video?.deinterlaced == "bwdif", "\(report.segments ?? 0)")
+        #expect(try Self.psnr(cut, one) == 100, "every boundary frame as the one pass makes it")
+
+        let farm = dir.appendingPathComponent("farm.mp4")
+        let run = try TestMedia.runCapturing(
+            TestMedia.tesseraBinary.path,
+            [
+                "run", src.path, "-o", farm.path, "--workers", "2", "--segment-duration", "0.5", "--crf", "0",
+                "--speed", "ultrafast", "--no-audio", "--quiet",
+            ])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try Self.psnr(farm, one) == 100, "the workers' segments too")
+    }
+
     @Test func aProgressiveSourceIsLeftAlone() throws {
         let dir = try TestMedia.makeDirectory("deinterlace-progressive")
         defer { TestMedia.cleanup(dir) }

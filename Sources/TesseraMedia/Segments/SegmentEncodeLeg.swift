@@ -36,6 +36,9 @@ final class SegmentEncodeLeg {
     private let segment: Int
     /// Set when the frames are deinterlaced before they are processed.
     private let deinterlacer: Deinterlacer?
+    /// The segment's source range, in ticks from its start: the deinterlacer's neighbours outside it are
+    /// read, not kept.
+    private let rangeLength: Int64
 
     /// - Parameters:
     ///   - settings: this output's video settings.
@@ -78,6 +81,7 @@ final class SegmentEncodeLeg {
         }
         let target = work.targetQuality
         segment = spec.index
+        rangeLength = spec.presentationRange.upperBound &- spec.presentationRange.lowerBound
         deinterlacer = try work.deinterlaceFilter.map { (filter) throws(MediaError) in
             Deinterlacer(filter: filter, timeBase: try AVRational(work.timeBase, "\(work.sourceName): the time base"))
         }
@@ -129,7 +133,7 @@ final class SegmentEncodeLeg {
     /// time map says.
     func accept(_ decoded: Frame) throws(MediaError) {
         guard let deinterlacer else { return try take(decoded) }
-        for frame in try deinterlacer.push(decoded) { try take(frame) }
+        for frame in try deinterlacer.push(decoded) where frame.pts >= 0 && frame.pts < rangeLength { try take(frame) }
     }
 
     private func take(_ decoded: Frame) throws(MediaError) {
@@ -160,7 +164,9 @@ final class SegmentEncodeLeg {
     /// - Throws: `.corrupt` when the segment decoded no frame; `.verificationFailed` when the output does
     ///   not decode to the frames encoded; `.unsupported` when a target's quality cannot be measured.
     func finish(endTick: Int64?, segment: Int, path: String) throws(MediaError) -> QualityStats? {
-        for frame in try deinterlacer?.finish() ?? [] { try take(frame) }
+        for frame in try deinterlacer?.finish() ?? [] where frame.pts >= 0 && frame.pts < rangeLength {
+            try take(frame)
+        }
         for shown in try retimer?.finish() ?? [] { try place(shown) }
         let end = retimer.map(\.frameCount) ?? endTick
         guard let last = timing.finish(endTick: end) else {

@@ -39,7 +39,11 @@ public enum SegmentRunner {
         let isGap = work.layer?.isGap ?? false
         let decoder = isGap ? nil : try decoders.take(sourceKey, parameters: source, path: work.sourceName)
         let range = spec.presentationRange
-        var gate = VideoGate(range: TickRange(start: range.lowerBound, end: range.upperBound, offset: 0))
+        // A deinterlaced segment also hands its legs the frames just outside its range (`NeighbourGate`).
+        let deinterlaces = legs.contains(where: \.deinterlaces)
+        let gateRange = TickRange(start: range.lowerBound, end: range.upperBound, offset: 0)
+        var gate = VideoGate(range: gateRange)
+        var neighbours = deinterlaces ? NeighbourGate(range: gateRange, wantsPrevious: spec.index > 0) : nil
         let sourceTB = work.timeBase
         var reported = 0
         func report() {
@@ -61,18 +65,27 @@ public enum SegmentRunner {
                 return false
             }
         }
+        func gated(_ f: Frame) throws(MediaError) -> Bool {
+            if neighbours != nil { return try neighbours!.accept(f, emit) }
+            return try gate.accept(f, emit)
+        }
         var more = true
         // A segment cut inside a GOP decodes from the keyframe before it; of those lead-in frames, the
         // ones no other frame refers to need not be decoded at all. (Not in the first segment, which
         // may show the frame on screen at its start.)
         // (Nor in a retimed segment still showing the frame on screen at the export's start.)
         let showsStart = work.retime.map { range.lowerBound <= $0.rangeStartTick } ?? false
-        let leadInEnd = spec.index > 0 && !showsStart ? range.lowerBound : Int64.min
+        // (Nor, when deinterlacing, the frame just before the range: the deinterlacer reads it.)
+        let leadInEnd =
+            spec.index > 0 && !showsStart
+            ? (deinterlaces
+                ? work.packets.map(\.pts).filter { $0 < range.lowerBound }.max() ?? Int64.min : range.lowerBound)
+            : Int64.min
         // A retimed segment shows only some of its source frames (a 240 fps source at 30 fps, one in
         // eight): the others no frame refers to need not be decoded either.
         // (Nor, when deinterlacing, any frame: the deinterlacer reads each frame's neighbours.)
         let shown =
-            legs.contains(where: \.deinterlaces)
+            deinterlaces
             ? nil
             : work.retime?.framesShown(
                 ticks: work.packets.map(\.pts), timeBase: sourceTB,
@@ -85,9 +98,9 @@ public enum SegmentRunner {
                 let packet = try encoded.makePacket()
                 let unseen = encoded.pts < leadInEnd || shown.map { !$0.contains(encoded.pts) } ?? false
                 decoder.context.pointee.skip_frame = unseen ? AVDISCARD_NONREF : AVDISCARD_DEFAULT
-                more = try decoder.decode(packet) { (f) throws(MediaError) in try gate.accept(f, emit) }
+                more = try decoder.decode(packet, gated)
             }
-            if more { _ = try decoder.decode(nil) { (f) throws(MediaError) in try gate.accept(f, emit) } }
+            if more { _ = try decoder.decode(nil, gated) }
         } else {
             // A gap: the background at each of its instants.
             for k in spec.outputFrames {

@@ -80,7 +80,7 @@ final class SegmentedExport: @unchecked Sendable {
         let video = try reader.planVideo(
             segmentSeconds: config.segmentSeconds, parallel: config.parallel, retime: config.retime)
         let range = video.range
-        let plan = video.planned.segments
+        var plan = video.planned.segments
         expectedTimes = video.outputTimes
         // A retimed export's audio is stretched to end with its video, whatever the source's gap.
         sourceAudioEndGaps = config.retime == nil ? video.audioEndGaps : [:]
@@ -98,6 +98,7 @@ final class SegmentedExport: @unchecked Sendable {
             retime: config.retime?.segmentRetime(rangeStartTick: range.start), hdr: config.tracks.hdr,
             targetQuality: config.targetQuality, deinterlace: config.deinterlace)
         deinterlaced = template.deinterlace.filterName(for: FieldOrder(libavValue: template.source.fieldOrder))
+        if deinterlaced != nil { plan = SegmentPlanner.withNeighbours(plan, index: video.index) }
         let engine = try SegmentedEngine(
             runs: [.init(specs: plan, template: template, source: (reader.path, videoID), lastEnd: lastEnd)],
             failure: failure, parallel: config.parallel, makeExecutor: config.makeExecutor,
