@@ -110,14 +110,7 @@ struct FarmJobTests {
         let farm = try FarmFixture()
         let src = farm.media.appendingPathComponent("varied.mp4")
         // An easy picture, then noise: segments that need different factors.
-        try TestMedia.run(
-            "ffmpeg",
-            [
-                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=2", "-f", "lavfi", "-i",
-                "color=c=gray:size=320x240:rate=25:duration=2", "-filter_complex",
-                "[1]noise=alls=60:allf=t[n];[0][n]concat=n=2:v=1,format=yuv420p", "-c:v", "libx264", "-preset",
-                "ultrafast", "-qp", "0", "-g", "25", src.path,
-            ])
+        try TestMedia.variedComplexity(src)
         try farm.startCoordinator()
         for n in 1...2 { try farm.startWorker("w\(n)") }
         #expect(try farm.eventually(30) { try farm.client(["workers", "--json"]).stdout.contains("\"w2\"") })

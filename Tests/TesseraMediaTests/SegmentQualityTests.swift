@@ -144,14 +144,7 @@ import Testing
     /// Two seconds of an easy picture, two of noise: a source whose segments need different factors.
     static func variedSource(in dir: URL) throws -> URL {
         let src = dir.appendingPathComponent("varied.mp4")
-        try TestMedia.run(
-            "ffmpeg",
-            [
-                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=2", "-f", "lavfi", "-i",
-                "color=c=gray:size=320x240:rate=25:duration=2", "-filter_complex",
-                "[1]noise=alls=60:allf=t[n];[0][n]concat=n=2:v=1,format=yuv420p", "-c:v", "libx264", "-preset",
-                "ultrafast", "-qp", "0", "-g", "25", src.path,
-            ])
+        try TestMedia.variedComplexity(src)
         return src
     }
 

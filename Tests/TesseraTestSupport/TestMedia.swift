@@ -157,6 +157,19 @@ public enum TestMedia {
         try run("ffmpeg", args)
     }
 
+    /// 4 s of 320x240 25 fps, nearly lossless: 2 s of the moving test pattern, then 2 s of noise. A source
+    /// whose segments need different rate factors (target-quality tests).
+    public static func variedComplexity(_ url: URL) throws {
+        try run(
+            "ffmpeg",
+            [
+                "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=2", "-f", "lavfi",
+                "-i", "color=c=gray:size=320x240:rate=25:duration=2", "-filter_complex",
+                "[1]noise=alls=60:allf=t[n];[0][n]concat=n=2:v=1,format=yuv420p", "-c:v", "libx264", "-preset",
+                "ultrafast", "-qp", "0", "-g", "25", url.path,
+            ])
+    }
+
     /// ffprobe's JSON for a file (`-show_format -show_streams`, plus `-count_frames` when asked).
     public static func probe(_ url: URL, countFrames: Bool = false) throws -> [String: Any] {
         var args = ["-v", "error", "-print_format", "json", "-show_format", "-show_streams"]

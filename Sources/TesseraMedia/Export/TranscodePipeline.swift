@@ -237,7 +237,18 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
             while let frame = try leg.output.copyNextFrame() {
                 // A gap in the source's audio (its start after the video's, a skip in a fragmented file) is
                 // kept as silence on the source's timeline: the writer counts samples, so it is written.
-                if frame.pts > samples { try Self.silence(samples..<frame.pts, like: frame, append) }
+                if frame.pts > samples {
+                    // A jump of more than a minute is damage, not a pause: refused rather than filled.
+                    let (gap, overflow) = frame.pts.subtractingReportingOverflow(samples)
+                    guard !overflow, gap <= 60 * Int64(rate) else {
+                        throw MediaError(
+                            .corrupt,
+                            String(
+                                format: "audio track %d jumps from %.3f s to %.3f s: a gap over a minute is not filled",
+                                leg.output.trackID, Double(samples) / rate, Double(frame.pts) / rate))
+                    }
+                    try Self.silence(samples..<frame.pts, like: frame, append)
+                }
                 try append(frame)
             }
         }

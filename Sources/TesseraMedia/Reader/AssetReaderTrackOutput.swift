@@ -204,7 +204,11 @@ struct AudioGate {
         let first: Int64
         if let next = nextSample {
             let jitter = max(Int64(sampleRate) / 500, count / 4)
-            first = own.map { $0 > next && $0 - next > jitter ? $0 : next } ?? next
+            first =
+                own.map {
+                    let (gap, overflow) = $0.subtractingReportingOverflow(next)
+                    return !overflow && gap > jitter ? $0 : next
+                } ?? next
         } else {
             first = own ?? startSample
         }

@@ -100,6 +100,20 @@ final class SegmentEncodeLeg {
                     .invalidArgument, path: work.sourceName,
                     "segment \(spec.index): a target quality searches the rate factor; the settings ask a bit rate")
             }
+            // The search holds the segment's frames: a worker refuses more than it can hold.
+            let frameBytes = Int64(
+                max(
+                    0,
+                    av_image_get_buffer_size(
+                        encoderInput.pixelFormat, Int32(clamping: encoderInput.width),
+                        Int32(clamping: encoderInput.height), 1)))
+            let (held, overflow) = frameBytes.multipliedReportingOverflow(by: Int64(spec.frameCount))
+            guard !overflow, held <= Self.heldBytesLimit else {
+                throw MediaError(
+                    .invalidArgument, path: work.sourceName,
+                    "segment \(spec.index): a target quality holds the segment's \(spec.frameCount) frames "
+                        + "(\(held >> 20) MiB, more than \(Self.heldBytesLimit >> 20) MiB): give shorter segments")
+            }
             search = CRFSearch(target: target, codec: settings.codec, start: start)
             // An encoder is opened now, so a setting it refuses fails before any frame is decoded.
             _ = try Encoder(
@@ -121,6 +135,10 @@ final class SegmentEncodeLeg {
                 instants: Int64(spec.outputFrames.lowerBound)..<Int64(spec.outputFrames.upperBound))
         }
     }
+
+    /// The most a target-quality segment may hold of its processed frames: about 5 s of 2160p60, 45 s of
+    /// 1080p30 (8-bit 4:2:0).
+    static let heldBytesLimit: Int64 = 4 << 30
 
     /// Which processor made this output's pictures.
     var kind: ProcessorKind { processor?.kind ?? layer?.kind ?? .none }
