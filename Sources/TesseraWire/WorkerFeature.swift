@@ -7,6 +7,8 @@ public enum WorkerFeature {
     public static let targetQuality = "target-quality"
     /// It deinterlaces the decoded frames as `SegmentTask.deinterlace` asks.
     public static let deinterlace = "deinterlace"
+    /// It tone-maps HDR frames to BT.709 SDR as `SegmentTask.tone_map` asks.
+    public static let toneMap = "tonemap"
     /// Every feature this build implements, as a worker announces them.
-    public static let all = [hdr10, targetQuality, deinterlace]
+    public static let all = [hdr10, targetQuality, deinterlace, toneMap]
 }

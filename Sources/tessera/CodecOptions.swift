@@ -22,6 +22,11 @@ struct CodecOptions: ParsableArguments {
             "Deinterlace: auto (bwdif, when the source says it is interlaced), off, bwdif, yadif.",
             discussion: "One frame out per frame in: the frame rate is kept."))
     var deinterlace: Deinterlace = .auto
+    @Option(
+        help: ArgumentHelp(
+            "HDR (PQ, HLG) sources: auto (kept in a 10-bit output, tone-mapped to BT.709 SDR in an 8-bit one), keep, tonemap."
+        ))
+    var hdr: HDRHandling = .auto
     @Option(help: "Encoder speed preset in the encoder's terms (x264: ultrafast…veryslow; SVT-AV1: 0…13).")
     var speed: String?
     @Option(help: "Maximum frames between keyframes.") var gop: Int?
@@ -146,4 +151,5 @@ struct CodecOptions: ParsableArguments {
 
 extension VideoCodec: ExpressibleByArgument {}
 extension Deinterlace: ExpressibleByArgument {}
+extension HDRHandling: ExpressibleByArgument {}
 extension AudioCodec: ExpressibleByArgument {}

@@ -129,7 +129,7 @@ struct RunCommand: AsyncParsableCommand {
             settings: job.settings, timeRange: job.range,
             segmentDuration: job.segmentDuration ?? 4, backend: job.backend ?? .auto, parallelism: workers,
             overwrite: overwrite, verification: verification, retiming: job.retime.request, spec: composition,
-            targetQuality: job.codec.target, deinterlace: job.codec.deinterlace)
+            targetQuality: job.codec.target, deinterlace: job.codec.deinterlace, hdr: job.codec.hdr)
         let submitted: JobStatus
         do { submitted = try await farm.submit(request) } catch {
             FileHandle.standardError.write(Data("tessera: \(error.message)\n".utf8))

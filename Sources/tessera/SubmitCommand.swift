@@ -105,6 +105,7 @@ struct SubmitCommand: AsyncParsableCommand {
             timeRange: job.range, segmentDuration: job.segmentDuration,
             backend: job.backend, parallelism: parallelism, priority: priority, overwrite: overwrite,
             verification: verification, retiming: job.retime.request, targetQuality: job.codec.target,
-            deinterlace: job.codec.deinterlace == .auto ? nil : job.codec.deinterlace)
+            deinterlace: job.codec.deinterlace == .auto ? nil : job.codec.deinterlace,
+            hdr: job.codec.hdr == .auto ? nil : job.codec.hdr)
     }
 }

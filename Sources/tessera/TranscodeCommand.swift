@@ -52,6 +52,7 @@ struct TranscodeCommand: AsyncParsableCommand {
         export.parallel = parallel
         export.targetQuality = job.codec.target
         export.deinterlace = job.codec.deinterlace
+        export.hdr = job.codec.hdr
         let reporter = ProgressPrinter(enabled: !quiet)
         export.progressHandler = { reporter.show($0) }
         let report: ExportReport

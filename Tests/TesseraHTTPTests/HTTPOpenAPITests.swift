@@ -78,6 +78,7 @@ import Testing
         crf.retiming = RetimeRequest(frameDuration: "1/24")
         crf.targetQuality = TargetQuality(metric: .ssim, value: 0.97, crfRange: 18...40, maxBitRate: 4_000_000)
         crf.deinterlace = .bwdif
+        crf.hdr = .tonemap
         // A composition's request: a spec instead of a source.
         let composed = JobRequest(
             output: "c.mp4",

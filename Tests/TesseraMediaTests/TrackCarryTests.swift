@@ -37,14 +37,16 @@ import Testing
 
     /// An HDR10 source (PQ, mastering display and light levels in its frames, as x265 writes them): a
     /// 10-bit HEVC output keeps it, the metadata in the encoded frames and the container, one pass and
-    /// segmented; an 8-bit output is not tone-mapped yet, and says so instead of writing it silently.
+    /// segmented; an 8-bit output is tone-mapped to SDR, and says so (`ToneMapTests` checks the pictures).
     @Test func hdr10IsKeptInA10BitHEVCOutputAndNamedWhereItIsNot() throws {
         let dir = try TestMedia.makeDirectory("carry-hdr")
         defer { TestMedia.cleanup(dir) }
         let src = dir.appendingPathComponent("hdr.mp4")
         try TestMedia.make(src, seconds: 1, video: TestMedia.hdr10Video(), audio: nil)
         let sdr = try Self.export(src, dir.appendingPathComponent("sdr.mp4"), segmented: false)
-        #expect(sdr.notCarried.contains { $0.contains("8 bits") && $0.contains("PQ") }, "\(sdr.notCarried)")
+        #expect(
+            sdr.notCarried.contains { $0.contains("8-bit") && $0.contains("PQ") && $0.contains("tone-mapped") },
+            "\(sdr.notCarried)")
         var hevc = Self.settings
         hevc.video = VideoSettings(codec: .hevc, speed: "ultrafast")
         for (name, segmented) in [("hevc.mp4", false), ("hevc-segments.mkv", true)] {

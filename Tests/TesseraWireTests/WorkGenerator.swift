@@ -115,6 +115,7 @@ struct WorkGenerator {
                         maxBitRate: g.maybe { $0.int(100_000...50_000_000) })
             })
         work.deinterlace = pick(Deinterlace.allCases)
+        work.toneMap = bool()
         // SVT-AV1 takes no cap (`TargetQuality.validate`).
         if work.settings.codec == .av1 { work.targetQuality?.maxBitRate = nil }
         return work

@@ -621,6 +621,7 @@ extension Dispatcher {
         if work.hdr != nil && !c.features.contains(WorkerFeature.hdr10) { return false }
         if work.targetQuality != nil && !c.features.contains(WorkerFeature.targetQuality) { return false }
         if work.deinterlaceFilter != nil && !c.features.contains(WorkerFeature.deinterlace) { return false }
+        if work.toneMap && !c.features.contains(WorkerFeature.toneMap) { return false }
         return true
     }
 

@@ -45,6 +45,7 @@ final class JobRunner: @unchecked Sendable {
         export.verificationLevel = request.verification ?? .decode
         export.targetQuality = request.targetQuality
         export.deinterlace = request.deinterlace ?? .auto
+        export.hdr = request.hdr ?? .auto
         export.parallel = request.parallelism ?? 1
     }
 

@@ -42,14 +42,18 @@ public struct JobRequest: Sendable, Hashable, Codable {
     public var targetQuality: TargetQuality?
     /// Whether interlaced video is deinterlaced; nil is `.auto`.
     public var deinterlace: Deinterlace?
+    /// What becomes of an HDR source's range; nil is `.auto`.
+    public var hdr: HDRHandling?
 
     public init(
         source: String? = nil, uploadID: String? = nil, output: String? = nil, fileType: FileType? = nil,
         preset: String? = nil, settings: OutputSettings? = nil, timeRange: TimeRange? = nil,
         segmentDuration: Double? = nil, backend: ProcessingBackend? = nil, parallelism: Int? = nil, priority: Int = 0,
         overwrite: Bool = false, verification: VerificationLevel? = nil, retiming: RetimeRequest? = nil,
-        spec: CompositionSpec? = nil, targetQuality: TargetQuality? = nil, deinterlace: Deinterlace? = nil
+        spec: CompositionSpec? = nil, targetQuality: TargetQuality? = nil, deinterlace: Deinterlace? = nil,
+        hdr: HDRHandling? = nil
     ) {
+        self.hdr = hdr
         self.deinterlace = deinterlace
         self.targetQuality = targetQuality
         self.source = source
@@ -72,7 +76,7 @@ public struct JobRequest: Sendable, Hashable, Codable {
     private enum CodingKeys: String, CodingKey {
         case source, uploadID, output, fileType, preset, settings, timeRange, segmentDuration, backend, parallelism,
             priority
-        case overwrite, verification, retiming, spec, targetQuality, deinterlace
+        case overwrite, verification, retiming, spec, targetQuality, deinterlace, hdr
     }
 
     /// Every field is optional on the wire: `priority` defaults to 0 and `overwrite` to false.
@@ -95,6 +99,7 @@ public struct JobRequest: Sendable, Hashable, Codable {
             retiming: try c.decodeIfPresent(RetimeRequest.self, forKey: .retiming),
             spec: try c.decodeIfPresent(CompositionSpec.self, forKey: .spec),
             targetQuality: try c.decodeIfPresent(TargetQuality.self, forKey: .targetQuality),
-            deinterlace: try c.decodeIfPresent(Deinterlace.self, forKey: .deinterlace))
+            deinterlace: try c.decodeIfPresent(Deinterlace.self, forKey: .deinterlace),
+            hdr: try c.decodeIfPresent(HDRHandling.self, forKey: .hdr))
     }
 }

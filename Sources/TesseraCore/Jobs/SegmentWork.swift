@@ -35,14 +35,17 @@ public struct SegmentWork: Sendable, Hashable {
     /// Whether the decoded frames are deinterlaced before they are processed (resolved against
     /// `source.fieldOrder` by `Deinterlace.filter(for:)`).
     public var deinterlace: Deinterlace
+    /// The frames are tone-mapped from HDR to BT.709 SDR in the output's format before they are processed.
+    public var toneMap: Bool
 
     public init(
         spec: SegmentSpec, source: CodecConfiguration, timeBase: Rational, frameRate: Rational,
         rotation: Rotation, packets: [EncodedPacket], settings: VideoSettings, endTick: Int64?,
         sourceName: String, backend: ProcessingBackend, checkDecodes: Bool = true, retime: SegmentRetime? = nil,
         layer: SegmentLayer? = nil, hdr: HDRMetadata? = nil, targetQuality: TargetQuality? = nil,
-        deinterlace: Deinterlace = .off
+        deinterlace: Deinterlace = .off, toneMap: Bool = false
     ) {
+        self.toneMap = toneMap
         self.deinterlace = deinterlace
         self.targetQuality = targetQuality
         self.spec = spec

@@ -41,6 +41,8 @@ public final class CompositionExport: @unchecked Sendable {
     /// Compositions do not deinterlace yet: `.auto` names an interlaced asset in the report, and
     /// `.bwdif`/`.yadif` are refused.
     public var deinterlace = Deinterlace.auto
+    /// Compositions do not tone-map yet: `.tonemap` is refused.
+    public var hdr = HDRHandling.auto
     public var makeSegmentExecutor: (@Sendable (_ plan: [SegmentSpec]) throws(MediaError) -> any SegmentExecutor)?
     public var phaseHandler: (@Sendable (ExportPhase) -> Void)?
     /// A segmented export's frames stitched so far.
@@ -250,6 +252,10 @@ public final class CompositionExport: @unchecked Sendable {
         let writer = try AssetWriter(
             outputPath: outputPath, fileType: fileType, overwrite: overwrite,
             optimizeForNetworkUse: plan.settings.optimizeForNetworkUse)
+        guard hdr != .tonemap else {
+            throw MediaError(
+                .unsupported, path: outputPath, "compositions do not tone-map yet: leave out --hdr tonemap")
+        }
         guard deinterlace == .auto || deinterlace == .off else {
             throw MediaError(
                 .unsupported, path: outputPath,

@@ -49,6 +49,7 @@ public final class ExportSession: @unchecked Sendable {
     public var verificationLevel = VerificationLevel.decode
     public var targetQuality: TargetQuality?
     public var deinterlace = Deinterlace.auto
+    public var hdr = HDRHandling.auto
     /// Called a few times a second from the thread running `export()`.
     public var progressHandler: (@Sendable (ExportProgress) -> Void)?
 
@@ -104,7 +105,7 @@ public final class ExportSession: @unchecked Sendable {
         let assetDuration = reader.duration
         let range = try resolveRange(assetDuration: assetDuration)
         reader.timeRange = range
-        tracks = try ExportTracks.choose(reader, settings: settings, fileType: fileType)
+        tracks = try ExportTracks.choose(reader, settings: settings, fileType: fileType, hdrHandling: hdr)
         let retime = try resolveRetime(reader, range: range, assetDuration: assetDuration)
         if retime != nil && settings.passthrough { tracks.dropAudioForPassthroughRetime(reader.input) }
         let failure = reader.failure

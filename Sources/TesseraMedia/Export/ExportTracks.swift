@@ -40,6 +40,8 @@ struct ExportTracks {
     /// HDR10 static metadata the output keeps (a 10-bit HEVC output of a PQ or HLG source): passed to the
     /// encoder (`VideoEncoding`) and the container (`AssetWriter.hdr`).
     var hdr: HDRMetadata?
+    /// Set when the video is tone-mapped to BT.709 SDR: the format the tone map writes (the output's).
+    var toneMapTo: PixelFormat?
 
     /// QuickTime's timecode track type, `tmcd`, as FFmpeg's little-endian codec tag.
     static let tmcd =
@@ -48,8 +50,10 @@ struct ExportTracks {
 
     /// Call it once the reader's time range is set.
     /// - Throws: `.invalidArgument` when `settings.audioTracks` selects none of the source's audio tracks.
+    /// - Parameter hdrHandling: what becomes of an HDR source's range.
+    /// - Throws: `.invalidArgument` for `--hdr keep` with an output that cannot carry HDR.
     static func choose(
-        _ reader: AssetReader, settings: OutputSettings, fileType: FileType
+        _ reader: AssetReader, settings: OutputSettings, fileType: FileType, hdrHandling: HDRHandling = .auto
     ) throws(MediaError)
         -> ExportTracks
     {
@@ -97,7 +101,7 @@ struct ExportTracks {
             }
         }
         // HDR: a 10-bit HEVC output keeps it, its static metadata passed to the encoder and the container;
-        // what another output cannot keep is said, not silent (tone mapping to SDR is not built yet).
+        // an 8-bit output (or `--hdr tonemap`) is tone-mapped to BT.709 SDR; what is not kept is said.
         if let video = tracks.video, let vs = settings.video, !settings.passthrough {
             let p = input.streams[video].pointee.codecpar.pointee
             if p.color_trc == AVCOL_TRC_SMPTE2084 || p.color_trc == AVCOL_TRC_ARIB_STD_B67 {
@@ -109,11 +113,18 @@ struct ExportTracks {
                         HDRMetadata.read(stream: input.streams[video]), firstFrameOf: reader.path, track: video)
                     ?? HDRMetadata()
                 let hasStatic = hdr.masteringDisplay != nil || hdr.maxContentLightLevel != nil
-                if depth <= 8 {
+                let wanted = VideoEncoding.outputFormat(vs, source: AVPixelFormat(rawValue: p.format))
+                if depth <= 8 && hdrHandling == .keep {
+                    throw MediaError(
+                        .invalidArgument, path: reader.path,
+                        "--hdr keep: an 8-bit output cannot carry HDR (\(curve)); give a 10-bit one "
+                            + "(--video-codec hevc --pixel-format yuv420p10le), or let it be tone-mapped")
+                }
+                if depth <= 8 || hdrHandling == .tonemap {
+                    tracks.toneMapTo = wanted
                     tracks.notCarried.append(
-                        "HDR (\(curve)) is not carried as HDR: the pictures are written in 8 bits, still labelled "
-                            + "BT.2020/\(curve), without tone mapping to SDR (not done yet; a 10-bit HEVC output "
-                            + "keeps them HDR)")
+                        "HDR (\(curve)) is tone-mapped to BT.709 SDR (Hable's curve) for \(depth == 8 ? "an" : "a") "
+                            + "\(depth)-bit output; its HDR metadata is not kept")
                 } else if vs.codec == .hevc {
                     if hasStatic { tracks.hdr = hdr }
                 } else if hasStatic {
@@ -121,12 +132,12 @@ struct ExportTracks {
                         "HDR10 metadata (mastering display, content light level) is not carried: only a 10-bit HEVC "
                             + "output keeps it here")
                 }
-                if let profile = hdr.dolbyVisionProfile {
+                if let profile = hdr.dolbyVisionProfile, tracks.toneMapTo == nil {
                     tracks.notCarried.append(
                         "Dolby Vision\(profile > 0 ? " profile \(profile)" : "") metadata (RPUs) is not carried: "
                             + "the output is its HDR10/HLG base layer")
                 }
-                if hdr.hdr10Plus {
+                if hdr.hdr10Plus, tracks.toneMapTo == nil {
                     tracks.notCarried.append("HDR10+ dynamic metadata (SMPTE ST 2094-40) is not carried")
                 }
             }

@@ -23,6 +23,9 @@ public protocol MediaExport: AnyObject, Sendable {
     /// Whether interlaced video is deinterlaced before it is processed (`.auto`: when the source says
     /// it is interlaced).
     var deinterlace: Deinterlace { get set }
+    /// What becomes of an HDR source's range: kept where the output can carry it, tone-mapped to SDR
+    /// where it cannot (`.auto`).
+    var hdr: HDRHandling { get set }
     /// Who makes the segments: nil runs them on `parallel` local threads; a farm passes its dispatcher.
     var makeSegmentExecutor: (@Sendable (_ plan: [SegmentSpec]) throws(MediaError) -> any SegmentExecutor)? {
         get set

@@ -20,8 +20,10 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
         let endTick: Int64?
         /// Set for a retimed export: output frames are chosen from the processed source frames.
         let retimer: FrameRetimer?
-        /// The deinterlacing filter and its name, when the frames are deinterlaced before they are processed.
-        let deinterlace: (filter: String, name: String)?
+        /// What the decoded frames go through before they are processed (`SourceFilter`), if anything.
+        let filters: String?
+        /// The deinterlacer among them, by name.
+        let deinterlacer: String?
     }
     private struct AudioLeg: @unchecked Sendable {
         let output: AssetReaderTrackOutput
@@ -80,9 +82,7 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
             let output = try reader.addOutput(trackID: id)
             video = try makeVideoLeg(
                 vs, source: source, output: output, writer: writer, retime: retime, hdr: tracks.hdr,
-                deinterlace: deinterlace.filter(for: FieldOrder(source.parameters.field_order)).map {
-                    ($0, deinterlace.filterName(for: FieldOrder(source.parameters.field_order)) ?? "")
-                })
+                deinterlace: deinterlace, toneMapTo: tracks.toneMapTo)
             if measureVideo, let leg = video { try leg.input.checkAsEncoded() }
         }
         if let settingsA = settings.audio {
@@ -113,9 +113,10 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
 
     private static func makeVideoLeg(
         _ vs: VideoSettings, source: StreamDescription, output: AssetReaderTrackOutput,
-        writer: AssetWriter, retime: ExportRetime?, hdr: HDRMetadata?, deinterlace: (filter: String, name: String)?
+        writer: AssetWriter, retime: ExportRetime?, hdr: HDRMetadata?, deinterlace: Deinterlace, toneMapTo: PixelFormat?
     ) throws(MediaError) -> VideoLeg {
-        let encoding = try VideoEncoding(vs, source: source, hdr: hdr)
+        let encoding = try VideoEncoding(vs, source: source, hdr: hdr, toneMapped: toneMapTo != nil)
+        let order = FieldOrder(source.parameters.field_order)
         var encoderInput = encoding.encoderInput
         var retimer: FrameRetimer? = nil
         if let retime {
@@ -135,7 +136,9 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
             ?? (output.range.end == Int64.max ? nil : output.range.end - output.range.start)
         return VideoLeg(
             output: output, input: input, spec: encoding.processing, source: source, codec: vs.codec, settings: vs,
-            rotation: encoding.rotation, endTick: endTick, retimer: retimer, deinterlace: deinterlace)
+            rotation: encoding.rotation, endTick: endTick, retimer: retimer,
+            filters: SourceFilter.description(deinterlace: deinterlace.filter(for: order), toneMapTo: toneMapTo),
+            deinterlacer: deinterlace.filterName(for: order))
     }
 
     func start(failure: PipelineFailure) -> [StageThread] {
@@ -169,7 +172,7 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
     private func runProcess(_ leg: VideoLeg, into queue: BoundedQueue<Frame>) throws(MediaError) {
         var processor: (any FrameProcessor)? = nil
         var retimer = leg.retimer
-        let deinterlacer = leg.deinterlace.map { Deinterlacer(filter: $0.filter, timeBase: leg.output.timeBase) }
+        let filters = leg.filters.map { SourceFilter(filter: $0, timeBase: leg.output.timeBase) }
         func process(_ frame: Frame) throws(MediaError) -> Bool {
             var out = frame
             if let spec = leg.spec {
@@ -184,9 +187,9 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
             return true
         }
         while let frame = try leg.output.copyNextFrame() {
-            for field in try deinterlacer?.push(frame) ?? [frame] { guard try process(field) else { return } }
+            for filtered in try filters?.push(frame) ?? [frame] { guard try process(filtered) else { return } }
         }
-        for field in try deinterlacer?.finish() ?? [] { guard try process(field) else { return } }
+        for filtered in try filters?.finish() ?? [] { guard try process(filtered) else { return } }
         for shown in try retimer?.finish() ?? [] { guard queue.push(shown) else { return } }
     }
 
@@ -315,7 +318,7 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
                 pixelFormat: PixelFormat(AVPixelFormat(rawValue: c.format)).rawValue,
                 frames: video.input.packetCount, rotation: video.rotation.degrees,
                 processor: processorKind.withLock { $0 }.rawValue)
-            r.video?.deinterlaced = video.deinterlace?.name
+            r.video?.deinterlaced = video.deinterlacer
             r.duration = MediaTime(seconds: videoEnd.withLock { $0 }, preferredTimescale: 1_000_000)
         }
         r.audioTracks = audio.map {

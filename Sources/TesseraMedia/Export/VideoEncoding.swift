@@ -18,18 +18,31 @@ struct VideoEncoding {
     }
 
     /// - Throws: `.unsupported` when the encoder cannot take the chosen pixel format.
-    init(_ vs: VideoSettings, source: StreamDescription, hdr: HDRMetadata? = nil) throws(MediaError) {
+    init(
+        _ vs: VideoSettings, source: StreamDescription, hdr: HDRMetadata? = nil, toneMapped: Bool = false
+    ) throws(MediaError) {
         try self.init(
             vs, parameters: source.parameters, timeBase: source.timeBase, frameRate: source.frameRate,
-            rotation: source.rotation, hdr: hdr)
+            rotation: source.rotation, hdr: hdr, toneMapped: toneMapped)
     }
 
     /// From the source stream's parts, as a segment task carries them.
-    /// - Parameter hdr: the HDR10 metadata the output keeps (`ExportTracks.hdr`), signalled by the encoder.
+    /// - Parameters:
+    ///   - hdr: the HDR10 metadata the output keeps (`ExportTracks.hdr`), signalled by the encoder.
+    ///   - toneMapped: the frames come tone-mapped to BT.709 SDR in the output's format (`SourceFilter`).
     init(
-        _ vs: VideoSettings, parameters p: AVCodecParameters, timeBase: AVRational, frameRate: AVRational,
-        rotation: Rotation, hdr: HDRMetadata? = nil
+        _ vs: VideoSettings, parameters source: AVCodecParameters, timeBase: AVRational, frameRate: AVRational,
+        rotation: Rotation, hdr: HDRMetadata? = nil, toneMapped: Bool = false
     ) throws(MediaError) {
+        var p = source
+        if toneMapped {
+            // What the tone map hands on: the output's format, BT.709 throughout, limited range.
+            p.format = Self.outputFormat(vs, source: AVPixelFormat(rawValue: source.format)).avFormat.rawValue
+            p.color_space = AVCOL_SPC_BT709
+            p.color_primaries = AVCOL_PRI_BT709
+            p.color_trc = AVCOL_TRC_BT709
+            p.color_range = AVCOL_RANGE_MPEG
+        }
         self.rotation = rotation
         let displayW = rotation.swapsDimensions ? Int(p.height) : Int(p.width)
         let displayH = rotation.swapsDimensions ? Int(p.width) : Int(p.height)
@@ -48,6 +61,6 @@ struct VideoEncoding {
             width: w, height: h, pixelFormat: wanted.avFormat, timeBase: timeBase, frameRate: frameRate,
             sampleAspectRatio: p.sample_aspect_ratio.num > 0 ? p.sample_aspect_ratio : AVRational(num: 1, den: 1),
             colorSpace: p.color_space, colorPrimaries: p.color_primaries, colorTransfer: p.color_trc,
-            colorRange: colorRange, chromaLocation: p.chroma_location, hdr: hdr)
+            colorRange: colorRange, chromaLocation: p.chroma_location, hdr: toneMapped ? nil : hdr)
     }
 }

@@ -34,8 +34,11 @@ final class SegmentEncodeLeg {
     private var held: [Frame] = []
     private let makePass: (_ crf: Int?) throws(MediaError) -> SegmentEncodePass
     private let segment: Int
-    /// Set when the frames are deinterlaced before they are processed.
-    private let deinterlacer: Deinterlacer?
+    /// What the decoded frames go through before they are processed (deinterlacing, tone mapping).
+    private let filters: SourceFilter?
+    /// Whether the frames are deinterlaced: the decoder must then give every frame, the deinterlacer
+    /// reading each one's neighbours.
+    let deinterlaces: Bool
     /// The segment's source range, in ticks from its start: the deinterlacer's neighbours outside it are
     /// read, not kept.
     private let rangeLength: Int64
@@ -76,15 +79,18 @@ final class SegmentEncodeLeg {
             let encoding = try VideoEncoding(
                 settings, parameters: source.pointer.pointee,
                 timeBase: try AVRational(outputTB, "\(work.sourceName): the output time base"),
-                frameRate: frameRate, rotation: work.rotation, hdr: work.hdr)
+                frameRate: frameRate, rotation: work.rotation, hdr: work.hdr, toneMapped: work.toneMap)
             (encoderInput, processing) = (encoding.encoderInput, encoding.processing)
         }
         let target = work.targetQuality
         segment = spec.index
         rangeLength = spec.presentationRange.upperBound &- spec.presentationRange.lowerBound
-        deinterlacer = try work.deinterlaceFilter.map { (filter) throws(MediaError) in
-            Deinterlacer(filter: filter, timeBase: try AVRational(work.timeBase, "\(work.sourceName): the time base"))
+        let toneMapTo = work.toneMap ? PixelFormat(encoderInput.pixelFormat) : nil
+        filters = try SourceFilter.description(deinterlace: work.deinterlaceFilter, toneMapTo: toneMapTo).map {
+            (chain) throws(MediaError) in
+            SourceFilter(filter: chain, timeBase: try AVRational(work.timeBase, "\(work.sourceName): the time base"))
         }
+        deinterlaces = work.deinterlaceFilter != nil
         // A search measures every probe, whatever the job's verification level.
         let checkDecoders = target == nil ? decoders : (decoders ?? SegmentDecoders())
         makePass = { (crf) throws(MediaError) in
@@ -142,16 +148,13 @@ final class SegmentEncodeLeg {
 
     /// Which processor made this output's pictures.
     var kind: ProcessorKind { processor?.kind ?? layer?.kind ?? .none }
-    /// Whether the frames are deinterlaced: the decoder must then give every frame, the deinterlacer
-    /// reading each one's neighbours.
-    var deinterlaces: Bool { deinterlacer != nil }
 
     /// Deinterlaces a decoded source frame when the work asks (the filter hands it on one frame later),
     /// then processes it once and places it on the output timeline: shifted, or shown as often as the
     /// time map says.
     func accept(_ decoded: Frame) throws(MediaError) {
-        guard let deinterlacer else { return try take(decoded) }
-        for frame in try deinterlacer.push(decoded) where frame.pts >= 0 && frame.pts < rangeLength { try take(frame) }
+        guard let filters else { return try take(decoded) }
+        for frame in try filters.push(decoded) where frame.pts >= 0 && frame.pts < rangeLength { try take(frame) }
     }
 
     private func take(_ decoded: Frame) throws(MediaError) {
@@ -182,7 +185,7 @@ final class SegmentEncodeLeg {
     /// - Throws: `.corrupt` when the segment decoded no frame; `.verificationFailed` when the output does
     ///   not decode to the frames encoded; `.unsupported` when a target's quality cannot be measured.
     func finish(endTick: Int64?, segment: Int, path: String) throws(MediaError) -> QualityStats? {
-        for frame in try deinterlacer?.finish() ?? [] where frame.pts >= 0 && frame.pts < rangeLength {
+        for frame in try filters?.finish() ?? [] where frame.pts >= 0 && frame.pts < rangeLength {
             try take(frame)
         }
         for shown in try retimer?.finish() ?? [] { try place(shown) }

@@ -75,7 +75,8 @@ final class SegmentedExport: @unchecked Sendable {
         let stream = reader.input.streams[videoID]
         let source = StreamDescription(stream: stream)
         rotation = source.rotation
-        _ = try VideoEncoding(vs, source: source)  // refuse impossible settings before any work is sent
+        // Refuses impossible settings before any work is sent.
+        _ = try VideoEncoding(vs, source: source, toneMapped: config.tracks.toneMapTo != nil)
         let tb = source.timeBase
         let video = try reader.planVideo(
             segmentSeconds: config.segmentSeconds, parallel: config.parallel, retime: config.retime)
@@ -96,7 +97,8 @@ final class SegmentedExport: @unchecked Sendable {
             packets: [], settings: vs, endTick: nil, sourceName: reader.path,
             backend: config.backend, checkDecodes: config.verification.decodesSegments,
             retime: config.retime?.segmentRetime(rangeStartTick: range.start), hdr: config.tracks.hdr,
-            targetQuality: config.targetQuality, deinterlace: config.deinterlace)
+            targetQuality: config.targetQuality, deinterlace: config.deinterlace,
+            toneMap: config.tracks.toneMapTo != nil)
         deinterlaced = template.deinterlace.filterName(for: FieldOrder(libavValue: template.source.fieldOrder))
         if deinterlaced != nil { plan = SegmentPlanner.withNeighbours(plan, index: video.index) }
         let engine = try SegmentedEngine(

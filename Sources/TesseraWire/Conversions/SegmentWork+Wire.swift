@@ -26,6 +26,7 @@ extension Tessera_V1_SegmentTask {
         if let h = work.hdr { hdr = Tessera_V1_HDRMetadata(h) }
         if let t = work.targetQuality { targetQuality = try Tessera_V1_TargetQuality(t) }
         if work.deinterlace != .off { deinterlace = work.deinterlace.rawValue }
+        toneMap = work.toneMap
         try WireValue.checkOutgoing { () throws(WireError) in try validateTask() }
     }
 
@@ -98,6 +99,6 @@ extension SegmentWork {
             targetQuality: wire.hasTargetQuality
                 ? try TargetQuality(wire: wire.targetQuality, codec: settings.codec, field: "task.target_quality")
                 : nil,
-            deinterlace: deinterlace)
+            deinterlace: deinterlace, toneMap: wire.toneMap)
     }
 }

@@ -1143,6 +1143,14 @@ public nonisolated struct Tessera_V1_SegmentTask: @unchecked Sendable {
     set {_uniqueStorage()._deinterlace = newValue}
   }
 
+  /// The job tone-maps its HDR (PQ or HLG) source to BT.709 SDR (PROTOCOL.md §7): the decoded frames go
+  /// through the tone map, in the output's pixel format, before they are processed, and the encoder is
+  /// told BT.709. Sent only to workers with feature "tonemap".
+  public var toneMap: Bool {
+    get {_storage._toneMap}
+    set {_uniqueStorage()._toneMap = newValue}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -3072,7 +3080,7 @@ nonisolated extension Tessera_V1_VideoSettings: SwiftProtobuf.Message, SwiftProt
 
 nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".SegmentTask"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}spec\0\u{1}source\0\u{3}time_base\0\u{3}frame_rate\0\u{3}rotation_degrees\0\u{1}packets\0\u{1}settings\0\u{3}end_tick\0\u{3}source_name\0\u{1}backend\0\u{3}rotation_mirrored\0\u{3}skip_decode_check\0\u{1}retime\0\u{1}layer\0\u{1}hdr\0\u{3}target_quality\0\u{1}deinterlace\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}spec\0\u{1}source\0\u{3}time_base\0\u{3}frame_rate\0\u{3}rotation_degrees\0\u{1}packets\0\u{1}settings\0\u{3}end_tick\0\u{3}source_name\0\u{1}backend\0\u{3}rotation_mirrored\0\u{3}skip_decode_check\0\u{1}retime\0\u{1}layer\0\u{1}hdr\0\u{3}target_quality\0\u{1}deinterlace\0\u{3}tone_map\0")
 
   fileprivate class _StorageClass {
     var _spec: Tessera_V1_SegmentSpec? = nil
@@ -3092,6 +3100,7 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
     var _hdr: Tessera_V1_HDRMetadata? = nil
     var _targetQuality: Tessera_V1_TargetQuality? = nil
     var _deinterlace: String = String()
+    var _toneMap: Bool = false
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -3119,6 +3128,7 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
       _hdr = source._hdr
       _targetQuality = source._targetQuality
       _deinterlace = source._deinterlace
+      _toneMap = source._toneMap
     }
   }
 
@@ -3154,6 +3164,7 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
         case 15: try { try decoder.decodeSingularMessageField(value: &_storage._hdr) }()
         case 16: try { try decoder.decodeSingularMessageField(value: &_storage._targetQuality) }()
         case 17: try { try decoder.decodeSingularStringField(value: &_storage._deinterlace) }()
+        case 18: try { try decoder.decodeSingularBoolField(value: &_storage._toneMap) }()
         default: break
         }
       }
@@ -3217,6 +3228,9 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
       if !_storage._deinterlace.isEmpty {
         try visitor.visitSingularStringField(value: _storage._deinterlace, fieldNumber: 17)
       }
+      if _storage._toneMap != false {
+        try visitor.visitSingularBoolField(value: _storage._toneMap, fieldNumber: 18)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -3243,6 +3257,7 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
         if _storage._hdr != rhs_storage._hdr {return false}
         if _storage._targetQuality != rhs_storage._targetQuality {return false}
         if _storage._deinterlace != rhs_storage._deinterlace {return false}
+        if _storage._toneMap != rhs_storage._toneMap {return false}
         return true
       }
       if !storagesAreEqual {return false}
