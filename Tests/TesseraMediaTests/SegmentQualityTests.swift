@@ -239,6 +239,26 @@ import Testing
         #expect(free.short.isEmpty && free.segments.allSatisfy { $0.bitRate > 3 * Double(cap) })
     }
 
+    /// Segments of one job at different factors concatenate for every encoder a target can search: x264
+    /// (`stitchable`), x265 (no options SEI in its headers), SVT-AV1 and libvpx.
+    @Test(arguments: [(VideoCodec.hevc, "ultrafast"), (.av1, "12"), (.vp9, "8"), (.h264, "superfast")])
+    func segmentsAtDifferentFactorsStitch(codec: VideoCodec, speed: String) throws {
+        let dir = try TestMedia.makeDirectory("target-stitch")
+        defer { TestMedia.cleanup(dir) }
+        let src = try Self.variedSource(in: dir)
+        let out = dir.appendingPathComponent("out.mkv")
+        let session = ExportSession(
+            sourcePath: src.path, outputPath: out.path,
+            settings: OutputSettings(video: VideoSettings(codec: codec, speed: speed), audio: nil))
+        session.segmentDuration = 1
+        session.backend = .cpu
+        session.targetQuality = TargetQuality(metric: .ssim, value: 0.95)
+        let report = try session.export()
+        let crfs = Set(try #require(report.quality).segments.compactMap(\.crf))
+        #expect(crfs.count > 1, "\(codec): the segments chose \(crfs)")
+        #expect(report.verification?.passed == true)
+    }
+
     @Test func aTargetWithPassthroughIsRefusedBeforeAnyWork() throws {
         let dir = try TestMedia.makeDirectory("target-passthrough")
         defer { TestMedia.cleanup(dir) }

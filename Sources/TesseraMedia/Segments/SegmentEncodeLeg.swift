@@ -121,10 +121,6 @@ final class SegmentEncodeLeg {
                         + "(\(held >> 20) MiB, more than \(Self.heldBytesLimit >> 20) MiB): give shorter segments")
             }
             search = CRFSearch(target: target, codec: settings.codec, start: start)
-            // An encoder is opened now, so a setting it refuses fails before any frame is decoded.
-            _ = try Encoder(
-                video: settings, input: encoderInput, globalHeader: true, threads: threads, stitchable: true,
-                maxBitRate: target.maxBitRate)
         } else {
             pass = try makePass(nil)
         }

@@ -75,7 +75,11 @@ final class Encoder: @unchecked Sendable {
             if !params.isEmpty { try set("x264-params", params.joined(separator: ":")) }
         case .hevc:
             try set("preset", speed)
-            try set("x265-params", (["log-level=error"] + (input.hdr.map(Self.x265HDR) ?? [])).joined(separator: ":"))
+            // Stitchable: no "x265 (build …) - options: … crf=…" SEI in the headers, which would differ by factor.
+            try set(
+                "x265-params",
+                (["log-level=error"] + (stitchable ? ["info=0"] : []) + (input.hdr.map(Self.x265HDR) ?? []))
+                    .joined(separator: ":"))
         case .av1:
             try set("preset", speed)
         case .vp9:
