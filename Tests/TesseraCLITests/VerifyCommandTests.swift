@@ -49,12 +49,10 @@ import Testing
     @Test func qualityOfAnFFmpegFileAgreesWithItsFilters() throws {
         defer { TestMedia.cleanup(dir) }
         let src = dir.appendingPathComponent("lossless.mp4"), made = dir.appendingPathComponent("ffmpeg.mp4")
-        try TestMedia.run(
-            "ffmpeg",
-            [
-                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=2", "-pix_fmt", "yuv420p",
-                "-c:v", "libx264", "-preset", "ultrafast", "-qp", "0", src.path,
-            ])
+        try TestMedia.make(
+            src, seconds: 2, rate: "25",
+            video: ["-c:v", "libx264", "-preset", "ultrafast", "-qp", "0", "-pix_fmt", "yuv420p"],
+            audio: nil)
         try TestMedia.run(
             "ffmpeg", ["-v", "error", "-i", src.path, "-c:v", "libx264", "-crf", "32", "-g", "25", made.path])
         let r = try tessera(["verify", made.path, "--against", src.path, "--quality", "--json"])

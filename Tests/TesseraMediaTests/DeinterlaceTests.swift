@@ -28,16 +28,8 @@ import Testing
         OutputSettings(video: VideoSettings(codec: .h264, rateControl: .crf(0), speed: "ultrafast"), audio: nil)
     }
 
-    /// PSNR of `a` against `b`, frame k with frame k; 100 for identical pictures.
-    static func psnr(_ a: URL, _ b: URL) throws -> Double {
-        let r = try TestMedia.runCapturing(
-            "ffmpeg", ["-i", a.path, "-i", b.path, "-lavfi", "[0][1]psnr", "-f", "null", "-"])
-        guard let line = r.stderr.split(separator: "\n").last(where: { $0.contains("average:") }),
-            let field = line.split(separator: " ").first(where: { $0.hasPrefix("average:") })
-        else { return -1 }
-        let value = field.dropFirst("average:".count)
-        return value == "inf" ? 100 : Double(value) ?? -1
-    }
+    /// PSNR of `a` against `b` (720x576 pictures), frame k with frame k; 100 for identical pictures.
+    static func psnr(_ a: URL, _ b: URL) throws -> Double { try TestMedia.psnr(a, against: b, width: 720, height: 576) }
 
     @Test func anInterlacedSourceIsDeinterlacedAsFFmpegsBwdifDoes() throws {
         let dir = try TestMedia.makeDirectory("deinterlace")

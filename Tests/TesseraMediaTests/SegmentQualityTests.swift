@@ -10,6 +10,9 @@ import Testing
 /// Every segment's output is measured against the frames its encoder was given, where it was made, and
 /// the figures agree with FFmpeg's `psnr` and `ssim` filters run on the finished file (issue 29).
 @Suite struct SegmentQualityTests {
+    /// Lossless H.264 for `TestMedia.make`: a source whose frames are exactly the pictures encoded.
+    static let lossless = ["-c:v", "libx264", "-preset", "ultrafast", "-qp", "0", "-pix_fmt", "yuv420p"]
+
     /// FFmpeg's per-frame figures for `distorted` against `reference`: `mse_avg`, per-plane MSE, `All`.
     static func ffmpegFrames(
         _ distorted: URL, against reference: URL, in dir: URL
@@ -45,12 +48,8 @@ import Testing
         // A lossless source at the output's size and format: the frames given to the encoder are the
         // source's own, so FFmpeg can measure the finished file against the source file.
         let src = dir.appendingPathComponent("src.mp4")
-        try TestMedia.run(
-            "ffmpeg",
-            [
-                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=3", "-pix_fmt", "yuv420p",
-                "-c:v", "libx264", "-preset", "ultrafast", "-qp", "0", "-g", "25", src.path,
-            ])
+        try TestMedia.make(
+            src, seconds: 3, rate: "25", video: Self.lossless + ["-g", "25"], audio: nil)
         let out = dir.appendingPathComponent("out.mp4")
         var settings = X264Reproducibility.settings
         settings.video?.rateControl = .crf(30)
@@ -97,12 +96,7 @@ import Testing
         let dir = try TestMedia.makeDirectory("one-pass-quality")
         defer { TestMedia.cleanup(dir) }
         let src = dir.appendingPathComponent("src.mp4")
-        try TestMedia.run(
-            "ffmpeg",
-            [
-                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=3", "-pix_fmt", "yuv420p",
-                "-c:v", "libx264", "-preset", "ultrafast", "-qp", "0", src.path,
-            ])
+        try TestMedia.make(src, seconds: 3, rate: "25", video: Self.lossless, audio: nil)
         var settings = X264Reproducibility.settings
         settings.video?.gopLength = 25
         let out = dir.appendingPathComponent("out.mp4")
