@@ -17,21 +17,7 @@ enum DashboardPage {
         return (0..<2).map { _ in String(generator.next() as UInt64, radix: 36) }.joined()
     }
 
-    static func escape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for c in text {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(c)
-            }
-        }
-        return out
-    }
+    static func escape(_ text: String) -> String { text.markupEscaped }
 
     private static func head(_ title: String, nonce: String) -> String {
         """

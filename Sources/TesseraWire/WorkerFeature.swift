@@ -9,6 +9,8 @@ public enum WorkerFeature {
     public static let deinterlace = "deinterlace"
     /// It tone-maps HDR frames to BT.709 SDR as `SegmentTask.tone_map` asks.
     public static let toneMap = "tonemap"
+    /// It encodes `SegmentTask.renditions` from the one decode and returns their outputs.
+    public static let renditions = "renditions"
     /// Every feature this build implements, as a worker announces them.
-    public static let all = [hdr10, targetQuality, deinterlace, toneMap]
+    public static let all = [hdr10, targetQuality, deinterlace, toneMap, renditions]
 }

@@ -74,10 +74,10 @@ struct CodecOptions: ParsableArguments {
             guard targetQuality != nil else { throw ValidationError("--crf-range goes with --target-quality") }
             guard Self.crfs(r) != nil else { throw ValidationError("cannot read --crf-range '\(r)'; write LOW-HIGH") }
         }
-        if let b = videoBitrate, Self.bitRate(b) == nil { throw ValidationError("cannot read --video-bitrate '\(b)'") }
-        if let b = audioBitrate, Self.bitRate(b) == nil { throw ValidationError("cannot read --audio-bitrate '\(b)'") }
+        if let b = videoBitrate, MediaText.bitRate(b) == nil { throw ValidationError("cannot read --video-bitrate '\(b)'") }
+        if let b = audioBitrate, MediaText.bitRate(b) == nil { throw ValidationError("cannot read --audio-bitrate '\(b)'") }
         if let gop, gop < 1 { throw ValidationError("--gop must be at least 1") }
-        if let size, Self.box(size) == nil { throw ValidationError("cannot read --size '\(size)'; write WxH") }
+        if let size, MediaText.size(size) == nil { throw ValidationError("cannot read --size '\(size)'; write WxH") }
         if noAudio && !(audioTrack.isEmpty && audioLanguage.isEmpty) {
             throw ValidationError("--no-audio drops every audio track; leave out --audio-track and --audio-language")
         }
@@ -99,18 +99,18 @@ struct CodecOptions: ParsableArguments {
             if let videoCodec { v.codec = videoCodec }
             if let crf { v.rateControl = .crf(crf) }
             // With a target quality the bit rate is the search's cap (`target`), not the rate control.
-            if targetQuality == nil, let b = videoBitrate.flatMap(Self.bitRate) { v.rateControl = .bitRate(b) }
+            if targetQuality == nil, let b = videoBitrate.flatMap(MediaText.bitRate) { v.rateControl = .bitRate(b) }
             if let speed { v.speed = speed }
             if let gop { v.gopLength = gop }
             if let pixelFormat { v.pixelFormat = PixelFormat(rawValue: pixelFormat) }
-            if let box = size.flatMap(Self.box) { (v.maxWidth, v.maxHeight) = (box.0, box.1) }
+            if let box = size.flatMap(MediaText.size) { (v.maxWidth, v.maxHeight) = (box.0, box.1) }
             settings.video = v
         }
         if noAudio {
             settings.audio = nil
         } else if var a = settings.audio ?? (audioCodec.map { AudioSettings(codec: $0) }) {
             if let audioCodec { a.codec = audioCodec }
-            if let b = audioBitrate.flatMap(Self.bitRate) { a.bitRate = b }
+            if let b = audioBitrate.flatMap(MediaText.bitRate) { a.bitRate = b }
             settings.audio = a
         }
         if !audioTrack.isEmpty || !audioLanguage.isEmpty {
@@ -123,7 +123,7 @@ struct CodecOptions: ParsableArguments {
     var target: TargetQuality? {
         guard var t = targetQuality.flatMap(TargetQuality.init(parsing:)) else { return nil }
         t.crfRange = crfRange.flatMap(Self.crfs)
-        t.maxBitRate = videoBitrate.flatMap(Self.bitRate)
+        t.maxBitRate = videoBitrate.flatMap(MediaText.bitRate)
         return t
     }
 
@@ -132,20 +132,6 @@ struct CodecOptions: ParsableArguments {
         let parts = text.split(separator: "-")
         guard parts.count == 2, let low = Int(parts[0]), let high = Int(parts[1]), low <= high else { return nil }
         return low...high
-    }
-
-    /// "4M", "2500k", "128000" → bits per second.
-    static func bitRate(_ text: String) -> Int? {
-        let lower = text.lowercased()
-        let scale = lower.hasSuffix("m") ? 1_000_000 : lower.hasSuffix("k") ? 1000 : 1
-        guard let n = Double(scale == 1 ? lower : String(lower.dropLast())), n > 0 else { return nil }
-        return Int(n * Double(scale))
-    }
-
-    static func box(_ text: String) -> (Int, Int)? {
-        let parts = text.lowercased().split(separator: "x")
-        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w >= 2, h >= 2 else { return nil }
-        return (w, h)
     }
 }
 

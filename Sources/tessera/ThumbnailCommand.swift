@@ -25,10 +25,9 @@ struct ThumbnailCommand: ParsableCommand {
     }
 
     static func size(_ text: String) -> (width: Int, height: Int)? {
-        let parts = text.split(separator: "x").compactMap { Int($0) }
-        let sides = 2...ImageGenerator.maximumSide
-        guard parts.count == 2, sides.contains(parts[0]), sides.contains(parts[1]) else { return nil }
-        return (parts[0], parts[1])
+        guard let (w, h) = MediaText.size(text), w <= ImageGenerator.maximumSide, h <= ImageGenerator.maximumSide
+        else { return nil }
+        return (w, h)
     }
 
     func run() throws {

@@ -25,8 +25,12 @@ struct TranscodeCommand: AsyncParsableCommand {
                 + "Protocols/composition.schema.json) or an OpenTimelineIO timeline (.otio).",
             valueName: "FILE"))
     var spec: String?
-    @Option(name: .shortAndLong, help: "The output file; its extension picks the container.") var output: String
+    @Option(
+        name: .shortAndLong,
+        help: "The output file, its extension picking the container (with --package: the package's folder).")
+    var output: String
     @OptionGroup var job: JobOptions
+    @OptionGroup(title: "Adaptive streaming") var streaming: PackageOptions
     @Option(help: "Segments transcoded at once with --segment-duration (the farm's path on this machine).")
     var parallel = 2
     @Flag(
@@ -40,6 +44,13 @@ struct TranscodeCommand: AsyncParsableCommand {
     func validate() throws {
         if parallel < 1 { throw ValidationError("--parallel must be at least 1") }
         try job.validate(source: source, spec: spec)
+        if try streaming.request() != nil {
+            if spec != nil { throw ValidationError("--package cannot go with --spec yet: package a source file") }
+            if try job.retime.retiming() != nil {
+                throw ValidationError("--package cannot go with the retiming options yet")
+            }
+            if job.codec.target != nil { throw ValidationError("--package sets each rendition's rate: no --target-quality") }
+        }
     }
 
     func run() async throws {
@@ -93,10 +104,18 @@ struct TranscodeCommand: AsyncParsableCommand {
         session.timeRange = job.range
         session.verifyOutput = verify
         session.retiming = try job.retime.retiming()
+        session.package = try streaming.request()
         return session
     }
 
     static func summary(_ r: ExportReport) -> String {
+        if let p = r.package {
+            let rungs = p.video.map { "\($0.name) \($0.codecs) \($0.averageBitRate / 1000) kb/s (peak \($0.peakBitRate / 1000))" }
+            return "wrote \(r.output)/{\(p.manifests.joined(separator: ","))}, \(p.video.first?.segments ?? 0) segments of "
+                + "\(p.segmentDuration)s: " + rungs.joined(separator: ", ")
+                + (p.audio.isEmpty ? "" : ", audio " + p.audio.map { "\($0.name) \($0.codecs)" }.joined(separator: ", "))
+                + String(format: "; %.2fs", r.wallSeconds)
+        }
         var parts = ["wrote \(r.output)", String(format: "%.3fs", r.duration.seconds)]
         if let v = r.video { parts.append("\(v.codec) \(v.width)x\(v.height) \(v.frames) frames") }
         if let a = r.audio {

@@ -615,13 +615,18 @@ extension Dispatcher {
     /// Vulkan backend when the job insists on it. A worker that announced no codec lists is trusted.
     static func canRun(_ work: SegmentWork, _ c: Tessera_V1_Capabilities) -> Bool {
         if !c.videoDecoders.isEmpty && !c.videoDecoders.contains(work.source.codec) { return false }
-        if !c.videoEncoders.isEmpty && !c.videoEncoders.contains(work.settings.codec.rawValue) { return false }
+        if !c.videoEncoders.isEmpty
+            && !([work.settings] + work.renditions).allSatisfy({ c.videoEncoders.contains($0.codec.rawValue) })
+        {
+            return false
+        }
         if work.backend == .vulkan && !c.backends.contains(ProcessingBackend.vulkan.rawValue) { return false }
         // An older worker would drop the HDR metadata without a word: such a task waits for one that signals it.
         if work.hdr != nil && !c.features.contains(WorkerFeature.hdr10) { return false }
         if work.targetQuality != nil && !c.features.contains(WorkerFeature.targetQuality) { return false }
         if work.deinterlaceFilter != nil && !c.features.contains(WorkerFeature.deinterlace) { return false }
         if work.toneMap && !c.features.contains(WorkerFeature.toneMap) { return false }
+        if !work.renditions.isEmpty && !c.features.contains(WorkerFeature.renditions) { return false }
         return true
     }
 

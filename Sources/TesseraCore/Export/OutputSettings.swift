@@ -60,12 +60,16 @@ public struct VideoSettings: Sendable, Hashable, Codable {
     public var profile: String?
     /// H.264/HEVC level ×10 (e.g. 42 for 4.2); nil lets the encoder choose.
     public var level: Int?
+    /// With a bit rate: the peak over a one-second buffer (capped VBR, as a streaming ladder's rungs are
+    /// encoded); nil leaves the rate uncapped.
+    public var maxBitRate: Int?
 
     public init(
         codec: VideoCodec, maxWidth: Int? = nil, maxHeight: Int? = nil, rateControl: RateControl = .crf(23),
         speed: String? = nil, gopLength: Int? = nil, pixelFormat: PixelFormat? = nil,
-        profile: String? = nil, level: Int? = nil
+        profile: String? = nil, level: Int? = nil, maxBitRate: Int? = nil
     ) {
+        self.maxBitRate = maxBitRate
         self.codec = codec
         self.maxWidth = maxWidth
         self.maxHeight = maxHeight

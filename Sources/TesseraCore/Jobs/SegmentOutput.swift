@@ -18,11 +18,15 @@ public struct SegmentOutput: Sendable, Hashable {
     public var crf: Int?
     /// Every encode of the search, in the order made (empty when the segment did not search).
     public var probes: [QualityProbe]
+    /// The outputs of `SegmentWork.renditions`, in that order (each with none of its own).
+    public var renditions: [SegmentOutput]
 
     public init(
         index: Int, parameters: CodecConfiguration, packets: [EncodedPacket], frames: Int, seconds: Double,
-        processor: ProcessorKind, quality: QualityStats? = nil, crf: Int? = nil, probes: [QualityProbe] = []
+        processor: ProcessorKind, quality: QualityStats? = nil, crf: Int? = nil, probes: [QualityProbe] = [],
+        renditions: [SegmentOutput] = []
     ) {
+        self.renditions = renditions
         self.quality = quality
         self.crf = crf
         self.probes = probes
@@ -34,5 +38,8 @@ public struct SegmentOutput: Sendable, Hashable {
         self.processor = processor
     }
 
-    public var payloadBytes: Int { packets.reduce(0) { $0 + $1.data.count } }
+    /// Bytes of every output's packets, the renditions' included.
+    public var payloadBytes: Int {
+        packets.reduce(0) { $0 + $1.data.count } + renditions.reduce(0) { $0 + $1.payloadBytes }
+    }
 }

@@ -37,14 +37,18 @@ public struct SegmentWork: Sendable, Hashable {
     public var deinterlace: Deinterlace
     /// The frames are tone-mapped from HDR to BT.709 SDR in the output's format before they are processed.
     public var toneMap: Bool
+    /// A streaming ladder's other renditions: the segment is decoded once and also encoded with each of
+    /// these settings (`SegmentOutput.renditions`, in this order).
+    public var renditions: [VideoSettings]
 
     public init(
         spec: SegmentSpec, source: CodecConfiguration, timeBase: Rational, frameRate: Rational,
         rotation: Rotation, packets: [EncodedPacket], settings: VideoSettings, endTick: Int64?,
         sourceName: String, backend: ProcessingBackend, checkDecodes: Bool = true, retime: SegmentRetime? = nil,
         layer: SegmentLayer? = nil, hdr: HDRMetadata? = nil, targetQuality: TargetQuality? = nil,
-        deinterlace: Deinterlace = .off, toneMap: Bool = false
+        deinterlace: Deinterlace = .off, toneMap: Bool = false, renditions: [VideoSettings] = []
     ) {
+        self.renditions = renditions
         self.toneMap = toneMap
         self.deinterlace = deinterlace
         self.targetQuality = targetQuality

@@ -110,20 +110,20 @@ public final class CompositionExport: @unchecked Sendable {
             let (w, h): (Int, Int)
             if let size = vc?.renderSize {
                 let sides = SegmentLayer.renderSides
-                let parts = size.split(separator: "x").compactMap { Int($0) }
-                guard parts.count == 2, sides.contains(parts[0]), sides.contains(parts[1]) else {
+                guard let parsed = MediaText.size(size), sides.contains(parsed.width), sides.contains(parsed.height)
+                else {
                     throw JobRequestError(
                         field: "videoComposition.renderSize",
                         "\(JobRequestError.quoted(size)) is not WxH, \(sides.lowerBound) to \(sides.upperBound)")
                 }
                 // 4:2:0 pictures have even sides: an odd one is refused, not quietly rendered a pixel smaller.
-                guard parts[0] % 2 == 0, parts[1] % 2 == 0 else {
+                guard parsed.width % 2 == 0, parsed.height % 2 == 0 else {
                     throw JobRequestError(
                         field: "videoComposition.renderSize",
                         "\(JobRequestError.quoted(size)) has an odd side; 4:2:0 output needs even sides, e.g. "
-                            + "\(parts[0] & ~1)x\(parts[1] & ~1)")
+                            + "\(parsed.width & ~1)x\(parsed.height & ~1)")
                 }
-                (w, h) = (parts[0], parts[1])
+                (w, h) = (parsed.width, parsed.height)
             } else {
                 (w, h) = first.rotation.swapsDimensions ? (first.height, first.width) : (first.width, first.height)
             }

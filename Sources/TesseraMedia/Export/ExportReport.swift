@@ -46,6 +46,8 @@ public struct ExportReport: Sendable, Codable {
     /// How close the output came to the frames given to the encoder, per segment and as a whole (nil when
     /// the segments were not decoded: verification level `timing`).
     public var quality: QualityReport? = nil
+    /// A streaming package's tracks and measured rates (the output is then its folder).
+    public var package: PackageReport? = nil
     /// The range exported, on the source's timeline.
     public var timeRange: TimeRange?
     /// Output duration (the video's when there is video); JSON `{"seconds", "exact"}`.

@@ -50,6 +50,9 @@ public final class ExportSession: @unchecked Sendable {
     public var targetQuality: TargetQuality?
     public var deinterlace = Deinterlace.auto
     public var hdr = HDRHandling.auto
+    /// Deliver a streaming package to the folder `outputPath` instead of one file: the video's renditions
+    /// and every audio track as CMAF segments, with HLS and/or DASH manifests.
+    public var package: PackageRequest?
     /// Called a few times a second from the thread running `export()`.
     public var progressHandler: (@Sendable (ExportProgress) -> Void)?
 
@@ -131,7 +134,15 @@ public final class ExportSession: @unchecked Sendable {
                 throw MediaError(.invalidArgument, path: sourcePath, error.description)
             }
         }
-        let segmentSeconds = segmentDuration ?? (targetQuality == nil ? nil : TargetQuality.defaultSegmentSeconds)
+        let segmentSeconds =
+            package?.segmentDuration ?? segmentDuration
+            ?? (targetQuality == nil ? nil : TargetQuality.defaultSegmentSeconds)
+        if package != nil {
+            guard tracks.video != nil else {
+                throw MediaError(.invalidArgument, path: sourcePath, "has no video track to package")
+            }
+            tracks.leaveOnlyAudioAndVideo(because: "a package holds video and audio tracks (subtitles not yet)")
+        }
         if let seconds = segmentSeconds, !settings.passthrough, settings.video != nil, tracks.video != nil {
             return try exportSegmented(
                 reader: reader, fileType: fileType, range: range, seconds: seconds, retime: retime,
@@ -218,19 +229,41 @@ public final class ExportSession: @unchecked Sendable {
                 makeProcessor: selectorBox.withLock { $0 }!.factory, backend: backend, verification: verificationLevel,
                 targetQuality: targetQuality, deinterlace: deinterlace,
                 makeExecutor: makeSegmentExecutor,
-                phase: phaseHandler ?? { _ in }, audioEndGaps: audioEndGapsHandler ?? { _ in }, retime: retime))
+                phase: phaseHandler ?? { _ in }, audioEndGaps: audioEndGapsHandler ?? { _ in }, retime: retime,
+                package: package.map { .init(request: $0, outputPath: outputPath, overwrite: overwrite) }))
         let handler = progressHandler
-        let writer = try segmented.run(
-            makeWriter: makeWriter, progress: { handler?($0) }, total: total,
-            started: started)
+        let made: AssetWriter?
+        do throws(MediaError) {
+            made = try segmented.run(makeWriter: makeWriter, progress: { handler?($0) }, total: total, started: started)
+        } catch {
+            segmented.packageWriter?.cancel()
+            throw error
+        }
         reader.cancelReading()
         reader.waitUntilFinished()
         if let error = reader.failure.error, error.kind != .cancelled || cancelLock.withLock({ cancelled }) {
-            writer.cancelWriting()
+            made?.cancelWriting()
+            segmented.packageWriter?.cancel()
             throw error
         }
         var verification: VerificationReport? = nil
         phaseHandler?(.stitching)
+        if let packageWriter = segmented.packageWriter {
+            let decoding: OutputVerifier.VideoDecoding = verificationLevel.decodesSegments ? .bySegments : .skipped
+            let expected = segmented.expectedTimes
+            let end = segmented.videoEndTime
+            let package = try packageWriter.finish(segmentStarts: segmented.segmentStarts, videoEnd: end) {
+                [phaseHandler] (temporary) throws(MediaError) in
+                phaseHandler?(.verifying)
+                verification = try verify(temporary, expected: expected, audioEndGaps: nil, videoDecoding: decoding)
+            }
+            var report = finishReport(segmented.report, fileType: fileType, range: range, started: started)
+            report.verification = verification
+            report.package = package
+            report.bytes = Self.bytes(under: outputPath)
+            return report
+        }
+        guard let writer = made else { throw MediaError(.internal, "the segments were stitched without a writer") }
         try writer.finishWriting { [phaseHandler] (temporary) throws(MediaError) in
             phaseHandler?(.verifying)
             verification = try verify(
@@ -256,8 +289,18 @@ public final class ExportSession: @unchecked Sendable {
     }
 
     /// Checks the finished temporary file against the expected frame times; throws when it fails.
+    /// Bytes of the files under a folder (a package).
+    static func bytes(under folder: String) -> Int {
+        let files = FileManager.default.enumerator(atPath: folder)?.compactMap { $0 as? String } ?? []
+        return files.reduce(0) {
+            $0 + ((try? FileManager.default.attributesOfItem(atPath: folder + "/" + $1)[.size] as? Int) ?? 0)
+        }
+    }
+
+    /// - Parameter gaps: how much later each exported audio track ends than the video; nil for a file
+    ///   holding the video alone (a package's rendition).
     private func verify(
-        _ temporary: String, expected: [MediaTime], audioEndGaps gaps: [Int: MediaTime],
+        _ temporary: String, expected: [MediaTime], audioEndGaps gaps: [Int: MediaTime]?,
         videoDecoding: OutputVerifier.VideoDecoding = .verifier
     )
         throws(MediaError) -> VerificationReport
@@ -266,7 +309,7 @@ public final class ExportSession: @unchecked Sendable {
         verifier.expectation = .presentationTimes(expected)
         verifier.expectedStart = expected.first ?? .zero
         verifier.expectationSource = sourcePath
-        verifier.expectedAudioEndGaps = tracks.audio.map { gaps[$0] ?? .zero }
+        verifier.expectedAudioEndGaps = gaps.map { g in tracks.audio.map { g[$0] ?? .zero } } ?? []
         verifier.videoDecoding = videoDecoding
         return try verifier.verifyPassing(outputPath: outputPath)
     }
@@ -331,6 +374,19 @@ public final class ExportSession: @unchecked Sendable {
     }
 
     private func resolveFileType() throws(MediaError) -> FileType {
+        if let package {
+            // CMAF: fragmented MP4, whatever the folder is called.
+            do throws(JobRequestError) { try package.check(field: "package") } catch {
+                throw MediaError(.invalidArgument, path: outputPath, error.description)
+            }
+            guard !settings.passthrough, settings.video != nil else {
+                throw MediaError(.invalidArgument, path: outputPath, "a package re-encodes the video: no passthrough")
+            }
+            if let a = settings.audio, !FileType.mp4.canHold(a.codec) {
+                throw MediaError(.invalidArgument, path: outputPath, "a package cannot hold \(a.codec.rawValue) audio")
+            }
+            return .mp4
+        }
         guard let type = settings.fileType ?? FileType.inferred(fromPath: outputPath) else {
             throw MediaError(
                 .invalidArgument, path: outputPath,

@@ -213,6 +213,15 @@ struct ExportTracks {
 
     /// Adds the subtitle legs, the attachments and the chapters to `writer`; the legs still have to run.
     /// A retimed export maps every subtitle event's and chapter's start and end through the time map.
+    /// Drops every track but the video and audio (and the chapters, attachments and timecode), naming each.
+    mutating func leaveOnlyAudioAndVideo(because reason: String) {
+        for s in subtitles { notCarried.append("subtitle track \(s.trackID) is not carried: \(reason)") }
+        if !attachments.isEmpty { notCarried.append("\(attachments.count) attachment(s) not carried: \(reason)") }
+        if !chapters.isEmpty { notCarried.append("\(chapters.count) chapter(s) not carried: \(reason)") }
+        if let timecode { notCarried.append("timecode \(timecode) is not carried: \(reason)") }
+        (subtitles, attachments, chapters, timecode) = ([], [], [], nil)
+    }
+
     func addCarried(
         reader: AssetReader, writer: AssetWriter, retime: ExportRetime? = nil
     ) throws(MediaError) -> [SubtitleLeg] {

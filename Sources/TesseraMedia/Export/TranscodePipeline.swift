@@ -67,10 +67,13 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
     ///   a pipeline with only subtitles, or nothing, is fine.
     /// - Parameter measureVideo: decode the video as it is encoded, check it yields every frame, and
     ///   measure it against the frames given to the encoder (`EncodedOutputCheck`).
+    /// - Parameter audioWriter: where each audio track is written, when not `writer` (a package's own file
+    ///   per track).
     static func make(
         reader: AssetReader, writer: AssetWriter, settings: OutputSettings, tracks: ExportTracks,
         videoElsewhere: Bool = false, retime: ExportRetime? = nil, measureVideo: Bool = false,
         deinterlace: Deinterlace = .off,
+        audioWriter: ((StreamDescription) throws(MediaError) -> AssetWriter)? = nil,
         _ makeProcessor: @escaping @Sendable (ProcessingSpec, Frame) throws(MediaError) -> any FrameProcessor
     )
         throws(MediaError) -> TranscodePipeline
@@ -92,7 +95,7 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
                 let p = source.parameters
                 let rate = settingsA.codec == .opus ? 48_000 : (settingsA.sampleRate ?? Int(p.sample_rate))
                 let channels = settingsA.channelCount ?? Int(max(1, p.ch_layout.nb_channels))
-                let input = try writer.addAudioInput(
+                let input = try (audioWriter?(source) ?? writer).addAudioInput(
                     settings: settingsA, sampleRate: rate, channels: channels,
                     tagsFrom: source.stream)
                 audio.append(

@@ -33,6 +33,19 @@ struct StreamDescription {
         return Double(d) * Double(timeBase.num) / Double(timeBase.den)
     }
 
+    /// The picture's size as shown: width and height swapped for a quarter turn.
+    var displaySize: (width: Int, height: Int) {
+        let p = parameters
+        return rotation.swapsDimensions ? (Int(p.height), Int(p.width)) : (Int(p.width), Int(p.height))
+    }
+
+    /// The track's title, if it has one.
+    var title: String? {
+        guard let e = av_dict_get(stream.pointee.metadata, "title", nil, 0) else { return nil }
+        let value = String(cString: e.pointee.value)
+        return value.isEmpty ? nil : value
+    }
+
     var language: String? {
         guard let e = av_dict_get(stream.pointee.metadata, "language", nil, 0) else { return nil }
         let value = String(cString: e.pointee.value)

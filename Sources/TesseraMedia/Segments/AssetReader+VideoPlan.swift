@@ -29,10 +29,11 @@ extension AssetReader {
     ///   - parallel: segments expected to run at once (the tail is re-cut for them).
     ///   - retime: for a retimed export, how to make it from this reader's range (whose tick of the
     ///     range start it is given here): segments are then planned on its output timeline.
+    ///   - onGrid: cut every `segmentSeconds` exactly, keyframe or not (a streaming package's media segments).
     /// - Throws: `.invalidArgument` without a video track or with a length that does not fit the time
     ///   base; the `InputFile` and `VideoPacketIndex` errors.
     func planVideo(
-        segmentSeconds: Double?, parallel: Int = 1, retime: ExportRetime? = nil
+        segmentSeconds: Double?, parallel: Int = 1, retime: ExportRetime? = nil, onGrid: Bool = false
     ) throws(MediaError)
         -> VideoPlan
     {
@@ -59,7 +60,8 @@ extension AssetReader {
                     targetSeconds: try segmentSeconds.map { s throws(MediaError) in try Self.outputSeconds(s) }))
         } else {
             planned = SegmentPlanner.cut(
-                index, start: range.start, end: range.end, .asIs(targetTicks: target, parallel: parallel))
+                index, start: range.start, end: range.end,
+                onGrid ? .grid(targetTicks: target) : .asIs(targetTicks: target, parallel: parallel))
         }
         let t = input.context.pointee.start_time  // as `Asset.startTime`, which `audioEndGaps(of:)` uses
         let start = t != tessera_AV_NOPTS_VALUE() ? MediaTime(value: t, timescale: AV_TIME_BASE) : .zero

@@ -30,6 +30,10 @@ enum SegmentPlanner {
         /// Frames chosen along a time map on a constant grid (a retimed export, a composition's run), cut
         /// about `targetSeconds` of output apart; nil makes one segment.
         case retimed(SegmentRetime, targetSeconds: Rational?)
+        /// A streaming package's media segments: the source's own frames, cut at the first frame at or after
+        /// every multiple of `targetTicks` from the start, keyframe or not (each segment's encode starts
+        /// with one), so segments keep to the grid without drifting.
+        case grid(targetTicks: Int64)
     }
 
     /// The one planner entry, for a plain transcode's range, a retimed export's and each run of a
@@ -39,6 +43,8 @@ enum SegmentPlanner {
         switch timing {
         case .asIs(let targetTicks, let parallel):
             plan(index, start: start, end: end, targetTicks: targetTicks, parallel: parallel)
+        case .grid(let targetTicks):
+            plan(index, start: start, end: end, targetTicks: targetTicks, onGrid: true)
         case .retimed(let retime, let targetSeconds):
             planRetimed(index, start: start, end: end, retime: retime, targetSeconds: targetSeconds)
         }
@@ -61,25 +67,37 @@ enum SegmentPlanner {
     /// - Parameter parallel: segments expected to run at once. With more than one, the last round of
     ///   segments is re-cut so every slot finishes together (see `balanceTail`).
     /// The `.asIs` cut (`cut` is the entry).
-    static func plan(_ index: VideoPacketIndex, start: Int64, end: Int64, targetTicks: Int64, parallel: Int = 1) -> Cut
-    {
+    static func plan(
+        _ index: VideoPacketIndex, start: Int64, end: Int64, targetTicks: Int64, parallel: Int = 1,
+        onGrid: Bool = false
+    ) -> Cut {
         let packets = index.entries
         let frames = presentedFrames(index, start: start, end: end)
         guard !frames.isEmpty else { return Cut(segments: [], outputTimes: []) }
 
-        // Cut points: keyframe presentation times inside the range, at least a target apart.
-        let keyframes = packets.filter(\.isKeyframe).map(\.pts).sorted()
         var cuts: [Int64] = []
-        var last = start
-        for k in keyframes where k > start && k < end && k - last >= targetTicks {
-            cuts.append(k)
-            last = k
+        if onGrid {
+            // The first frame at or after each multiple of the target (the held first frame belongs to the first).
+            let (first, overflow) = start.addingReportingOverflow(targetTicks)
+            var next = overflow ? Int64.max : first
+            for f in frames where packets[f].pts > start && packets[f].pts < end && packets[f].pts >= next {
+                cuts.append(packets[f].pts)
+                while next <= packets[f].pts && next < Int64.max - targetTicks { next += targetTicks }
+            }
+        } else {
+            // Cut points: keyframe presentation times inside the range, at least a target apart.
+            let keyframes = packets.filter(\.isKeyframe).map(\.pts).sorted()
+            var last = start
+            for k in keyframes where k > start && k < end && k - last >= targetTicks {
+                cuts.append(k)
+                last = k
+            }
+            // Don't leave a runt at the end: merge a last segment shorter than a third of the target.
+            if let lastCut = cuts.last, let lastFrame = frames.last, packets[lastFrame].pts - lastCut < targetTicks / 3 {
+                cuts.removeLast()
+            }
         }
-        // Don't leave a runt at the end: merge a last segment shorter than a third of the target.
-        if let lastCut = cuts.last, let lastFrame = frames.last, packets[lastFrame].pts - lastCut < targetTicks / 3 {
-            cuts.removeLast()
-        }
-        if parallel > 1 {
+        if parallel > 1 && !onGrid {
             let ptsOfFrame = frames.map { packets[$0].pts }
             let keyframeAt = frames.map { packets[$0].isKeyframe }
             // No piece shorter than two thirds of the target: a short segment costs a keyframe and an

@@ -33,6 +33,19 @@ public enum SegmentResultCheck {
     /// - Throws: `.verificationFailed` naming what is wrong with the result; `.unsupported` or `.ffmpeg`
     ///   when the source cannot be decoded here (then nothing is said of the result).
     public static func check(_ output: SegmentOutput, against work: SegmentWork) throws(MediaError) -> Report {
+        // A ladder's renditions are each the task's segment at their own settings: checked alike.
+        guard output.renditions.count == work.renditions.count else {
+            throw MediaError(
+                .verificationFailed,
+                "segment \(work.spec.index)'s result holds \(output.renditions.count) renditions, "
+                    + "the task asked \(work.renditions.count)")
+        }
+        for (k, rendition) in output.renditions.enumerated() {
+            var one = work
+            one.settings = work.renditions[k]
+            one.renditions = []
+            _ = try check(rendition, against: one)
+        }
         let spec = work.spec
         let name = "segment \(spec.index)'s result"
         func refuse(_ what: String) -> MediaError { MediaError(.verificationFailed, "\(name) \(what)") }

@@ -27,12 +27,12 @@ public enum SegmentRunner {
         let started = Date()
         let spec = work.spec
         let source = try CodecParameters(work.source)
-        // One read and decode of the segment feeds every output (today's jobs: one).
-        let legs = [
+        // One read and decode of the segment feeds every output: the job's, then a ladder's other renditions.
+        let legs = try ([work.settings] + work.renditions).map { (settings) throws(MediaError) in
             try SegmentEncodeLeg(
-                work, settings: work.settings, source: source, threads: threads,
+                work, settings: settings, source: source, threads: threads,
                 decoders: work.checkDecodes ? decoders : nil, makeProcessor: makeProcessor)
-        ]
+        }
         let sourceKey = SegmentDecoders.Key(
             configuration: work.source, timeBase: work.timeBase, threads: threads, output: false)
         // A gap's segment decodes nothing.
@@ -129,6 +129,8 @@ public enum SegmentRunner {
         }
         if let decoder { decoders.keep(decoder, for: sourceKey) }
         progress(SegmentProgress(segment: spec.index, framesDone: outputs[0].frames, framesTotal: spec.frameCount))
-        return outputs[0]
+        var output = outputs[0]
+        output.renditions = Array(outputs.dropFirst())
+        return output
     }
 }

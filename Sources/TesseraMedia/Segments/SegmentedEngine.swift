@@ -31,6 +31,8 @@ final class SegmentedEngine {
     /// The writer's side, opened once the first segment's output is in.
     struct Opened {
         var input: AssetWriterInput
+        /// A ladder's other renditions' inputs, in `SegmentWork.renditions`' order.
+        var renditionInputs: [AssetWriterInput] = []
         /// The video input's time base, which the segments' packets are on.
         var timeBase: AVRational
         /// Threads making the file's other tracks; waited for before the engine returns.
@@ -121,12 +123,36 @@ final class SegmentedEngine {
             let opened = try open(first)
             stages += opened.stages
             let stitcher = SegmentStitcher(reference: first.parameters, timeBase: opened.timeBase, path: opened.path)
+            guard first.renditions.count == opened.renditionInputs.count else {
+                throw MediaError(
+                    .internal, path: opened.path,
+                    "segment \(first.index) made \(first.renditions.count) renditions, "
+                        + "\(opened.renditionInputs.count) expected")
+            }
+            let renditionStitchers = first.renditions.map {
+                SegmentStitcher(reference: $0.parameters, timeBase: opened.timeBase, path: opened.path)
+            }
             var frames = 0
             var quality: [SegmentQuality] = []
             let (rateControl, target) = (runs[0].template.settings.rateControl, runs[0].template.targetQuality)
             for spec in specs {
                 let output = spec.index == first.index ? first : try executor.output(spec.index)
                 try stitcher.append(output, to: opened.input)
+                guard output.renditions.count == renditionStitchers.count else {
+                    throw MediaError(
+                        .verificationFailed, path: opened.path,
+                        "segment \(output.index) holds \(output.renditions.count) renditions, "
+                            + "\(renditionStitchers.count) asked")
+                }
+                for (k, rendition) in output.renditions.enumerated() {
+                    guard rendition.frames == output.frames else {
+                        throw MediaError(
+                            .verificationFailed, path: opened.path,
+                            "segment \(output.index) rendition \(k + 1): \(rendition.frames) frames, "
+                                + "the first rendition \(output.frames)")
+                    }
+                    try renditionStitchers[k].append(rendition, to: opened.renditionInputs[k])
+                }
                 frames += output.frames
                 if let q = SegmentQuality(
                     output, timeBase: Rational(opened.timeBase), rateControl: rateControl, target: target)

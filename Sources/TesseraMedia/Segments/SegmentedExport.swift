@@ -35,6 +35,16 @@ final class SegmentedExport: @unchecked Sendable {
         /// A retimed export: segments planned on its output timeline, each choosing its frames along the
         /// time map; the audio stretched once over the whole timeline.
         var retime: ExportRetime? = nil
+        /// A streaming package instead of one file: segments planned on its media-segment grid, each
+        /// encoded once per rendition.
+        var package: Package? = nil
+    }
+
+    /// What a packaging export makes.
+    struct Package {
+        var request: PackageRequest
+        var outputPath: String
+        var overwrite: Bool
     }
 
     private let reader: AssetReader
@@ -54,6 +64,9 @@ final class SegmentedExport: @unchecked Sendable {
     private var deinterlaced: String?
     private var rotation = Rotation.none
     private var codec = VideoCodec.h264
+    /// With a package: its writer once opened, and where each media segment starts.
+    private(set) var packageWriter: PackageWriter?
+    private(set) var segmentStarts: [MediaTime] = []
 
     init(reader: AssetReader, configuration: Configuration) {
         self.reader = reader
@@ -62,11 +75,11 @@ final class SegmentedExport: @unchecked Sendable {
     }
 
     /// Plans, transcodes and stitches; `makeWriter` is called once the first segment shows the codec
-    /// parameters. Returns the writer, finished.
+    /// parameters. Returns the writer, finished (nil for a package: `packageWriter`, to finish).
     func run(
         makeWriter: () throws(MediaError) -> AssetWriter,
         progress: (ExportProgress) -> Void, total: Double, started: Date
-    ) throws(MediaError) -> AssetWriter {
+    ) throws(MediaError) -> AssetWriter? {
         guard let vs = config.settings.video, let videoID = config.tracks.video else {
             throw MediaError(.invalidArgument, path: reader.path, "segmenting needs a video track to cut")
         }
@@ -79,7 +92,8 @@ final class SegmentedExport: @unchecked Sendable {
         _ = try VideoEncoding(vs, source: source, toneMapped: config.tracks.toneMapTo != nil)
         let tb = source.timeBase
         let video = try reader.planVideo(
-            segmentSeconds: config.segmentSeconds, parallel: config.parallel, retime: config.retime)
+            segmentSeconds: config.segmentSeconds, parallel: config.parallel, retime: config.retime,
+            onGrid: config.package != nil)
         let range = video.range
         var plan = video.planned.segments
         expectedTimes = video.outputTimes
@@ -90,15 +104,19 @@ final class SegmentedExport: @unchecked Sendable {
             throw MediaError(.invalidArgument, path: reader.path, "the range holds no video frame")
         }
         segmentCount = plan.count
+        segmentStarts = plan.map { expectedTimes[$0.outputFrames.lowerBound] }
+        let ladder = try config.package.map { (p) throws(MediaError) in
+            try Self.renditionSettings(p.request, base: vs, source: source, frameRate: source.frameRate, path: reader.path)
+        }
         let lastEnd: Int64? = range.end == Int64.max ? nil : range.end - range.start
         let template = SegmentWork(
             spec: plan[0], source: try CodecParameters(copying: stream.pointee.codecpar).configuration,
             timeBase: Rational(tb), frameRate: Rational(source.frameRate), rotation: rotation,
-            packets: [], settings: vs, endTick: nil, sourceName: reader.path,
+            packets: [], settings: ladder?.first?.settings ?? vs, endTick: nil, sourceName: reader.path,
             backend: config.backend, checkDecodes: config.verification.decodesSegments,
             retime: config.retime?.segmentRetime(rangeStartTick: range.start), hdr: config.tracks.hdr,
             targetQuality: config.targetQuality, deinterlace: config.deinterlace,
-            toneMap: config.tracks.toneMapTo != nil)
+            toneMap: config.tracks.toneMapTo != nil, renditions: (ladder ?? []).dropFirst().map(\.settings))
         deinterlaced = template.deinterlace.filterName(for: FieldOrder(libavValue: template.source.fieldOrder))
         if deinterlaced != nil { plan = SegmentPlanner.withNeighbours(plan, index: video.index) }
         let engine = try SegmentedEngine(
@@ -111,6 +129,10 @@ final class SegmentedExport: @unchecked Sendable {
         var writer: AssetWriter?
         let result = try engine.run(
             open: { (first) throws(MediaError) in
+                if let package = config.package, let ladder {
+                    return try openPackage(
+                        package, ladder: ladder, first: first, outputTB: outputTB, source: source, stream: stream)
+                }
                 let made = try makeWriter()
                 writer = made
                 let reference = try CodecParameters(first.parameters)
@@ -142,9 +164,96 @@ final class SegmentedExport: @unchecked Sendable {
         processorKind = result.processor
         videoEnd = result.endSeconds
         quality = QualityReport(segments: result.quality, target: result.target)
+        if config.package != nil { return nil }
         guard let writer else { throw MediaError(.internal, "the segments were stitched without a writer") }
         return writer
     }
+
+    /// A rendition's settings and its folder's name.
+    struct Rung {
+        var settings: VideoSettings
+        var name: String
+    }
+
+    /// Each rendition's encoder settings: the job's codec speed and pixel format, the rendition's box, codec
+    /// and capped rate, keyframes at least every `PackageRequest.keyframeSeconds`.
+    static func renditionSettings(
+        _ request: PackageRequest, base: VideoSettings, source: StreamDescription, frameRate: AVRational, path: String
+    ) throws(MediaError) -> [Rung] {
+        let display = source.displaySize
+        let resolved: [(rendition: Rendition, width: Int, height: Int)]
+        do throws(JobRequestError) {
+            resolved = try request.resolved(sourceWidth: display.width, sourceHeight: display.height, field: "package")
+        } catch {
+            throw MediaError(.invalidArgument, path: path, error.description)
+        }
+        let fps = frameRate.num > 0 && frameRate.den > 0 ? Double(frameRate.num) / Double(frameRate.den) : 30
+        let keyframes = max(1, Int((fps * PackageRequest.keyframeSeconds).rounded(.down)))
+        return resolved.map { r in
+            var v = base
+            if r.rendition.codec != base.codec {
+                (v.speed, v.profile, v.level) = (nil, nil, nil)
+            }
+            v.codec = r.rendition.codec
+            (v.maxWidth, v.maxHeight) = (r.rendition.width, r.rendition.height)
+            v.rateControl = .bitRate(r.rendition.bitRate)
+            v.maxBitRate = r.rendition.maxBitRate
+            v.gopLength = min(base.gopLength ?? keyframes, keyframes)
+            let name = "\(r.width)x\(r.height)" + (r.rendition.codec == .h264 ? "" : "-\(r.rendition.codec.rawValue)")
+            return Rung(settings: v, name: name)
+        }
+    }
+
+    /// Opens a package's writer: a track file per rendition and per audio track, the audio encoded once
+    /// over the whole timeline into its own.
+    private func openPackage(
+        _ package: Package, ladder: [Rung], first: SegmentOutput, outputTB: AVRational, source: StreamDescription,
+        stream: UnsafeMutablePointer<AVStream>
+    ) throws(MediaError) -> SegmentedEngine.Opened {
+        let writer = try PackageWriter(
+            outputPath: package.outputPath, formats: package.request.formats,
+            boundaries: Array(segmentStarts.dropFirst()), segmentDuration: package.request.segmentDuration,
+            overwrite: package.overwrite)
+        packageWriter = writer
+        let frameRate =
+            config.retime == nil ? source.frameRate : AVRational(num: outputTB.den, den: outputTB.num)
+        var inputs: [AssetWriterInput] = []
+        for (rung, output) in zip(ladder, [first] + first.renditions) {
+            let track = try writer.addVideo(name: rung.name, frameRate: Rational(frameRate))
+            let reference = try CodecParameters(output.parameters)
+            inputs.append(
+                try track.addPassthroughInput(
+                    parameters: reference.pointer, timeBase: outputTB, frameRate: frameRate, sideDataFrom: stream))
+        }
+        videoInput = inputs.first
+        var otherSettings = config.settings
+        otherSettings.video = nil
+        var otherTracks = config.tracks
+        otherTracks.video = nil
+        var audioNumber = 0
+        audioPlan = try TranscodePipeline.make(
+            reader: reader, writer: writer.video[0].writer, settings: otherSettings, tracks: otherTracks,
+            videoElsewhere: true, retime: config.retime,
+            audioWriter: { (source) throws(MediaError) in
+                let language = source.language
+                defer { audioNumber += 1 }
+                let suffix = language.map(Self.folderSafe).flatMap { $0.isEmpty ? nil : "-" + $0 } ?? ""
+                return try writer.addAudio(name: "audio\(audioNumber)" + suffix, language: language, title: source.title)
+            }, config.makeProcessor)
+        try writer.startWriting()
+        try reader.startReading()
+        return .init(
+            input: inputs[0], renditionInputs: Array(inputs.dropFirst()), timeBase: outputTB,
+            stages: audioPlan?.start(failure: failure) ?? [], path: package.outputPath)
+    }
+
+    /// A name for a folder: letters and digits of `text` (a language code from a file), at most 16.
+    static func folderSafe(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.filter { $0.isASCII && CharacterSet.alphanumerics.contains($0) }.prefix(16)))
+    }
+
+    /// Where the stitched video ends, on the output's timeline.
+    var videoEndTime: MediaTime { MediaTime(seconds: videoEnd, preferredTimescale: 1_000_000) }
 
     var report: ExportReport {
         var r =

@@ -29,6 +29,36 @@ public final class AssetWriter: @unchecked Sendable {
     public var hdr: HDRMetadata?
     /// Chapters to write, on the output's timeline.
     var chapters: [Chapter] = []
+    /// Set for a streaming package's CMAF track file (one track): fragmented MP4 whose fragments are cut
+    /// before the first packet presented at or after each of these times, so fragment k is media segment k.
+    /// The priming of an encoder (AAC's 1024 samples) is cut by an edit list, not played.
+    var fragmentBoundaries: [MediaTime]?
+    /// Each fragment written so far, in order (with `fragmentBoundaries`).
+    private(set) var fragments: [Fragment] = []
+    private var cutTicks: [Int64] = []
+    private var nextCut = 0
+
+    /// One fragment of a CMAF track file, in the track's time base.
+    struct Fragment {
+        /// The first packet's presentation time.
+        var start: Int64
+        /// Where its last packet ends (presentation).
+        var end: Int64
+        var packets = 0
+        var bytes = 0
+        /// The first packet's size: a video fragment's keyframe, for an I-frame playlist.
+        var firstPacketBytes: Int
+        /// The first packet's duration (an audio frame's).
+        var firstPacketDuration: Int64
+    }
+
+    /// The one stream of a track file (a package's).
+    func onlyStream() throws(MediaError) -> UnsafeMutablePointer<AVStream> {
+        guard let ctx = context, ctx.pointee.nb_streams == 1, let stream = ctx.pointee.streams[0] else {
+            throw MediaError(.internal, path: outputPath, "a track file holds one stream")
+        }
+        return stream
+    }
 
     /// A chapter: `start ..< end` in `timeBase` ticks, with its title.
     struct Chapter {
@@ -292,12 +322,22 @@ public final class AssetWriter: @unchecked Sendable {
         if fileType == .mov && metadata.keys.contains(where: { $0.hasPrefix(Self.quickTimePrefix) }) {
             movFlags += "+use_metadata_tags"
         }
+        if fragmentBoundaries != nil {
+            // CMAF: an empty moov written with the first fragment (so its edit list knows the priming),
+            // fragments only where `write` cuts them, no index at the end.
+            movFlags += "+frag_custom+empty_moov+delay_moov+default_base_moof+cmaf+skip_trailer"
+            av_dict_set(&options, "use_editlist", "1", 0)
+        }
         if !movFlags.isEmpty { av_dict_set(&options, "movflags", movFlags, 0) }
         let written = avformat_write_header(ctx, &options)
         av_dict_free(&options)
         if written < 0 {
             state = .failed
             throw MediaError(.ffmpeg, path: outputPath, "cannot write \(fileType) header: \(ffErrorString(written))")
+        }
+        if let boundaries = fragmentBoundaries, ctx.pointee.nb_streams == 1, let stream = ctx.pointee.streams[0] {
+            // The muxer has chosen the track's time base by now.
+            cutTicks = boundaries.map { TickMath.ceilTicks($0, stream.pointee.time_base) }
         }
         state = .writing
     }
@@ -310,6 +350,13 @@ public final class AssetWriter: @unchecked Sendable {
             throw MediaError(.invalidArgument, path: outputPath, "finishWriting called before startWriting")
         }
         for input in inputs where !input.isFinished { try input.markAsFinished() }
+        // A track file of one fragment has not written its moov yet: the trailer's flush then writes the
+        // fragment.
+        if fragmentBoundaries != nil && fragments.count == 1 {
+            muxLock.lock()
+            defer { muxLock.unlock() }
+            try flushFragment(ctx)
+        }
         try ff(av_write_trailer(ctx), "finish \(fileType) file").discard()
         avio_closep(&ctx.pointee.pb)
         do throws(MediaError) {
@@ -344,12 +391,42 @@ public final class AssetWriter: @unchecked Sendable {
         guard state == .writing, let ctx = context else {
             throw MediaError(.invalidArgument, path: outputPath, "append before startWriting or after finishing")
         }
+        if fragmentBoundaries != nil { try cutFragment(before: packet.pointer.pointee, ctx) }
         let code = av_interleaved_write_frame(ctx, packet.pointer)
         if code < 0 {
             // A full disk or a failing one is an I/O error, not a muxer's.
             let io = [tessera_AVERROR(ENOSPC), tessera_AVERROR(EIO), tessera_AVERROR(EDQUOT)].contains(code)
             throw MediaError(
                 io ? .io : .ffmpeg, path: outputPath, "cannot write packet: \(ffErrorString(code))", code: code)
+        }
+    }
+
+    /// Closes the fragment in progress when `packet` is presented at or after the next boundary, and counts
+    /// the packet into its fragment. Called under the mux lock.
+    private func cutFragment(before p: AVPacket, _ ctx: UnsafeMutablePointer<AVFormatContext>) throws(MediaError) {
+        var crossed = false
+        while nextCut < cutTicks.count && p.pts >= cutTicks[nextCut] {
+            crossed = true
+            nextCut += 1
+        }
+        if fragments.isEmpty || crossed {
+            // The first flush writes the moov alone (delay_moov); the next writes the fragment.
+            for _ in 0..<(fragments.count == 1 ? 2 : fragments.isEmpty ? 0 : 1) { try flushFragment(ctx) }
+            fragments.append(
+                Fragment(start: p.pts, end: p.pts, firstPacketBytes: Int(p.size), firstPacketDuration: p.duration))
+        }
+        let (end, overflow) = p.pts.addingReportingOverflow(max(0, p.duration))
+        fragments[fragments.count - 1].end = max(fragments[fragments.count - 1].end, overflow ? p.pts : end)
+        fragments[fragments.count - 1].packets += 1
+        fragments[fragments.count - 1].bytes += Int(p.size)
+    }
+
+    /// Writes the fragment the muxer holds (with `frag_custom`, only when asked).
+    private func flushFragment(_ ctx: UnsafeMutablePointer<AVFormatContext>) throws(MediaError) {
+        _ = av_interleaved_write_frame(ctx, nil)
+        let code = av_write_frame(ctx, nil)
+        if code < 0 {
+            throw MediaError(.io, path: outputPath, "cannot write a fragment: \(ffErrorString(code))", code: code)
         }
     }
 

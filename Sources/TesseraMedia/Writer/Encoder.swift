@@ -101,6 +101,11 @@ final class Encoder: @unchecked Sendable {
             }
         case .bitRate(let b):
             c.pointee.bit_rate = Int64(b)
+            if let cap = settings.maxBitRate {
+                // Capped VBR: the average, and the peak over a one-second buffer.
+                c.pointee.rc_max_rate = Int64(cap)
+                c.pointee.rc_buffer_size = try Self.int32(cap, "bufsize", name)
+            }
         }
         if let profile = settings.profile { try set("profile", profile) }
         try open(codec)

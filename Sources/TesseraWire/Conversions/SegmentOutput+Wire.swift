@@ -17,6 +17,7 @@ extension Tessera_V1_SegmentOutput {
         if let q = output.quality { quality = try Tessera_V1_SegmentQuality(q) }
         if let c = output.crf { crf = try WireValue.uint32(c, "output.crf") }
         probes = try output.probes.map { (p) throws(WireError) in try Tessera_V1_QualityProbe(p) }
+        renditions = try output.renditions.map { (r) throws(WireError) in try Tessera_V1_SegmentOutput(r) }
         try WireValue.checkOutgoing { () throws(WireError) in try validateSeconds() }
     }
 
@@ -31,7 +32,14 @@ extension SegmentOutput {
     /// The finished segment a result message carries.
     /// - Parameter index: the segment number, from the result's `TaskRef.segment`.
     /// - Throws: `.malformed` naming the field: missing parameters, a bad packet, bad seconds or quality.
-    public init(wire: Tessera_V1_SegmentOutput, index: Int) throws(WireError) {
+    public init(wire: Tessera_V1_SegmentOutput, index: Int, nested: Bool = false) throws(WireError) {
+        guard !nested || wire.renditions.isEmpty else {
+            throw WireValue.malformed("output.renditions", "a rendition's output holds renditions of its own")
+        }
+        guard wire.renditions.count <= PackageRequest.maximumRenditions else {
+            throw WireValue.malformed(
+                "output.renditions", "holds \(wire.renditions.count): at most \(PackageRequest.maximumRenditions)")
+        }
         guard wire.hasParameters else { throw WireValue.malformed("output.parameters", "is missing") }
         try wire.validateSeconds()
         var packets: [EncodedPacket] = []
@@ -52,6 +60,9 @@ extension SegmentOutput {
             crf: wire.hasCrf ? Int(wire.crf) : nil,
             probes: try wire.probes.enumerated().map { (i, p) throws(WireError) in
                 try QualityProbe(wire: p, field: "output.probes[\(i)]")
+            },
+            renditions: try wire.renditions.map { (r) throws(WireError) in
+                try SegmentOutput(wire: r, index: index, nested: true)
             })
     }
 }

@@ -27,6 +27,9 @@ extension Tessera_V1_SegmentTask {
         if let t = work.targetQuality { targetQuality = try Tessera_V1_TargetQuality(t) }
         if work.deinterlace != .off { deinterlace = work.deinterlace.rawValue }
         toneMap = work.toneMap
+        renditions = try work.renditions.enumerated().map { (i, r) throws(WireError) in
+            try Tessera_V1_VideoSettings(r, field: "task.renditions[\(i)]")
+        }
         try WireValue.checkOutgoing { () throws(WireError) in try validateTask() }
     }
 
@@ -48,6 +51,10 @@ extension Tessera_V1_SegmentTask {
         if hasLayer && layer.gap && spec.outputEndFrame &- spec.outputFirstFrame > UInt64(SegmentRetime.maxFrames) {
             throw WireValue.malformed(
                 "task.spec.output_end_frame", "makes more than \(SegmentRetime.maxFrames) frames of a gap")
+        }
+        guard renditions.count < PackageRequest.maximumRenditions else {
+            throw WireValue.malformed(
+                "task.renditions", "holds \(renditions.count): at most \(PackageRequest.maximumRenditions - 1)")
         }
         let expected = spec.decodeEndPacket &- spec.decodeFirstPacket
         guard UInt64(packets.count) == expected else {
@@ -99,6 +106,9 @@ extension SegmentWork {
             targetQuality: wire.hasTargetQuality
                 ? try TargetQuality(wire: wire.targetQuality, codec: settings.codec, field: "task.target_quality")
                 : nil,
-            deinterlace: deinterlace, toneMap: wire.toneMap)
+            deinterlace: deinterlace, toneMap: wire.toneMap,
+            renditions: try wire.renditions.enumerated().map { (i, r) throws(WireError) in
+                try VideoSettings(wire: r, field: "task.renditions[\(i)]")
+            })
     }
 }

@@ -18,6 +18,7 @@ extension Tessera_V1_VideoSettings {
         pixelFormat = try WireValue.nonEmptyOrUnset(settings.pixelFormat?.rawValue, "\(field).pixel_format")
         profile = try WireValue.nonEmptyOrUnset(settings.profile, "\(field).profile")
         level = try WireValue.positiveOrUnset(settings.level, "\(field).level")
+        if let cap = settings.maxBitRate { maxBitRate = try WireValue.uint64(cap, "\(field).max_bit_rate") }
     }
 }
 
@@ -41,6 +42,7 @@ extension VideoSettings {
             codec: codec, maxWidth: unset(wire.maxWidth), maxHeight: unset(wire.maxHeight), rateControl: rateControl,
             speed: unset(wire.speed), gopLength: unset(wire.gopLength),
             pixelFormat: unset(wire.pixelFormat).map(PixelFormat.init(rawValue:)), profile: unset(wire.profile),
-            level: unset(wire.level))
+            level: unset(wire.level),
+            maxBitRate: wire.maxBitRate == 0 ? nil : try WireValue.int(wire.maxBitRate, "\(field).max_bit_rate"))
     }
 }

@@ -975,6 +975,9 @@ public nonisolated struct Tessera_V1_VideoSettings: Sendable {
   /// ×10, e.g. 42; 0 = encoder's choice
   public var level: UInt32 = 0
 
+  /// With bit_rate: the peak over a one-second buffer (capped VBR, a streaming rendition); 0 = uncapped.
+  public var maxBitRate: UInt64 = 0
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public nonisolated enum OneOf_RateControl: Equatable, Sendable {
@@ -1149,6 +1152,14 @@ public nonisolated struct Tessera_V1_SegmentTask: @unchecked Sendable {
   public var toneMap: Bool {
     get {_storage._toneMap}
     set {_uniqueStorage()._toneMap = newValue}
+  }
+
+  /// A streaming ladder's other renditions (PROTOCOL.md §7): the segment is read and decoded once and also
+  /// encoded with each of these settings; the result carries their outputs in this order. Sent only to
+  /// workers with feature "renditions".
+  public var renditions: [Tessera_V1_VideoSettings] {
+    get {_storage._renditions}
+    set {_uniqueStorage()._renditions = newValue}
   }
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
@@ -1605,6 +1616,9 @@ public nonisolated struct Tessera_V1_SegmentOutput: Sendable {
 
   /// every encode of that search, in the order made
   public var probes: [Tessera_V1_QualityProbe] = []
+
+  /// the task's renditions' outputs, in its order (none nest further)
+  public var renditions: [Tessera_V1_SegmentOutput] = []
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -2983,7 +2997,7 @@ nonisolated extension Tessera_V1_Packet: SwiftProtobuf.Message, SwiftProtobuf._M
 
 nonisolated extension Tessera_V1_VideoSettings: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".VideoSettings"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}codec\0\u{3}max_width\0\u{3}max_height\0\u{1}crf\0\u{3}bit_rate\0\u{1}speed\0\u{3}gop_length\0\u{3}pixel_format\0\u{1}profile\0\u{1}level\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}codec\0\u{3}max_width\0\u{3}max_height\0\u{1}crf\0\u{3}bit_rate\0\u{1}speed\0\u{3}gop_length\0\u{3}pixel_format\0\u{1}profile\0\u{1}level\0\u{3}max_bit_rate\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -3015,6 +3029,7 @@ nonisolated extension Tessera_V1_VideoSettings: SwiftProtobuf.Message, SwiftProt
       case 8: try { try decoder.decodeSingularStringField(value: &self.pixelFormat) }()
       case 9: try { try decoder.decodeSingularStringField(value: &self.profile) }()
       case 10: try { try decoder.decodeSingularUInt32Field(value: &self.level) }()
+      case 11: try { try decoder.decodeSingularUInt64Field(value: &self.maxBitRate) }()
       default: break
       }
     }
@@ -3060,6 +3075,9 @@ nonisolated extension Tessera_V1_VideoSettings: SwiftProtobuf.Message, SwiftProt
     if self.level != 0 {
       try visitor.visitSingularUInt32Field(value: self.level, fieldNumber: 10)
     }
+    if self.maxBitRate != 0 {
+      try visitor.visitSingularUInt64Field(value: self.maxBitRate, fieldNumber: 11)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -3073,6 +3091,7 @@ nonisolated extension Tessera_V1_VideoSettings: SwiftProtobuf.Message, SwiftProt
     if lhs.pixelFormat != rhs.pixelFormat {return false}
     if lhs.profile != rhs.profile {return false}
     if lhs.level != rhs.level {return false}
+    if lhs.maxBitRate != rhs.maxBitRate {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -3080,7 +3099,7 @@ nonisolated extension Tessera_V1_VideoSettings: SwiftProtobuf.Message, SwiftProt
 
 nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".SegmentTask"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}spec\0\u{1}source\0\u{3}time_base\0\u{3}frame_rate\0\u{3}rotation_degrees\0\u{1}packets\0\u{1}settings\0\u{3}end_tick\0\u{3}source_name\0\u{1}backend\0\u{3}rotation_mirrored\0\u{3}skip_decode_check\0\u{1}retime\0\u{1}layer\0\u{1}hdr\0\u{3}target_quality\0\u{1}deinterlace\0\u{3}tone_map\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}spec\0\u{1}source\0\u{3}time_base\0\u{3}frame_rate\0\u{3}rotation_degrees\0\u{1}packets\0\u{1}settings\0\u{3}end_tick\0\u{3}source_name\0\u{1}backend\0\u{3}rotation_mirrored\0\u{3}skip_decode_check\0\u{1}retime\0\u{1}layer\0\u{1}hdr\0\u{3}target_quality\0\u{1}deinterlace\0\u{3}tone_map\0\u{1}renditions\0")
 
   fileprivate class _StorageClass {
     var _spec: Tessera_V1_SegmentSpec? = nil
@@ -3101,6 +3120,7 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
     var _targetQuality: Tessera_V1_TargetQuality? = nil
     var _deinterlace: String = String()
     var _toneMap: Bool = false
+    var _renditions: [Tessera_V1_VideoSettings] = []
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -3129,6 +3149,7 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
       _targetQuality = source._targetQuality
       _deinterlace = source._deinterlace
       _toneMap = source._toneMap
+      _renditions = source._renditions
     }
   }
 
@@ -3165,6 +3186,7 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
         case 16: try { try decoder.decodeSingularMessageField(value: &_storage._targetQuality) }()
         case 17: try { try decoder.decodeSingularStringField(value: &_storage._deinterlace) }()
         case 18: try { try decoder.decodeSingularBoolField(value: &_storage._toneMap) }()
+        case 19: try { try decoder.decodeRepeatedMessageField(value: &_storage._renditions) }()
         default: break
         }
       }
@@ -3231,6 +3253,9 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
       if _storage._toneMap != false {
         try visitor.visitSingularBoolField(value: _storage._toneMap, fieldNumber: 18)
       }
+      if !_storage._renditions.isEmpty {
+        try visitor.visitRepeatedMessageField(value: _storage._renditions, fieldNumber: 19)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -3258,6 +3283,7 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
         if _storage._targetQuality != rhs_storage._targetQuality {return false}
         if _storage._deinterlace != rhs_storage._deinterlace {return false}
         if _storage._toneMap != rhs_storage._toneMap {return false}
+        if _storage._renditions != rhs_storage._renditions {return false}
         return true
       }
       if !storagesAreEqual {return false}
@@ -3716,7 +3742,7 @@ nonisolated extension Tessera_V1_RetimePiece.Motion: SwiftProtobuf._ProtoNamePro
 
 nonisolated extension Tessera_V1_SegmentOutput: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".SegmentOutput"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}parameters\0\u{1}packets\0\u{1}frames\0\u{3}encode_seconds\0\u{1}processor\0\u{1}quality\0\u{1}crf\0\u{1}probes\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}parameters\0\u{1}packets\0\u{1}frames\0\u{3}encode_seconds\0\u{1}processor\0\u{1}quality\0\u{1}crf\0\u{1}probes\0\u{1}renditions\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -3732,6 +3758,7 @@ nonisolated extension Tessera_V1_SegmentOutput: SwiftProtobuf.Message, SwiftProt
       case 6: try { try decoder.decodeSingularMessageField(value: &self._quality) }()
       case 7: try { try decoder.decodeSingularUInt32Field(value: &self._crf) }()
       case 8: try { try decoder.decodeRepeatedMessageField(value: &self.probes) }()
+      case 9: try { try decoder.decodeRepeatedMessageField(value: &self.renditions) }()
       default: break
       }
     }
@@ -3766,6 +3793,9 @@ nonisolated extension Tessera_V1_SegmentOutput: SwiftProtobuf.Message, SwiftProt
     if !self.probes.isEmpty {
       try visitor.visitRepeatedMessageField(value: self.probes, fieldNumber: 8)
     }
+    if !self.renditions.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.renditions, fieldNumber: 9)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -3778,6 +3808,7 @@ nonisolated extension Tessera_V1_SegmentOutput: SwiftProtobuf.Message, SwiftProt
     if lhs._quality != rhs._quality {return false}
     if lhs._crf != rhs._crf {return false}
     if lhs.probes != rhs.probes {return false}
+    if lhs.renditions != rhs.renditions {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -1,0 +1,89 @@
+/// What an adaptive-streaming job delivers: renditions of the video, cut into aligned media segments and
+/// listed in HLS and/or DASH manifests over the same CMAF files.
+public struct PackageRequest: Sendable, Hashable, Codable {
+    public var formats: [PackageFormat]
+    /// Largest first (the order of the manifests); empty with `ladder` set: Apple's, fitted to the source.
+    public var renditions: [Rendition]
+    /// Seconds per media segment (the last may be shorter).
+    public var segmentDuration: Double
+    /// `--ladder auto`: the renditions are Apple's ladder, capped at the source's size.
+    public var ladder: Bool
+
+    public init(formats: [PackageFormat], renditions: [Rendition], segmentDuration: Double = 6, ladder: Bool = false) {
+        self.formats = formats
+        self.renditions = renditions
+        self.segmentDuration = segmentDuration
+        self.ladder = ladder
+    }
+
+    public static let segmentDurations: ClosedRange<Double> = 1...30
+    public static let maximumRenditions = 16
+    /// Keyframes at least this often (Apple: every 2 s), whatever the segment length.
+    public static let keyframeSeconds = 2.0
+
+    /// Checks what can be checked before the source is read.
+    /// - Throws: `JobRequestError` naming `field` and its member.
+    public func check(field: String) throws(JobRequestError) {
+        guard !formats.isEmpty else { throw JobRequestError(field: "\(field).formats", "names no format (hls, dash)") }
+        guard Self.segmentDurations.contains(segmentDuration) else {
+            throw JobRequestError(
+                field: "\(field).segmentDuration",
+                "must be \(JobRequestError.range(Self.segmentDurations)) seconds, not \(segmentDuration)")
+        }
+        guard ladder || !renditions.isEmpty else {
+            throw JobRequestError(field: "\(field).renditions", "names no rendition (or ask for the ladder)")
+        }
+        guard renditions.count <= Self.maximumRenditions else {
+            throw JobRequestError(
+                field: "\(field).renditions", "has \(renditions.count) renditions; at most \(Self.maximumRenditions)")
+        }
+        for (i, r) in renditions.enumerated() {
+            let f = "\(field).renditions[\(i)]"
+            guard JobRequestLimits.pictureSide.contains(r.width), JobRequestLimits.pictureSide.contains(r.height)
+            else {
+                throw JobRequestError(
+                    field: "\(f).size", "sides must be \(JobRequestError.range(JobRequestLimits.pictureSide))")
+            }
+            guard JobRequestLimits.videoBitRate.contains(r.bitRate) else {
+                throw JobRequestError(
+                    field: "\(f).bitRate",
+                    "must be \(JobRequestError.range(JobRequestLimits.videoBitRate)) bits per second, not \(r.bitRate)")
+            }
+            for format in formats where !format.canList(r.codec) {
+                throw JobRequestError(field: "\(f).codec", "\(format.rawValue.uppercased()) cannot list \(r.codec.rawValue)")
+            }
+        }
+    }
+
+    /// The renditions for a source displayed at `width`×`height`: the ladder when asked, fitted sizes
+    /// (aspect kept, even sides), largest first.
+    /// - Throws: `JobRequestError` for a rendition larger than the source (refused, not upscaled: the
+    ///   ladder leaves such rungs out) and for two renditions that come out the same size and codec.
+    public func resolved(sourceWidth: Int, sourceHeight: Int, field: String) throws(JobRequestError)
+        -> [(rendition: Rendition, width: Int, height: Int)]
+    {
+        let asked = ladder && renditions.isEmpty
+            ? Rendition.appleLadder(sourceWidth: sourceWidth, sourceHeight: sourceHeight) : renditions
+        var out: [(rendition: Rendition, width: Int, height: Int)] = []
+        for (i, r) in asked.enumerated() {
+            let box = VideoSettings(codec: r.codec, maxWidth: r.width, maxHeight: r.height)
+            let size = box.outputSize(forDisplayWidth: sourceWidth, height: sourceHeight)
+            // A box the source fits in without scaling, and that is larger, would be an upscale.
+            if r.width > sourceWidth && r.height > sourceHeight {
+                throw JobRequestError(
+                    field: "\(field).renditions[\(i)]",
+                    "\(r.width)x\(r.height) is larger than the source (\(sourceWidth)x\(sourceHeight)); a rendition "
+                        + "is never enlarged: leave it out, or use --ladder auto, which caps at the source")
+            }
+            if let same = out.firstIndex(where: {
+                $0.width == size.width && $0.height == size.height && $0.rendition.codec == r.codec
+            }) {
+                throw JobRequestError(
+                    field: "\(field).renditions[\(i)]",
+                    "comes out \(size.width)x\(size.height) \(r.codec.rawValue), the same as rendition \(same)")
+            }
+            out.append((r, size.width, size.height))
+        }
+        return out.sorted { $0.width * $0.height > $1.width * $1.height }
+    }
+}

@@ -1,0 +1,65 @@
+/// One rung of an adaptive-streaming ladder: the box its pictures fit in, its average bit rate and codec.
+/// Its encode is capped VBR (`VideoSettings.maxBitRate`), so no segment's rate runs far past the average.
+public struct Rendition: Sendable, Hashable, Codable {
+    /// The box the picture is fitted into (aspect kept), as `VideoSettings.maxWidth`/`maxHeight`.
+    public var width: Int
+    public var height: Int
+    /// Average bits per second of the video.
+    public var bitRate: Int
+    public var codec: VideoCodec
+
+    public init(width: Int, height: Int, bitRate: Int, codec: VideoCodec = .h264) {
+        self.width = width
+        self.height = height
+        self.bitRate = bitRate
+        self.codec = codec
+    }
+
+    /// The peak the encoder's buffer allows, over one second: 150 % of the average. A 6 s segment's rate
+    /// then stays under 175 % (Apple's rule: peak ≤ 200 % of average).
+    public var maxBitRate: Int { bitRate / 2 * 3 }
+
+    /// "1280x720:3M" or "1280x720:3M:hevc".
+    /// - Throws: `JobRequestError` naming `field`.
+    public init(parsing text: String, field: String) throws(JobRequestError) {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        guard (2...3).contains(parts.count), let size = MediaText.size(parts[0]),
+            let rate = MediaText.bitRate(parts[1])
+        else {
+            throw JobRequestError(
+                field: field, "\(JobRequestError.quoted(text)) is not WxH:RATE[:CODEC], e.g. 1280x720:3M or 1280x720:3M:hevc")
+        }
+        var codec = VideoCodec.h264
+        if parts.count == 3 {
+            guard let c = VideoCodec(rawValue: parts[2].lowercased()) else {
+                throw JobRequestError(
+                    field: field, "\(JobRequestError.quoted(parts[2])) is not a codec (h264, hevc, av1, vp9)")
+            }
+            codec = c
+        }
+        self.init(width: size.width, height: size.height, bitRate: rate, codec: codec)
+    }
+
+    /// "1280x720:3M" (":hevc" added for a codec other than H.264).
+    public var text: String {
+        "\(width)x\(height):\(bitRate / 1000)k" + (codec == .h264 ? "" : ":\(codec.rawValue)")
+    }
+
+    /// Apple's ladder for H.264 at up to 30 fps (HLS Authoring Specification for Apple Devices, 2.5), one
+    /// rung per size, capped at the source's picture: rungs larger than `sourceWidth`×`sourceHeight` (as
+    /// displayed) are left out; a source smaller than the smallest rung gets that rung fitted to it.
+    public static func appleLadder(sourceWidth: Int, sourceHeight: Int, codec: VideoCodec = .h264) -> [Rendition] {
+        let rungs = [
+            Rendition(width: 1920, height: 1080, bitRate: 6_000_000, codec: codec),
+            Rendition(width: 1280, height: 720, bitRate: 3_000_000, codec: codec),
+            Rendition(width: 960, height: 540, bitRate: 2_000_000, codec: codec),
+            Rendition(width: 768, height: 432, bitRate: 1_100_000, codec: codec),
+            Rendition(width: 640, height: 360, bitRate: 730_000, codec: codec),
+            Rendition(width: 416, height: 234, bitRate: 145_000, codec: codec),
+        ]
+        // Portrait sources compare their long side with the rung's.
+        let (long, short) = (max(sourceWidth, sourceHeight), min(sourceWidth, sourceHeight))
+        let fitting = rungs.filter { $0.width <= long && $0.height <= short }
+        return fitting.isEmpty ? [rungs.last!] : fitting
+    }
+}
