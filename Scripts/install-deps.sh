@@ -50,6 +50,16 @@ if ! "$tools/bin/python" -c "import opentimelineio, sys; sys.exit(opentimelineio
     [ -x "$tools/bin/pip" ] || $sudo /usr/bin/python3 -m venv "$tools"
     $sudo "$tools/bin/pip" install -q "opentimelineio==$OTIO_VERSION"
 fi
+# Streaming package tests: Python's HLS and DASH parsers (m3u8, mpegdash) read what `--package` writes.
+M3U8_VERSION=6.0.0
+MPEGDASH_VERSION=0.4.1
+if ! "$tools/bin/python" -c "import m3u8, mpegdash, importlib.metadata as m, sys; \
+sys.exit(m.version('m3u8') != '$M3U8_VERSION' or m.version('mpegdash') != '$MPEGDASH_VERSION')" 2>/dev/null; then
+    sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    echo "installing: m3u8 $M3U8_VERSION, mpegdash $MPEGDASH_VERSION into $tools"
+    [ -x "$tools/bin/pip" ] || $sudo /usr/bin/python3 -m venv "$tools"
+    $sudo "$tools/bin/pip" install -q "m3u8==$M3U8_VERSION" "mpegdash==$MPEGDASH_VERSION"
+fi
 # Dashboard tests: Playwright drives Debian's chromium (it cannot download its own browser here), and
 # axe-playwright-python checks accessibility; both in the same environment.
 PLAYWRIGHT_VERSION=1.65.2

@@ -37,6 +37,7 @@ struct RunCommand: AsyncParsableCommand {
             "Also serve the HTTP API and the live dashboard on HOST:PORT while the job runs (port 0 picks one; "
                 + "no token, so keep it on loopback).", valueName: "host:port"))
     var http: String?
+    @OptionGroup(title: "Adaptive streaming") var streaming: PackageOptions
     @Flag(help: "Print a JSON report on stdout when done.") var json = false
     @Flag(name: .shortAndLong, help: "No progress output.") var quiet = false
 
@@ -46,6 +47,7 @@ struct RunCommand: AsyncParsableCommand {
             throw ValidationError("--http must be HOST:PORT, e.g. 127.0.0.1:0")
         }
         try job.validate(source: source, spec: spec)
+        _ = try streaming.request()
     }
 
     func run() async throws {
@@ -129,7 +131,8 @@ struct RunCommand: AsyncParsableCommand {
             settings: job.settings, timeRange: job.range,
             segmentDuration: job.segmentDuration ?? 4, backend: job.backend ?? .auto, parallelism: workers,
             overwrite: overwrite, verification: verification, retiming: job.retime.request, spec: composition,
-            targetQuality: job.codec.target, deinterlace: job.codec.deinterlace, hdr: job.codec.hdr)
+            targetQuality: job.codec.target, deinterlace: job.codec.deinterlace, hdr: job.codec.hdr,
+            package: try streaming.request())
         let submitted: JobStatus
         do { submitted = try await farm.submit(request) } catch {
             FileHandle.standardError.write(Data("tessera: \(error.message)\n".utf8))

@@ -36,6 +36,7 @@ final class JobRunner: @unchecked Sendable {
             source.presetName =
                 request.settings == nil ? request.preset.flatMap(ExportPreset.init(name:))?.rawValue : nil
             source.timeRange = request.timeRange
+            source.package = request.package
             export = source
             session = source
         }

@@ -150,6 +150,14 @@ extension JobRequest {
             throw JobRequestError(
                 field: "parallelism", "must be \(JobRequestError.range(JobRequestLimits.parallelism)), not \(n)")
         }
+        if let package {
+            try package.check(field: "package")
+            if spec != nil { throw JobRequestError(field: "package", "a composition is not packaged yet: give a source") }
+            if retiming != nil { throw JobRequestError(field: "package", "a retimed export is not packaged yet") }
+            if targetQuality != nil {
+                throw JobRequestError(field: "package", "each rendition has its own rate: no targetQuality with it")
+            }
+        }
         if let targetQuality {
             let settings = settings ?? preset.flatMap(ExportPreset.init(name:))?.settings ?? .standard
             try targetQuality.check(against: settings, field: "targetQuality")

@@ -44,6 +44,8 @@ public struct JobRequest: Sendable, Hashable, Codable {
     public var deinterlace: Deinterlace?
     /// What becomes of an HDR source's range; nil is `.auto`.
     public var hdr: HDRHandling?
+    /// An adaptive-streaming package to the folder `output` instead of one file.
+    public var package: PackageRequest?
 
     public init(
         source: String? = nil, uploadID: String? = nil, output: String? = nil, fileType: FileType? = nil,
@@ -51,8 +53,9 @@ public struct JobRequest: Sendable, Hashable, Codable {
         segmentDuration: Double? = nil, backend: ProcessingBackend? = nil, parallelism: Int? = nil, priority: Int = 0,
         overwrite: Bool = false, verification: VerificationLevel? = nil, retiming: RetimeRequest? = nil,
         spec: CompositionSpec? = nil, targetQuality: TargetQuality? = nil, deinterlace: Deinterlace? = nil,
-        hdr: HDRHandling? = nil
+        hdr: HDRHandling? = nil, package: PackageRequest? = nil
     ) {
+        self.package = package
         self.hdr = hdr
         self.deinterlace = deinterlace
         self.targetQuality = targetQuality
@@ -76,7 +79,7 @@ public struct JobRequest: Sendable, Hashable, Codable {
     private enum CodingKeys: String, CodingKey {
         case source, uploadID, output, fileType, preset, settings, timeRange, segmentDuration, backend, parallelism,
             priority
-        case overwrite, verification, retiming, spec, targetQuality, deinterlace, hdr
+        case overwrite, verification, retiming, spec, targetQuality, deinterlace, hdr, package
     }
 
     /// Every field is optional on the wire: `priority` defaults to 0 and `overwrite` to false.
@@ -100,6 +103,7 @@ public struct JobRequest: Sendable, Hashable, Codable {
             spec: try c.decodeIfPresent(CompositionSpec.self, forKey: .spec),
             targetQuality: try c.decodeIfPresent(TargetQuality.self, forKey: .targetQuality),
             deinterlace: try c.decodeIfPresent(Deinterlace.self, forKey: .deinterlace),
-            hdr: try c.decodeIfPresent(HDRHandling.self, forKey: .hdr))
+            hdr: try c.decodeIfPresent(HDRHandling.self, forKey: .hdr),
+            package: try c.decodeIfPresent(PackageRequest.self, forKey: .package))
     }
 }

@@ -16,6 +16,30 @@ public struct PackageRequest: Sendable, Hashable, Codable {
         self.ladder = ladder
     }
 
+    private enum CodingKeys: String, CodingKey { case formats, renditions, segmentDuration, ladder }
+
+    /// JSON: `{"formats": ["hls", "dash"], "renditions": [{"size": "1280x720", "bitRate": 3000000}],
+    /// "segmentDuration": 6}`, or `"ladder": "auto"` in place of the renditions.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let ladder = try c.decodeIfPresent(String.self, forKey: .ladder)
+        guard ladder == nil || ladder == "auto" else {
+            throw DecodingError.dataCorruptedError(forKey: .ladder, in: c, debugDescription: "only \"auto\"")
+        }
+        self.init(
+            formats: try c.decode([PackageFormat].self, forKey: .formats),
+            renditions: try c.decodeIfPresent([Rendition].self, forKey: .renditions) ?? [],
+            segmentDuration: try c.decodeIfPresent(Double.self, forKey: .segmentDuration) ?? 6, ladder: ladder != nil)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(formats, forKey: .formats)
+        if !renditions.isEmpty { try c.encode(renditions, forKey: .renditions) }
+        try c.encode(segmentDuration, forKey: .segmentDuration)
+        if ladder { try c.encode("auto", forKey: .ladder) }
+    }
+
     public static let segmentDurations: ClosedRange<Double> = 1...30
     public static let maximumRenditions = 16
     /// Keyframes at least this often (Apple: every 2 s), whatever the segment length.

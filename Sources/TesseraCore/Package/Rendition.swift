@@ -15,6 +15,27 @@ public struct Rendition: Sendable, Hashable, Codable {
         self.codec = codec
     }
 
+    private enum CodingKeys: String, CodingKey { case size, bitRate, codec }
+
+    /// JSON: `{"size": "1280x720", "bitRate": 3000000, "codec": "hevc"}` (codec optional, h264).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let text = try c.decode(String.self, forKey: .size)
+        guard let size = MediaText.size(text) else {
+            throw DecodingError.dataCorruptedError(forKey: .size, in: c, debugDescription: "'\(text.logSafe())' is not WxH")
+        }
+        self.init(
+            width: size.width, height: size.height, bitRate: try c.decode(Int.self, forKey: .bitRate),
+            codec: try c.decodeIfPresent(VideoCodec.self, forKey: .codec) ?? .h264)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode("\(width)x\(height)", forKey: .size)
+        try c.encode(bitRate, forKey: .bitRate)
+        try c.encode(codec, forKey: .codec)
+    }
+
     /// The peak the encoder's buffer allows, over one second: 150 % of the average. A 6 s segment's rate
     /// then stays under 175 % (Apple's rule: peak ≤ 200 % of average).
     public var maxBitRate: Int { bitRate / 2 * 3 }

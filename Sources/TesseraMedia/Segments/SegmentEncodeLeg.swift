@@ -154,10 +154,13 @@ final class SegmentEncodeLeg {
     }
 
     private func take(_ decoded: Frame) throws(MediaError) {
-        var frame = decoded
+        // The decoded frame is every leg's (a ladder's renditions): this leg times its own reference.
+        var frame: Frame
         if let processing {
             if processor == nil { processor = try makeProcessor(processing, decoded) }
             frame = try processor!.process(decoded)
+        } else {
+            frame = try decoded.clone()
         }
         if retimer != nil {
             frame.pts = decoded.pts

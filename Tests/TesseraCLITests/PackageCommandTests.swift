@@ -1,0 +1,176 @@
+import Foundation
+import TesseraTestSupport
+import Testing
+
+/// `transcode|run --package hls,dash --rendition …`: an adaptive-streaming package, read back by ffprobe,
+/// Python's m3u8 and mpegdash parsers, and frame by frame.
+@Suite(.serialized) struct PackageCommandTests {
+    let dir: URL
+    init() throws { dir = try TestMedia.makeDirectory("package") }
+
+    static let checker = TestMedia.repositoryRoot.appendingPathComponent("Tests/Package/package_check.py")
+
+    func tessera(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        try TestMedia.runCapturing(TestMedia.tesseraBinary.path, arguments)
+    }
+
+    /// 5 s of 640x360 30 fps with keyframes every 1.5 s (never on the 2 s media-segment grid after 0), and
+    /// English AAC audio.
+    func source() throws -> URL {
+        let src = dir.appendingPathComponent("src.mp4")
+        try TestMedia.make(
+            src, seconds: 5, width: 640, height: 360, extra: ["-g", "45", "-metadata:s:a:0", "language=eng"])
+        return src
+    }
+
+    static let ladder = [
+        "--package", "hls,dash", "--rendition", "640x360:1M", "--rendition", "320x180:300k", "--package-segment", "2",
+        "--speed", "superfast",
+    ]
+
+    /// The files under a package, by path relative to it.
+    func files(_ folder: URL) throws -> [String: Data] {
+        var out: [String: Data] = [:]
+        for case let name as String in FileManager.default.enumerator(atPath: folder.path) ?? .init() {
+            var isDirectory: ObjCBool = false
+            let url = folder.appendingPathComponent(name)
+            if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue {
+                out[name] = try Data(contentsOf: url)
+            }
+        }
+        return out
+    }
+
+    /// A track's init segment and media segments joined: the CMAF track as one fragmented MP4.
+    func joined(_ folder: URL, _ track: String, into name: String) throws -> URL {
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent(track).path)
+            .filter { $0.hasPrefix("seg_") }.sorted()
+        var data = try Data(contentsOf: folder.appendingPathComponent("\(track)/init.mp4"))
+        for n in names { data += try Data(contentsOf: folder.appendingPathComponent("\(track)/\(n)")) }
+        let url = dir.appendingPathComponent(name)
+        try data.write(to: url)
+        return url
+    }
+
+    @Test func aLadderIsPackagedForHLSAndDASHFromOneDecodeAndReadsBackExactly() throws {
+        defer { TestMedia.cleanup(dir) }
+        let src = try source()
+        let out = dir.appendingPathComponent("pkg")
+        let r = try tessera(["transcode", src.path, "-o", out.path, "--json", "--quiet"] + Self.ladder)
+        #expect(r.status == 0, "\(r.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let package = try #require(report["package"] as? [String: Any])
+        #expect(package["manifests"] as? [String] == ["master.m3u8", "manifest.mpd"])
+        let video = try #require(package["video"] as? [[String: Any]])
+        #expect(video.map { $0["name"] as? String } == ["640x360", "320x180"])
+        #expect(video.allSatisfy { $0["segments"] as? Int == 3 })
+        let audio = try #require(package["audio"] as? [[String: Any]])
+        #expect(audio.count == 1 && audio[0]["language"] as? String == "eng" && audio[0]["start"] as? Double == 0)
+        // The audio ends with the video, within one AAC frame (1024 samples at 48 kHz).
+        let audioEnd = try #require(audio[0]["end"] as? Double)
+        #expect(abs(audioEnd - 5) <= 1024.0 / 48_000 + 1e-6, "audio ends at \(audioEnd)")
+
+        // Python's parsers read both manifests.
+        let parsed = try TestMedia.run(TestMedia.toolsPython, [Self.checker.path, out.path])
+        let facts = try #require(try JSONSerialization.jsonObject(with: Data(parsed.utf8)) as? [String: Any])
+        let hls = try #require(facts["hls"] as? [String: Any])
+        let variants = try #require(hls["variants"] as? [[String: Any]])
+        #expect(variants.count == 2)
+        for v in variants {
+            let durations = try #require(v["durations"] as? [Double])
+            #expect(durations.count == 3)
+            #expect(abs(durations.reduce(0, +) - 5) <= 1.0 / 30, "EXTINF add up to \(durations)")
+            let target = try #require(v["targetDuration"] as? Int)
+            #expect(durations.allSatisfy { Int($0.rounded()) <= target })
+            let peak = try #require(v["bandwidth"] as? Int), average = try #require(v["averageBandwidth"] as? Int)
+            #expect(peak >= average && average > 0 && Double(peak) <= 2 * Double(average))
+            let codecs = try #require(v["codecs"] as? String)
+            #expect(codecs.hasPrefix("avc1.64") && codecs.hasSuffix(",mp4a.40.2"), "\(codecs)")
+            #expect(v["version"] as? Int == 7 && v["playlistType"] as? String == "vod")
+            #expect(v["endlist"] as? Bool == true && v["independent"] as? Bool == true)
+            #expect(v["map"] as? String == "init.mp4" && v["audio"] as? String == "audio")
+            #expect(v["frameRate"] as? Double == 30)
+        }
+        #expect(variants.map { $0["resolution"] as? [Int] } == [[640, 360], [320, 180]])
+        let media = try #require(hls["media"] as? [[String: Any]])
+        #expect(media.count == 1 && media[0]["type"] as? String == "AUDIO" && media[0]["language"] as? String == "eng")
+        let iframes = try #require(hls["iframes"] as? [[String: Any]])
+        #expect(iframes.count == 2 && iframes.allSatisfy { $0["iFramesOnly"] as? Bool == true })
+        let dash = try #require(facts["dash"] as? [String: Any])
+        #expect(dash["type"] as? String == "static")
+        let sets = try #require(dash["sets"] as? [[String: Any]])
+        #expect(sets.map { $0["contentType"] as? String } == ["video", "audio"])
+        for set in sets {
+            for rep in try #require(set["representations"] as? [[String: Any]]) {
+                let timeline = try #require(rep["durations"] as? [Int]), scale = try #require(rep["timescale"] as? Int)
+                #expect(timeline.count == 3)
+                // Video exactly 5 s; audio within one AAC frame of it.
+                #expect(abs(Double(timeline.reduce(0, +)) / Double(scale) - 5) <= 1024.0 / 48_000, "\(rep)")
+            }
+        }
+
+        // ffprobe reads both entry points and sees every rendition.
+        for manifest in ["master.m3u8", "manifest.mpd"] {
+            let probe = try TestMedia.probe(out.appendingPathComponent(manifest))
+            let streams = try #require(probe["streams"] as? [[String: Any]])
+            let sizes = Set(streams.compactMap { s in (s["width"] as? Int).map { "\($0)x\(s["height"] as? Int ?? 0)" } })
+            #expect(sizes == ["640x360", "320x180"], "\(manifest)")
+            #expect(streams.contains { $0["codec_type"] as? String == "audio" }, "\(manifest)")
+        }
+
+        // Each rendition holds every source frame at its time, with a keyframe opening every media segment
+        // (on source frames 0, 60 and 120, where the source has none but the first).
+        let sourceTimes = try TestMedia.framePTS(src)
+        for track in ["640x360", "320x180"] {
+            let file = try joined(out, track, into: "\(track).mp4")
+            #expect(try TestMedia.framePTS(file) == sourceTimes, "\(track)")
+            let keyframes = try TestMedia.run(
+                "ffprobe",
+                ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts_time,flags", "-of", "csv=p=0",
+                    file.path]
+            ).split(separator: "\n").filter { $0.contains("K") }.compactMap { Double($0.split(separator: ",")[0]) }
+            for start in [0.0, 2.0, 4.0] { #expect(keyframes.contains(start), "\(track): no keyframe at \(start)") }
+        }
+    }
+
+    /// The farm (two worker processes over ZeroMQ) makes the same package, byte for byte, as one machine.
+    @Test func theFarmMakesTheSamePackageAsOneMachine() throws {
+        defer { TestMedia.cleanup(dir) }
+        let src = try source()
+        let local = dir.appendingPathComponent("local"), farm = dir.appendingPathComponent("farm")
+        let one = try tessera(["transcode", src.path, "-o", local.path, "--quiet"] + Self.ladder)
+        #expect(one.status == 0, "\(one.stderr)")
+        let two = try tessera(["run", src.path, "-o", farm.path, "--workers", "2", "--quiet"] + Self.ladder)
+        #expect(two.status == 0, "\(two.stderr)")
+        let a = try files(local), b = try files(farm)
+        #expect(a.count == 19 && Set(a.keys) == Set(b.keys), "\(a.keys.sorted())")
+        for (name, data) in a { #expect(b[name] == data, "\(name) differs") }
+    }
+
+    @Test func badRequestsAreRefusedBeforeAnyWorkNamingTheOption() throws {
+        defer { TestMedia.cleanup(dir) }
+        let src = try source()
+        let out = dir.appendingPathComponent("pkg")
+        func refused(_ extra: [String], _ status: Int32, _ words: String) throws {
+            let r = try tessera(["transcode", src.path, "-o", out.path, "--quiet"] + extra)
+            #expect(r.status == status && r.stderr.contains(words), "\(extra): \(r.status) \(r.stderr)")
+        }
+        try refused(["--package", "hls", "--rendition", "1280x720:3M"], 64, "larger than the source")
+        try refused(["--package", "hls", "--rendition", "640x360:1M", "--rendition", "640x360:2M"], 64, "the same as")
+        try refused(["--package", "hls", "--rendition", "640x360:1M", "--package-segment", "0.5"], 64, "1.0…30.0")
+        try refused(["--package", "hls", "--rendition", "640x360:1M:vp9"], 64, "HLS cannot list vp9")
+        try refused(["--package", "hls"] + Array(repeating: ["--rendition", "320x180:300k"], count: 17).flatMap { $0 }, 64, "at most 16")
+        try refused(["--package", "m3u", "--rendition", "640x360:1M"], 64, "not a package format")
+        try refused(["--rendition", "640x360:1M"], 64, "go with --package")
+        try refused(["--package", "hls", "--rendition", "640x360"], 64, "WxH:RATE")
+        // A file where the folder would go, and a folder that exists.
+        try Data("x".utf8).write(to: out)
+        try refused(["--package", "hls", "--rendition", "320x180:300k"], 73, "is a file")
+        try FileManager.default.removeItem(at: out)
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: false)
+        try refused(["--package", "hls", "--rendition", "320x180:300k"], 73, "already exists")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out.path).isEmpty)
+        // Nothing half-written is left beside it.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).allSatisfy { !$0.contains("partial") })
+    }
+}
