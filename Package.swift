@@ -123,7 +123,10 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             // The page's style and script, compiled into the binary (no resource bundle to deploy).
-            resources: [.embedInCode("Assets/dashboard.css"), .embedInCode("Assets/dashboard.js")]),
+            resources: [
+                .embedInCode("Assets/dashboard.css"), .embedInCode("Assets/dashboard.js"),
+                .embedInCode("Assets/player.js"),
+            ]),
         // The worker loop: connect, announce, take tasks, transcode segments, report.
         .target(
             name: "TesseraWorker",

@@ -1,4 +1,5 @@
 import Foundation
+import TesseraAV
 import TesseraCore
 import TesseraHTTP
 import TesseraMedia
@@ -95,7 +96,8 @@ extension Coordinator: FarmService {
     /// Where a request's output goes, under the output root; refused when it exists without `overwrite`.
     func outputPath(_ request: JobRequest, fileType type: FileType) throws(FarmError) -> String {
         let output = try policy.output(
-            request.output, name: UUID().uuidString.prefix(8).lowercased(), fileExtension: type.rawValue)
+            request.output, name: UUID().uuidString.prefix(8).lowercased(),
+            fileExtension: request.package == nil ? type.rawValue : nil)
         if !request.overwrite, FileManager.default.fileExists(atPath: output) {
             throw FarmError(.conflict, "\(output) exists; submit with overwrite to replace it")
         }
@@ -209,8 +211,12 @@ extension Coordinator: FarmService {
         }
         let startFrame = segments.filter { $0.index < index }.reduce(0) { $0 + $1.frames }
         let output = status.output, total = max(1, status.framesTotal)
+        let package = status.package != nil
         do {
             return try await thumbnails.thumbnail(.init(job: id, segment: index)) {
+                // A package's segment k is its media segment k + 1: its largest rendition's init segment and
+                // that media segment make a file whose first frame is the segment's.
+                if package { return try Self.packageThumbnail(output, segment: index) }
                 // Segments are contiguous runs of output frames on a constant grid: frame k starts at
                 // duration × k / total.
                 let asset = try Asset.load(output, scanPackets: false)
@@ -224,6 +230,31 @@ extension Coordinator: FarmService {
         } catch {
             throw FarmError(.internalError, "thumbnail of job \(id) segment \(index): \(error)")
         }
+    }
+
+    /// The first frame of a package's media segment `index + 1`, from its largest rendition.
+    static func packageThumbnail(_ folder: String, segment index: Int) throws -> Data {
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder)
+        // Video renditions are named WxH (and a codec): the widest first.
+        let videos = names.compactMap { name -> (String, Int)? in
+            guard let width = Int(name.prefix { $0.isNumber }), name.dropFirst(String(width).count).hasPrefix("x")
+            else { return nil }
+            return (name, width)
+        }
+        guard let top = videos.max(by: { $0.1 < $1.1 })?.0 else {
+            throw MediaError(.notFound, path: folder, "the package holds no video rendition")
+        }
+        let rendition = URL(fileURLWithPath: folder).appendingPathComponent(top)
+        var data = try Data(contentsOf: rendition.appendingPathComponent(PackagedTrack.initName))
+        data += try Data(contentsOf: rendition.appendingPathComponent(PackagedTrack.segmentName(index + 1)))
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "tessera-thumb-\(UUID().uuidString).mp4")
+        try data.write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let asset = try Asset.load(file.path, scanPackets: false)
+        let generator = ImageGenerator(path: file.path)
+        generator.maximumSize = (160, 90)
+        return try generator.image(at: max(asset.startTime, .zero)).png
     }
 
     /// A stored segment in the map's words: a finished segment that needed more than one attempt (a
@@ -250,6 +281,28 @@ extension Coordinator: FarmService {
             throw FarmError(.notFound, "job \(id)'s output \(status.output) is gone")
         }
         return URL(fileURLWithPath: status.output)
+    }
+
+    public func packageFile(of id: String, path: String) async throws(FarmError) -> URL {
+        let folder = URL(fileURLWithPath: try await outputFile(of: id).path)
+        guard try await job(id).package != nil else {
+            throw FarmError(.notFound, "job \(id) made a file, not a package")
+        }
+        // A package's names: folders and files of letters, digits, '.', '-' and '_', never '..'.
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard !parts.isEmpty, parts.count <= 4,
+            parts.allSatisfy({ p in
+                !p.isEmpty && p.count <= 128 && p != "." && p != ".."
+                    && p.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }
+            })
+        else { throw FarmError(.notFound, "no file \(JobRequestError.quoted(path)) in job \(id)'s package") }
+        let file = folder.appendingPathComponent(path)
+        let resolved = file.resolvingSymlinksInPath().path
+        var isFolder: ObjCBool = false
+        guard resolved.hasPrefix(folder.resolvingSymlinksInPath().path + "/"),
+            FileManager.default.fileExists(atPath: resolved, isDirectory: &isFolder), !isFolder.boolValue
+        else { throw FarmError(.notFound, "no file \(JobRequestError.quoted(path)) in job \(id)'s package") }
+        return URL(fileURLWithPath: resolved)
     }
 
     public func adoptUpload(_ temporaryFile: URL, filename: String) async throws(FarmError) -> String {
@@ -302,12 +355,14 @@ extension Coordinator: FarmService {
         let eta: Double? =
             fps > 0 && !r.state.isTerminal && r.framesTotal > 0
             ? Double(max(0, r.framesTotal - framesDone)) / fps : nil
-        return JobStatus(
+        var status = JobStatus(
             id: r.id, state: r.state, priority: r.priority, source: r.source, output: r.output,
             segmentsTotal: r.segmentsTotal,
             segmentsDone: r.state == .completed ? r.segmentsTotal : (live?.segmentsFinished ?? r.segmentsDone),
             framesTotal: r.framesTotal, framesDone: framesDone, framesPerSecond: fps,
             elapsedSeconds: elapsed, etaSeconds: eta, error: r.error, createdAt: r.createdAt,
             updatedAt: r.updatedAt)
+        status.package = r.request.package
+        return status
     }
 }

@@ -58,7 +58,8 @@ public struct Dashboard: HTTPAPIAddition {
                 throw HTTPError(.notFound, message: "no job \(id.prefix(64))")
             }
             let html = DashboardPage.jobPage(
-                DashboardSnapshot.Job(job), segments: segments, quality: job.quality, nonce: nonce)
+                DashboardSnapshot.Job(job), segments: segments, quality: job.quality, package: job.package, nonce: nonce
+            )
             return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
         }
         router.get("v1/events") { request, _ in

@@ -4,4 +4,6 @@
 enum DashboardAssets {
     static let style = String(decoding: PackageResources.dashboard_css, as: UTF8.self)
     static let script = String(decoding: PackageResources.dashboard_js, as: UTF8.self)
+    /// The job page's player for a streaming package (`Assets/player.js`).
+    static let player = String(decoding: PackageResources.player_js, as: UTF8.self)
 }

@@ -9,7 +9,7 @@ enum DashboardPage {
     /// Inline style and script only with this request's nonce; nothing may be fetched from elsewhere.
     static func contentSecurityPolicy(nonce: String) -> String {
         "default-src 'none'; script-src 'nonce-\(nonce)'; style-src 'nonce-\(nonce)'; connect-src 'self'; "
-            + "img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+            + "img-src 'self' data:; media-src blob:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
     }
 
     static func nonce() -> String {
@@ -241,7 +241,8 @@ enum DashboardPage {
     /// A job's own page: its row, then every segment with its state, attempts, worker, encode time,
     /// errors and (once the job completed) its thumbnail.
     static func jobPage(
-        _ j: DashboardSnapshot.Job, segments: [SegmentStatus], quality: QualityReport? = nil, nonce: String
+        _ j: DashboardSnapshot.Job, segments: [SegmentStatus], quality: QualityReport? = nil,
+        package: PackageRequest? = nil, nonce: String
     ) -> String {
         let id = escape(j.id)
         let items = segments.map { s -> String in
@@ -268,6 +269,14 @@ enum DashboardPage {
                     + "encoder was given (hover for figures).</figcaption></figure>"
                     + QualityChart.map(segments)
             } ?? ""
+        // A finished HLS package plays here, through Media Source Extensions (the page's own script).
+        let playback =
+            j.state == .completed && package?.formats.contains(.hls) == true
+            ? "<h2>Playback</h2><p><label for=\"rendition\">Rendition</label> <select id=\"rendition\"></select> "
+                + "<span id=\"player-note\">(a change takes effect at the next segment)</span></p>"
+                + "<video id=\"player\" controls muted playsinline width=\"640\" "
+                + "data-base=\"/v1/jobs/\(escape(pathSegment(j.id)))/package/\"></video>"
+                + "<script nonce=\"\(nonce)\">\(DashboardAssets.player)</script>" : ""
         return head("Tessera job \(id)", nonce: nonce) + """
             <body><header><h1>Job \(id)</h1><p><a href="/">Back to the farm</a></p></header><main>
             <div class="scroll" tabindex="0" role="region" aria-label="Job \(id)"><table>
@@ -275,6 +284,7 @@ enum DashboardPage {
             <th scope="col">ETA</th><th scope="col">Frames/s</th><th scope="col">Source</th></tr></thead>
             <tbody>\(jobRow(j))</tbody></table></div>
             \(j.error.map { "<p class=\"error\">\(escape($0))</p>" } ?? "")
+            \(playback)
             \(qualitySection)
             <h2>Segments</h2><p class="legend">\(legend)</p>
             <ol class="segments" aria-label="Segments of job \(id)">\(items.joined())</ol>

@@ -35,6 +35,9 @@ public protocol FarmService: Sendable {
     /// while the job has no output yet (thumbnails come from the stitched file, not the spool).
     func thumbnail(job id: String, segment: Int) async throws(FarmError) -> Data
     /// The finished output of a completed job, for download.
+    /// A file of a completed job's streaming package (`GET /v1/jobs/{id}/package/{path}`); `.notFound` for
+    /// a job without a package, or a path that names no file inside it.
+    func packageFile(of id: String, path: String) async throws(FarmError) -> URL
     func outputFile(of id: String) async throws(FarmError) -> URL
     /// Moves an uploaded file (already written to `temporaryFile` in the data folder) into the upload
     /// store and returns its id for `JobRequest.uploadID`.

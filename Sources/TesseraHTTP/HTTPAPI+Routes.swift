@@ -49,6 +49,11 @@ extension HTTPAPI {
             let file = try await service.outputFile(of: try context.parameters.require("id"))
             return try await OutputDownload.response(for: file, context: context)
         }
+        v1.get("jobs/{id}/package/**") { _, context in
+            let path = context.parameters.getCatchAll().joined(separator: "/")
+            let file = try await service.packageFile(of: try context.parameters.require("id"), path: path)
+            return try await OutputDownload.response(for: file, context: context, inline: true)
+        }
         v1.get("jobs/{id}/segments") { _, context in
             try JSONBody.response(try await service.segments(of: try context.parameters.require("id")))
         }

@@ -2,9 +2,9 @@ import Foundation
 import Hummingbird
 
 /// `GET /v1/jobs/{id}/output`: the finished file streamed from disk in chunks, with its length and a
-/// content type from its extension.
+/// content type from its extension; `GET /v1/jobs/{id}/package/{path}` likewise, for a player (inline).
 enum OutputDownload {
-    static func response(for file: URL, context: some RequestContext) async throws -> Response {
+    static func response(for file: URL, context: some RequestContext, inline: Bool = false) async throws -> Response {
         let body: ResponseBody
         do {
             body = try await FileIO().loadFile(path: file.path, context: context)
@@ -13,10 +13,8 @@ enum OutputDownload {
         }
         // Response adds Content-Length from the body, which FileIO sizes from the file.
         let name = file.lastPathComponent.replacingOccurrences(of: "\"", with: "_")
-        let headers: HTTPFields = [
-            .contentType: contentType(forExtension: file.pathExtension),
-            .contentDisposition: "attachment; filename=\"\(name)\"",
-        ]
+        var headers: HTTPFields = [.contentType: contentType(forExtension: file.pathExtension)]
+        if !inline { headers[.contentDisposition] = "attachment; filename=\"\(name)\"" }
         return Response(status: .ok, headers: headers, body: body)
     }
 
@@ -28,6 +26,9 @@ enum OutputDownload {
         case "webm": "video/webm"
         case "m4a": "audio/mp4"
         case "json": "application/json"
+        case "m3u8": "application/vnd.apple.mpegurl"
+        case "mpd": "application/dash+xml"
+        case "m4s": "video/iso.segment"
         default: "application/octet-stream"
         }
     }

@@ -74,8 +74,12 @@ struct CodecOptions: ParsableArguments {
             guard targetQuality != nil else { throw ValidationError("--crf-range goes with --target-quality") }
             guard Self.crfs(r) != nil else { throw ValidationError("cannot read --crf-range '\(r)'; write LOW-HIGH") }
         }
-        if let b = videoBitrate, MediaText.bitRate(b) == nil { throw ValidationError("cannot read --video-bitrate '\(b)'") }
-        if let b = audioBitrate, MediaText.bitRate(b) == nil { throw ValidationError("cannot read --audio-bitrate '\(b)'") }
+        if let b = videoBitrate, MediaText.bitRate(b) == nil {
+            throw ValidationError("cannot read --video-bitrate '\(b)'")
+        }
+        if let b = audioBitrate, MediaText.bitRate(b) == nil {
+            throw ValidationError("cannot read --audio-bitrate '\(b)'")
+        }
         if let gop, gop < 1 { throw ValidationError("--gop must be at least 1") }
         if let size, MediaText.size(size) == nil { throw ValidationError("cannot read --size '\(size)'; write WxH") }
         if noAudio && !(audioTrack.isEmpty && audioLanguage.isEmpty) {

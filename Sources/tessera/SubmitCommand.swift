@@ -35,6 +35,7 @@ struct SubmitCommand: AsyncParsableCommand {
             valueName: "out"))
     var output: String?
     @OptionGroup var job: JobOptions
+    @OptionGroup(title: "Adaptive streaming") var streaming: PackageOptions
     @Option(
         help: ArgumentHelp(
             "Segments expected to run at once: the last ones are cut so they finish together.",
@@ -56,10 +57,11 @@ struct SubmitCommand: AsyncParsableCommand {
         if parallel != nil && parallelismAlias != nil { throw ValidationError("give --parallel once") }
         if let p = parallelism, !(1...4096).contains(p) { throw ValidationError("--parallel must be 1…4096") }
         try job.validate(source: source, spec: spec, refused: [(upload, "--upload")])
+        _ = try streaming.request()
     }
 
     func run() async throws {
-        var request = jobRequest()
+        var request = try jobRequest()
         if let spec {
             do throws(SpecFile.LoadError) {
                 var (composition, paths) = try SpecFile.load(spec)
@@ -95,7 +97,7 @@ struct SubmitCommand: AsyncParsableCommand {
 
     /// The request without the upload id; custom settings are sent only when codec options change
     /// the preset's (or the default) settings.
-    func jobRequest() -> JobRequest {
+    func jobRequest() throws -> JobRequest {
         let base = job.exportPreset
         let settings = job.settings
         return JobRequest(
@@ -106,6 +108,6 @@ struct SubmitCommand: AsyncParsableCommand {
             backend: job.backend, parallelism: parallelism, priority: priority, overwrite: overwrite,
             verification: verification, retiming: job.retime.request, targetQuality: job.codec.target,
             deinterlace: job.codec.deinterlace == .auto ? nil : job.codec.deinterlace,
-            hdr: job.codec.hdr == .auto ? nil : job.codec.hdr)
+            hdr: job.codec.hdr == .auto ? nil : job.codec.hdr, package: try streaming.request())
     }
 }

@@ -49,7 +49,9 @@ struct TranscodeCommand: AsyncParsableCommand {
             if try job.retime.retiming() != nil {
                 throw ValidationError("--package cannot go with the retiming options yet")
             }
-            if job.codec.target != nil { throw ValidationError("--package sets each rendition's rate: no --target-quality") }
+            if job.codec.target != nil {
+                throw ValidationError("--package sets each rendition's rate: no --target-quality")
+            }
         }
     }
 
@@ -110,10 +112,14 @@ struct TranscodeCommand: AsyncParsableCommand {
 
     static func summary(_ r: ExportReport) -> String {
         if let p = r.package {
-            let rungs = p.video.map { "\($0.name) \($0.codecs) \($0.averageBitRate / 1000) kb/s (peak \($0.peakBitRate / 1000))" }
-            return "wrote \(r.output)/{\(p.manifests.joined(separator: ","))}, \(p.video.first?.segments ?? 0) segments of "
+            let rungs = p.video.map {
+                "\($0.name) \($0.codecs) \($0.averageBitRate / 1000) kb/s (peak \($0.peakBitRate / 1000))"
+            }
+            return
+                "wrote \(r.output)/{\(p.manifests.joined(separator: ","))}, \(p.video.first?.segments ?? 0) segments of "
                 + "\(p.segmentDuration)s: " + rungs.joined(separator: ", ")
-                + (p.audio.isEmpty ? "" : ", audio " + p.audio.map { "\($0.name) \($0.codecs)" }.joined(separator: ", "))
+                + (p.audio.isEmpty
+                    ? "" : ", audio " + p.audio.map { "\($0.name) \($0.codecs)" }.joined(separator: ", "))
                 + String(format: "; %.2fs", r.wallSeconds)
         }
         var parts = ["wrote \(r.output)", String(format: "%.3fs", r.duration.seconds)]

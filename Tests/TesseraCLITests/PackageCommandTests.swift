@@ -113,7 +113,8 @@ import Testing
         for manifest in ["master.m3u8", "manifest.mpd"] {
             let probe = try TestMedia.probe(out.appendingPathComponent(manifest))
             let streams = try #require(probe["streams"] as? [[String: Any]])
-            let sizes = Set(streams.compactMap { s in (s["width"] as? Int).map { "\($0)x\(s["height"] as? Int ?? 0)" } })
+            let sizes = Set(
+                streams.compactMap { s in (s["width"] as? Int).map { "\($0)x\(s["height"] as? Int ?? 0)" } })
             #expect(sizes == ["640x360", "320x180"], "\(manifest)")
             #expect(streams.contains { $0["codec_type"] as? String == "audio" }, "\(manifest)")
         }
@@ -126,8 +127,10 @@ import Testing
             #expect(try TestMedia.framePTS(file) == sourceTimes, "\(track)")
             let keyframes = try TestMedia.run(
                 "ffprobe",
-                ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts_time,flags", "-of", "csv=p=0",
-                    file.path]
+                [
+                    "-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts_time,flags", "-of", "csv=p=0",
+                    file.path,
+                ]
             ).split(separator: "\n").filter { $0.contains("K") }.compactMap { Double($0.split(separator: ",")[0]) }
             for start in [0.0, 2.0, 4.0] { #expect(keyframes.contains(start), "\(track): no keyframe at \(start)") }
         }
@@ -159,7 +162,9 @@ import Testing
         try refused(["--package", "hls", "--rendition", "640x360:1M", "--rendition", "640x360:2M"], 64, "the same as")
         try refused(["--package", "hls", "--rendition", "640x360:1M", "--package-segment", "0.5"], 64, "1.0…30.0")
         try refused(["--package", "hls", "--rendition", "640x360:1M:vp9"], 64, "HLS cannot list vp9")
-        try refused(["--package", "hls"] + Array(repeating: ["--rendition", "320x180:300k"], count: 17).flatMap { $0 }, 64, "at most 16")
+        try refused(
+            ["--package", "hls"] + Array(repeating: ["--rendition", "320x180:300k"], count: 17).flatMap { $0 }, 64,
+            "at most 16")
         try refused(["--package", "m3u", "--rendition", "640x360:1M"], 64, "not a package format")
         try refused(["--rendition", "640x360:1M"], 64, "go with --package")
         try refused(["--package", "hls", "--rendition", "640x360"], 64, "WxH:RATE")

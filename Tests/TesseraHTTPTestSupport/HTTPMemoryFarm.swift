@@ -113,6 +113,11 @@ actor MemoryFarm: FarmService {
         return file
     }
 
+    func packageFile(of id: String, path: String) throws(FarmError) -> URL {
+        _ = try job(id)
+        throw FarmError(.notFound, "job \(id) made a file, not a package")
+    }
+
     func adoptUpload(_ temporaryFile: URL, filename: String) throws(FarmError) -> String {
         try check()
         let id = "up-\(uploads.count + 1)"

@@ -36,8 +36,11 @@ import Testing
         let farm = try MemoryFarm()
         defer { farm.remove() }
         let dashboard = Dashboard(feed: DashboardFeed(service: farm))
-        let routes = HTTPAPI(service: farm, token: nil, additions: [dashboard]).routes
-        #expect(routes.count == 19)
+        // The router's catch-all (`**`, a package's file path with its slashes) is OpenAPI's `{path}`.
+        let routes = HTTPAPI(service: farm, token: nil, additions: [dashboard]).routes.map {
+            $0.replacingOccurrences(of: "/**", with: "/{path}")
+        }
+        #expect(routes.count == 20)
         #expect(described.sorted() == routes)
         #expect(spec["components"]?["securitySchemes"]?["bearer"]?["scheme"]?.string == "bearer")
     }
@@ -61,6 +64,9 @@ import Testing
             framesPerSecond: 48.5, elapsedSeconds: 2.5, etaSeconds: 3.75,
             error: "segment 4 failed on w1", createdAt: 1.7e9, updatedAt: 1.7e9 + 5)
         status.quality = QualityReport(segments: [segmentQuality], target: TargetQuality(metric: .ssim, value: 0.97))
+        status.package = PackageRequest(
+            formats: [.hls, .dash], renditions: [Rendition(width: 1280, height: 720, bitRate: 3_000_000, codec: .hevc)],
+            segmentDuration: 6)
         let worker = WorkerStatus(
             id: "w1", hostname: "node", cores: 8, memoryBytes: 1 << 34, backends: [.cpu],
             encoders: ["libx264"], state: .busy, tasks: [TaskKey(job: "job-1", segment: 4, attempt: 2)],
@@ -79,6 +85,10 @@ import Testing
         crf.targetQuality = TargetQuality(metric: .ssim, value: 0.97, crfRange: 18...40, maxBitRate: 4_000_000)
         crf.deinterlace = .bwdif
         crf.hdr = .tonemap
+        // A streaming package from Apple's ladder, and a capped rate.
+        var packaged = HTTPJobRoutesTests.fullRequest
+        packaged.package = PackageRequest(formats: [.hls], renditions: [], ladder: true)
+        packaged.settings?.video?.maxBitRate = 4_500_000
         // A composition's request: a spec instead of a source.
         let composed = JobRequest(
             output: "c.mp4",
@@ -88,6 +98,7 @@ import Testing
                     #"{"assets": [{"id": "a", "path": "/m/a.mp4"}], "edits": [{"insert": {"asset": "a"}}]}"#.utf8)))
         let samples: [(String, any Encodable)] = [
             ("JobRequest", HTTPJobRoutesTests.fullRequest), ("JobRequest", crf), ("JobRequest", composed),
+            ("JobRequest", packaged),
             ("JobStatus", status),
             ("WorkerStatus", worker), ("FarmSummary", summary),
             ("Error", ["error": "notFound", "message": "no job x"]),
@@ -111,7 +122,7 @@ import Testing
             "MediaTime",
             "RateControl", "Retiming", "JobStatus", "WorkerStatus", "FarmSummary", "Error", "UploadAnswer",
             "SegmentStatus", "QualityReport", "SegmentQuality", "TargetQuality",
-            "SessionAnswer",
+            "SessionAnswer", "Package",
         ] {
             let listed = checker.properties(of: name)
             #expect(!listed.isEmpty, "\(name) lists no properties")

@@ -24,9 +24,11 @@ struct PathPolicy: Sendable {
     }
 
     /// The absolute output path for a request's relative output (or `name` in the results folder).
-    func output(_ relative: String?, name: String, fileExtension: String) throws(FarmError) -> String {
+    /// - Parameter fileExtension: nil for a folder (a streaming package), which may exist (it is replaced
+    ///   only with overwrite) but not as a file.
+    func output(_ relative: String?, name: String, fileExtension: String?) throws(FarmError) -> String {
         guard let relative, !relative.isEmpty else {
-            return results.appendingPathComponent("\(name).\(fileExtension)").path
+            return results.appendingPathComponent(name + (fileExtension.map { ".\($0)" } ?? "")).path
         }
         guard let root = outputRoot else {
             throw FarmError(
@@ -42,8 +44,14 @@ struct PathPolicy: Sendable {
             throw FarmError(.invalidRequest, "output: the folder of \(relative) does not exist under the output root")
         }
         let path = URL(fileURLWithPath: parent).appendingPathComponent(joined.lastPathComponent).path
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
-            throw FarmError(.invalidRequest, "output: \(relative) is a folder; give a file name")
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder),
+            isFolder.boolValue != (fileExtension == nil)
+        {
+            throw FarmError(
+                .invalidRequest,
+                fileExtension == nil
+                    ? "output: \(relative) is a file; a package is written to a folder"
+                    : "output: \(relative) is a folder; give a file name")
         }
         return path
     }

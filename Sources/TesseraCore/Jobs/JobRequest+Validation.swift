@@ -152,7 +152,9 @@ extension JobRequest {
         }
         if let package {
             try package.check(field: "package")
-            if spec != nil { throw JobRequestError(field: "package", "a composition is not packaged yet: give a source") }
+            if spec != nil {
+                throw JobRequestError(field: "package", "a composition is not packaged yet: give a source")
+            }
             if retiming != nil { throw JobRequestError(field: "package", "a retimed export is not packaged yet") }
             if targetQuality != nil {
                 throw JobRequestError(field: "package", "each rendition has its own rate: no targetQuality with it")
@@ -311,6 +313,11 @@ extension VideoSettings {
         if let gopLength, !L.gopLength.contains(gopLength) {
             throw JobRequestError(
                 field: "\(field).gopLength", "must be \(JobRequestError.range(L.gopLength)), not \(gopLength)")
+        }
+        if let maxBitRate, !L.videoBitRate.contains(maxBitRate) {
+            throw JobRequestError(
+                field: "\(field).maxBitRate",
+                "must be \(JobRequestError.range(L.videoBitRate)) bits per second, not \(maxBitRate)")
         }
         if let profile {
             guard let known = L.profiles(codec) else {

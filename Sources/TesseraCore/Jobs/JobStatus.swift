@@ -25,6 +25,9 @@ public struct JobStatus: Sendable, Hashable, Codable {
     /// The measured quality of the segments finished so far, and of them as a whole (only in a single
     /// job's status, `GET /v1/jobs/{id}`; nil in lists and before any segment was measured).
     public var quality: QualityReport? = nil
+    /// Set for a streaming package: what it was asked to hold; once completed, its files are served at
+    /// `GET /v1/jobs/{id}/package/{path}`.
+    public var package: PackageRequest? = nil
 
     public init(
         id: String, state: JobState, priority: Int, source: String, output: String, segmentsTotal: Int,

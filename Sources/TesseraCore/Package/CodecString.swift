@@ -16,8 +16,11 @@ public enum CodecString {
             var constraints = Array(c[6...11])
             while constraints.last == 0 { constraints.removeLast() }
             let entry = body(of: "hev1", in: bytes) != nil && body(of: "hvc1", in: bytes) == nil ? "hev1" : "hvc1"
-            return ([entry, space + String(c[1] & 0x1f), String(reversedBits(compat), radix: 16).uppercased(),
-                tier + String(c[12])] + constraints.map { String($0, radix: 16).uppercased() }).joined(separator: ".")
+            return
+                ([
+                    entry, space + String(c[1] & 0x1f), String(reversedBits(compat), radix: 16).uppercased(),
+                    tier + String(c[12]),
+                ] + constraints.map { String($0, radix: 16).uppercased() }).joined(separator: ".")
         }
         if let c = body(of: "av1C", in: bytes), c.count >= 3 {
             let profile = c[1] >> 5

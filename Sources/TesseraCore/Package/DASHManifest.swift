@@ -69,9 +69,11 @@ public enum DASHManifest {
             while k + repeats + 1 < segments.count && segments[k + repeats + 1].duration == segments[k].duration {
                 repeats += 1
             }
-            let start = k == 0 || segments[k].start != segments[k - 1].start + segments[k - 1].duration
+            let start =
+                k == 0 || segments[k].start != segments[k - 1].start + segments[k - 1].duration
                 ? " t=\"\(segments[k].start)\"" : ""
-            lines.append(indent + "    <S\(start) d=\"\(segments[k].duration)\"\(repeats > 0 ? " r=\"\(repeats)\"" : "")/>")
+            lines.append(
+                indent + "    <S\(start) d=\"\(segments[k].duration)\"\(repeats > 0 ? " r=\"\(repeats)\"" : "")/>")
             k += repeats + 1
         }
         lines += [indent + "  </SegmentTimeline>", indent + "</SegmentTemplate>"]

@@ -74,7 +74,8 @@ public enum HLSPlaylists {
             // An I-frame stream's rate: its keyframes' bytes over the segments' durations.
             let iFrames = PackagedTrack(
                 name: v.name, kind: v.kind, codecs: v.codecs, timescale: v.timescale,
-                segments: v.segments.map { .init(start: $0.start, duration: $0.duration, bytes: $0.keyframeBytes ?? 0) })
+                segments: v.segments.map { .init(start: $0.start, duration: $0.duration, bytes: $0.keyframeBytes ?? 0) }
+            )
             let (peak, average) = iFrames.bandwidth(with: nil)
             lines.append(
                 "#EXT-X-I-FRAME-STREAM-INF:BANDWIDTH=\(peak),AVERAGE-BANDWIDTH=\(average),CODECS=\"\(v.codecs)\","

@@ -74,7 +74,8 @@ public struct PackageRequest: Sendable, Hashable, Codable {
                     "must be \(JobRequestError.range(JobRequestLimits.videoBitRate)) bits per second, not \(r.bitRate)")
             }
             for format in formats where !format.canList(r.codec) {
-                throw JobRequestError(field: "\(f).codec", "\(format.rawValue.uppercased()) cannot list \(r.codec.rawValue)")
+                throw JobRequestError(
+                    field: "\(f).codec", "\(format.rawValue.uppercased()) cannot list \(r.codec.rawValue)")
             }
         }
     }
@@ -83,17 +84,20 @@ public struct PackageRequest: Sendable, Hashable, Codable {
     /// (aspect kept, even sides), largest first.
     /// - Throws: `JobRequestError` for a rendition larger than the source (refused, not upscaled: the
     ///   ladder leaves such rungs out) and for two renditions that come out the same size and codec.
-    public func resolved(sourceWidth: Int, sourceHeight: Int, field: String) throws(JobRequestError)
+    public func resolved(
+        sourceWidth: Int, sourceHeight: Int, field: String
+    ) throws(JobRequestError)
         -> [(rendition: Rendition, width: Int, height: Int)]
     {
-        let asked = ladder && renditions.isEmpty
-            ? Rendition.appleLadder(sourceWidth: sourceWidth, sourceHeight: sourceHeight) : renditions
+        let fromLadder = ladder && renditions.isEmpty
+        let asked =
+            fromLadder ? Rendition.appleLadder(sourceWidth: sourceWidth, sourceHeight: sourceHeight) : renditions
         var out: [(rendition: Rendition, width: Int, height: Int)] = []
         for (i, r) in asked.enumerated() {
             let box = VideoSettings(codec: r.codec, maxWidth: r.width, maxHeight: r.height)
             let size = box.outputSize(forDisplayWidth: sourceWidth, height: sourceHeight)
             // A box the source fits in without scaling, and that is larger, would be an upscale.
-            if r.width > sourceWidth && r.height > sourceHeight {
+            if !fromLadder && r.width > sourceWidth && r.height > sourceHeight {
                 throw JobRequestError(
                     field: "\(field).renditions[\(i)]",
                     "\(r.width)x\(r.height) is larger than the source (\(sourceWidth)x\(sourceHeight)); a rendition "
@@ -108,6 +112,9 @@ public struct PackageRequest: Sendable, Hashable, Codable {
             }
             out.append((r, size.width, size.height))
         }
-        return out.sorted { $0.width * $0.height > $1.width * $1.height }
+        // Largest first; equal areas keep the order asked.
+        return out.enumerated().sorted {
+            ($0.element.width * $0.element.height, -$0.offset) > ($1.element.width * $1.element.height, -$1.offset)
+        }.map(\.element)
     }
 }

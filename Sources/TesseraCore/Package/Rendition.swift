@@ -22,7 +22,8 @@ public struct Rendition: Sendable, Hashable, Codable {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let text = try c.decode(String.self, forKey: .size)
         guard let size = MediaText.size(text) else {
-            throw DecodingError.dataCorruptedError(forKey: .size, in: c, debugDescription: "'\(text.logSafe())' is not WxH")
+            throw DecodingError.dataCorruptedError(
+                forKey: .size, in: c, debugDescription: "'\(text.logSafe())' is not WxH")
         }
         self.init(
             width: size.width, height: size.height, bitRate: try c.decode(Int.self, forKey: .bitRate),
@@ -48,7 +49,8 @@ public struct Rendition: Sendable, Hashable, Codable {
             let rate = MediaText.bitRate(parts[1])
         else {
             throw JobRequestError(
-                field: field, "\(JobRequestError.quoted(text)) is not WxH:RATE[:CODEC], e.g. 1280x720:3M or 1280x720:3M:hevc")
+                field: field,
+                "\(JobRequestError.quoted(text)) is not WxH:RATE[:CODEC], e.g. 1280x720:3M or 1280x720:3M:hevc")
         }
         var codec = VideoCodec.h264
         if parts.count == 3 {
@@ -68,7 +70,8 @@ public struct Rendition: Sendable, Hashable, Codable {
 
     /// Apple's ladder for H.264 at up to 30 fps (HLS Authoring Specification for Apple Devices, 2.5), one
     /// rung per size, capped at the source's picture: rungs larger than `sourceWidth`×`sourceHeight` (as
-    /// displayed) are left out; a source smaller than the smallest rung gets that rung fitted to it.
+    /// displayed) are left out; a source smaller than the smallest rung gets that rung fitted to it. A
+    /// portrait source's boxes are turned upright.
     public static func appleLadder(sourceWidth: Int, sourceHeight: Int, codec: VideoCodec = .h264) -> [Rendition] {
         let rungs = [
             Rendition(width: 1920, height: 1080, bitRate: 6_000_000, codec: codec),
@@ -78,9 +81,11 @@ public struct Rendition: Sendable, Hashable, Codable {
             Rendition(width: 640, height: 360, bitRate: 730_000, codec: codec),
             Rendition(width: 416, height: 234, bitRate: 145_000, codec: codec),
         ]
-        // Portrait sources compare their long side with the rung's.
-        let (long, short) = (max(sourceWidth, sourceHeight), min(sourceWidth, sourceHeight))
-        let fitting = rungs.filter { $0.width <= long && $0.height <= short }
-        return fitting.isEmpty ? [rungs.last!] : fitting
+        // A portrait source gets portrait boxes (1080x1920 …).
+        let oriented =
+            sourceHeight > sourceWidth
+            ? rungs.map { Rendition(width: $0.height, height: $0.width, bitRate: $0.bitRate, codec: codec) } : rungs
+        let fitting = oriented.filter { $0.width <= sourceWidth && $0.height <= sourceHeight }
+        return fitting.isEmpty ? [oriented.last!] : fitting
     }
 }

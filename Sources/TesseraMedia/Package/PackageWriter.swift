@@ -183,7 +183,8 @@ final class PackageWriter {
         let file = try CMAFTrackFile(bytes: bytes, path: path)
         let fragments = writer.fragments
         if ProcessInfo.processInfo.environment["TESSERA_DEBUG_CMAF"] != nil {
-            FileHandle.standardError.write(Data("\(name) init \(file.initSegment) fragments \(file.fragments) cut \(fragments)\n".utf8))
+            FileHandle.standardError.write(
+                Data("\(name) init \(file.initSegment) fragments \(file.fragments) cut \(fragments)\n".utf8))
         }
         guard file.fragments.count == fragments.count else {
             throw MediaError(
@@ -211,7 +212,8 @@ final class PackageWriter {
             throw MediaError(.verificationFailed, path: path, "\(name): no codec configuration in its init segment")
         }
         guard tb.num == 1, tb.den > 0 else {
-            throw MediaError(.verificationFailed, path: path, "\(name): time base \(tb.num)/\(tb.den) is not 1/timescale")
+            throw MediaError(
+                .verificationFailed, path: path, "\(name): time base \(tb.num)/\(tb.den) is not 1/timescale")
         }
         return PackagedTrack(name: name, kind: kind, codecs: codecs, timescale: Int64(tb.den), segments: segments)
     }
@@ -240,7 +242,8 @@ final class PackageWriter {
         guard abs(sum - end.seconds) <= frame else {
             throw MediaError(
                 .verificationFailed, path: outputPath,
-                "\(track.name): segments add up to \(sum.rounded(places: 3)) s, the video lasts \(end.seconds.rounded(places: 3)) s")
+                "\(track.name): segments add up to \(sum.rounded(places: 3)) s, the video lasts \(end.seconds.rounded(places: 3)) s"
+            )
         }
         let (peak, average) = track.bandwidth(with: nil)
         if track.segments.count > 1, Double(peak) > 2 * Double(average) {
@@ -301,7 +304,9 @@ final class PackageWriter {
     private func moveIntoPlace() throws(MediaError) {
         var old: String?
         if FileManager.default.fileExists(atPath: outputPath) {
-            guard overwrite else { throw MediaError(.outputExists, path: outputPath, "already exists (use --overwrite)") }
+            guard overwrite else {
+                throw MediaError(.outputExists, path: outputPath, "already exists (use --overwrite)")
+            }
             let aside = temporaryPath + ".old"
             guard rename(outputPath, aside) == 0 else {
                 throw MediaError(.outputLocation, path: outputPath, "cannot move the old package aside: \(errnoText())")

@@ -93,7 +93,8 @@ enum SegmentPlanner {
                 last = k
             }
             // Don't leave a runt at the end: merge a last segment shorter than a third of the target.
-            if let lastCut = cuts.last, let lastFrame = frames.last, packets[lastFrame].pts - lastCut < targetTicks / 3 {
+            if let lastCut = cuts.last, let lastFrame = frames.last, packets[lastFrame].pts - lastCut < targetTicks / 3
+            {
                 cuts.removeLast()
             }
         }

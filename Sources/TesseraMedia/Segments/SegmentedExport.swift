@@ -106,7 +106,8 @@ final class SegmentedExport: @unchecked Sendable {
         segmentCount = plan.count
         segmentStarts = plan.map { expectedTimes[$0.outputFrames.lowerBound] }
         let ladder = try config.package.map { (p) throws(MediaError) in
-            try Self.renditionSettings(p.request, base: vs, source: source, frameRate: source.frameRate, path: reader.path)
+            try Self.renditionSettings(
+                p.request, base: vs, source: source, frameRate: source.frameRate, path: reader.path)
         }
         let lastEnd: Int64? = range.end == Int64.max ? nil : range.end - range.start
         let template = SegmentWork(
@@ -238,7 +239,8 @@ final class SegmentedExport: @unchecked Sendable {
                 let language = source.language
                 defer { audioNumber += 1 }
                 let suffix = language.map(Self.folderSafe).flatMap { $0.isEmpty ? nil : "-" + $0 } ?? ""
-                return try writer.addAudio(name: "audio\(audioNumber)" + suffix, language: language, title: source.title)
+                return try writer.addAudio(
+                    name: "audio\(audioNumber)" + suffix, language: language, title: source.title)
             }, config.makeProcessor)
         try writer.startWriting()
         try reader.startReading()
@@ -249,7 +251,9 @@ final class SegmentedExport: @unchecked Sendable {
 
     /// A name for a folder: letters and digits of `text` (a language code from a file), at most 16.
     static func folderSafe(_ text: String) -> String {
-        String(String.UnicodeScalarView(text.unicodeScalars.filter { $0.isASCII && CharacterSet.alphanumerics.contains($0) }.prefix(16)))
+        String(
+            String.UnicodeScalarView(
+                text.unicodeScalars.filter { $0.isASCII && CharacterSet.alphanumerics.contains($0) }.prefix(16)))
     }
 
     /// Where the stitched video ends, on the output's timeline.

@@ -1,0 +1,108 @@
+import Foundation
+import TesseraTestSupport
+import Testing
+
+/// Streaming packages on a real farm: a coordinator process and worker processes on loopback, the package
+/// served over HTTP and played by Debian's chromium through the job page's player
+/// (Tests/Package/player_check.py), and made again through a killed worker and a coordinator restart.
+@Suite("Farm streaming packages", .serialized)
+struct FarmPackageTests {
+    static let player = TestMedia.repositoryRoot.appendingPathComponent("Tests/Package/player_check.py")
+    static let options = [
+        "--package", "hls,dash", "--rendition", "640x360:1M", "--rendition", "320x180:300k", "--package-segment", "2",
+        "--speed", "superfast",
+    ]
+
+    /// 8 s of 640x360 with keyframes every 1.5 s (off the 2 s grid) and audio.
+    static func source(_ farm: FarmFixture) throws -> URL {
+        let src = farm.media.appendingPathComponent("clip.mp4")
+        try TestMedia.make(src, seconds: 8, width: 640, height: 360, extra: ["-g", "45"])
+        return src
+    }
+
+    /// The files under a folder, by relative path.
+    static func files(_ folder: URL) throws -> [String: Data] {
+        var out: [String: Data] = [:]
+        for case let name as String in FileManager.default.enumerator(atPath: folder.path) ?? .init() {
+            var isFolder: ObjCBool = false
+            let url = folder.appendingPathComponent(name)
+            if FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), !isFolder.boolValue {
+                out[name] = try Data(contentsOf: url)
+            }
+        }
+        return out
+    }
+
+    @Test("chromium plays a farm-made package from the coordinator and switches rendition at a boundary")
+    func playedInABrowser() throws {
+        try #require(
+            FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium")
+                && FileManager.default.isExecutableFile(atPath: TestMedia.toolsPython),
+            "Scripts/install-deps.sh installs chromium and playwright")
+        let farm = try FarmFixture()
+        let src = try Self.source(farm)
+        try farm.startCoordinator()
+        try farm.startWorker("w1")
+        try farm.startWorker("w2")
+        let id = try farm.submit(src, output: "pkg", Self.options)
+        let status = try farm.wait(id)
+        #expect(status["state"] as? String == "completed", "\(status)")
+        #expect((status["package"] as? [String: Any])?["formats"] as? [String] == ["hls", "dash"])
+        #expect(FileManager.default.fileExists(atPath: farm.outputs.appendingPathComponent("pkg/master.m3u8").path))
+
+        let config: [String: Any] = [
+            "url": farm.httpURL, "token": farm.token, "job": id, "widths": [640, 320], "segments": 4,
+            "first": "640x360",
+        ]
+        let configFile = farm.root.appendingPathComponent("player-config.json")
+        let resultFile = farm.root.appendingPathComponent("player-result.json")
+        try JSONSerialization.data(withJSONObject: config).write(to: configFile)
+        let run = try TestMedia.runCapturing(
+            "/usr/bin/timeout", ["300", TestMedia.toolsPython, Self.player.path, configFile.path, resultFile.path])
+        print("player harness:\n\(run.stdout)")
+        let result = (try? JSONSerialization.jsonObject(with: Data(contentsOf: resultFile))) as? [String: Any]
+        let checks = result?["checks"] as? [[String: Any]] ?? []
+        #expect(run.status == 0, "\(run.stdout.suffix(3000))\(run.stderr.suffix(2000))")
+        #expect(checks.count >= 20, "the harness stopped early: \(run.stderr.suffix(2000))")
+        for c in checks where c["ok"] as? Bool != true { Issue.record("\(c["name"] ?? "?"): \(c["detail"] ?? "")") }
+    }
+
+    @Test("a worker killed and the coordinator restarted mid-job: the same package, byte for byte")
+    func disturbedRunMakesTheSameBytes() throws {
+        let farm = try FarmFixture()
+        // 16 s of 1280x720: long enough that the faults land mid-job (x264 superfast reproduces its bytes).
+        let src = farm.media.appendingPathComponent("long.mp4")
+        try TestMedia.make(src, seconds: 16, width: 1280, height: 720, extra: ["-g", "45"])
+        let options = [
+            "--package", "hls,dash", "--rendition", "1280x720:2M", "--rendition", "640x360:600k",
+            "--package-segment", "2", "--speed", "superfast",
+        ]
+        try farm.startCoordinator()
+        try farm.startWorker("w1")
+        try farm.startWorker("w2")
+        let calm = try farm.submit(src, output: "calm", options)
+        #expect(try farm.wait(calm)["state"] as? String == "completed")
+        // The same job again, with a worker and the coordinator killed (kill -9) once a segment is spooled.
+        let id = try farm.submit(src, output: "disturbed", options)
+        #expect(
+            try farm.eventually(60) {
+                FarmFaultTests.segments(farm.log("coordinator"), job: id, word: "spooled").count >= 1
+            })
+        farm.signal("w1", SIGKILL)
+        farm.signal("coordinator", SIGKILL)
+        _ = farm.waitExit("coordinator", timeout: 10)
+        let spooled = Set(FarmFaultTests.segments(farm.log("coordinator"), job: id, word: "spooled"))
+        #expect(spooled.count < 8, "the faults landed before the job's end: \(spooled.sorted())")
+        try farm.startCoordinator()
+        try farm.startWorker("w3")
+        let status = try farm.wait(id)
+        #expect(status["state"] as? String == "completed", "\(status)\n\(farm.log("coordinator").suffix(2000))")
+        let a = try Self.files(farm.outputs.appendingPathComponent("calm"))
+        let b = try Self.files(farm.outputs.appendingPathComponent("disturbed"))
+        #expect(a.count == 34 && Set(a.keys) == Set(b.keys), "\(a.keys.sorted()) vs \(b.keys.sorted())")
+        for (name, data) in a { #expect(b[name] == data, "\(name) differs after the faults") }
+        // Nothing half-made is left in the outputs.
+        let names = try FileManager.default.contentsOfDirectory(atPath: farm.outputs.path)
+        #expect(names.allSatisfy { !$0.contains("partial") }, "\(names)")
+    }
+}
