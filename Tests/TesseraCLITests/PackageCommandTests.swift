@@ -136,6 +136,35 @@ import Testing
         }
     }
 
+    /// A 4 s media segment is made as two 2 s farm segments (keyframes every 2 s, work shared out): the
+    /// package still has one fragment per media segment, starting on the planned frames.
+    @Test func aMediaSegmentIsMadeOfSeveralFarmSegments() throws {
+        defer { TestMedia.cleanup(dir) }
+        let src = try source()
+        let out = dir.appendingPathComponent("pkg")
+        let r = try tessera([
+            "transcode", src.path, "-o", out.path, "--package", "hls", "--rendition", "320x180:300k",
+            "--package-segment", "4", "--speed", "superfast", "--json", "--quiet",
+        ])
+        #expect(r.status == 0, "\(r.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        #expect(report["segments"] as? Int == 3, "farm segments: 2 s, 2 s, 1 s")
+        let package = try #require(report["package"] as? [String: Any])
+        #expect((package["video"] as? [[String: Any]])?.first?["segments"] as? Int == 2)
+        let playlist = try String(contentsOf: out.appendingPathComponent("320x180/playlist.m3u8"), encoding: .utf8)
+        #expect(playlist.contains("#EXTINF:4.000000,\nseg_00001.m4s\n#EXTINF:1.000000,\nseg_00002.m4s"), "\(playlist)")
+        let file = try joined(out, "320x180", into: "all.mp4")
+        #expect(try TestMedia.framePTS(file) == TestMedia.framePTS(src))
+        let keyframes = try TestMedia.run(
+            "ffprobe",
+            [
+                "-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts_time,flags", "-of", "csv=p=0",
+                file.path,
+            ]
+        ).split(separator: "\n").filter { $0.contains("K") }.compactMap { Double($0.split(separator: ",")[0]) }
+        #expect(keyframes == [0, 2, 4], "an IDR opens every farm segment: \(keyframes)")
+    }
+
     /// The farm (two worker processes over ZeroMQ) makes the same package, byte for byte, as one machine.
     @Test func theFarmMakesTheSamePackageAsOneMachine() throws {
         defer { TestMedia.cleanup(dir) }

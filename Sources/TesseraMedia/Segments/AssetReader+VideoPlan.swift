@@ -29,11 +29,12 @@ extension AssetReader {
     ///   - parallel: segments expected to run at once (the tail is re-cut for them).
     ///   - retime: for a retimed export, how to make it from this reader's range (whose tick of the
     ///     range start it is given here): segments are then planned on its output timeline.
-    ///   - onGrid: cut every `segmentSeconds` exactly, keyframe or not (a streaming package's media segments).
+    ///   - gridPieces: cut every `segmentSeconds` exactly, keyframe or not, each in this many pieces (a
+    ///     streaming package's media segments, made as shorter farm segments).
     /// - Throws: `.invalidArgument` without a video track or with a length that does not fit the time
     ///   base; the `InputFile` and `VideoPacketIndex` errors.
     func planVideo(
-        segmentSeconds: Double?, parallel: Int = 1, retime: ExportRetime? = nil, onGrid: Bool = false
+        segmentSeconds: Double?, parallel: Int = 1, retime: ExportRetime? = nil, gridPieces: Int? = nil
     ) throws(MediaError)
         -> VideoPlan
     {
@@ -61,7 +62,8 @@ extension AssetReader {
         } else {
             planned = SegmentPlanner.cut(
                 index, start: range.start, end: range.end,
-                onGrid ? .grid(targetTicks: target) : .asIs(targetTicks: target, parallel: parallel))
+                gridPieces.map { .grid(targetTicks: target, pieces: $0) }
+                    ?? .asIs(targetTicks: target, parallel: parallel))
         }
         let t = input.context.pointee.start_time  // as `Asset.startTime`, which `audioEndGaps(of:)` uses
         let start = t != tessera_AV_NOPTS_VALUE() ? MediaTime(value: t, timescale: AV_TIME_BASE) : .zero

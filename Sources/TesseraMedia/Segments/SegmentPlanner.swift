@@ -30,10 +30,11 @@ enum SegmentPlanner {
         /// Frames chosen along a time map on a constant grid (a retimed export, a composition's run), cut
         /// about `targetSeconds` of output apart; nil makes one segment.
         case retimed(SegmentRetime, targetSeconds: Rational?)
-        /// A streaming package's media segments: the source's own frames, cut at the first frame at or after
-        /// every multiple of `targetTicks` from the start, keyframe or not (each segment's encode starts
-        /// with one), so segments keep to the grid without drifting.
-        case grid(targetTicks: Int64)
+        /// A streaming package's media segments, each cut in `pieces`: the source's own frames, cut at the
+        /// first frame at or after every multiple of `targetTicks / pieces` from the start (in exact
+        /// integers, so every `pieces`-th cut is a media segment's), keyframe or not (each segment's encode
+        /// starts with one), so segments keep to the grid without drifting.
+        case grid(targetTicks: Int64, pieces: Int)
     }
 
     /// The one planner entry, for a plain transcode's range, a retimed export's and each run of a
@@ -43,8 +44,8 @@ enum SegmentPlanner {
         switch timing {
         case .asIs(let targetTicks, let parallel):
             plan(index, start: start, end: end, targetTicks: targetTicks, parallel: parallel)
-        case .grid(let targetTicks):
-            plan(index, start: start, end: end, targetTicks: targetTicks, onGrid: true)
+        case .grid(let targetTicks, let pieces):
+            plan(index, start: start, end: end, targetTicks: targetTicks, gridPieces: max(1, pieces))
         case .retimed(let retime, let targetSeconds):
             planRetimed(index, start: start, end: end, retime: retime, targetSeconds: targetSeconds)
         }
@@ -69,20 +70,30 @@ enum SegmentPlanner {
     /// The `.asIs` cut (`cut` is the entry).
     static func plan(
         _ index: VideoPacketIndex, start: Int64, end: Int64, targetTicks: Int64, parallel: Int = 1,
-        onGrid: Bool = false
+        gridPieces: Int? = nil
     ) -> Cut {
         let packets = index.entries
         let frames = presentedFrames(index, start: start, end: end)
         guard !frames.isEmpty else { return Cut(segments: [], outputTimes: []) }
 
         var cuts: [Int64] = []
-        if onGrid {
-            // The first frame at or after each multiple of the target (the held first frame belongs to the first).
-            let (first, overflow) = start.addingReportingOverflow(targetTicks)
-            var next = overflow ? Int64.max : first
-            for f in frames where packets[f].pts > start && packets[f].pts < end && packets[f].pts >= next {
+        if let pieces = gridPieces {
+            // The first frame at or after each grid point (the held first frame belongs to the first).
+            func point(_ n: Int64) -> Int64? {
+                let (scaled, overflow) = n.multipliedReportingOverflow(by: targetTicks)
+                let (p, past) = start.addingReportingOverflow(scaled / Int64(pieces))
+                return overflow || past ? nil : p
+            }
+            var n: Int64 = 1
+            var next = point(n)
+            for f in frames where packets[f].pts > start && packets[f].pts < end {
+                guard let grid = next else { break }
+                guard packets[f].pts >= grid else { continue }
                 cuts.append(packets[f].pts)
-                while next <= packets[f].pts && next < Int64.max - targetTicks { next += targetTicks }
+                while let g = next, g <= packets[f].pts {
+                    n += 1
+                    next = point(n)
+                }
             }
         } else {
             // Cut points: keyframe presentation times inside the range, at least a target apart.
@@ -98,7 +109,7 @@ enum SegmentPlanner {
                 cuts.removeLast()
             }
         }
-        if parallel > 1 && !onGrid {
+        if parallel > 1 && gridPieces == nil {
             let ptsOfFrame = frames.map { packets[$0].pts }
             let keyframeAt = frames.map { packets[$0].isKeyframe }
             // No piece shorter than two thirds of the target: a short segment costs a keyframe and an

@@ -91,9 +91,14 @@ final class SegmentedExport: @unchecked Sendable {
         // Refuses impossible settings before any work is sent.
         _ = try VideoEncoding(vs, source: source, toneMapped: config.tracks.toneMapTo != nil)
         let tb = source.timeBase
+        // A package's media segment is made as farm segments of at most the keyframe interval: its
+        // keyframes fall there anyway, and shorter pieces share out among the workers.
+        let pieces = config.package.map {
+            max(1, Int(($0.request.segmentDuration / PackageRequest.keyframeSeconds).rounded(.up)))
+        }
         let video = try reader.planVideo(
             segmentSeconds: config.segmentSeconds, parallel: config.parallel, retime: config.retime,
-            onGrid: config.package != nil)
+            gridPieces: pieces)
         let range = video.range
         var plan = video.planned.segments
         expectedTimes = video.outputTimes
@@ -104,7 +109,19 @@ final class SegmentedExport: @unchecked Sendable {
             throw MediaError(.invalidArgument, path: reader.path, "the range holds no video frame")
         }
         segmentCount = plan.count
-        segmentStarts = plan.map { expectedTimes[$0.outputFrames.lowerBound] }
+        // Where media segments start: the first farm segment at or after each multiple of the length.
+        if config.package != nil {
+            let length = try SegmentPlanner.targetTicks(seconds: config.segmentSeconds, timeBase: tb)
+            var starts: [Int] = []
+            var m: Int64 = 0
+            for (i, spec) in plan.enumerated() {
+                let offset = spec.presentationRange.lowerBound &- range.start
+                guard i == 0 || offset >= m * length else { continue }
+                starts.append(spec.outputFrames.lowerBound)
+                m = offset / length + 1
+            }
+            segmentStarts = starts.map { expectedTimes[$0] }
+        }
         let ladder = try config.package.map { (p) throws(MediaError) in
             try Self.renditionSettings(
                 p.request, base: vs, source: source, frameRate: source.frameRate, path: reader.path)
