@@ -38,6 +38,23 @@ import Testing
         #expect(TestMedia.stream(probe, "video")?["nb_read_frames"] as? String == "30")
     }
 
+    /// An untagged HD source scaled to SD keeps its pixels in BT.709 (players guess BT.601 for untagged SD),
+    /// so the output says BT.709; measured against its source, as a player would show both, it is close.
+    @Test func anUntaggedHDSourceScaledToSDIsTaggedWithTheMatrixItHolds() throws {
+        defer { TestMedia.cleanup(dir) }
+        let src = dir.appendingPathComponent("hd.mp4"), out = dir.appendingPathComponent("sd.mp4")
+        try TestMedia.make(src, seconds: 1, width: 1280, height: 720, audio: nil)
+        let r = try tessera(["transcode", src.path, "-o", out.path, "--size", "640x360", "--quiet"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let video = try #require(TestMedia.stream(try TestMedia.probe(out), "video"))
+        #expect(video["color_space"] as? String == "bt709", "\(video)")
+        let v = try tessera(["verify", out.path, "--against", src.path, "--quality", "--json"])
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(v.stdout.utf8)) as? [String: Any])
+        let measured = (report["quality"] as? [String: Any])?["quality"] as? [String: Any]
+        let psnr = try #require(measured?["psnr"] as? Double)
+        #expect(psnr > 40, "\(psnr) dB: the source was converted to another matrix to compare")
+    }
+
     @Test func customCodecOptionsOverrideThePreset() throws {
         defer { TestMedia.cleanup(dir) }
         let src = try clip(), out = dir.appendingPathComponent("out.mkv")

@@ -17,6 +17,9 @@ public struct PackageReport: Sendable, Hashable, Codable {
         /// Where the first presented sample and the last end, in seconds of the package's timeline.
         public var start: Double
         public var end: Double
+        /// A video rendition's frame processor (`vulkan`, `cpu`, `none` when the source's pictures fit as
+        /// they are).
+        public var processor: String? = nil
 
         public init(
             name: String, codecs: String, width: Int?, height: Int?, language: String?, peakBitRate: Int,

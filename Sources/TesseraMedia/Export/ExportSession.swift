@@ -260,6 +260,9 @@ public final class ExportSession: @unchecked Sendable {
             var report = finishReport(segmented.report, fileType: fileType, range: range, started: started)
             report.verification = verification
             report.package = package
+            for (i, kind) in segmented.renditionProcessors.enumerated() where i < package.video.count {
+                report.package?.video[i].processor = kind.rawValue
+            }
             report.bytes = Self.bytes(under: outputPath)
             return report
         }

@@ -57,10 +57,17 @@ struct VideoEncoding {
         processing = needsProcessing ? ProcessingSpec(outputWidth: w, outputHeight: h, outputFormat: wanted) : nil
         var colorRange = p.color_range
         if colorRange == AVCOL_RANGE_UNSPECIFIED || needsProcessing { colorRange = AVCOL_RANGE_MPEG }
+        // An untagged source's matrix is guessed from its height (BT.709 from 720 lines up) and kept through
+        // processing; a picture scaled across that line would be guessed otherwise by a player, so it is
+        // tagged with the matrix it holds.
+        var colorSpace = p.color_space
+        if colorSpace == AVCOL_SPC_UNSPECIFIED && (Int(p.height) >= 720) != (h >= 720) {
+            colorSpace = Int(p.height) >= 720 ? AVCOL_SPC_BT709 : AVCOL_SPC_SMPTE170M
+        }
         encoderInput = Encoder.VideoInput(
             width: w, height: h, pixelFormat: wanted.avFormat, timeBase: timeBase, frameRate: frameRate,
             sampleAspectRatio: p.sample_aspect_ratio.num > 0 ? p.sample_aspect_ratio : AVRational(num: 1, den: 1),
-            colorSpace: p.color_space, colorPrimaries: p.color_primaries, colorTransfer: p.color_trc,
+            colorSpace: colorSpace, colorPrimaries: p.color_primaries, colorTransfer: p.color_trc,
             colorRange: colorRange, chromaLocation: p.chroma_location, hdr: toneMapped ? nil : hdr)
     }
 }

@@ -44,8 +44,9 @@ final class SegmentedEngine {
     struct Result {
         var frames: Int
         var endSeconds: Double
-        /// The first segment's processor.
+        /// The first segment's processor, and each of its other renditions'.
         var processor: ProcessorKind
+        var renditionProcessors: [ProcessorKind] = []
         /// Every segment's measured quality, in order (empty when the segments were not decoded).
         var quality: [SegmentQuality]
         /// The quality the segments were asked to reach.
@@ -164,8 +165,8 @@ final class SegmentedEngine {
             for stage in stages { stage.wait() }
             try failure.check()
             return Result(
-                frames: frames, endSeconds: stitcher.endSeconds, processor: first.processor, quality: quality,
-                target: target)
+                frames: frames, endSeconds: stitcher.endSeconds, processor: first.processor,
+                renditionProcessors: first.renditions.map(\.processor), quality: quality, target: target)
         } catch {
             throw stop(error)
         }

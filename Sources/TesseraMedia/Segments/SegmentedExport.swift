@@ -52,6 +52,8 @@ final class SegmentedExport: @unchecked Sendable {
     private let failure: PipelineFailure
     private(set) var segmentCount = 0
     private(set) var processorKind = ProcessorKind.none
+    /// Which processor made each rendition's pictures (a package's), in the ladder's order.
+    private(set) var renditionProcessors: [ProcessorKind] = []
     private(set) var audioPlan: TranscodePipeline?
     /// The presentation time of every output frame, from the plan.
     private(set) var expectedTimes: [MediaTime] = []
@@ -180,6 +182,7 @@ final class SegmentedExport: @unchecked Sendable {
                         elapsedSeconds: Date().timeIntervalSince(started)))
             })
         processorKind = result.processor
+        renditionProcessors = [result.processor] + result.renditionProcessors
         videoEnd = result.endSeconds
         quality = QualityReport(segments: result.quality, target: result.target)
         if config.package != nil { return nil }
