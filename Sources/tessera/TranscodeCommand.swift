@@ -46,9 +46,6 @@ struct TranscodeCommand: AsyncParsableCommand {
         try job.validate(source: source, spec: spec)
         if try streaming.request() != nil {
             if spec != nil { throw ValidationError("--package cannot go with --spec yet: package a source file") }
-            if try job.retime.retiming() != nil {
-                throw ValidationError("--package cannot go with the retiming options yet")
-            }
             if job.codec.target != nil {
                 throw ValidationError("--package sets each rendition's rate: no --target-quality")
             }

@@ -165,6 +165,53 @@ import Testing
         #expect(keyframes == [0, 2, 4], "an IDR opens every farm segment: \(keyframes)")
     }
 
+    /// A phone-like variable frame rate (30 fps, then 15) and a retimed export (a second stretched to two,
+    /// at a constant 30 fps) are packaged too: every frame at its time, the playlists adding up.
+    @Test func aVariableFrameRateClipAndARetimedExportArePackaged() throws {
+        defer { TestMedia.cleanup(dir) }
+        let vfr = dir.appendingPathComponent("vfr.mp4")
+        try TestMedia.run(
+            "ffmpeg",
+            [
+                "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30:duration=5", "-f", "lavfi",
+                "-i", "sine=frequency=440:sample_rate=48000:duration=5", "-vf",
+                "select='if(lt(t,2),1,not(mod(n,2)))'", "-vsync", "vfr", "-c:v", "libx264", "-preset", "ultrafast",
+                "-g", "40", "-pix_fmt", "yuv420p", "-c:a", "aac", vfr.path,
+            ])
+        let times = try TestMedia.framePTS(vfr)
+        #expect(times.count == 105, "60 frames at 30 fps, then 45 at 15: \(times.count)")
+        let out = dir.appendingPathComponent("vfr-pkg")
+        let r = try tessera(
+            [
+                "transcode", vfr.path, "-o", out.path, "--package", "hls,dash", "--rendition", "320x180:300k",
+                "--package-segment", "2", "--speed", "superfast", "--quiet",
+            ])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try TestMedia.framePTS(try joined(out, "320x180", into: "vfr-all.mp4")) == times)
+        let playlist = try String(contentsOf: out.appendingPathComponent("320x180/playlist.m3u8"), encoding: .utf8)
+        let sum = playlist.split(separator: "\n").filter { $0.hasPrefix("#EXTINF:") }
+            .compactMap { Double($0.dropFirst(8).dropLast()) }.reduce(0, +)
+        #expect(abs(sum - 5) <= 1.0 / 15, "EXTINF add up to \(sum)")
+
+        let src = try source()
+        let slow = dir.appendingPathComponent("slow-pkg")
+        let s = try tessera(
+            [
+                "transcode", src.path, "-o", slow.path, "--scale", "1s-2s:2s", "--frame-rate", "30", "--package", "hls",
+                "--rendition", "320x180:300k", "--package-segment", "2", "--speed", "superfast", "--json", "--quiet",
+            ])
+        #expect(s.status == 0, "\(s.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(s.stdout.utf8)) as? [String: Any])
+        let package = try #require(report["package"] as? [String: Any])
+        let video = try #require((package["video"] as? [[String: Any]])?.first)
+        #expect(video["segments"] as? Int == 3 && abs((video["duration"] as? Double ?? 0) - 6) < 1e-6, "\(video)")
+        let audio = try #require((package["audio"] as? [[String: Any]])?.first)
+        #expect(abs((audio["end"] as? Double ?? 0) - 6) <= 1024.0 / 48_000 + 1e-6, "\(audio)")
+        let all = try joined(slow, "320x180", into: "slow-all.mp4")
+        let shown = try TestMedia.framePTS(all)
+        #expect(shown.count == 180 && shown.enumerated().allSatisfy { abs($1 - Double($0) / 30) < 1e-3 })
+    }
+
     /// The farm (two worker processes over ZeroMQ) makes the same package, byte for byte, as one machine.
     @Test func theFarmMakesTheSamePackageAsOneMachine() throws {
         defer { TestMedia.cleanup(dir) }

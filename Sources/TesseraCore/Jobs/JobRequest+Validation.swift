@@ -155,7 +155,6 @@ extension JobRequest {
             if spec != nil {
                 throw JobRequestError(field: "package", "a composition is not packaged yet: give a source")
             }
-            if retiming != nil { throw JobRequestError(field: "package", "a retimed export is not packaged yet") }
             if targetQuality != nil {
                 throw JobRequestError(field: "package", "each rendition has its own rate: no targetQuality with it")
             }

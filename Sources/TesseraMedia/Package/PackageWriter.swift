@@ -25,6 +25,8 @@ final class PackageWriter {
         var name: String
         var language: String?
         var title: String?
+        /// How much later than the video its source track ends (kept, as in a single file).
+        var endGap: MediaTime
     }
 
     let outputPath: String
@@ -81,9 +83,10 @@ final class PackageWriter {
     }
 
     /// An audio track's file, in its own folder.
-    func addAudio(name: String, language: String?, title: String?) throws(MediaError) -> AssetWriter {
+    func addAudio(name: String, language: String?, title: String?, endGap: MediaTime) throws(MediaError) -> AssetWriter
+    {
         let writer = try trackWriter(name)
-        audio.append(Audio(writer: writer, name: name, language: language, title: title))
+        audio.append(Audio(writer: writer, name: name, language: language, title: title, endGap: endGap))
         return writer
     }
 
@@ -142,7 +145,7 @@ final class PackageWriter {
                     language: a.language, title: a.title, channels: Int(c.ch_layout.nb_channels),
                     sampleRate: Int(c.sample_rate))
                 let track = try split(a.writer, name: a.name, kind: kind, timeBase: stream.pointee.time_base)
-                try checkAudio(track, a.writer, timeBase: stream.pointee.time_base, videoEnd: videoEnd)
+                try checkAudio(track, a.writer, timeBase: stream.pointee.time_base, end: videoEnd + a.endGap)
                 audioTracks.append(track)
             }
             var manifests: [String] = []
@@ -259,9 +262,9 @@ final class PackageWriter {
     }
 
     /// The audio starts with the video (its priming cut by the edit list) and ends within one audio frame
-    /// of it.
+    /// of `end`: the video's, and the source's own gap between its tracks' ends.
     private func checkAudio(
-        _ track: PackagedTrack, _ writer: AssetWriter, timeBase tb: AVRational, videoEnd: MediaTime
+        _ track: PackagedTrack, _ writer: AssetWriter, timeBase tb: AVRational, end videoEnd: MediaTime
     ) throws(MediaError) {
         guard let first = writer.fragments.first, let last = writer.fragments.last else {
             throw MediaError(.verificationFailed, path: outputPath, "\(track.name) holds no audio")
@@ -271,8 +274,8 @@ final class PackageWriter {
         guard abs(end - videoEnd.seconds) <= frame + 1e-6 else {
             throw MediaError(
                 .verificationFailed, path: outputPath,
-                "\(track.name) ends at \(end.rounded(places: 3)) s, the video at \(videoEnd.seconds.rounded(places: 3)) s: "
-                    + "more than one audio frame apart")
+                "\(track.name) ends at \(end.rounded(places: 3)) s, expected at \(videoEnd.seconds.rounded(places: 3)) s "
+                    + "(the video's end and the source's gap between its tracks): more than one audio frame apart")
         }
     }
 

@@ -54,11 +54,16 @@ extension AssetReader {
                 throw MediaError(.invalidArgument, path: path, "frame duration \(retime.frameDuration) does not fit")
             }
             outputTimeBase = outputTB
-            planned = SegmentPlanner.cut(
-                index, start: range.start, end: range.end,
-                .retimed(
-                    timing,
-                    targetSeconds: try segmentSeconds.map { s throws(MediaError) in try Self.outputSeconds(s) }))
+            let target = try segmentSeconds.map { s throws(MediaError) in try Self.outputSeconds(s) }
+            // A package's media segments: whole output frames each, cut exactly.
+            if let pieces = gridPieces, let target, let frames = (target / timing.frameDuration).floor {
+                planned = SegmentPlanner.cut(
+                    index, start: range.start, end: range.end,
+                    .retimedGrid(timing, frames: Int(clamping: max(1, frames)), pieces: pieces))
+            } else {
+                planned = SegmentPlanner.cut(
+                    index, start: range.start, end: range.end, .retimed(timing, targetSeconds: target))
+            }
         } else {
             planned = SegmentPlanner.cut(
                 index, start: range.start, end: range.end,
@@ -81,7 +86,7 @@ extension AssetReader {
     }
 
     /// A wished segment length in output seconds, exact to the millisecond.
-    private static func outputSeconds(_ seconds: Double) throws(MediaError) -> Rational {
+    static func outputSeconds(_ seconds: Double) throws(MediaError) -> Rational {
         guard seconds.isFinite, seconds > 0, let ms = Int64(exactly: (seconds * 1000).rounded(.down)), ms < 1 << 40
         else { throw MediaError(.invalidArgument, "segment duration \(seconds) s is out of range") }
         return Rational(max(ms, 1), 1000)

@@ -18,7 +18,8 @@ extension SegmentPlanner {
     ///   - targetSeconds: the wished segment length in output seconds; nil plans one segment.
     /// - Returns: the segments, and every output frame's time in ticks of the frame duration (0 ..< N).
     static func planRetimed(
-        _ index: VideoPacketIndex, start: Int64, end: Int64, retime: SegmentRetime, targetSeconds: Rational?
+        _ index: VideoPacketIndex, start: Int64, end: Int64, retime: SegmentRetime, targetSeconds: Rational?,
+        grid: (frames: Int, pieces: Int)? = nil
     ) -> Cut {
         let packets = index.entries
         let frames = presentedFrames(index, start: start, end: end)
@@ -40,7 +41,16 @@ extension SegmentPlanner {
             shown[k] = f
         }
         var bounds = [0]
-        if let target = targetSeconds, let wished = (target / retime.frameDuration).floor {
+        if let grid {
+            var m = 1
+            while true {
+                let (scaled, overflow) = m.multipliedReportingOverflow(by: grid.frames)
+                let a = scaled / grid.pieces
+                guard !overflow, a < n else { break }
+                if a > bounds.last! { bounds.append(a) }
+                m += 1
+            }
+        } else if let target = targetSeconds, let wished = (target / retime.frameDuration).floor {
             let t = Int(clamping: max(1, wished))
             var a = 0
             while n - a > t + t / 3 {

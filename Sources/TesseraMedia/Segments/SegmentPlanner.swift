@@ -35,6 +35,9 @@ enum SegmentPlanner {
         /// integers, so every `pieces`-th cut is a media segment's), keyframe or not (each segment's encode
         /// starts with one), so segments keep to the grid without drifting.
         case grid(targetTicks: Int64, pieces: Int)
+        /// A retimed export's package: its constant grid cut every `frames / pieces` output frames (in
+        /// exact integers, every `pieces`-th cut a media segment's).
+        case retimedGrid(SegmentRetime, frames: Int, pieces: Int)
     }
 
     /// The one planner entry, for a plain transcode's range, a retimed export's and each run of a
@@ -48,6 +51,10 @@ enum SegmentPlanner {
             plan(index, start: start, end: end, targetTicks: targetTicks, gridPieces: max(1, pieces))
         case .retimed(let retime, let targetSeconds):
             planRetimed(index, start: start, end: end, retime: retime, targetSeconds: targetSeconds)
+        case .retimedGrid(let retime, let frames, let pieces):
+            planRetimed(
+                index, start: start, end: end, retime: retime, targetSeconds: nil,
+                grid: (max(1, frames), max(1, pieces)))
         }
     }
 

@@ -7,11 +7,19 @@ import TesseraCore
 /// Segments arrive with timestamps already on the output timeline. The stitcher refuses a segment
 /// whose codec parameters differ from the first (it could not be decoded with the others), and checks
 /// across every boundary that DTS strictly increases and PTS ≥ DTS.
+///
+/// An encoder starts a segment's decode times one reorder delay before its first frame, counted in that
+/// segment's frame durations. Where the frame rate changed at the boundary (variable-rate video) they can
+/// fall at or before the previous segment's last: those lead packets then take the presentation times of
+/// the frames just before the segment, as one encoder over both would have given them (decode time = the
+/// presentation time a reorder delay earlier). Presentation times are never changed.
 final class SegmentStitcher {
     private let reference: CodecConfiguration
     private let timeBase: AVRational
     private let path: String
     private var lastDTS = Int64.min
+    /// The latest presentation times written, ascending (a reorder delay's worth and more).
+    private var recentPTS: [Int64] = []
     private var end: Int64 = 0
     /// Audio segments may start with any packet; video segments must start with a keyframe.
     private let isVideo: Bool
@@ -30,8 +38,15 @@ final class SegmentStitcher {
     ///   would break decode order at the boundary; the writer's errors otherwise.
     func append(_ segment: SegmentOutput, to input: AssetWriterInput) throws(MediaError) {
         try check(segment.parameters, segment: segment.index)
+        var leadDTS: [Int64] = []
+        if isVideo, let first = segment.packets.first, first.dts <= lastDTS {
+            let lead = segment.packets.prefix { $0.dts < first.pts }.count
+            if lead > 0 && lead <= recentPTS.count { leadDTS = Array(recentPTS.suffix(lead)) }
+        }
         for (n, p) in segment.packets.enumerated() {
-            try append(try p.makePacket(), segment: segment.index, number: n, to: input)
+            let packet = try p.makePacket()
+            if n < leadDTS.count { packet.pointer.pointee.dts = leadDTS[n] }
+            try append(packet, segment: segment.index, number: n, to: input)
         }
     }
 
@@ -63,6 +78,8 @@ final class SegmentStitcher {
         }
         lastDTS = p.dts
         end = max(end, packetEnd)
+        recentPTS.insert(p.pts, at: recentPTS.firstIndex { $0 > p.pts } ?? recentPTS.count)
+        if recentPTS.count > 32 { recentPTS.removeFirst(recentPTS.count - 32) }
         try input.append(packet)
     }
 }

@@ -111,13 +111,21 @@ final class SegmentedExport: @unchecked Sendable {
             throw MediaError(.invalidArgument, path: reader.path, "the range holds no video frame")
         }
         segmentCount = plan.count
-        // Where media segments start: the first farm segment at or after each multiple of the length.
+        // Where media segments start: the first farm segment at or after each multiple of the length (in
+        // source ticks; for a retimed export, in whole output frames, as its grid was cut).
         if config.package != nil {
-            let length = try SegmentPlanner.targetTicks(seconds: config.segmentSeconds, timeBase: tb)
+            let length: Int64
+            if let r = config.retime {
+                length = max(1, (try AssetReader.outputSeconds(config.segmentSeconds) / r.frameDuration).floor ?? 1)
+            } else {
+                length = try SegmentPlanner.targetTicks(seconds: config.segmentSeconds, timeBase: tb)
+            }
             var starts: [Int] = []
             var m: Int64 = 0
             for (i, spec) in plan.enumerated() {
-                let offset = spec.presentationRange.lowerBound &- range.start
+                let offset =
+                    config.retime == nil
+                    ? spec.presentationRange.lowerBound &- range.start : Int64(spec.outputFrames.lowerBound)
                 guard i == 0 || offset >= m * length else { continue }
                 starts.append(spec.outputFrames.lowerBound)
                 m = offset / length + 1
@@ -252,6 +260,7 @@ final class SegmentedExport: @unchecked Sendable {
         var otherTracks = config.tracks
         otherTracks.video = nil
         var audioNumber = 0
+        let gaps = sourceAudioEndGaps
         audioPlan = try TranscodePipeline.make(
             reader: reader, writer: writer.video[0].writer, settings: otherSettings, tracks: otherTracks,
             videoElsewhere: true, retime: config.retime,
@@ -260,7 +269,8 @@ final class SegmentedExport: @unchecked Sendable {
                 defer { audioNumber += 1 }
                 let suffix = language.map(Self.folderSafe).flatMap { $0.isEmpty ? nil : "-" + $0 } ?? ""
                 return try writer.addAudio(
-                    name: "audio\(audioNumber)" + suffix, language: language, title: source.title)
+                    name: "audio\(audioNumber)" + suffix, language: language, title: source.title,
+                    endGap: gaps[Int(source.stream.pointee.index)] ?? .zero)
             }, config.makeProcessor)
         try writer.startWriting()
         try reader.startReading()
