@@ -28,19 +28,6 @@ import Testing
         "--speed", "superfast",
     ]
 
-    /// The files under a package, by path relative to it.
-    func files(_ folder: URL) throws -> [String: Data] {
-        var out: [String: Data] = [:]
-        for case let name as String in FileManager.default.enumerator(atPath: folder.path) ?? .init() {
-            var isDirectory: ObjCBool = false
-            let url = folder.appendingPathComponent(name)
-            if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue {
-                out[name] = try Data(contentsOf: url)
-            }
-        }
-        return out
-    }
-
     /// A track's init segment and media segments joined: the CMAF track as one fragmented MP4.
     func joined(_ folder: URL, _ track: String, into name: String) throws -> URL {
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent(track).path)
@@ -125,13 +112,7 @@ import Testing
         for track in ["640x360", "320x180"] {
             let file = try joined(out, track, into: "\(track).mp4")
             #expect(try TestMedia.framePTS(file) == sourceTimes, "\(track)")
-            let keyframes = try TestMedia.run(
-                "ffprobe",
-                [
-                    "-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts_time,flags", "-of", "csv=p=0",
-                    file.path,
-                ]
-            ).split(separator: "\n").filter { $0.contains("K") }.compactMap { Double($0.split(separator: ",")[0]) }
+            let keyframes = try TestMedia.keyframeTimes(file)
             for start in [0.0, 2.0, 4.0] { #expect(keyframes.contains(start), "\(track): no keyframe at \(start)") }
         }
     }
@@ -155,13 +136,7 @@ import Testing
         #expect(playlist.contains("#EXTINF:4.000000,\nseg_00001.m4s\n#EXTINF:1.000000,\nseg_00002.m4s"), "\(playlist)")
         let file = try joined(out, "320x180", into: "all.mp4")
         #expect(try TestMedia.framePTS(file) == TestMedia.framePTS(src))
-        let keyframes = try TestMedia.run(
-            "ffprobe",
-            [
-                "-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts_time,flags", "-of", "csv=p=0",
-                file.path,
-            ]
-        ).split(separator: "\n").filter { $0.contains("K") }.compactMap { Double($0.split(separator: ",")[0]) }
+        let keyframes = try TestMedia.keyframeTimes(file)
         #expect(keyframes == [0, 2, 4], "an IDR opens every farm segment: \(keyframes)")
     }
 
@@ -221,7 +196,7 @@ import Testing
         #expect(one.status == 0, "\(one.stderr)")
         let two = try tessera(["run", src.path, "-o", farm.path, "--workers", "2", "--quiet"] + Self.ladder)
         #expect(two.status == 0, "\(two.stderr)")
-        let a = try files(local), b = try files(farm)
+        let a = try TestMedia.files(under: local), b = try TestMedia.files(under: farm)
         #expect(a.count == 19 && Set(a.keys) == Set(b.keys), "\(a.keys.sorted())")
         for (name, data) in a { #expect(b[name] == data, "\(name) differs") }
     }

@@ -20,19 +20,6 @@ struct FarmPackageTests {
         return src
     }
 
-    /// The files under a folder, by relative path.
-    static func files(_ folder: URL) throws -> [String: Data] {
-        var out: [String: Data] = [:]
-        for case let name as String in FileManager.default.enumerator(atPath: folder.path) ?? .init() {
-            var isFolder: ObjCBool = false
-            let url = folder.appendingPathComponent(name)
-            if FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), !isFolder.boolValue {
-                out[name] = try Data(contentsOf: url)
-            }
-        }
-        return out
-    }
-
     @Test("chromium plays a farm-made package from the coordinator and switches rendition at a boundary")
     func playedInABrowser() throws {
         try #require(
@@ -97,8 +84,8 @@ struct FarmPackageTests {
         try farm.startWorker("w3")
         let status = try farm.wait(id)
         #expect(status["state"] as? String == "completed", "\(status)\n\(farm.log("coordinator").suffix(2000))")
-        let a = try Self.files(farm.outputs.appendingPathComponent("calm"))
-        let b = try Self.files(farm.outputs.appendingPathComponent("disturbed"))
+        let a = try TestMedia.files(under: farm.outputs.appendingPathComponent("calm"))
+        let b = try TestMedia.files(under: farm.outputs.appendingPathComponent("disturbed"))
         #expect(a.count == 34 && Set(a.keys) == Set(b.keys), "\(a.keys.sorted()) vs \(b.keys.sorted())")
         for (name, data) in a { #expect(b[name] == data, "\(name) differs after the faults") }
         // Nothing half-made is left in the outputs.

@@ -200,6 +200,30 @@ public enum TestMedia {
         }
     }
 
+    /// The files under a folder (a streaming package), by path relative to it.
+    public static func files(under folder: URL) throws -> [String: Data] {
+        var out: [String: Data] = [:]
+        for case let name as String in FileManager.default.enumerator(atPath: folder.path) ?? .init() {
+            var isFolder: ObjCBool = false
+            let url = folder.appendingPathComponent(name)
+            if FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), !isFolder.boolValue {
+                out[name] = try Data(contentsOf: url)
+            }
+        }
+        return out
+    }
+
+    /// The presentation times (seconds) of a file's video keyframes, from its packets.
+    public static func keyframeTimes(_ url: URL) throws -> [Double] {
+        try run(
+            "ffprobe",
+            [
+                "-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts_time,flags", "-of", "csv=p=0",
+                url.path,
+            ]
+        ).split(separator: "\n").filter { $0.contains("K") }.compactMap { Double($0.split(separator: ",")[0]) }
+    }
+
     /// Where a stream's last packet ends (pts + duration, seconds), from its packets; works for containers
     /// that store no per-stream duration (Matroska, WebM).
     public static func streamEnd(_ url: URL, stream: String) throws -> Double {
