@@ -34,7 +34,8 @@ public enum HLSPlaylists {
 
     private static func header(_ track: PackagedTrack, iFramesOnly: Bool = false) -> [String] {
         // Every EXTINF, rounded to the nearest integer, must be at most the target duration.
-        let target = track.segments.map { Int(track.seconds($0.duration).rounded()) }.max() ?? 1
+        // (Bounded: a duration comes from timestamps a source file chose.)
+        let target = track.segments.map { Int(min(track.seconds($0.duration), 1e9).rounded()) }.max() ?? 1
         return [
             "#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-TARGETDURATION:\(max(1, target))", "#EXT-X-PLAYLIST-TYPE:VOD",
             "#EXT-X-INDEPENDENT-SEGMENTS",

@@ -126,7 +126,8 @@ final class SegmentedExport: @unchecked Sendable {
                 let offset =
                     config.retime == nil
                     ? spec.presentationRange.lowerBound &- range.start : Int64(spec.outputFrames.lowerBound)
-                guard i == 0 || offset >= m * length else { continue }
+                let (reached, overflow) = m.multipliedReportingOverflow(by: length)
+                guard i == 0 || (!overflow && offset >= reached) else { continue }
                 starts.append(spec.outputFrames.lowerBound)
                 m = offset / length + 1
             }
