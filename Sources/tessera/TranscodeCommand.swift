@@ -110,7 +110,8 @@ struct TranscodeCommand: AsyncParsableCommand {
     static func summary(_ r: ExportReport) -> String {
         if let p = r.package {
             let rungs = p.video.map {
-                "\($0.name) \($0.codecs) \($0.averageBitRate / 1000) kb/s (peak \($0.peakBitRate / 1000))"
+                "\($0.name) \($0.codecs) \($0.averageBitRate / 1000) kb/s (peak \($0.peakBitRate / 1000)"
+                    + ($0.psnr.map { String(format: ", %.2f dB", $0) } ?? "") + ")"
             }
             return
                 "wrote \(r.output)/{\(p.manifests.joined(separator: ","))}, \(p.video.first?.segments ?? 0) segments of "

@@ -20,6 +20,10 @@ public struct PackageReport: Sendable, Hashable, Codable {
         /// A video rendition's frame processor (`vulkan`, `cpu`, `none` when the source's pictures fit as
         /// they are).
         public var processor: String? = nil
+        /// A video rendition's quality against the frames its encoder was given, over the whole package (mean
+        /// PSNR in dB, mean SSIM), measured as each segment was made; nil when unmeasured (verification timing).
+        public var psnr: Double? = nil
+        public var ssim: Double? = nil
 
         public init(
             name: String, codecs: String, width: Int?, height: Int?, language: String?, peakBitRate: Int,

@@ -263,6 +263,11 @@ public final class ExportSession: @unchecked Sendable {
             for (i, kind) in segmented.renditionProcessors.enumerated() where i < package.video.count {
                 report.package?.video[i].processor = kind.rawValue
             }
+            for (i, stats) in segmented.renditionQuality.enumerated() where i < package.video.count {
+                guard let stats, stats.frames > 0 else { continue }
+                report.package?.video[i].psnr = stats.psnr.rounded(places: 4)
+                report.package?.video[i].ssim = stats.ssim.rounded(places: 6)
+            }
             report.bytes = Self.bytes(under: outputPath)
             return report
         }

@@ -47,6 +47,8 @@ final class SegmentedEngine {
         /// The first segment's processor, and each of its other renditions'.
         var processor: ProcessorKind
         var renditionProcessors: [ProcessorKind] = []
+        /// Each of the other renditions' measured frames, summed over the segments (nil where unmeasured).
+        var renditionQuality: [QualityStats?] = []
         /// Every segment's measured quality, in order (empty when the segments were not decoded).
         var quality: [SegmentQuality]
         /// The quality the segments were asked to reach.
@@ -135,6 +137,9 @@ final class SegmentedEngine {
             }
             var frames = 0
             var quality: [SegmentQuality] = []
+            var renditionQuality: [QualityStats?] = first.renditions.map {
+                $0.quality.map { _ in QualityStats(peak: 0) }
+            }
             let (rateControl, target) = (runs[0].template.settings.rateControl, runs[0].template.targetQuality)
             for spec in specs {
                 let output = spec.index == first.index ? first : try executor.output(spec.index)
@@ -153,6 +158,7 @@ final class SegmentedEngine {
                                 + "the first rendition \(output.frames)")
                     }
                     try renditionStitchers[k].append(rendition, to: opened.renditionInputs[k])
+                    if let q = rendition.quality { renditionQuality[k]?.add(q) } else { renditionQuality[k] = nil }
                 }
                 frames += output.frames
                 if let q = SegmentQuality(
@@ -166,7 +172,8 @@ final class SegmentedEngine {
             try failure.check()
             return Result(
                 frames: frames, endSeconds: stitcher.endSeconds, processor: first.processor,
-                renditionProcessors: first.renditions.map(\.processor), quality: quality, target: target)
+                renditionProcessors: first.renditions.map(\.processor), renditionQuality: renditionQuality,
+                quality: quality, target: target)
         } catch {
             throw stop(error)
         }

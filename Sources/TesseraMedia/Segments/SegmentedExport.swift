@@ -54,6 +54,16 @@ final class SegmentedExport: @unchecked Sendable {
     private(set) var processorKind = ProcessorKind.none
     /// Which processor made each rendition's pictures (a package's), in the ladder's order.
     private(set) var renditionProcessors: [ProcessorKind] = []
+    /// Each rendition's measured frames over the whole package (nil where unmeasured), in the ladder's order.
+    private(set) var renditionQuality: [QualityStats?] = []
+
+    /// The segments' figures summed, or nil when a segment was not measured.
+    private func quality(of segments: [SegmentQuality]) -> QualityStats? {
+        guard segments.count == segmentCount else { return nil }
+        var all = QualityStats(peak: 0)
+        for s in segments { all.add(s.stats) }
+        return all
+    }
     private(set) var audioPlan: TranscodePipeline?
     /// The presentation time of every output frame, from the plan.
     private(set) var expectedTimes: [MediaTime] = []
@@ -192,6 +202,7 @@ final class SegmentedExport: @unchecked Sendable {
             })
         processorKind = result.processor
         renditionProcessors = [result.processor] + result.renditionProcessors
+        renditionQuality = [quality(of: result.quality)] + result.renditionQuality
         videoEnd = result.endSeconds
         quality = QualityReport(segments: result.quality, target: result.target)
         if config.package != nil { return nil }
