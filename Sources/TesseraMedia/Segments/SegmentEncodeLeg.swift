@@ -20,8 +20,7 @@ import TesseraCore
 /// in here, not in a second loop).
 final class SegmentEncodeLeg {
     private let processing: ProcessingSpec?
-    private let makeProcessor: SegmentRunner.MakeProcessor
-    private(set) var processor: (any FrameProcessor)?
+    private let shared: SharedProcessing
     private var layer: LayerRenderer?
     private var retimer: FrameRetimer?
     private var timing = FrameDurations()
@@ -34,22 +33,22 @@ final class SegmentEncodeLeg {
     private var held: [Frame] = []
     private let makePass: (_ crf: Int?) throws(MediaError) -> SegmentEncodePass
     private let segment: Int
-    /// What the decoded frames go through before they are processed (deinterlacing, tone mapping).
-    private let filters: SourceFilter?
+    /// What the decoded frames go through before they are processed (deinterlacing, tone mapping), as a
+    /// libavfilter chain; `SegmentRunner` runs each distinct chain once for the legs that share it.
+    let filterChain: String?
     /// Whether the frames are deinterlaced: the decoder must then give every frame, the deinterlacer
     /// reading each one's neighbours.
     let deinterlaces: Bool
-    /// The segment's source range, in ticks from its start: the deinterlacer's neighbours outside it are
-    /// read, not kept.
-    private let rangeLength: Int64
 
     /// - Parameters:
     ///   - settings: this output's video settings.
     ///   - source: the segment's decoder parameters (the source's size, format and colour).
     ///   - decoders: where the output's check takes its decoder; nil skips the check (and the quality).
+    ///   - shared: the segment's processing, shared with its other legs.
+    ///   - makeProcessor: a composition's layer's own processors.
     init(
         _ work: SegmentWork, settings: VideoSettings, source: CodecParameters, threads: Int,
-        decoders: SegmentDecoders?, makeProcessor: @escaping SegmentRunner.MakeProcessor
+        decoders: SegmentDecoders?, shared: SharedProcessing, makeProcessor: @escaping SegmentRunner.MakeProcessor
     ) throws(MediaError) {
         let spec = work.spec
         let outputTB = work.outputTimeBase
@@ -84,12 +83,8 @@ final class SegmentEncodeLeg {
         }
         let target = work.targetQuality
         segment = spec.index
-        rangeLength = spec.presentationRange.upperBound &- spec.presentationRange.lowerBound
         let toneMapTo = work.toneMap ? PixelFormat(encoderInput.pixelFormat) : nil
-        filters = try SourceFilter.description(deinterlace: work.deinterlaceFilter, toneMapTo: toneMapTo).map {
-            (chain) throws(MediaError) in
-            SourceFilter(filter: chain, timeBase: try AVRational(work.timeBase, "\(work.sourceName): the time base"))
-        }
+        filterChain = SourceFilter.description(deinterlace: work.deinterlaceFilter, toneMapTo: toneMapTo)
         deinterlaces = work.deinterlaceFilter != nil
         // A search measures every probe, whatever the job's verification level.
         let checkDecoders = target == nil ? decoders : (decoders ?? SegmentDecoders())
@@ -124,7 +119,7 @@ final class SegmentEncodeLeg {
         } else {
             pass = try makePass(nil)
         }
-        self.makeProcessor = makeProcessor
+        self.shared = shared
         let range = spec.presentationRange
         shift = spec.timeMap.output(range.lowerBound)
         // A retimed segment chooses its frames along the time map (see `SegmentRetime`).
@@ -143,25 +138,16 @@ final class SegmentEncodeLeg {
     static let heldBytesLimit: Int64 = 4 << 30
 
     /// Which processor made this output's pictures.
-    var kind: ProcessorKind { processor?.kind ?? layer?.kind ?? .none }
+    var kind: ProcessorKind { processing.flatMap(shared.kind) ?? layer?.kind ?? .none }
 
-    /// Deinterlaces a decoded source frame when the work asks (the filter hands it on one frame later),
-    /// then processes it once and places it on the output timeline: shifted, or shown as often as the
-    /// time map says.
+    /// Processes a decoded source frame (already through `filterChain`) once and places it on the output
+    /// timeline: shifted, or shown as often as the time map says.
     func accept(_ decoded: Frame) throws(MediaError) {
-        guard let filters else { return try take(decoded) }
-        for frame in try filters.push(decoded) where frame.pts >= 0 && frame.pts < rangeLength { try take(frame) }
-    }
-
-    private func take(_ decoded: Frame) throws(MediaError) {
-        // The decoded frame is every leg's (a ladder's renditions): this leg times its own reference.
-        var frame: Frame
-        if let processing {
-            if processor == nil { processor = try makeProcessor(processing, decoded) }
-            frame = try processor!.process(decoded)
-        } else {
-            frame = try decoded.clone()
-        }
+        // The decoded and processed frames are every leg's (a ladder's renditions): this leg times its own
+        // reference.
+        var own = decoded
+        if let processing { own = try shared.process(decoded, processing) }
+        let frame = try own.clone()
         if retimer != nil {
             frame.pts = decoded.pts
             for shown in try retimer!.push(frame) { try place(shown) }
@@ -184,9 +170,6 @@ final class SegmentEncodeLeg {
     /// - Throws: `.corrupt` when the segment decoded no frame; `.verificationFailed` when the output does
     ///   not decode to the frames encoded; `.unsupported` when a target's quality cannot be measured.
     func finish(endTick: Int64?, segment: Int, path: String) throws(MediaError) -> QualityStats? {
-        for frame in try filters?.finish() ?? [] where frame.pts >= 0 && frame.pts < rangeLength {
-            try take(frame)
-        }
         for shown in try retimer?.finish() ?? [] { try place(shown) }
         let end = retimer.map(\.frameCount) ?? endTick
         guard let last = timing.finish(endTick: end) else {

@@ -28,10 +28,37 @@ public enum SegmentRunner {
         let spec = work.spec
         let source = try CodecParameters(work.source)
         // One read and decode of the segment feeds every output: the job's, then a ladder's other renditions.
+        let shared = SharedProcessing(makeProcessor: makeProcessor)
         let legs = try ([work.settings] + work.renditions).map { (settings) throws(MediaError) in
             try SegmentEncodeLeg(
                 work, settings: settings, source: source, threads: threads,
-                decoders: work.checkDecodes ? decoders : nil, makeProcessor: makeProcessor)
+                decoders: work.checkDecodes ? decoders : nil, shared: shared, makeProcessor: makeProcessor)
+        }
+        // Each distinct source filter chain (deinterlacing, tone mapping) runs once for the legs that use it.
+        let sourceTimeBase = try AVRational(work.timeBase, "\(work.sourceName): the time base")
+        var groups: [(filter: SourceFilter?, legs: [SegmentEncodeLeg])] = []
+        for leg in legs {
+            if let g = groups.firstIndex(where: { $0.legs[0].filterChain == leg.filterChain }) {
+                groups[g].legs.append(leg)
+            } else {
+                groups.append((leg.filterChain.map { SourceFilter(filter: $0, timeBase: sourceTimeBase) }, [leg]))
+            }
+        }
+        let rangeLength = spec.presentationRange.upperBound &- spec.presentationRange.lowerBound
+        /// Hands a decoded frame (or, with nil, what the filters still hold) to every leg, through its group's
+        /// filter; a deinterlacer's neighbours outside the range are read, not kept.
+        func feed(_ decoded: Frame?) throws(MediaError) {
+            for group in groups {
+                guard let filter = group.filter else {
+                    if let decoded { for leg in group.legs { try leg.accept(decoded) } }
+                    continue
+                }
+                let frames: [Frame]
+                if let decoded { frames = try filter.push(decoded) } else { frames = try filter.finish() }
+                for frame in frames where frame.pts >= 0 && frame.pts < rangeLength {
+                    for leg in group.legs { try leg.accept(frame) }
+                }
+            }
         }
         let sourceKey = SegmentDecoders.Key(
             configuration: work.source, timeBase: work.timeBase, threads: threads, output: false)
@@ -57,7 +84,7 @@ public enum SegmentRunner {
         var failure: MediaError? = nil
         let emit: (Frame) -> Bool = { g in
             do throws(MediaError) {
-                for leg in legs { try leg.accept(g) }
+                try feed(g)
                 report()
                 return true
             } catch {
@@ -111,6 +138,7 @@ public enum SegmentRunner {
             }
         }
         if let failure { throw failure }
+        if decoder != nil { try feed(nil) }
         let endTick = isGap ? Int64(spec.outputFrames.upperBound) : work.endTick
         var outputs: [SegmentOutput] = []
         for leg in legs {
