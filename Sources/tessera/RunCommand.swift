@@ -170,6 +170,9 @@ struct RunCommand: AsyncParsableCommand {
             if let decoded { ReportWarnings.write(decoded) }
             if json, let report {
                 print(report)
+            } else if !quiet, let decoded, decoded.package != nil {
+                // A package's rungs, rates and quality, as transcode prints them.
+                print(TranscodeCommand.summary(decoded))
             } else if !quiet {
                 print(
                     String(

@@ -194,8 +194,10 @@ import Testing
         let local = dir.appendingPathComponent("local"), farm = dir.appendingPathComponent("farm")
         let one = try tessera(["transcode", src.path, "-o", local.path, "--quiet"] + Self.ladder)
         #expect(one.status == 0, "\(one.stderr)")
-        let two = try tessera(["run", src.path, "-o", farm.path, "--workers", "2", "--quiet"] + Self.ladder)
+        let two = try tessera(["run", src.path, "-o", farm.path, "--workers", "2"] + Self.ladder)
         #expect(two.status == 0, "\(two.stderr)")
+        #expect(
+            two.stdout.contains("{master.m3u8,manifest.mpd}") && two.stdout.contains("640x360 avc1."), "\(two.stdout)")
         let a = try TestMedia.files(under: local), b = try TestMedia.files(under: farm)
         #expect(a.count == 19 && Set(a.keys) == Set(b.keys), "\(a.keys.sorted())")
         for (name, data) in a { #expect(b[name] == data, "\(name) differs") }
