@@ -118,13 +118,13 @@ import Testing
     }
 
     /// A 4 s media segment is made as two 2 s farm segments (keyframes every 2 s, work shared out): the
-    /// package still has one fragment per media segment, starting on the planned frames.
+    /// package still has one fragment per media segment, starting on the planned frames (HEVC here).
     @Test func aMediaSegmentIsMadeOfSeveralFarmSegments() throws {
         defer { TestMedia.cleanup(dir) }
         let src = try source()
         let out = dir.appendingPathComponent("pkg")
         let r = try tessera([
-            "transcode", src.path, "-o", out.path, "--package", "hls", "--rendition", "320x180:300k",
+            "transcode", src.path, "-o", out.path, "--package", "hls", "--rendition", "320x180:300k:hevc",
             "--package-segment", "4", "--speed", "superfast", "--json", "--quiet",
         ])
         #expect(r.status == 0, "\(r.stderr)")
@@ -132,9 +132,13 @@ import Testing
         #expect(report["segments"] as? Int == 3, "farm segments: 2 s, 2 s, 1 s")
         let package = try #require(report["package"] as? [String: Any])
         #expect((package["video"] as? [[String: Any]])?.first?["segments"] as? Int == 2)
-        let playlist = try String(contentsOf: out.appendingPathComponent("320x180/playlist.m3u8"), encoding: .utf8)
+        let playlist = try String(contentsOf: out.appendingPathComponent("320x180-hevc/playlist.m3u8"), encoding: .utf8)
         #expect(playlist.contains("#EXTINF:4.000000,\nseg_00001.m4s\n#EXTINF:1.000000,\nseg_00002.m4s"), "\(playlist)")
-        let file = try joined(out, "320x180", into: "all.mp4")
+        let file = try joined(out, "320x180-hevc", into: "all.mp4")
+        // HEVC as Apple players want it: hvc1, its CODECS from the hvcC box.
+        let master = try String(contentsOf: out.appendingPathComponent("master.m3u8"), encoding: .utf8)
+        #expect(master.contains("CODECS=\"hvc1.1."), "\(master)")
+        #expect(TestMedia.stream(try TestMedia.probe(file), "video")?["codec_tag_string"] as? String == "hvc1")
         #expect(try TestMedia.framePTS(file) == TestMedia.framePTS(src))
         let keyframes = try TestMedia.keyframeTimes(file)
         #expect(keyframes == [0, 2, 4], "an IDR opens every farm segment: \(keyframes)")
@@ -215,6 +219,7 @@ import Testing
         try refused(["--package", "hls", "--rendition", "640x360:1M", "--rendition", "640x360:2M"], 64, "the same as")
         try refused(["--package", "hls", "--rendition", "640x360:1M", "--package-segment", "0.5"], 64, "1.0…30.0")
         try refused(["--package", "hls", "--rendition", "640x360:1M:vp9"], 64, "HLS cannot list vp9")
+        try refused(["--package", "dash", "--rendition", "640x360:1M:av1"], 64, "AV1 renditions are not packaged yet")
         try refused(
             ["--package", "hls"] + Array(repeating: ["--rendition", "320x180:300k"], count: 17).flatMap { $0 }, 64,
             "at most 16")

@@ -188,7 +188,7 @@ extension CompositionExport {
                     let reference = try CodecParameters(first.parameters)
                     let video = try writer.addPassthroughInput(
                         parameters: reference.pointer, timeBase: input.timeBase, frameRate: input.frameRate,
-                        sideDataFrom: nil)
+                        sideDataFrom: nil, ownEncode: true)
                     withExtendedLifetime(reference) {}
                     let sound = try CompositionRender(
                         plan: plan, writer: writer, paths: assetPaths, renderVideo: nil

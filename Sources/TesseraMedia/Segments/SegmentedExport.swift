@@ -179,7 +179,7 @@ final class SegmentedExport: @unchecked Sendable {
                     parameters: reference.pointer, timeBase: outputTB,
                     frameRate: config.retime == nil
                         ? source.frameRate : AVRational(num: outputTB.den, den: outputTB.num),
-                    sideDataFrom: stream)
+                    sideDataFrom: stream, ownEncode: true)
                 videoInput = input
                 var otherSettings = config.settings
                 otherSettings.video = nil
@@ -264,7 +264,8 @@ final class SegmentedExport: @unchecked Sendable {
             let reference = try CodecParameters(output.parameters)
             inputs.append(
                 try track.addPassthroughInput(
-                    parameters: reference.pointer, timeBase: outputTB, frameRate: frameRate, sideDataFrom: stream))
+                    parameters: reference.pointer, timeBase: outputTB, frameRate: frameRate, sideDataFrom: stream,
+                    ownEncode: true))
         }
         videoInput = inputs.first
         var otherSettings = config.settings

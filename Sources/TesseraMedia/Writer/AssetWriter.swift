@@ -141,10 +141,7 @@ public final class AssetWriter: @unchecked Sendable {
         try ff(avcodec_parameters_from_context(stream.pointee.codecpar, encoder.context), "describe video track")
         stream.pointee.time_base = encoder.context.pointee.time_base
         stream.pointee.avg_frame_rate = input.frameRate
-        if settings.codec == .hevc && (fileType == .mp4 || fileType == .mov) {
-            // Apple players want HEVC tagged hvc1 (parameter sets in the sample description).
-            stream.pointee.codecpar.pointee.codec_tag = Self.fourCC("hvc1")
-        }
+        if settings.codec == .hevc { tagForApple(stream) }
         if rotation != .none, let matrix = av_stream_new_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, 9 * 4) {
             matrix.withMemoryRebound(to: Int32.self, capacity: 9) { m in
                 // av_display_rotation_get reads counter-clockwise degrees, but _set takes clockwise ones
@@ -180,14 +177,22 @@ public final class AssetWriter: @unchecked Sendable {
                 converter: converter, timeBase: encoder.context.pointee.time_base))
     }
 
+    /// Apple players want HEVC tagged hvc1 (parameter sets in the sample description) in MP4 and QuickTime.
+    private func tagForApple(_ stream: UnsafeMutablePointer<AVStream>) {
+        guard fileType == .mp4 || fileType == .mov else { return }
+        stream.pointee.codecpar.pointee.codec_tag = Self.fourCC("hvc1")
+    }
+
     /// Adds a track whose compressed packets are copied unchanged.
     /// - Parameter frameRate: video's frame rate, declared on the stream (Matroska then writes a default
     ///   duration, and readers see the rate); nil or 0/1 declares none.
+    /// - Parameter ownEncode: the packets are Tessera's own encodes (stitched segments), tagged as its
+    ///   one-pass encodes are (HEVC as hvc1).
     /// - Throws: `.unsupported` when the container cannot hold the codec.
     func addPassthroughInput(
         parameters: UnsafePointer<AVCodecParameters>, timeBase: AVRational,
         frameRate: AVRational? = nil,
-        sideDataFrom source: UnsafeMutablePointer<AVStream>?
+        sideDataFrom source: UnsafeMutablePointer<AVStream>?, ownEncode: Bool = false
     ) throws(MediaError)
         -> AssetWriterInput
     {
@@ -199,6 +204,7 @@ public final class AssetWriter: @unchecked Sendable {
         let stream = try newStream()
         try ff(avcodec_parameters_copy(stream.pointee.codecpar, parameters), "copy \(codecName) parameters")
         stream.pointee.codecpar.pointee.codec_tag = 0
+        if ownEncode && parameters.pointee.codec_id == AV_CODEC_ID_HEVC { tagForApple(stream) }
         stream.pointee.time_base = timeBase
         if let rate = frameRate, rate.num > 0, rate.den > 0 { stream.pointee.avg_frame_rate = rate }
         if let source {
