@@ -73,15 +73,6 @@ public struct PackageRequest: Sendable, Hashable, Codable {
                     field: "\(f).bitRate",
                     "must be \(JobRequestError.range(JobRequestLimits.videoBitRate)) bits per second, not \(r.bitRate)")
             }
-            // The verification reads each rendition back; FFmpeg 5.1's MP4 reader gives no sample durations
-            // for fragmented AV1 (they are in the file, as fragment defaults), so such a package cannot be
-            // proven here and is not made.
-            guard r.codec != .av1 else {
-                throw JobRequestError(
-                    field: "\(f).codec",
-                    "AV1 renditions are not packaged yet: this FFmpeg (5.1) does not read back fragmented AV1's "
-                        + "sample durations, so the package could not be verified (use h264 or hevc)")
-            }
             for format in formats where !format.canList(r.codec) {
                 throw JobRequestError(
                     field: "\(f).codec", "\(format.rawValue.uppercased()) cannot list \(r.codec.rawValue)")

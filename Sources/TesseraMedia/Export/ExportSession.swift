@@ -255,7 +255,8 @@ public final class ExportSession: @unchecked Sendable {
             let package = try packageWriter.finish(segmentStarts: segmented.segmentStarts, videoEnd: end) {
                 [phaseHandler] (temporary) throws(MediaError) in
                 phaseHandler?(.verifying)
-                verification = try verify(temporary, expected: expected, audioEndGaps: nil, videoDecoding: decoding)
+                verification = try verify(
+                    temporary, expected: expected, audioEndGaps: nil, videoDecoding: decoding, cmafTrack: true)
             }
             var report = finishReport(segmented.report, fileType: fileType, range: range, started: started)
             report.verification = verification
@@ -307,13 +308,15 @@ public final class ExportSession: @unchecked Sendable {
 
     /// - Parameter gaps: how much later each exported audio track ends than the video; nil for a file
     ///   holding the video alone (a package's rendition).
+    /// - Parameter cmafTrack: the file is a package's fragmented track (`durationsFromDecodeTimes`).
     private func verify(
         _ temporary: String, expected: [MediaTime], audioEndGaps gaps: [Int: MediaTime]?,
-        videoDecoding: OutputVerifier.VideoDecoding = .verifier
+        videoDecoding: OutputVerifier.VideoDecoding = .verifier, cmafTrack: Bool = false
     )
         throws(MediaError) -> VerificationReport
     {
         var verifier = OutputVerifier(path: temporary)
+        verifier.durationsFromDecodeTimes = cmafTrack
         verifier.expectation = .presentationTimes(expected)
         verifier.expectedStart = expected.first ?? .zero
         verifier.expectationSource = sourcePath

@@ -55,3 +55,25 @@ extension MediaTimingScan {
 func secondsText(_ time: MediaTime) -> String {
     time.isNumeric ? String(format: "%.3fs", time.seconds) : "unknown time"
 }
+
+extension MediaTimingScan {
+    /// Gives every video packet the reader left without a duration its decode-time step (the next packet's
+    /// decode time less its own; the last, its predecessor's), and the frames read from those packets
+    /// likewise. For a fragmented MP4 whose fragments state a default duration the reader does not report.
+    mutating func fillDurationsFromDecodeTimes() {
+        let none = tessera_AV_NOPTS_VALUE()
+        for i in packets.indices where packets[i].duration <= 0 {
+            if i + 1 < packets.count, packets[i].dts != none, packets[i + 1].dts != none,
+                packets[i + 1].dts > packets[i].dts
+            {
+                let (step, overflow) = packets[i + 1].dts.subtractingReportingOverflow(packets[i].dts)
+                if !overflow { packets[i].duration = step }
+            } else if i > 0 {
+                packets[i].duration = packets[i - 1].duration
+            }
+        }
+        // Frames made from packets without decoding are in the same order.
+        guard frames.count == packets.count else { return }
+        for i in frames.indices where frames[i].duration <= 0 { frames[i].duration = packets[i].duration }
+    }
+}

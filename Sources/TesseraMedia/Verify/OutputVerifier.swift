@@ -38,6 +38,10 @@ public struct OutputVerifier: Sendable {
     }
     /// Who decodes the video to prove it decodable end to end.
     public var videoDecoding = VideoDecoding.verifier
+    /// A CMAF track file (a package's rendition): a sample's duration the reader does not report is its
+    /// decode-time step. FFmpeg 5.1's MP4 reader reports none for fragments whose durations are the
+    /// fragment's default (AV1's), though the file holds them.
+    public var durationsFromDecodeTimes = false
 
     public enum VideoDecoding: Sendable {
         /// This verifier decodes every frame.
@@ -133,7 +137,8 @@ public struct OutputVerifier: Sendable {
     ///   `.emptyFile`, `.notMedia`, `.corrupt` (unreadable container, or an index reaching past the end
     ///   of the file) or `.ffmpeg`, as `InputFile` classifies them.
     public func verify() throws(MediaError) -> VerificationReport {
-        let scan = MediaTimingScan(try InputFile(path: path), decodeVideo: videoDecoding == .verifier)
+        var scan = MediaTimingScan(try InputFile(path: path), decodeVideo: videoDecoding == .verifier)
+        if durationsFromDecodeTimes { scan.fillDurationsFromDecodeTimes() }
         let checks = Self.checks(
             scan, expectation: expectation, expectedStart: expectedStart,
             expectedAudioEndGaps: expectedAudioEndGaps, videoDecoding: videoDecoding)
