@@ -3,27 +3,41 @@ import TesseraAV
 
 /// A finished CMAF track file (fragmented MP4, one track) cut at its top-level boxes into the
 /// initialization segment (everything before the first `moof`) and one media segment per fragment
-/// (`moof` + `mdat`, with any `styp`/`sidx`/`prft` written before it).
+/// (`moof` + `mdat`, with any `styp`/`sidx`/`prft` written before it). Only the box headers are read; the
+/// pieces are copied out one at a time, so a two-hour rendition is never held in memory.
 struct CMAFTrackFile {
     var initSegment: Range<Int>
     var fragments: [Range<Int>]
     /// For each fragment, how far into it its first sample's data starts (past the `mdat` header).
     var mediaOffsets: [Int]
+    private let handle: FileHandle
+    private let path: String
 
-    /// - Throws: `.corrupt` for a box that runs past the end or a file without fragments.
-    init(bytes: [UInt8], path: String) throws(MediaError) {
+    /// - Throws: `.io` when the file cannot be read; `.corrupt` for a box that runs past the end or a file
+    ///   without fragments.
+    init(path: String) throws(MediaError) {
+        self.path = path
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw MediaError(.io, path: path, "cannot read the finished track file")
+        }
+        self.handle = handle
+        let length: Int
+        do { length = Int(clamping: try handle.seekToEnd()) } catch {
+            throw MediaError(.io, path: path, "cannot read the finished track file: \(error)")
+        }
         var offset = 0
         var boxes: [(type: String, range: Range<Int>)] = []
-        while offset + 8 <= bytes.count {
-            var size = bytes[offset..<(offset + 4)].reduce(0) { $0 << 8 | Int($1) }
-            let type = String(decoding: bytes[(offset + 4)..<(offset + 8)], as: UTF8.self)
-            if size == 1, offset + 16 <= bytes.count {
-                let large = bytes[(offset + 8)..<(offset + 16)].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-                size = large > UInt64(bytes.count) ? -1 : Int(large)
+        while offset + 8 <= length {
+            let header = try Self.read(handle, offset..<min(length, offset + 16), path: path)
+            var size = header[0..<4].reduce(0) { $0 << 8 | Int($1) }
+            let type = String(decoding: header[4..<8], as: UTF8.self)
+            if size == 1, header.count >= 16 {
+                let large = header[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+                size = large > UInt64(length) ? -1 : Int(large)
             } else if size == 0 {
-                size = bytes.count - offset
+                size = length - offset
             }
-            guard size >= 8, offset + size <= bytes.count else {
+            guard size >= 8, offset + size <= length else {
                 throw MediaError(.corrupt, path: path, "box '\(type.logSafe())' at byte \(offset) runs past the end")
             }
             boxes.append((type, offset..<(offset + size)))
@@ -39,13 +53,30 @@ struct CMAFTrackFile {
             while s > 0 && ["styp", "sidx", "prft"].contains(boxes[s - 1].type) { s -= 1 }
             starts.append(boxes[s].range.lowerBound)
         }
-        let initStart = boxes[0].range.lowerBound
-        initSegment = initStart..<starts[0]
-        let end = boxes.last { ["mdat", "moof"].contains($0.type) }?.range.upperBound ?? bytes.count
+        initSegment = boxes[0].range.lowerBound..<starts[0]
+        let end = boxes.last { ["mdat", "moof"].contains($0.type) }?.range.upperBound ?? length
         fragments = zip(starts, starts.dropFirst() + [end]).map { $0..<$1 }
         mediaOffsets = fragments.map { range in
             let mdat = boxes.first { $0.type == "mdat" && range.contains($0.range.lowerBound) }
             return mdat.map { $0.range.lowerBound - range.lowerBound + 8 } ?? range.count
+        }
+    }
+
+    /// The bytes of one piece (the init segment or a fragment).
+    func bytes(_ range: Range<Int>) throws(MediaError) -> Data { try Self.read(handle, range, path: path) }
+
+    private static func read(_ handle: FileHandle, _ range: Range<Int>, path: String) throws(MediaError) -> Data {
+        do {
+            try handle.seek(toOffset: UInt64(range.lowerBound))
+            let data = try handle.read(upToCount: range.count) ?? Data()
+            guard data.count == range.count else {
+                throw MediaError(.io, path: path, "read \(data.count) of \(range.count) bytes at \(range.lowerBound)")
+            }
+            return data
+        } catch let error as MediaError {
+            throw error
+        } catch {
+            throw MediaError(.io, path: path, "cannot read the finished track file: \(error)")
         }
     }
 }

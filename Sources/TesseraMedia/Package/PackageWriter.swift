@@ -179,27 +179,19 @@ final class PackageWriter {
         _ writer: AssetWriter, name: String, kind: PackagedTrack.Kind, timeBase tb: AVRational
     ) throws(MediaError) -> PackagedTrack {
         let path = writer.outputPath
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw MediaError(.io, path: path, "cannot read the finished track file")
-        }
-        let bytes = [UInt8](data)
-        let file = try CMAFTrackFile(bytes: bytes, path: path)
+        let file = try CMAFTrackFile(path: path)
         let fragments = writer.fragments
-        if ProcessInfo.processInfo.environment["TESSERA_DEBUG_CMAF"] != nil {
-            FileHandle.standardError.write(
-                Data("\(name) init \(file.initSegment) fragments \(file.fragments) cut \(fragments)\n".utf8))
-        }
         guard file.fragments.count == fragments.count else {
             throw MediaError(
                 .verificationFailed, path: path,
                 "\(name): \(file.fragments.count) fragments written, \(fragments.count) cut")
         }
         let folder = temporaryPath + "/" + name
-        let initBytes = Array(bytes[file.initSegment])
+        let initBytes = [UInt8](try file.bytes(file.initSegment))
         try write(initBytes, to: folder + "/" + PackagedTrack.initName)
         var segments: [PackagedTrack.Segment] = []
         for (k, (range, fragment)) in zip(file.fragments, fragments).enumerated() {
-            try write(Array(bytes[range]), to: folder + "/" + PackagedTrack.segmentName(k + 1))
+            try write(try file.bytes(range), to: folder + "/" + PackagedTrack.segmentName(k + 1))
             // An encoder's priming (pts before 0) is cut by the edit list: the track starts at 0.
             let start = k == 0 ? max(0, fragment.start) : fragment.start
             // The keyframe's bytes: the fragment's boxes up to its media data, and the first sample.
@@ -297,8 +289,10 @@ final class PackageWriter {
         try write(Array(text.utf8), to: temporaryPath + "/" + relative)
     }
 
-    private func write(_ bytes: [UInt8], to path: String) throws(MediaError) {
-        guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {
+    private func write(_ bytes: [UInt8], to path: String) throws(MediaError) { try write(Data(bytes), to: path) }
+
+    private func write(_ data: Data, to path: String) throws(MediaError) {
+        guard FileManager.default.createFile(atPath: path, contents: data) else {
             throw MediaError(.io, path: path, "cannot write (disk full or not writable?)")
         }
     }
