@@ -211,12 +211,10 @@ extension Coordinator: FarmService {
         }
         let startFrame = segments.filter { $0.index < index }.reduce(0) { $0 + $1.frames }
         let output = status.output, total = max(1, status.framesTotal)
-        let package = status.package != nil
+        let package = status.package
         do {
             return try await thumbnails.thumbnail(.init(job: id, segment: index)) {
-                // A package's segment k is its media segment k + 1: its largest rendition's init segment and
-                // that media segment make a file whose first frame is the segment's.
-                if package { return try Self.packageThumbnail(output, segment: index) }
+                if let package { return try Self.packageThumbnail(output, segment: index, of: package) }
                 // Segments are contiguous runs of output frames on a constant grid: frame k starts at
                 // duration × k / total.
                 let asset = try Asset.load(output, scanPackets: false)
@@ -232,8 +230,12 @@ extension Coordinator: FarmService {
         }
     }
 
-    /// The first frame of a package's media segment `index + 1`, from its largest rendition.
-    static func packageThumbnail(_ folder: String, segment index: Int) throws -> Data {
+    /// The frame at the start of a package's farm segment `index`, from its largest rendition. A media
+    /// segment is made as `k` farm segments on an even grid (`PackageRequest.farmSegmentsPerMediaSegment`),
+    /// so farm segment `index` starts `index % k` grid steps into media segment `index / k`: that media
+    /// segment and the rendition's init segment make a file holding the frame.
+    static func packageThumbnail(_ folder: String, segment index: Int, of package: PackageRequest) throws -> Data {
+        let pieces = package.farmSegmentsPerMediaSegment
         let names = try FileManager.default.contentsOfDirectory(atPath: folder)
         // Video renditions are named WxH (and a codec): the widest first.
         let videos = names.compactMap { name -> (String, Int)? in
@@ -246,7 +248,7 @@ extension Coordinator: FarmService {
         }
         let rendition = URL(fileURLWithPath: folder).appendingPathComponent(top)
         var data = try Data(contentsOf: rendition.appendingPathComponent(PackagedTrack.initName))
-        data += try Data(contentsOf: rendition.appendingPathComponent(PackagedTrack.segmentName(index + 1)))
+        data += try Data(contentsOf: rendition.appendingPathComponent(PackagedTrack.segmentName(index / pieces + 1)))
         let file = FileManager.default.temporaryDirectory.appendingPathComponent(
             "tessera-thumb-\(UUID().uuidString).mp4")
         try data.write(to: file)
@@ -254,7 +256,9 @@ extension Coordinator: FarmService {
         let asset = try Asset.load(file.path, scanPackets: false)
         let generator = ImageGenerator(path: file.path)
         generator.maximumSize = (160, 90)
-        return try generator.image(at: max(asset.startTime, .zero)).png
+        let step = MediaTime(seconds: package.segmentDuration / Double(pieces), preferredTimescale: 90_000)
+        let into = MediaTime(value: step.value * Int64(index % pieces), timescale: step.timescale)
+        return try generator.image(at: max(asset.startTime, .zero) + into).png
     }
 
     /// A stored segment in the map's words: a finished segment that needed more than one attempt (a

@@ -45,6 +45,13 @@ public struct PackageRequest: Sendable, Hashable, Codable {
     /// Keyframes at least this often (Apple: every 2 s), whatever the segment length.
     public static let keyframeSeconds = 2.0
 
+    /// How many farm segments make one media segment: pieces of at most `keyframeSeconds` (whose first
+    /// frames are keyframes anyway), which share out among the workers.
+    public var farmSegmentsPerMediaSegment: Int {
+        guard segmentDuration.isFinite, segmentDuration > 0 else { return 1 }
+        return max(1, Int(min(segmentDuration / Self.keyframeSeconds, 1000).rounded(.up)))
+    }
+
     /// Checks what can be checked before the source is read.
     /// - Throws: `JobRequestError` naming `field` and its member.
     public func check(field: String) throws(JobRequestError) {

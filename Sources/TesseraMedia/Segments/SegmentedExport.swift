@@ -105,9 +105,7 @@ final class SegmentedExport: @unchecked Sendable {
         let tb = source.timeBase
         // A package's media segment is made as farm segments of at most the keyframe interval: its
         // keyframes fall there anyway, and shorter pieces share out among the workers.
-        let pieces = config.package.map {
-            max(1, Int(($0.request.segmentDuration / PackageRequest.keyframeSeconds).rounded(.up)))
-        }
+        let pieces = config.package.map(\.request.farmSegmentsPerMediaSegment)
         let video = try reader.planVideo(
             segmentSeconds: config.segmentSeconds, parallel: config.parallel, retime: config.retime,
             gridPieces: pieces)
@@ -144,8 +142,10 @@ final class SegmentedExport: @unchecked Sendable {
             segmentStarts = starts.map { expectedTimes[$0] }
         }
         let ladder = try config.package.map { (p) throws(MediaError) in
-            try Self.renditionSettings(
-                p.request, base: vs, source: source, frameRate: source.frameRate, path: reader.path)
+            // A retimed export's keyframes are counted in its output frames.
+            let outputTB = video.outputTimeBase
+            let rate = config.retime == nil ? source.frameRate : AVRational(num: outputTB.den, den: outputTB.num)
+            return try Self.renditionSettings(p.request, base: vs, source: source, frameRate: rate, path: reader.path)
         }
         let lastEnd: Int64? = range.end == Int64.max ? nil : range.end - range.start
         let template = SegmentWork(

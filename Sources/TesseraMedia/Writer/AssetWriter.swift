@@ -44,8 +44,6 @@ public final class AssetWriter: @unchecked Sendable {
         var start: Int64
         /// Where its last packet ends (presentation).
         var end: Int64
-        var packets = 0
-        var bytes = 0
         /// The first packet's size: a video fragment's keyframe, for an I-frame playlist.
         var firstPacketBytes: Int
         /// The first packet's duration (an audio frame's).
@@ -407,8 +405,8 @@ public final class AssetWriter: @unchecked Sendable {
         }
     }
 
-    /// Closes the fragment in progress when `packet` is presented at or after the next boundary, and counts
-    /// the packet into its fragment. Called under the mux lock.
+    /// Closes the fragment in progress when `packet` is presented at or after the next boundary, and extends
+    /// its fragment's end by the packet. Called under the mux lock.
     private func cutFragment(before p: AVPacket, _ ctx: UnsafeMutablePointer<AVFormatContext>) throws(MediaError) {
         var crossed = false
         while nextCut < cutTicks.count && p.pts >= cutTicks[nextCut] {
@@ -423,8 +421,6 @@ public final class AssetWriter: @unchecked Sendable {
         }
         let (end, overflow) = p.pts.addingReportingOverflow(max(0, p.duration))
         fragments[fragments.count - 1].end = max(fragments[fragments.count - 1].end, overflow ? p.pts : end)
-        fragments[fragments.count - 1].packets += 1
-        fragments[fragments.count - 1].bytes += Int(p.size)
     }
 
     /// Writes the fragment the muxer holds (with `frag_custom`, only when asked).
