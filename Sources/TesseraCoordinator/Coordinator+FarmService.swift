@@ -196,7 +196,8 @@ extension Coordinator: FarmService {
         do { records = try await farm.store.segmentsAsync(of: id) } catch {
             throw FarmError(.internalError, "job store: \(error)")
         }
-        return records.map(Self.segmentStatus)
+        let racing = farm.board.racing(job: id)
+        return records.map { Self.segmentStatus($0, racing: racing.contains($0.index)) }
     }
 
     public func thumbnail(job id: String, segment index: Int) async throws(FarmError) -> Data {
@@ -262,14 +263,17 @@ extension Coordinator: FarmService {
     }
 
     /// A stored segment in the map's words: a finished segment that needed more than one attempt (a
-    /// counted failure, or a lost or superseded lease) is `retried`.
-    static func segmentStatus(_ r: SegmentRecord) -> SegmentStatus {
+    /// counted failure, or a lost or superseded lease) is `retried`, unless a backup attempt finished it
+    /// (`backup`); a leased one out at two workers now (`racing`, from the board) is `racing`.
+    static func segmentStatus(_ r: SegmentRecord, racing: Bool = false) -> SegmentStatus {
         let state: SegmentStatus.State =
             switch r.state {
             case .pending: .queued
-            case .leased: .running
+            case .leased: racing ? .racing : .running
             case .failed: .failed
-            case .done: r.failures > 0 || (r.doneAttempt ?? r.attempt) > 1 ? .retried : .done
+            case .done:
+                r.doneByBackup
+                    ? .backup : r.failures > 0 || (r.doneAttempt ?? r.attempt) > 1 + r.backups ? .retried : .done
             }
         return SegmentStatus(
             index: r.index, state: state, frames: r.frames, attempts: r.attempt, worker: r.worker,
@@ -338,12 +342,15 @@ extension Coordinator: FarmService {
         let counts = farm.board.counts
         let ws = workerStatuses.filter { $0.state != .lost }
         let rates = farm.rates.farm
+        let backups = farm.metrics.backups
         return FarmSummary(
             framesPerSecond: rates.framesPerSecond, realTime: rates.realTime,
             queuedSegments: max(0, queued - counts.inFlight), runningSegments: counts.inFlight, workers: ws.count,
             busyWorkers: ws.filter(\.isBusy).count,
             jobs: Dictionary(uniqueKeysWithValues: JobState.allCases.map { ($0.rawValue, byState[$0] ?? 0) }),
-            points: rates.points)
+            points: rates.points,
+            backups: .init(
+                started: backups[.started] ?? 0, won: backups[.won] ?? 0, wasted: backups[.wasted] ?? 0))
     }
 
     /// A job as the API shows it: the store's record plus live progress from the board, and its rate from

@@ -20,6 +20,8 @@ public struct CoordinatorConfiguration: Sendable {
     public var liveness: Int = 5
     /// Seconds a leased segment may go without progress before it is given to another worker.
     public var stallTimeout: Double = 60
+    /// When an idle worker takes a backup attempt of a segment out at a slow one; nil: never.
+    public var backupPolicy: BackupPolicy? = BackupPolicy()
     /// Failed attempts of one segment that fail its job.
     public var maxAttempts: Int = 3
     public var maxMessageBytes: Int = 256 << 20

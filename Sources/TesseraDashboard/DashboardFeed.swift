@@ -239,7 +239,9 @@ public final class DashboardFeed: Service, Sendable {
                 return row
             },
             jobs: (view.running + view.finished).map(DashboardSnapshot.Job.init),
-            throughput: .init(framesPerSecond: farm.framesPerSecond, realtime: farm.realTime, points: farm.points),
+            throughput: .init(
+                framesPerSecond: farm.framesPerSecond, realtime: farm.realTime, points: farm.points,
+                backups: farm.backups),
             maps: view.maps, errors: view.failures, livenessSeconds: livenessSeconds)
     }
 }

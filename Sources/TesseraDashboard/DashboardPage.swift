@@ -111,10 +111,16 @@ enum DashboardPage {
         return out
     }
 
-    /// The farm's rate now, and its last hour as a line (peak at the top).
+    /// The farm's rate now, its backup attempts (once there are any), and its last hour as a line (peak
+    /// at the top).
     static func throughput(_ t: DashboardSnapshot.Throughput) -> String {
-        "<p class=\"figures\"><span id=\"fps\">\(number(t.framesPerSecond))</span> frames/s · "
-            + "<span id=\"rt\">\(String(format: "%.2f", t.realtime))</span>× real time</p>" + chart(t.points)
+        let b = t.backups
+        let backups =
+            b.started == 0
+            ? ""
+            : " · <span id=\"backups\">backup attempts: \(b.started) started, \(b.won) won, \(b.wasted) wasted</span>"
+        return "<p class=\"figures\"><span id=\"fps\">\(number(t.framesPerSecond))</span> frames/s · "
+            + "<span id=\"rt\">\(String(format: "%.2f", t.realtime))</span>× real time\(backups)</p>" + chart(t.points)
     }
 
     /// `[unix seconds, frames/s, …]` points as an SVG line; nothing for fewer than two.
@@ -138,7 +144,7 @@ enum DashboardPage {
     static func maps(_ maps: [DashboardSnapshot.SegmentMap]) -> String { maps.map(map).joined() }
 
     static let glyphs: [SegmentStatus.State: String] = [
-        .queued: "·", .running: "▶", .done: "✓", .failed: "✗", .retried: "↻",
+        .queued: "·", .running: "▶", .done: "✓", .failed: "✗", .retried: "↻", .racing: "⇉", .backup: "⇈",
     ]
 
     static var legend: String {
@@ -225,7 +231,7 @@ enum DashboardPage {
     /// The segments worth naming, with their workers: running, retried and failed, 20 of each at most.
     static func notable(_ m: DashboardSnapshot.SegmentMap) -> String {
         let cells = Array(m.cells)
-        let parts = [SegmentStatus.State.running, .retried, .failed].compactMap { state -> String? in
+        let parts = [SegmentStatus.State.running, .racing, .retried, .backup, .failed].compactMap { state -> String? in
             let letter = DashboardSnapshot.SegmentMap.letters[state]!
             let named = cells.indices.filter { cells[$0] == letter }.map { i -> String in
                 let w = i < m.by.count && m.by[i] >= 0 && m.by[i] < m.workers.count ? m.workers[m.by[i]] : nil

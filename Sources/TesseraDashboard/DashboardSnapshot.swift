@@ -43,6 +43,8 @@ public struct DashboardSnapshot: Sendable, Codable, Equatable {
         public var framesPerSecond: Double
         public var realtime: Double
         public var points: [[Double]]
+        /// Backup attempts since the coordinator started.
+        public var backups = FarmSummary.BackupCounts()
     }
 
     /// A running job's segment map, compact enough to send every second for a job of thousands of
@@ -51,7 +53,8 @@ public struct DashboardSnapshot: Sendable, Codable, Equatable {
     /// (`/jobs/{id}`).
     public struct SegmentMap: Sendable, Codable, Equatable {
         public var job: String
-        /// One letter per segment in plan order (`letters`): queued, running, done, failed, retried.
+        /// One letter per segment in plan order (`letters`): queued, running, done, failed, retried,
+        /// racing (out at two workers), backup (finished by a backup attempt).
         public var cells: String
         /// The workers `by` names, each once.
         public var workers: [String]
@@ -59,7 +62,7 @@ public struct DashboardSnapshot: Sendable, Codable, Equatable {
         public var by: [Int]
 
         public static let letters: [SegmentStatus.State: Character] = [
-            .queued: "q", .running: "r", .done: "d", .failed: "f", .retried: "t",
+            .queued: "q", .running: "r", .done: "d", .failed: "f", .retried: "t", .racing: "a", .backup: "b",
         ]
 
         public init(job: String, segments: [SegmentStatus]) {

@@ -32,6 +32,12 @@ struct CoordinatorCommand: AsyncParsableCommand {
     @Option(help: "Seconds a segment may go without progress before it is given to another worker.")
     var stallTimeout: Double = 60
     @Option(help: "Failed attempts of one segment that fail its job.") var maxAttempts: Int = 3
+    @Option(
+        help: ArgumentHelp(
+            "An idle worker takes a backup attempt of a segment out at a slow one when that segment is expected "
+                + "to end more than this many times later than the idle worker would need for all of it; 0: never.",
+            valueName: "multiplier"))
+    var backupMultiplier: Double = BackupPolicy().multiplier
     @Option(help: "Seconds per segment when a job does not say.") var segmentDuration: Double = 4
     @Option(help: "Largest message (MiB) accepted from a worker; a peer sending more is disconnected.")
     var maxMessageMb: Int = 256
@@ -41,6 +47,9 @@ struct CoordinatorCommand: AsyncParsableCommand {
             throw ValidationError("--curve-secret and --allowed-keys go together")
         }
         guard Self.hostPort(http) != nil else { throw ValidationError("--http must be HOST:PORT, e.g. 127.0.0.1:8080") }
+        guard backupMultiplier == 0 || (1...100).contains(backupMultiplier) else {
+            throw ValidationError("--backup-multiplier must be 0 (no backup attempts) or between 1 and 100")
+        }
         guard heartbeatMs >= 10, liveness >= 2, stallTimeout > 0, maxAttempts >= 1, segmentDuration > 0,
             (1...2048).contains(maxMessageMb)
         else {
@@ -83,6 +92,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
         config.liveness = liveness
         config.stallTimeout = stallTimeout
         config.maxAttempts = maxAttempts
+        config.backupPolicy = backupMultiplier > 0 ? BackupPolicy(multiplier: backupMultiplier) : nil
         config.segmentDuration = segmentDuration
         config.maxMessageBytes = maxMessageMb << 20
         let coordinator = try Coordinator(configuration: config, logger: logger)

@@ -86,7 +86,7 @@ enum StatusText {
     /// failed segment with its worker and its errors. State is in the characters, not in colour.
     static func segmentMap(_ segments: [SegmentStatus]) -> String {
         let mark: [SegmentStatus.State: Character] = [
-            .queued: ".", .running: ">", .done: "#", .retried: "R", .failed: "X",
+            .queued: ".", .running: ">", .done: "#", .retried: "R", .failed: "X", .racing: "=", .backup: "B",
         ]
         let cells = String(segments.map { mark[$0.state] ?? "?" })
         var lines = stride(from: 0, to: cells.count, by: 64).map { start -> String in

@@ -10,7 +10,7 @@ struct WatchCommand: AsyncParsableCommand {
             Polls twice a second. On a terminal: a progress bar with segments done/total, frames/s and \
             ETA on stderr; otherwise a plain progress line every second. When the job ends, prints \
             'JOB completed: OUTPUT', or the job's error. A coordinator that stops answering for more than \
-            10 seconds ends the watch (the job goes on). Then the segment map: a character per segment             (. queued, > running, # done, R retried, X failed), and for each retried or failed segment its             worker and what went wrong; --map prints it at once, without waiting for the end.
+            10 seconds ends the watch (the job goes on). Then the segment map: a character per segment             (. queued, > running, = racing a backup, # done, B done by a backup, R retried, X failed), and for each retried or failed segment its             worker and what went wrong; --map prints it at once, without waiting for the end.
 
             \(ExitStatus.farmHelpText)
             """)

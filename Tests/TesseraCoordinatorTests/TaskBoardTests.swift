@@ -62,7 +62,8 @@ import Testing
         #expect(second?.attempt == 2 && second?.work.spec.index == 0)
         // A late result from attempt 1 completes the segment and names attempt 2 as superseded.
         let superseded = board.complete(job: "a", segment: 0, attempt: 1, spool: URL(fileURLWithPath: "/x"), frames: 10)
-        #expect(superseded?.attempt == 2 && superseded?.worker == "w2")
+            .superseded
+        #expect(superseded.map(\.attempt) == [2] && superseded.map(\.worker) == ["w2"])
         #expect(board.isFinished(job: "a", segment: 0))
         #expect(board.frames(job: "a")?.finished == 10)
     }

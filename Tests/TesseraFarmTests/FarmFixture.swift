@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TesseraTestSupport
 
 /// A real farm on loopback for one test: a coordinator process and worker processes of the built
@@ -135,6 +136,13 @@ final class FarmFixture: @unchecked Sendable {
         if let p { kill(p.processIdentifier, sig) }
     }
 
+    /// Slows a worker from outside, as a busy or throttled host would: SIGSTOP and SIGCONT in turn,
+    /// `running` seconds on and `stopped` off, until the returned throttle is stopped (it leaves the
+    /// worker running). Stops shorter than the liveness window keep it heartbeating.
+    func throttle(_ name: String, running: Double, stopped: Double) -> Throttle {
+        Throttle(pid: workers[name]?.processIdentifier ?? 0, running: running, stopped: stopped)
+    }
+
     /// Waits for a process to exit; its exit status, or nil on timeout.
     func waitExit(_ name: String, timeout: Double) -> Int32? {
         guard let p = name == "coordinator" ? coordinator : workers[name] else { return nil }
@@ -264,5 +272,35 @@ final class FarmFixture: @unchecked Sendable {
         }
         guard bound else { throw TestMedia.ToolFailure(description: "bind() failed") }
         return Int(UInt16(bigEndian: addr.sin_port))
+    }
+}
+
+/// A SIGSTOP/SIGCONT duty cycle on one process (`FarmFixture.throttle`).
+final class Throttle: Sendable {
+    private let on = Mutex(true)
+    private let done = DispatchSemaphore(value: 0)
+
+    init(pid: pid_t, running: Double, stopped: Double) {
+        let thread = Thread { [self] in
+            while on.withLock({ $0 }), pid > 0 {
+                kill(pid, SIGSTOP)
+                Thread.sleep(forTimeInterval: stopped)
+                kill(pid, SIGCONT)
+                Thread.sleep(forTimeInterval: running)
+            }
+            done.signal()
+        }
+        thread.start()
+    }
+
+    /// Ends the cycle with the process running.
+    func stop() {
+        guard
+            on.withLock({ was in
+                defer { was = false }
+                return was
+            })
+        else { return }
+        done.wait()
     }
 }

@@ -51,7 +51,7 @@ extension Dispatcher {
         case .progress(let p)?:
             farm.board.progress(
                 job: p.ref.jobID, segment: Int(p.ref.segment), attempt: Int(p.ref.attempt),
-                frames: Int(p.framesDone), now: now)
+                frames: Int(p.framesDone), framesPerSecond: p.framesPerSecond, now: now)
             farm.board.touch(worker: sessions[routingID]!.id, now: now)
         case .failed(let f)?:
             failed(f, from: routingID)
@@ -294,18 +294,28 @@ extension Dispatcher {
                     logger.info("segment \(key) spooled (\(output.frames) frames)")
                     // Asked of the board after the store write, not with `onBoard`: a job whose board
                     // opened meanwhile may have read the store before this write (see JobRunner).
-                    if let superseded = farm.board.complete(
+                    let completion = farm.board.complete(
                         job: key.job, segment: key.segment,
                         attempt: key.attempt, spool: file,
                         frames: Int(output.frames))
-                    {
+                    for superseded in completion.superseded {
                         withdraw(
                             job: key.job, segment: key.segment, attempt: superseded.attempt,
                             worker: superseded.worker, reason: "superseded")
+                        if superseded.isBackup { farm.metrics.backupAttempt(.wasted) }
+                    }
+                    if completion.byBackup {
+                        farm.metrics.backupAttempt(.won)
+                        logger.info("segment \(key): the backup attempt won")
                     }
                     if let id = sessions[routingID]?.id {
                         farm.board.touch(worker: id, now: now)
                         failureStreaks[id] = nil
+                    }
+                    if output.encodeSeconds > 0, output.encodeSeconds.isFinite, frames > 0 {
+                        let rate = Double(frames) / output.encodeSeconds
+                        let before = sessions[routingID]?.segmentRate
+                        sessions[routingID]?.segmentRate = before.map { ($0 + rate) / 2 } ?? rate
                     }
                     sessions[routingID]?.segmentsDone += 1
                     sessions[routingID]?.framesDone += frames
@@ -347,7 +357,11 @@ extension Dispatcher {
         // Only the session holding this exact lease can give it up: attempt numbers are small and
         // predictable, and a blind failure from anyone else would fail another worker's segment.
         guard sessions[routingID]?.holding.remove(key) != nil else {
-            warnOnce(routingID, "not-holder", "ignored a failure of \(key) from worker \(worker): it does not hold it")
+            // A task this coordinator withdrew reports its end as a failure (PROTOCOL.md §9): expected.
+            if withdrawn.removeValue(forKey: key) == nil {
+                warnOnce(
+                    routingID, "not-holder", "ignored a failure of \(key) from worker \(worker): it does not hold it")
+            }
             return
         }
         let message = f.message.logSafe(limit: 500)
@@ -375,11 +389,19 @@ extension Dispatcher {
                 )
             }
         }
+        // One of two attempts racing ended: the other carries on, and nothing goes back to the queue.
+        if let ended = farm.board.endRacing(job: key.job, segment: key.segment, attempt: key.attempt) {
+            if let failure { farm.metrics.segmentFailed(failure) }
+            if ended.isBackup { farm.metrics.backupAttempt(.wasted) }
+            logger.info("segment \(key) ended without a result (\(error)); its other attempt carries on")
+            return
+        }
         let outcome: FailOutcome
         do {
             outcome = try farm.store.failAttempt(
                 jobID: key.job, segment: key.segment, attempt: key.attempt,
-                error: error, counts: counts, maxFailures: configuration.maxAttempts)
+                error: error, counts: counts, maxFailures: configuration.maxAttempts,
+                current: farm.board.isSoleAttempt(job: key.job, segment: key.segment, attempt: key.attempt))
         } catch {
             if isDataFolderFull(error) {
                 dataFolderFull(job: key.job, error)
@@ -481,6 +503,7 @@ extension Dispatcher {
     func housekeeping(now: Double) {
         let interval = configuration.heartbeatInterval
         failedOn = failedOn.filter { farm.board.wants(job: $0.key.job, segment: $0.key.segment) }
+        withdrawn = withdrawn.filter { now - $0.value < 60 }
         leaseHolders = leaseHolders.filter { farm.board.wants(job: $0.key.job, segment: $0.key.segment) }
         quarantinedUntil = quarantinedUntil.filter { $0.value > now }
         lost = lost.filter { now - $0.value.at < Self.lostShownSeconds }
@@ -510,31 +533,56 @@ extension Dispatcher {
         }
     }
 
-    /// Leases ready segments to workers with credit, fairly between jobs.
+    /// Leases ready segments to workers with credit, fairly between jobs; with nothing queued that it
+    /// can do, an idle worker may take a backup attempt of a segment out at a slow one (`BackupPolicy`).
     func dispatch(now: Double) {
-        guard farm.board.hasReadyWork else { return }
+        let ready = farm.board.hasReadyWork
+        guard ready || configuration.backupPolicy != nil else { return }
+        var rates: [String: Double]?
         for rid in sessions.keys.sorted(by: { sessions[$0]!.holding.count < sessions[$1]!.holding.count }) {
             while let s = sessions[rid], s.credit > 0, !s.draining, operatorHolds[s.id] == nil,
                 (quarantinedUntil[s.id] ?? 0) <= now
             {
                 let deadline = now + configuration.stallTimeout
                 var leaseFailure: (job: String, error: any Error)?
-                let leased = farm.board.next(
-                    worker: s.id, now: now,
-                    accepts: { job, work in
-                        Self.canRun(work, s.capabilities)
-                            && !self.shouldAvoid(job: job, work: work, worker: s.id, now: now)
-                    },
-                    attempt: { job, segment in
-                        do {
-                            return try self.farm.store.lease(
-                                jobID: job, segment: segment, worker: s.id, deadline: deadline
-                            ).attempt
-                        } catch {
-                            leaseFailure = (job, error)
-                            return nil
+                let accepts = { (job: String, work: SegmentWork) in
+                    Self.canRun(work, s.capabilities) && !self.shouldAvoid(job: job, work: work, worker: s.id, now: now)
+                }
+                /// The store numbers the attempt (`lease`, `leaseBackup`); a failure is kept for below.
+                func numbered(_ job: String, _ lease: () throws -> Lease) -> Int? {
+                    do { return try lease().attempt } catch {
+                        leaseFailure = (job, error)
+                        return nil
+                    }
+                }
+                var leased =
+                    ready
+                    ? farm.board.next(worker: s.id, now: now, accepts: accepts) { job, segment in
+                        numbered(job) {
+                            try self.farm.store.lease(jobID: job, segment: segment, worker: s.id, deadline: deadline)
                         }
-                    })
+                    } : nil
+                var backupOf: TaskBoard.InFlight?
+                if leased == nil, leaseFailure == nil, s.holding.isEmpty, let policy = configuration.backupPolicy {
+                    if rates == nil {
+                        rates = Dictionary(sessions.values.compactMap { v in v.segmentRate.map { (v.id, $0) } }) {
+                            max($0, $1)
+                        }
+                    }
+                    let known = rates ?? [:]
+                    if let backup = farm.board.backup(
+                        worker: s.id, now: now, policy: policy, rate: { known[$0] }, accepts: accepts,
+                        attempt: { job, segment in
+                            numbered(job) {
+                                try self.farm.store.leaseBackup(
+                                    jobID: job, segment: segment, worker: s.id, deadline: deadline)
+                            }
+                        })
+                    {
+                        leased = (backup.job, backup.work, backup.attempt, 0)
+                        backupOf = backup.of
+                    }
+                }
                 // A lease the store could not record (its segment is off the board now) fails its job with
                 // the cause, once; a segment the store no longer has pending was simply taken elsewhere.
                 if let (job, error) = leaseFailure {
@@ -558,7 +606,15 @@ extension Dispatcher {
                 }
                 sessions[rid]!.credit -= 1
                 sessions[rid]!.holding.insert(key)
-                farm.metrics.segmentLeased(queueWait: next.waited)
+                if let backupOf {
+                    farm.metrics.backupAttempt(.started)
+                    let why =
+                        "attempt \(backupOf.attempt) on \(backupOf.worker) is slow (\(backupOf.framesDone)/"
+                        + "\(next.work.spec.frameCount) frames after \(String(format: "%.1f", now - backupOf.leasedAt)) s)"
+                    logger.info("segment \(key): backup attempt on worker \(s.id), as \(why)")
+                } else {
+                    farm.metrics.segmentLeased(queueWait: next.waited)
+                }
                 leaseHolders[key] = s.id
                 send(.assign(key.ref, task: task, leaseDeadlineUnixMilliseconds: Int64(deadline * 1000)), to: rid)
             }

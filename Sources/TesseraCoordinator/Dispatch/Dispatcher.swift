@@ -53,6 +53,9 @@ final class Dispatcher: @unchecked Sendable {
     var refusals = RefusalLog()
     /// The workers each segment failed on in this run: a retry goes to another worker when one can take it.
     var failedOn: [SegmentID: Set<String>] = [:]
+    /// Attempts withdrawn from their workers (superseded, cancelled) whose end the worker may still
+    /// report, with when: kept a minute.
+    var withdrawn: [TaskKey: Double] = [:]
     /// Counted failures in a row, per worker id; a success resets it.
     var failureStreaks: [String: Int] = [:]
     /// Workers that failed `quarantineAfter` attempts in a row get no new work until then (Unix seconds).
@@ -230,7 +233,7 @@ final class Dispatcher: @unchecked Sendable {
             switch command {
             case .cancelTask(let key, let worker, let reason):
                 guard let (rid, _) = sessions.first(where: { $0.value.id == worker }) else { continue }
-                sessions[rid]?.holding.remove(key)
+                if sessions[rid]?.holding.remove(key) != nil { withdrawn[key] = Date().timeIntervalSince1970 }
                 send(.cancel(key.ref, reason: reason), to: rid)
             case .control(let worker, let action):
                 operatorHolds[worker] = action == .resume ? nil : action

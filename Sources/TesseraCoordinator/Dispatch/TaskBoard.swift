@@ -16,6 +16,10 @@ import TesseraWire
 ///  fail(job): ready and in-flight work dropped, the job's threads wake with the failure
 /// ```
 ///
+/// A segment out at a slow worker may get one backup attempt on an idle one (`backup`, `BackupPolicy`):
+/// both run until the first result completes it (`complete` returns the other, to withdraw) or one
+/// ends without a result (`endRacing`: the other carries on alone).
+///
 /// Fairness (`next`): highest priority first; among equal priorities the job with the fewest segments
 /// out at workers, then the oldest job; within a job the lowest segment index.
 final class TaskBoard: @unchecked Sendable {
@@ -26,6 +30,16 @@ final class TaskBoard: @unchecked Sendable {
         var leasedAt: Double
         var lastProgress: Double
         var framesDone: Int
+        /// When the worker started it (from its progress reports); nil until it reports frames.
+        var startedAt: Double? = nil
+        /// A second attempt leased while another ran (`backup`).
+        var isBackup = false
+        /// Lease order on the board: a worker runs what it holds in this order.
+        var sequence = 0
+
+        var estimate: BackupPolicy.Attempt {
+            .init(frames: work.spec.frameCount, framesDone: framesDone, startedAt: startedAt, leasedAt: leasedAt)
+        }
     }
 
     private final class JobWork {
@@ -36,6 +50,8 @@ final class TaskBoard: @unchecked Sendable {
         /// When each ready segment last became ready (Unix seconds), for its queue wait.
         var readySince: [Int: Double] = [:]
         var inFlight: [Int: InFlight] = [:]
+        /// Backup attempts of segments in `inFlight`, at most one each.
+        var backups: [Int: InFlight] = [:]
         /// Spool files of finished segments (including those finished before a restart).
         var finished: [Int: URL] = [:]
         var framesFinished = 0
@@ -48,6 +64,16 @@ final class TaskBoard: @unchecked Sendable {
             self.id = id
             self.priority = priority
             self.created = created
+        }
+
+        /// Every attempt out, backups included.
+        var attempts: [(segment: Int, flight: InFlight)] {
+            inFlight.map { ($0.key, $0.value) } + backups.map { ($0.key, $0.value) }
+        }
+
+        /// Frames encoded so far in running segments: a racing segment's furthest attempt.
+        var framesInFlight: Int {
+            inFlight.reduce(0) { $0 + max($1.value.framesDone, backups[$1.key]?.framesDone ?? 0) }
         }
     }
 
@@ -70,12 +96,20 @@ final class TaskBoard: @unchecked Sendable {
     /// Ready (not yet leased) segments a job may queue before its producer waits.
     let readyLimit: Int
     private var jobs: [String: JobWork] = [:]
+    /// The next lease's `InFlight.sequence`.
+    private var leases = 0
     private let condition = NSCondition()
     /// Called (outside the lock) whenever new work becomes ready, to wake the dispatcher.
     private let onReady: @Sendable () -> Void
+    /// Unix seconds now (a virtual clock in the scheduling model).
+    private let clock: @Sendable () -> Double
 
-    init(readyLimit: Int = 6, onReady: @escaping @Sendable () -> Void) {
+    init(
+        readyLimit: Int = 6, clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
+        onReady: @escaping @Sendable () -> Void
+    ) {
         self.readyLimit = readyLimit
+        self.clock = clock
         self.onReady = onReady
     }
 
@@ -104,7 +138,7 @@ final class TaskBoard: @unchecked Sendable {
             while let w = jobs[job], w.failure == nil, w.ready.count >= readyLimit { condition.wait() }
             guard let w = jobs[job], w.failure == nil else { return false }
             w.ready[work.spec.index] = work
-            w.readySince[work.spec.index] = Date().timeIntervalSince1970
+            w.readySince[work.spec.index] = clock()
             return true
         }
         if added { onReady() }
@@ -134,10 +168,11 @@ final class TaskBoard: @unchecked Sendable {
         condition.withLock {
             guard let w = jobs[job] else { return [] }
             if w.failure == nil { w.failure = message }
-            let out = w.inFlight.map { ($0.key, $0.value) }
+            let out = w.attempts
             w.ready.removeAll()
             w.readySince.removeAll()
             w.inFlight.removeAll()
+            w.backups.removeAll()
             condition.broadcast()
             return out
         }
@@ -178,7 +213,8 @@ final class TaskBoard: @unchecked Sendable {
                 guard let n = attempt(w.id, index) else { continue }
                 w.inFlight[index] = InFlight(
                     work: work, attempt: n, worker: worker, leasedAt: now, lastProgress: now,
-                    framesDone: 0)
+                    framesDone: 0, sequence: leases)
+                leases += 1
                 let waited = max(0, now - (w.readySince.removeValue(forKey: index) ?? now))
                 condition.broadcast()  // room for the producer
                 return (w.id, work, n, waited)
@@ -196,36 +232,125 @@ final class TaskBoard: @unchecked Sendable {
             guard let w = jobs[job], let f = w.inFlight[segment], f.attempt == attempt else { return false }
             w.inFlight[segment] = nil
             w.ready[segment] = f.work
-            w.readySince[segment] = Date().timeIntervalSince1970
+            w.readySince[segment] = clock()
             return true
         }
         if done { onReady() }
         return done
     }
 
-    func progress(job: String, segment: Int, attempt: Int, frames: Int, now: Double) {
+    /// A worker's progress report: `framesPerSecond` is its own measure since it started the attempt.
+    func progress(job: String, segment: Int, attempt: Int, frames: Int, framesPerSecond: Double = 0, now: Double) {
         condition.withLock {
-            guard let w = jobs[job], var f = w.inFlight[segment], f.attempt == attempt else { return }
-            f.framesDone = frames
-            f.lastProgress = now
-            w.inFlight[segment] = f
+            guard let w = jobs[job] else { return }
+            func update(_ f: inout InFlight) {
+                f.framesDone = frames
+                f.lastProgress = now
+                if f.startedAt == nil, frames > 0, framesPerSecond > 0, framesPerSecond.isFinite {
+                    f.startedAt = max(f.leasedAt, now - Double(frames) / framesPerSecond)
+                }
+            }
+            if var f = w.inFlight[segment], f.attempt == attempt {
+                update(&f)
+                w.inFlight[segment] = f
+            } else if var f = w.backups[segment], f.attempt == attempt {
+                update(&f)
+                w.backups[segment] = f
+            }
         }
     }
 
-    /// Records a spooled segment; wakes the job's stitching thread. Returns the attempt it supersedes
-    /// when another attempt of the segment is still out at a worker (to withdraw it).
+    /// Records a spooled segment; wakes the job's stitching thread. Returns the attempts it supersedes
+    /// that are still out at workers (to withdraw them), and whether the winner was a backup.
     @discardableResult
-    func complete(job: String, segment: Int, attempt: Int, spool: URL, frames: Int) -> InFlight? {
+    func complete(
+        job: String, segment: Int, attempt: Int, spool: URL, frames: Int
+    ) -> (superseded: [InFlight], byBackup: Bool) {
         condition.withLock {
-            guard let w = jobs[job], w.finished[segment] == nil else { return nil }
+            guard let w = jobs[job], w.finished[segment] == nil else { return ([], false) }
             w.finished[segment] = spool
             w.framesFinished += frames
-            let other = w.inFlight.removeValue(forKey: segment)
+            let out = [w.inFlight.removeValue(forKey: segment), w.backups.removeValue(forKey: segment)].compactMap {
+                $0
+            }
             w.ready[segment] = nil
             w.readySince[segment] = nil
             w.reserved[segment] = nil
             condition.broadcast()
-            return other.flatMap { $0.attempt == attempt ? nil : $0 }
+            return (out.filter { $0.attempt != attempt }, out.contains { $0.attempt == attempt && $0.isBackup })
+        }
+    }
+
+    /// One attempt of a racing segment (out twice: `backup`) ended without a result (failed, lost,
+    /// stalled, withdrawn): it is dropped and the other carries on alone, as the segment's attempt.
+    /// Returns the dropped attempt; nil when the segment was not racing (or `attempt` is not out).
+    func endRacing(job: String, segment: Int, attempt: Int) -> InFlight? {
+        condition.withLock {
+            guard let w = jobs[job], let backup = w.backups[segment], let first = w.inFlight[segment] else {
+                return nil
+            }
+            if backup.attempt == attempt {
+                w.backups[segment] = nil
+                return backup
+            }
+            guard first.attempt == attempt else { return nil }
+            w.backups[segment] = nil
+            w.inFlight[segment] = backup
+            return first
+        }
+    }
+
+    /// Whether `attempt` is the only attempt of the segment out at a worker in this run.
+    func isSoleAttempt(job: String, segment: Int, attempt: Int) -> Bool {
+        condition.withLock {
+            jobs[job].map { $0.inFlight[segment]?.attempt == attempt && $0.backups[segment] == nil } ?? false
+        }
+    }
+
+    /// Segments of the job out at two workers at once.
+    func racing(job: String) -> Set<Int> { condition.withLock { Set(jobs[job]?.backups.keys ?? [:].keys) } }
+
+    /// A backup attempt for idle `worker` (it holds nothing, and nothing it can do is queued): of the
+    /// segments out at other workers that it can run (`accepts`) and that have no backup yet, the one
+    /// with the longest expected time left, if `policy` finds it worth a second encode. `rate` gives a
+    /// worker's measured frames per second (nil: not known yet); `attempt` numbers the backup (the store).
+    func backup(
+        worker: String, now: Double, policy: BackupPolicy, rate: (String) -> Double?,
+        accepts: (String, SegmentWork) -> Bool = { _, _ in true }, attempt: (String, Int) -> Int?
+    ) -> (job: String, work: SegmentWork, attempt: Int, of: InFlight)? {
+        condition.withLock {
+            // The farm's median rate stands in for a worker not measured yet.
+            let known = Set(jobs.values.flatMap { $0.attempts.map(\.flight.worker) } + [worker]).compactMap(rate)
+                .filter { $0 > 0 }.sorted()
+            guard
+                let idleRate = rate(worker).flatMap({ $0 > 0 ? $0 : nil })
+                    ?? (known.isEmpty ? nil : known[known.count / 2])
+            else { return nil }
+            // Each worker's attempts in lease order: it runs them one after another.
+            var queues: [String: [InFlight]] = [:]
+            for w in jobs.values { for (_, f) in w.attempts { queues[f.worker, default: []].append(f) } }
+            for key in queues.keys { queues[key]!.sort { $0.sequence < $1.sequence } }
+            var best: (job: JobWork, segment: Int, flight: InFlight, left: Double)?
+            for w in jobs.values where w.failure == nil {
+                for (segment, f) in w.inFlight
+                where w.backups[segment] == nil && f.worker != worker && accepts(w.id, f.work) {
+                    let queue = queues[f.worker] ?? []
+                    let ahead = queue.prefix { $0.sequence < f.sequence }
+                    let left = BackupPolicy.timeLeft(
+                        f.estimate, ahead: ahead.map(\.estimate), holderRate: rate(f.worker), now: now)
+                    guard policy.shouldBackUp(f.estimate, timeLeft: left, idleRate: idleRate, now: now) else {
+                        continue
+                    }
+                    let score = left ?? .infinity
+                    if best == nil || score > best!.left { best = (w, segment, f, score) }
+                }
+            }
+            guard let best, let n = attempt(best.job.id, best.segment) else { return nil }
+            best.job.backups[best.segment] = InFlight(
+                work: best.flight.work, attempt: n, worker: worker, leasedAt: now, lastProgress: now,
+                framesDone: 0, isBackup: true, sequence: leases)
+            leases += 1
+            return (best.job.id, best.flight.work, n, best.flight)
         }
     }
 
@@ -237,6 +362,10 @@ final class TaskBoard: @unchecked Sendable {
                 for (index, var f) in w.inFlight where f.worker == worker {
                     f.lastProgress = now
                     w.inFlight[index] = f
+                }
+                for (index, var f) in w.backups where f.worker == worker {
+                    f.lastProgress = now
+                    w.backups[index] = f
                 }
             }
         }
@@ -253,7 +382,9 @@ final class TaskBoard: @unchecked Sendable {
             guard let w = jobs[job], w.failure == nil else { return .unknown }
             if w.finished[segment] != nil { return .superseded }
             if let f = w.inFlight[segment] {
-                return f.attempt == attempt && f.worker == worker ? .adopted : .superseded
+                let b = w.backups[segment]
+                return (f.attempt == attempt && f.worker == worker) || (b?.attempt == attempt && b?.worker == worker)
+                    ? .adopted : .superseded
             }
             guard let work = w.ready[segment] else { return .unknown }
             guard confirm() else { return .superseded }
@@ -262,7 +393,8 @@ final class TaskBoard: @unchecked Sendable {
             w.reserved[segment] = nil
             w.inFlight[segment] = InFlight(
                 work: work, attempt: attempt, worker: worker, leasedAt: now, lastProgress: now,
-                framesDone: 0)
+                framesDone: 0, sequence: leases)
+            leases += 1
             condition.broadcast()  // room for the producer
             return .adopted
         }
@@ -304,7 +436,7 @@ final class TaskBoard: @unchecked Sendable {
     func stalled(before: Double) -> [(job: String, segment: Int, flight: InFlight)] {
         condition.withLock {
             jobs.values.flatMap { w in
-                w.inFlight.filter { $0.value.lastProgress < before }.map { (w.id, $0.key, $0.value) }
+                w.attempts.filter { $0.flight.lastProgress < before }.map { (w.id, $0.segment, $0.flight) }
             }
         }
     }
@@ -313,7 +445,7 @@ final class TaskBoard: @unchecked Sendable {
     func frames(job: String) -> (finished: Int, inFlight: Int, segmentsFinished: Int)? {
         condition.withLock {
             guard let w = jobs[job] else { return nil }
-            return (w.framesFinished, w.inFlight.values.reduce(0) { $0 + $1.framesDone }, w.finished.count)
+            return (w.framesFinished, w.framesInFlight, w.finished.count)
         }
     }
 
@@ -321,7 +453,7 @@ final class TaskBoard: @unchecked Sendable {
     /// samples).
     var jobFrames: [String: Int] {
         condition.withLock {
-            jobs.mapValues { w in w.framesFinished + w.inFlight.values.reduce(0) { $0 + $1.framesDone } }
+            jobs.mapValues { w in w.framesFinished + w.framesInFlight }
         }
     }
 

@@ -15,6 +15,9 @@ struct WorkerSession {
     var lastSent: Double
     var holding: Set<TaskKey> = []
     var segmentsDone = 0
+    /// Frames per second over its finished segments (each segment's frames over its encode seconds,
+    /// averaged with weight ½ on the newest): what a backup decision expects of it. Nil until one.
+    var segmentRate: Double?
     var framesDone = 0
     var draining = false
     /// How its requested backends resolved (from Hello, then each Ready that says).

@@ -21,6 +21,8 @@ extension FarmMetrics {
         "tessera_jobs_finished_total": .init(help: "Jobs that ended, by final state."),
         "tessera_segment_failures_total": .init(
             help: "Failed segment attempts (each one retried, or failing its job at the last attempt), by cause."),
+        "tessera_backup_attempts_total": .init(
+            help: "Backup attempts of segments out at slow workers: started, won (taken first) or wasted."),
         "tessera_last_segment_completed_timestamp_seconds": .init(
             help: "Unix time at which a segment last finished; 0 until one does."),
         "tessera_segment_encode_duration_seconds": .init(

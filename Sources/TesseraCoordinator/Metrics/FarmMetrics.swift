@@ -36,6 +36,8 @@ public final class FarmMetrics: MetricsExposition {
     private let framesDiscarded: [FrameDiscard: CoreMetrics.Counter]
     private let jobsFinished: [JobState: CoreMetrics.Counter]
     private let segmentFailures: [SegmentFailureReason: CoreMetrics.Counter]
+    private let backupAttempts: [BackupOutcome: CoreMetrics.Counter]
+    private let backupTotals = Mutex([BackupOutcome: Int]())
     private let encodeDuration: [EncodeBackend: Recorder]
     private let queueWait, realtimeRatio: Recorder
     private let segmentSSIM, segmentPSNR: [JobKind: Recorder]
@@ -112,6 +114,9 @@ public final class FarmMetrics: MetricsExposition {
         }
         segmentFailures = each(SegmentFailureReason.allCases) {
             counter("tessera_segment_failures_total", [("reason", $0.rawValue)])
+        }
+        backupAttempts = each(BackupOutcome.allCases) {
+            counter("tessera_backup_attempts_total", [("outcome", $0.rawValue)])
         }
         encodeDuration = Dictionary(
             uniqueKeysWithValues: EncodeBackend.allCases.map {
@@ -197,6 +202,15 @@ public final class FarmMetrics: MetricsExposition {
 
     /// An attempt that failed (counted against its worker).
     public func segmentFailed(_ reason: SegmentFailureReason) { segmentFailures[reason]?.increment() }
+
+    /// A backup attempt started, won or was wasted.
+    public func backupAttempt(_ outcome: BackupOutcome) {
+        backupAttempts[outcome]?.increment()
+        backupTotals.withLock { $0[outcome, default: 0] += 1 }
+    }
+
+    /// Backup attempts since the coordinator started, by outcome (the dashboard's figures).
+    public var backups: [BackupOutcome: Int] { backupTotals.withLock { $0 } }
 
     /// A segment left the queue for a worker after waiting `seconds` there.
     public func segmentLeased(queueWait seconds: Double) { queueWait.record(max(0, seconds)) }

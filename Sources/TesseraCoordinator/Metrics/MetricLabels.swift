@@ -14,6 +14,12 @@ public enum FrameDiscard: String, CaseIterable, Sendable {
     case duplicate
 }
 
+/// What became of backup attempts (`tessera_backup_attempts_total{outcome}`): each one `started`, then
+/// `won` (its result was taken first) or `wasted` (the slower attempt finished first, or it failed).
+public enum BackupOutcome: String, CaseIterable, Sendable, Codable {
+    case started, won, wasted
+}
+
 /// Why a segment's attempt failed and was given to another worker or failed its job
 /// (`tessera_segment_failures_total{reason}`). Segments handed back unstarted are not failures.
 public enum SegmentFailureReason: String, CaseIterable, Sendable {

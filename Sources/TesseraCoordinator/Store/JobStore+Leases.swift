@@ -35,6 +35,30 @@ extension JobStore {
             return Lease(jobID: jobID, segment: segment, attempt: attempt, worker: worker, deadline: deadline)
         }
     }
+    /// Leases a backup attempt of a segment already out (leased) at another worker: its attempt number
+    /// grows by one and the new attempt's worker becomes the segment's; the earlier attempt's result
+    /// still counts (`complete`: the first result wins).
+    /// - Throws: `StoreError.notFound` when the segment is not leased (done, pending or unknown).
+    public func leaseBackup(jobID: String, segment: Int, worker: String, deadline: Double) throws(StoreError) -> Lease {
+        try write("lease a backup of segment \(segment) of \(jobID) to \(worker)") { db in
+            try db.execute(
+                sql: """
+                    UPDATE segments SET attempt = attempt + 1, worker = ?, leaseDeadline = ?
+                    WHERE jobID = ? AND idx = ? AND state = 'leased'
+                    """,
+                arguments: [worker, deadline, jobID, segment])
+            guard db.changesCount > 0 else { throw StoreError.notFound("\(jobID) segment \(segment) (leased)") }
+            let attempt =
+                try Int.fetchOne(
+                    db, sql: "SELECT attempt FROM segments WHERE jobID = ? AND idx = ?", arguments: [jobID, segment])
+                ?? 0
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO attempts (jobID, idx, attempt, worker, backup) VALUES (?, ?, ?, ?, 1)",
+                arguments: [jobID, segment, attempt, worker])
+            return Lease(jobID: jobID, segment: segment, attempt: attempt, worker: worker, deadline: deadline)
+        }
+    }
+
     /// The worker `attempt` of a segment was leased to; nil when it never was.
     /// - Throws: `StoreError.database`.
     public func holder(jobID: String, segment: Int, attempt: Int) throws(StoreError) -> String? {
@@ -104,14 +128,16 @@ extension JobStore {
     /// `.exhausted` with a message naming the job, the segment and every counted error with its
     /// attempt and worker; otherwise the segment is pending again.
     /// - Throws: `StoreError.database`.
+    /// - Parameter current: the caller knows `attempt` is the segment's only attempt still out, though a
+    ///   later one was handed out (a backup that ended first): it counts as the segment's latest.
     public func failAttempt(
         jobID: String, segment: Int, attempt: Int, error: String, counts: Bool,
-        maxFailures: Int
+        maxFailures: Int, current: Bool = false
     ) throws(StoreError) -> FailOutcome {
         try write("record the failure of \(jobID)/\(segment)#\(attempt)") { db in
             guard try Self.isActive(db, jobID),
                 let stored = try SegmentRecord.fetchOne(db, jobID: jobID, index: segment),
-                stored.state == .leased, stored.attempt == attempt
+                stored.state == .leased, stored.attempt == attempt || (current && attempt < stored.attempt)
             else { return .stale }
             guard counts else {
                 try db.execute(
@@ -119,7 +145,10 @@ extension JobStore {
                     arguments: [jobID, segment])
                 return .requeued
             }
-            let errors = stored.errors + ["attempt \(attempt) on \(stored.worker ?? "an unknown worker"): \(error)"]
+            let holder = try String.fetchOne(
+                db, sql: "SELECT worker FROM attempts WHERE jobID = ? AND idx = ? AND attempt = ?",
+                arguments: [jobID, segment, attempt])
+            let errors = stored.errors + ["attempt \(attempt) on \(holder ?? "an unknown worker"): \(error)"]
             let failures = stored.failures + 1
             let exhausted = failures >= maxFailures
             try db.execute(

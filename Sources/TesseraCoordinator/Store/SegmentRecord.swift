@@ -34,6 +34,10 @@ public struct SegmentRecord: Sendable, Hashable, Codable {
     public var doneAttempt: Int?
     /// The accepted result's measured quality.
     public var quality: SegmentQuality?
+    /// Backup attempts handed out (`JobStore.leaseBackup`).
+    public var backups: Int
+    /// Whether the accepted result came from a backup attempt.
+    public var doneByBackup: Bool
 
     init(row: Row) throws {
         let stateName: String = row["state"]
@@ -58,15 +62,26 @@ public struct SegmentRecord: Sendable, Hashable, Codable {
         doneAttempt = row["doneAttempt"]
         // Informative: a row whose figures cannot be read shows none rather than failing its job's status.
         quality = (row["quality"] as String?).flatMap { try? StoreJSON.decode(SegmentQuality.self, $0) }
+        backups = row["backups"] ?? 0
+        doneByBackup = (row["doneByBackup"] as Int?) == 1
     }
 
+    /// Every column, with the segment's backup attempts from `attempts`.
+    static let selection = """
+        SELECT s.*,
+            (SELECT COUNT(*) FROM attempts a WHERE a.jobID = s.jobID AND a.idx = s.idx AND a.backup = 1) AS backups,
+            (SELECT a.backup FROM attempts a WHERE a.jobID = s.jobID AND a.idx = s.idx AND a.attempt = s.doneAttempt)
+                AS doneByBackup
+        FROM segments s
+        """
+
     static func fetchOne(_ db: Database, jobID: String, index: Int) throws -> SegmentRecord? {
-        try Row.fetchOne(db, sql: "SELECT * FROM segments WHERE jobID = ? AND idx = ?", arguments: [jobID, index])
+        try Row.fetchOne(db, sql: selection + " WHERE s.jobID = ? AND s.idx = ?", arguments: [jobID, index])
             .map(SegmentRecord.init(row:))
     }
 
     static func fetchAll(_ db: Database, jobID: String) throws -> [SegmentRecord] {
-        try Row.fetchAll(db, sql: "SELECT * FROM segments WHERE jobID = ? ORDER BY idx", arguments: [jobID])
+        try Row.fetchAll(db, sql: selection + " WHERE s.jobID = ? ORDER BY s.idx", arguments: [jobID])
             .map(SegmentRecord.init(row:))
     }
 

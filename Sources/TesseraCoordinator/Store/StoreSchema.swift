@@ -68,6 +68,11 @@ enum StoreSchema {
             // worker, a segment finished before this migration).
             try db.alter(table: "segments") { t in t.add(column: "quality", .text) }
         }
+        migrator.registerMigration("v5: backup attempts") { db in
+            // 1 for an attempt leased while another attempt of the segment ran (`leaseBackup`): the job's
+            // segment map marks a segment finished by one.
+            try db.alter(table: "attempts") { t in t.add(column: "backup", .integer).notNull().defaults(to: 0) }
+        }
         return migrator
     }
 }

@@ -17,11 +17,28 @@ public struct FarmSummary: Sendable, Hashable, Codable {
     public var jobs: [String: Int]
     /// The last hour at one point per five seconds, oldest first: `[unix seconds, frames/s, × real time]`.
     public var points: [[Double]]
+    /// Backup attempts since the coordinator started (segments out at slow workers run again on idle ones).
+    public var backups: BackupCounts
+
+    public struct BackupCounts: Sendable, Hashable, Codable {
+        public var started: Int
+        /// Taken first: the slow worker's attempt was withdrawn.
+        public var won: Int
+        /// The slower attempt finished first, or the backup failed.
+        public var wasted: Int
+
+        public init(started: Int = 0, won: Int = 0, wasted: Int = 0) {
+            self.started = started
+            self.won = won
+            self.wasted = wasted
+        }
+    }
 
     public init(
         framesPerSecond: Double, realTime: Double, queuedSegments: Int, runningSegments: Int, workers: Int,
-        busyWorkers: Int, jobs: [String: Int], points: [[Double]]
+        busyWorkers: Int, jobs: [String: Int], points: [[Double]], backups: BackupCounts = .init()
     ) {
+        self.backups = backups
         self.framesPerSecond = framesPerSecond
         self.realTime = realTime
         self.queuedSegments = queuedSegments

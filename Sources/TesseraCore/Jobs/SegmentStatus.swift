@@ -12,6 +12,10 @@ public struct SegmentStatus: Sendable, Hashable, Codable {
         case failed
         /// Finished, after at least one attempt that failed or was lost.
         case retried
+        /// Leased to a slow worker and, as a backup, to an idle one: the first result wins.
+        case racing
+        /// Finished by a backup attempt, ahead of the slower worker's.
+        case backup
     }
 
     /// 0-based position in the job's plan.

@@ -10,7 +10,7 @@ const page=Number(document.body.dataset.page||"1");
 let html=null,win=null,at=0,paused=false,dirty=false,last=Date.now(),stale=false,es=null,retry=null,gone="";
 const cap=s=>s[0].toUpperCase()+s.slice(1);
 const clock=t=>new Date(t).toISOString().slice(11,19)+" UTC";
-const W={q:"queued",r:"running",d:"done",f:"failed",t:"retried"};
+const W={q:"queued",r:"running",d:"done",f:"failed",t:"retried",a:"racing",b:"backup"};
 const rows=()=>Array.from(document.querySelectorAll("#workers tr[data-worker]"));
 function silent(r){const age=(Date.now()-last)/1000;
 return !!win&&!stale&&age<=1.5&&r.dataset.state!=="lost"&&Number(r.dataset.lastSeen)+age>win}

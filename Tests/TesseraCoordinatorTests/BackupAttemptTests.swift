@@ -1,0 +1,198 @@
+import Foundation
+import TesseraCore
+import TesseraTestSupport
+import Testing
+
+@testable import TesseraCoordinator
+
+/// Backup attempts: which segment an idle worker runs again (`BackupPolicy`, `TaskBoard.backup`), what the
+/// board does when one of two racing attempts ends, and what the store records.
+@Suite("Backup attempts")
+struct BackupAttemptTests {
+    typealias Attempt = BackupPolicy.Attempt
+
+    @Test("time left: from the attempt's own progress; behind another task, after it at the worker's rate")
+    func timeLeft() {
+        // 30 of 90 frames in 10 s: 20 s to go.
+        let running = Attempt(frames: 90, framesDone: 30, startedAt: 100, leasedAt: 99)
+        #expect(BackupPolicy.timeLeft(running, holderRate: nil, now: 110) == 20)
+        // A silent worker's rate falls as time passes: the same 30 frames after 30 s leave 60 s.
+        #expect(BackupPolicy.timeLeft(running, holderRate: nil, now: 130) == 60)
+        // Waiting behind it at 3 frames/s: 20 s for the running one, then 90 / 3.
+        let waiting = Attempt(frames: 90, framesDone: 0, startedAt: nil, leasedAt: 99)
+        #expect(BackupPolicy.timeLeft(waiting, ahead: [running], holderRate: 3, now: 110) == 50)
+        #expect(BackupPolicy.timeLeft(waiting, ahead: [running], holderRate: nil, now: 110) == nil)
+    }
+
+    @Test("a backup only when the attempt would end more than 1.5× later than the idle worker's whole run")
+    func threshold() {
+        let policy = BackupPolicy()
+        let attempt = Attempt(frames: 90, framesDone: 30, startedAt: 100, leasedAt: 99)
+        // The idle worker needs 90 / 9 = 10 s: 20 s left is worth it, 14 s is not.
+        #expect(policy.shouldBackUp(attempt, timeLeft: 20, idleRate: 9, now: 110))
+        #expect(!policy.shouldBackUp(attempt, timeLeft: 14, idleRate: 9, now: 110))
+        // Too young to judge, and no rate for the idle worker: never.
+        #expect(!policy.shouldBackUp(attempt, timeLeft: 100, idleRate: 9, now: 100))
+        #expect(!policy.shouldBackUp(attempt, timeLeft: 100, idleRate: 0, now: 110))
+        // Nothing known of its end: its age stands in (16 s > 15 s).
+        #expect(policy.shouldBackUp(attempt, timeLeft: nil, idleRate: 9, now: 115))
+        #expect(!policy.shouldBackUp(attempt, timeLeft: nil, idleRate: 9, now: 113))
+    }
+
+    /// A board with one job whose segments 0 and 1 are out at "slow" (1 running, 2 waiting behind it)
+    /// and segment 2 at "fast", all leased at t = 100.
+    static func racingBoard() -> TaskBoard {
+        let board = TaskBoard(readyLimit: 10) {}
+        board.open(job: "a", priority: 0, created: 1, finished: [:], framesFinished: 0)
+        for i in 0..<3 { _ = board.add(job: "a", TaskBoardTests.work(i)) }
+        var n = 0
+        for worker in ["slow", "slow", "fast"] {
+            _ = board.next(worker: worker, now: 100) { _, _ in
+                n += 1
+                return 1
+            }
+        }
+        return board
+    }
+
+    @Test("the idle worker backs up the segment with the latest expected end, once")
+    func chooseLatest() throws {
+        let board = Self.racingBoard()
+        let policy = BackupPolicy()
+        let rates = ["slow": 1.0, "fast": 10.0, "idle": 10.0]
+        // Segment 0 on slow: 2 of 10 frames after 4 s (16 s left); segment 1 waits behind it (26 s);
+        // segment 2 on fast is nearly done.
+        board.progress(job: "a", segment: 0, attempt: 1, frames: 2, framesPerSecond: 0.5, now: 104)
+        board.progress(job: "a", segment: 2, attempt: 1, frames: 9, framesPerSecond: 9 / 4, now: 104)
+        var numbered: [Int] = []
+        let backup = try #require(
+            board.backup(worker: "idle", now: 104, policy: policy, rate: { rates[$0] }) { _, segment in
+                numbered.append(segment)
+                return 2
+            })
+        #expect(backup.work.spec.index == 1 && backup.attempt == 2 && backup.of.worker == "slow")
+        #expect(numbered == [1])
+        #expect(board.racing(job: "a") == [1])
+        // The next idle worker takes segment 0; nothing is left worth a third.
+        let second = board.backup(worker: "idle2", now: 104, policy: policy, rate: { rates[$0] }) { _, _ in 2 }
+        #expect(second?.work.spec.index == 0)
+        #expect(board.backup(worker: "idle3", now: 104, policy: policy, rate: { rates[$0] }) { _, _ in 2 } == nil)
+        // Progress counts a racing segment once: its furthest attempt.
+        board.progress(job: "a", segment: 1, attempt: 2, frames: 4, framesPerSecond: 10, now: 105)
+        #expect(board.frames(job: "a")?.inFlight == 2 + 4 + 9)
+    }
+
+    @Test("no backup while the slow attempt is young, or not slow enough, or for its own worker")
+    func noBackup() {
+        let board = Self.racingBoard()
+        let policy = BackupPolicy()
+        let rates = ["slow": 8.0, "fast": 10.0, "idle": 10.0]
+        #expect(board.backup(worker: "idle", now: 101, policy: policy, rate: { rates[$0] }) { _, _ in 2 } == nil)
+        // At 8 frames/s the waiting segment ends within 1.5 × 1 s of the idle worker's need... just not.
+        board.progress(job: "a", segment: 0, attempt: 1, frames: 8, framesPerSecond: 8, now: 103)
+        #expect(board.backup(worker: "idle", now: 103, policy: policy, rate: { rates[$0] }) { _, _ in 2 } == nil)
+        #expect(
+            board.backup(worker: "slow", now: 500, policy: policy, rate: { $0 == "slow" ? 10 : nil }) { _, _ in 2 }?
+                .of.worker
+                == "fast", "a worker never backs up its own attempts")
+    }
+
+    @Test("the first result wins and names the other attempt to withdraw; a racing attempt that fails leaves the other")
+    func raceEnds() throws {
+        let board = Self.racingBoard()
+        let rates = ["slow": 0.5, "fast": 10.0, "idle": 10.0]
+        let b1 = try #require(
+            board.backup(worker: "idle", now: 110, policy: BackupPolicy(), rate: { rates[$0] }) { _, _ in 2 })
+        let b0 = try #require(
+            board.backup(worker: "idle2", now: 110, policy: BackupPolicy(), rate: { rates[$0] }) { _, _ in 2 })
+        #expect(Set([b1.work.spec.index, b0.work.spec.index]) == [0, 1])
+        // Segment 1: the backup wins; the slow attempt is to be withdrawn.
+        let won = board.complete(
+            job: "a", segment: b1.work.spec.index, attempt: 2, spool: URL(fileURLWithPath: "/s1"), frames: 10)
+        #expect(won.byBackup && won.superseded.map(\.worker) == ["slow"])
+        // Segment 0: the backup fails; the slow attempt carries on alone and is then the sole attempt.
+        let s0 = b0.work.spec.index
+        #expect(!board.isSoleAttempt(job: "a", segment: s0, attempt: 1))
+        #expect(board.endRacing(job: "a", segment: s0, attempt: 2)?.isBackup == true)
+        #expect(board.isSoleAttempt(job: "a", segment: s0, attempt: 1))
+        #expect(board.endRacing(job: "a", segment: s0, attempt: 1) == nil, "not racing any more")
+        let slowWon = board.complete(job: "a", segment: s0, attempt: 1, spool: URL(fileURLWithPath: "/s0"), frames: 10)
+        #expect(!slowWon.byBackup && slowWon.superseded.isEmpty)
+        #expect(board.racing(job: "a").isEmpty)
+    }
+
+    @Test("when the first attempt of a race fails, its backup becomes the segment's attempt")
+    func firstFails() throws {
+        let board = Self.racingBoard()
+        let backup = try #require(
+            board.backup(worker: "idle", now: 110, policy: BackupPolicy(), rate: { ["slow": 0.5][$0] ?? 10 }) {
+                _, _ in 2
+            })
+        let s = backup.work.spec.index
+        #expect(board.endRacing(job: "a", segment: s, attempt: 1)?.worker == "slow")
+        #expect(board.isSoleAttempt(job: "a", segment: s, attempt: 2))
+        #expect(board.requeue(job: "a", segment: s, attempt: 2), "the backup holds the segment now")
+    }
+
+    @Test("the store numbers a backup after the running attempt; a backup's result marks the segment")
+    func store() throws {
+        try withStore { store, _, _ in
+            let id = try store.runningJob(frames: [4, 4])
+            let first = try #require(try store.lease("w1", deadline: 1_100))
+            #expect(throws: StoreError.self) {
+                try store.leaseBackup(jobID: id, segment: 1, worker: "w2", deadline: 1_100)
+            }
+            let backup = try store.leaseBackup(jobID: id, segment: first.segment, worker: "w2", deadline: 1_100)
+            #expect(backup.attempt == 2 && backup.worker == "w2")
+            #expect(try store.holder(jobID: id, segment: first.segment, attempt: 1) == "w1")
+            // The backup fails first; the first attempt is then the segment's, though not its latest number.
+            #expect(
+                try store.failAttempt(
+                    jobID: id, segment: first.segment, attempt: 1, error: "x", counts: true, maxFailures: 3) == .stale)
+            #expect(
+                try store.failAttempt(
+                    jobID: id, segment: first.segment, attempt: 1, error: "boom", counts: true, maxFailures: 3,
+                    current: true) == .requeued)
+            let record = try #require(try store.segment(id, first.segment))
+            #expect(record.errors == ["attempt 1 on w1: boom"] && record.backups == 1 && !record.doneByBackup)
+            // Segment 1: its backup wins.
+            _ = try store.lease(jobID: id, segment: 1, worker: "w1", deadline: 1_100)
+            let other = try store.leaseBackup(jobID: id, segment: 1, worker: "w3", deadline: 1_100)
+            #expect(
+                try store.complete(
+                    jobID: id, segment: 1, attempt: other.attempt, spoolFile: "/s", encodeSeconds: 1, processor: "cpu")
+                    == .accepted)
+            let done = try #require(try store.segment(id, 1))
+            #expect(done.doneByBackup && done.backups == 1)
+            #expect(Coordinator.segmentStatus(done).state == .backup)
+            #expect(Coordinator.segmentStatus(record, racing: false).state == .queued)
+        }
+    }
+
+    @Test("after a restart mid-race only the backup's worker gets the segment back; the slow one's result still counts")
+    func restartMidRace() throws {
+        try withStore { store, _, _ in
+            let id = try store.runningJob(frames: [3, 4])
+            _ = try store.lease(jobID: id, segment: 0, worker: "slow", deadline: 9)
+            _ = try store.leaseBackup(jobID: id, segment: 0, worker: "idle", deadline: 9)
+            try store.transition(id, to: .planning)
+            try store.setPlan(id, segmentFrames: [3, 4], framesTotal: 7)
+            try store.transition(id, to: .running)
+            #expect(try store.segment(id, 0)?.lease == nil)
+            #expect(try !store.adopt(jobID: id, segment: 0, attempt: 1, worker: "slow", deadline: 9))
+            #expect(try store.adopt(jobID: id, segment: 0, attempt: 2, worker: "idle", deadline: 9))
+            // The slow worker finished during the outage: the first result wins whatever its attempt.
+            #expect(
+                try store.complete(
+                    jobID: id, segment: 0, attempt: 1, spoolFile: "/s/0", encodeSeconds: 9, processor: "cpu")
+                    == .accepted)
+            #expect(
+                try store.complete(
+                    jobID: id, segment: 0, attempt: 2, spoolFile: "/s/0b", encodeSeconds: 1, processor: "cpu")
+                    == .duplicate)
+            let done = try #require(try store.segment(id, 0))
+            #expect(done.spoolFile == "/s/0" && !done.doneByBackup && done.backups == 1)
+            #expect(Coordinator.segmentStatus(done).state == .done)
+        }
+    }
+}
