@@ -155,6 +155,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/farm"),
+        // The scheduling model: a film on N unlike workers through the coordinator's own scheduling code.
+        .executableTarget(
+            name: "tessera-farm-model",
+            dependencies: [
+                "TesseraCoordinator", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Benchmarks/farm-sim", exclude: ["README.md", "measure.py", "sample-input.json"]),
         // The dashboard and metrics under load: a real coordinator process, 200 echo workers, 10,000 jobs.
         .executableTarget(
             name: "tessera-load-bench",
@@ -195,8 +202,6 @@ let package = Package(
         .testTarget(name: "TesseraCLITests", dependencies: ["TesseraCore", "TesseraTestSupport"]),
         // The Deploy folder (Dockerfile, compose, Kubernetes, systemd, Prometheus) against the CLI it runs.
         .testTarget(name: "TesseraDeployTests", dependencies: ["TesseraTestSupport"]),
-        // The benchmarks' own models (Benchmarks/farm-sim) on inputs whose answer is known.
-        .testTarget(name: "TesseraBenchmarkTests", dependencies: ["TesseraTestSupport"]),
         .testTarget(
             name: "TesseraWireTests",
             dependencies: [

@@ -4,7 +4,7 @@
 #      1080p30 -> 720p job, beside the one-pass `tessera transcode`;
 #   2. the farm's own overhead (dispatch and result latency, segments/s) with echo workers;
 #   3. wire throughput for 8 MB segment payloads and small-message round trips;
-#   4. the scheduling simulation for a two-hour film on N = 1…64 workers.
+#   4. the scheduling model for a two-hour film on N = 1…256 unlike workers.
 # Usage: Benchmarks/farm.sh [runs]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -73,9 +73,6 @@ echo "== 3. wire: 8 MB segment payloads over TCP loopback, small-message round t
 .build/release/tessera-wire-bench
 
 echo
-echo "== 4. scheduling simulation: a two-hour film on N workers (measured per-segment costs) =="
-# As built: each worker decodes its own segment to check it, and the coordinator stitches each segment
-# as soon as it and every one before it are in (its final check reads packets and decodes the audio).
-python3 Benchmarks/farm-sim/farmsim.py Benchmarks/farm-sim/sample-input.json --verify workers --stitch incremental
-echo "(for comparison, the design before workers checked their own segments: the coordinator decoded the whole output at the end:)"
-python3 Benchmarks/farm-sim/farmsim.py Benchmarks/farm-sim/sample-input.json --verify coordinator --stitch end | grep -E "^ +(1|16|64) "
+echo "== 4. scheduling model: a two-hour film on N unlike workers (measured per-segment costs) =="
+[ -x .build/release/tessera-farm-model ] || swift build -c release --product tessera-farm-model >/dev/null
+.build/release/tessera-farm-model Benchmarks/farm-sim/sample-input.json --workers 1,16,32,64,256

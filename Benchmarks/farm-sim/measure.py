@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""Measures the farm simulator's input on this machine, from a real segmented run.
+"""Measures the scheduling model's input on this machine, from a real segmented run.
 
 Plans a source with `tessera plan`, transcodes each segment alone (`tessera transcode --time-range`,
 one process at a time, video only, as a worker does), stitches the segments with `tessera stitch`,
 verifies the result with `tessera verify`, and times an audio encode of the whole source with the
-ffmpeg CLI (the same libavcodec AAC encoder the coordinator uses). Prints the JSON farmsim.py reads.
+ffmpeg CLI (the same libavcodec AAC encoder the coordinator uses). Prints the JSON the scheduling model (`tessera-farm-model`) reads.
 
 Usage: Benchmarks/farm-sim/measure.py [--source FILE] [--runs 3] > Benchmarks/farm-sim/sample-input.json
 Without --source it makes a 60 s 1080p30 H.264 + AAC file (testsrc2 + sine, a keyframe every 2 s).
@@ -94,6 +94,12 @@ def main():
 
     stitched = os.path.join(opts.work, "stitched.mp4")
     stitch = median_run([tb, "stitch", *parts, "-o", stitched, "--overwrite"], opts.runs)
+    # The coordinator is a long-running process: what a short command spends starting up is not part of
+    # its planning or stitching. A command that does nothing, and a one-segment stitch, give it.
+    startup = median_run([tb, "presets"], opts.runs)
+    one = os.path.join(opts.work, "stitched-one.mp4")
+    stitch_one = median_run([tb, "stitch", parts[0], "-o", one, "--overwrite"], opts.runs)
+    stitch_rate = (os.path.getsize(stitched) - os.path.getsize(one)) / max(1e-3, stitch[0] - stitch_one[0])
     verify = median_run([tb, "verify", stitched], opts.runs)
     audio = median_run(["ffmpeg", "-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-i", source,
                                 "-vn", "-c:a", "aac", "-b:a", "128k", os.path.join(opts.work, "audio.m4a")],
@@ -116,6 +122,8 @@ def main():
         "segmentContentSeconds": content,
         "segmentInputBytes": in_bytes,
         "segmentOutputBytes": out_bytes,
+        "startupSeconds": round(startup[0], 4),
+        "stitchBytesPerSecond": round(stitch_rate),
         "stitchSeconds": round(stitch[0], 4),
         "stitchCPUSeconds": round(stitch[1], 4),
         "stitchedBytes": os.path.getsize(stitched),

@@ -312,11 +312,9 @@ extension Dispatcher {
                         farm.board.touch(worker: id, now: now)
                         failureStreaks[id] = nil
                     }
-                    if output.encodeSeconds > 0, output.encodeSeconds.isFinite, frames > 0 {
-                        let rate = Double(frames) / output.encodeSeconds
-                        let before = sessions[routingID]?.segmentRate
-                        sessions[routingID]?.segmentRate = before.map { ($0 + rate) / 2 } ?? rate
-                    }
+                    let before = sessions[routingID]?.segmentRate
+                    sessions[routingID]?.segmentRate = BackupPolicy.rate(
+                        after: before, frames: frames, seconds: output.encodeSeconds)
                     sessions[routingID]?.segmentsDone += 1
                     sessions[routingID]?.framesDone += frames
                     farm.metrics.segmentCompleted(
@@ -534,91 +532,80 @@ extension Dispatcher {
     }
 
     /// Leases ready segments to workers with credit, fairly between jobs; with nothing queued that it
-    /// can do, an idle worker may take a backup attempt of a segment out at a slow one (`BackupPolicy`).
+    /// can do, an idle worker may take a backup attempt of a segment out at a slow one (`LeaseRules`).
     func dispatch(now: Double) {
-        let ready = farm.board.hasReadyWork
-        guard ready || configuration.backupPolicy != nil else { return }
-        var rates: [String: Double]?
-        for rid in sessions.keys.sorted(by: { sessions[$0]!.holding.count < sessions[$1]!.holding.count }) {
-            while let s = sessions[rid], s.credit > 0, !s.draining, operatorHolds[s.id] == nil,
-                (quarantinedUntil[s.id] ?? 0) <= now
-            {
-                let deadline = now + configuration.stallTimeout
-                var leaseFailure: (job: String, error: any Error)?
-                let accepts = { (job: String, work: SegmentWork) in
-                    Self.canRun(work, s.capabilities) && !self.shouldAvoid(job: job, work: work, worker: s.id, now: now)
+        guard farm.board.hasReadyWork || configuration.backupPolicy != nil else { return }
+        let seats = sessions.values.filter { s in
+            s.credit > 0 && !s.draining && operatorHolds[s.id] == nil && (quarantinedUntil[s.id] ?? 0) <= now
+        }
+        guard !seats.isEmpty else { return }
+        let routes = Dictionary(sessions.map { ($0.value.id, $0.key) }) { a, _ in a }
+        let rates = Dictionary(sessions.values.compactMap { v in v.segmentRate.map { (v.id, $0) } }) { max($0, $1) }
+        let deadline = now + configuration.stallTimeout
+        var leaseFailures: [(job: String, error: any Error)] = []
+        farm.board.leaseRound(
+            seats.map { .init(id: $0.id, credit: $0.credit, holding: $0.holding.count) }, now: now,
+            backups: configuration.backupPolicy, rate: { rates[$0] },
+            accepts: { worker, job, work in
+                guard let rid = routes[worker], let s = self.sessions[rid] else { return false }
+                return Self.canRun(work, s.capabilities)
+                    && !self.shouldAvoid(job: job, work: work, worker: worker, now: now)
+            },
+            number: { backup, worker, job, segment in
+                do {
+                    return backup
+                        ? try self.farm.store.leaseBackup(
+                            jobID: job, segment: segment, worker: worker, deadline: deadline
+                        )
+                        .attempt
+                        : try self.farm.store.lease(jobID: job, segment: segment, worker: worker, deadline: deadline)
+                            .attempt
+                } catch {
+                    leaseFailures.append((job, error))
+                    return nil
                 }
-                /// The store numbers the attempt (`lease`, `leaseBackup`); a failure is kept for below.
-                func numbered(_ job: String, _ lease: () throws -> Lease) -> Int? {
-                    do { return try lease().attempt } catch {
-                        leaseFailure = (job, error)
-                        return nil
-                    }
-                }
-                var leased =
-                    ready
-                    ? farm.board.next(worker: s.id, now: now, accepts: accepts) { job, segment in
-                        numbered(job) {
-                            try self.farm.store.lease(jobID: job, segment: segment, worker: s.id, deadline: deadline)
-                        }
-                    } : nil
-                var backupOf: TaskBoard.InFlight?
-                if leased == nil, leaseFailure == nil, s.holding.isEmpty, let policy = configuration.backupPolicy {
-                    if rates == nil {
-                        rates = Dictionary(sessions.values.compactMap { v in v.segmentRate.map { (v.id, $0) } }) {
-                            max($0, $1)
-                        }
-                    }
-                    let known = rates ?? [:]
-                    if let backup = farm.board.backup(
-                        worker: s.id, now: now, policy: policy, rate: { known[$0] }, accepts: accepts,
-                        attempt: { job, segment in
-                            numbered(job) {
-                                try self.farm.store.leaseBackup(
-                                    jobID: job, segment: segment, worker: s.id, deadline: deadline)
-                            }
-                        })
-                    {
-                        leased = (backup.job, backup.work, backup.attempt, 0)
-                        backupOf = backup.of
-                    }
-                }
-                // A lease the store could not record (its segment is off the board now) fails its job with
-                // the cause, once; a segment the store no longer has pending was simply taken elsewhere.
-                if let (job, error) = leaseFailure {
-                    if isDataFolderFull(error) {
-                        dataFolderFull(job: job, error)
-                    } else if case .notFound? = error as? StoreError {
-                    } else {
-                        farm.stopJob(job, "the job store could not record a lease: \(error)", reason: "job failed")
-                    }
-                }
-                guard let next = leased else {
-                    if leaseFailure != nil { continue }
-                    break  // nothing this worker can do; the next worker may
-                }
-                let key = TaskKey(job: next.job, segment: next.work.spec.index, attempt: next.attempt)
-                let task: Tessera_V1_SegmentTask
-                do { task = try Tessera_V1_SegmentTask(next.work) } catch {
-                    logger.error("segment \(key) cannot be sent: \(error)")
-                    farm.board.fail(job: key.job, "segment \(key.segment) cannot be sent: \(error)")
-                    continue
-                }
-                sessions[rid]!.credit -= 1
-                sessions[rid]!.holding.insert(key)
-                if let backupOf {
-                    farm.metrics.backupAttempt(.started)
-                    let why =
-                        "attempt \(backupOf.attempt) on \(backupOf.worker) is slow (\(backupOf.framesDone)/"
-                        + "\(next.work.spec.frameCount) frames after \(String(format: "%.1f", now - backupOf.leasedAt)) s)"
-                    logger.info("segment \(key): backup attempt on worker \(s.id), as \(why)")
-                } else {
-                    farm.metrics.segmentLeased(queueWait: next.waited)
-                }
-                leaseHolders[key] = s.id
-                send(.assign(key.ref, task: task, leaseDeadlineUnixMilliseconds: Int64(deadline * 1000)), to: rid)
+            },
+            grant: { worker, granted in
+                self.assign(granted, to: worker, via: routes[worker], deadline: deadline, now: now)
+            })
+        // A lease the store could not record (its segment is off the board now) fails its job with the
+        // cause, once; a segment the store no longer has pending was simply taken elsewhere.
+        for (job, error) in leaseFailures {
+            if isDataFolderFull(error) {
+                dataFolderFull(job: job, error)
+            } else if case .notFound? = error as? StoreError {
+            } else {
+                farm.stopJob(job, "the job store could not record a lease: \(error)", reason: "job failed")
             }
         }
+    }
+
+    /// Sends a lease to its worker; false when its task cannot be sent (its job fails).
+    private func assign(
+        _ granted: TaskBoard.Grant, to worker: String, via rid: Data?, deadline: Double, now: Double
+    ) -> Bool {
+        let key = TaskKey(job: granted.job, segment: granted.work.spec.index, attempt: granted.attempt)
+        guard let rid else { return false }
+        let task: Tessera_V1_SegmentTask
+        do { task = try Tessera_V1_SegmentTask(granted.work) } catch {
+            logger.error("segment \(key) cannot be sent: \(error)")
+            farm.board.fail(job: key.job, "segment \(key.segment) cannot be sent: \(error)")
+            return false
+        }
+        sessions[rid]!.credit -= 1
+        sessions[rid]!.holding.insert(key)
+        if let of = granted.backupOf {
+            farm.metrics.backupAttempt(.started)
+            let why =
+                "attempt \(of.attempt) on \(of.worker) is slow (\(of.framesDone)/\(granted.work.spec.frameCount) frames "
+                + "after \(String(format: "%.1f", now - of.leasedAt)) s)"
+            logger.info("segment \(key): backup attempt on worker \(worker), as \(why)")
+        } else {
+            farm.metrics.segmentLeased(queueWait: granted.waited)
+        }
+        leaseHolders[key] = worker
+        send(.assign(key.ref, task: task, leaseDeadlineUnixMilliseconds: Int64(deadline * 1000)), to: rid)
+        return true
     }
 
     /// Why a result from the holder of its attempt was not used: the same attempt's result was taken

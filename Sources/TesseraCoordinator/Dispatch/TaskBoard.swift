@@ -223,6 +223,9 @@ final class TaskBoard: @unchecked Sendable {
         }
     }
 
+    /// Segments of the job waiting to be leased (its producer adds more below `readyLimit`).
+    func readyCount(job: String) -> Int { condition.withLock { jobs[job]?.ready.count ?? 0 } }
+
     var hasReadyWork: Bool { condition.withLock { jobs.values.contains { !$0.ready.isEmpty && $0.failure == nil } } }
 
     /// Puts an in-flight segment back in the queue if `attempt` still holds it.

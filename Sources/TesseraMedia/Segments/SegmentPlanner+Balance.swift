@@ -1,7 +1,7 @@
 extension SegmentPlanner {
     /// What decoding a frame only to drop it costs, relative to a frame decoded, processed and encoded
     /// (H.264 1080p → 720p veryfast: decoding is about a quarter of the work).
-    static let decodeOnlyCost = 0.25
+    public static let decodeOnlyCost = 0.25
 
     /// Re-cuts the last round of segments so that all `parallel` slots finish together (with fewer
     /// segments than slots, the whole video is that round: a one-keyframe recording still uses every slot).
@@ -19,13 +19,23 @@ extension SegmentPlanner {
     ///   - cuts: segment boundaries as presentation times (each the first frame of a segment).
     ///   - framePTS, isKeyframe: the output frames in presentation order.
     /// - Returns: the new boundaries; the same when there is nothing to gain.
-    static func balanceTail(
+    public static func balanceTail(
         _ cuts: [Int64], framePTS: [Int64], isKeyframe: [Bool], parallel: Int,
         minimumFrames: Int = 8
     ) -> [Int64] {
         let count = framePTS.count
         // Segment boundaries as frame indices.
-        let bounds = [0] + cuts.map { cut in framePTS.firstIndex { $0 >= cut } ?? count } + [count]
+        // The first frame at or after each cut (presentation order is ascending): a binary search, as a
+        // two-hour film has hundreds of thousands of frames and thousands of cuts.
+        func firstFrame(atOrAfter cut: Int64) -> Int {
+            var low = 0, high = count
+            while low < high {
+                let mid = (low + high) / 2
+                if framePTS[mid] < cut { low = mid + 1 } else { high = mid }
+            }
+            return low
+        }
+        let bounds = [0] + cuts.map(firstFrame) + [count]
         let segments = bounds.count - 1
         guard parallel > 1 else { return cuts }
         // The segments before the last round; with fewer segments than slots (a long GOP, a short

@@ -9,7 +9,7 @@ import TesseraCore
 /// writes. A segment boundary is always a keyframe's presentation time, so each segment (after the
 /// first) starts decoding at its own keyframe; it feeds packets in decode order until every frame it
 /// presents has been decoded, which reaches past the next keyframe when frames are reordered.
-enum SegmentPlanner {
+public enum SegmentPlanner {
     /// - Parameters:
     ///   - start, end: the exported range in source ticks (end may be `Int64.max`).
     ///   - targetTicks: the wished segment length in source ticks.

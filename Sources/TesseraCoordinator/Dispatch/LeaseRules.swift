@@ -1,0 +1,79 @@
+import TesseraCore
+
+/// The dispatcher's lease rules, one round at a time: the coordinator's dispatcher runs them at every
+/// wake-up against its worker sessions, and the scheduling model (`FarmModel`) against simulated
+/// workers on a virtual clock, so the model measures the code that runs.
+///
+/// Workers holding the fewest tasks go first. Each takes ready work (`TaskBoard.next`: priority, then
+/// fairness between jobs) while it has credit; one that can take nothing queued and holds nothing may
+/// take a backup attempt of a segment out at a slow worker (`TaskBoard.backup`, `BackupPolicy`).
+extension TaskBoard {
+    /// A worker as the rules see it.
+    struct Seat: Sendable {
+        var id: String
+        /// Free slots it announced and was not given work for.
+        var credit: Int
+        /// Tasks it holds now.
+        var holding: Int
+    }
+
+    /// A lease the rules made.
+    struct Grant: Sendable {
+        var job: String
+        var work: SegmentWork
+        var attempt: Int
+        /// Seconds the segment waited in the queue (0 for a backup).
+        var waited: Double
+        /// The attempt a backup races; nil for ready work.
+        var backupOf: InFlight?
+    }
+
+    /// Leases what `seats` can take, in the rules' order.
+    /// - Parameters:
+    ///   - rate: a worker's measured frames per second (nil: not known yet), for backup decisions.
+    ///   - accepts: whether a worker can and should run a job's segment (its codecs, past failures).
+    ///   - number: the attempt number the store gives a lease (`backup`: a backup attempt); nil when it
+    ///     could not record it.
+    ///   - grant: hands the lease to its worker; false when it could not (nothing more for that worker
+    ///     this round).
+    func leaseRound(
+        _ seats: [Seat], now: Double, backups policy: BackupPolicy?, rate: (String) -> Double?,
+        accepts: (_ worker: String, _ job: String, SegmentWork) -> Bool,
+        number: (_ backup: Bool, _ worker: String, _ job: String, _ segment: Int) -> Int?,
+        grant: (_ worker: String, Grant) -> Bool
+    ) {
+        let ready = hasReadyWork
+        guard ready || policy != nil else { return }
+        for var seat in seats.sorted(by: { ($0.holding, $0.id) < ($1.holding, $1.id) }) {
+            while seat.credit > 0 {
+                var granted: Grant?
+                if ready,
+                    let n = next(
+                        worker: seat.id, now: now, accepts: { accepts(seat.id, $0, $1) },
+                        attempt: { number(false, seat.id, $0, $1) })
+                {
+                    granted = Grant(job: n.job, work: n.work, attempt: n.attempt, waited: n.waited)
+                } else if seat.holding == 0, let policy,
+                    let b = backup(
+                        worker: seat.id, now: now, policy: policy, rate: rate, accepts: { accepts(seat.id, $0, $1) },
+                        attempt: { number(true, seat.id, $0, $1) })
+                {
+                    granted = Grant(job: b.job, work: b.work, attempt: b.attempt, waited: 0, backupOf: b.of)
+                }
+                guard let granted, grant(seat.id, granted) else { break }
+                seat.credit -= 1
+                seat.holding += 1
+            }
+        }
+    }
+}
+
+extension BackupPolicy {
+    /// A worker's measured rate after it finished a segment of `frames` in `seconds`: each segment's rate
+    /// averaged with weight ½ on the newest (what `TaskBoard.backup` expects of the worker).
+    static func rate(after previous: Double?, frames: Int, seconds: Double) -> Double? {
+        guard seconds > 0, seconds.isFinite, frames > 0 else { return previous }
+        let rate = Double(frames) / seconds
+        return previous.map { ($0 + rate) / 2 } ?? rate
+    }
+}

@@ -1,0 +1,553 @@
+import Foundation
+import Synchronization
+import TesseraCore
+import TesseraMedia
+
+/// The scheduling model: how long a film takes on N workers that are not alike, and where the rest of
+/// the time goes. It drives the coordinator's own scheduling code on a virtual clock: the `TaskBoard`
+/// (queue, fairness, back-pressure, requeue, completion), the dispatcher's lease rules (`leaseRound`),
+/// backup attempts (`BackupPolicy`) and the planner's tail re-cut (`SegmentPlanner.balanceTail`). What
+/// is simulated is only what lies outside that code: workers encoding at their speed, the coordinator's
+/// link, its spool disk and its stitching, from segment costs measured on real runs
+/// (Benchmarks/farm-sim/measure.py).
+///
+/// ```
+///  plan ─▶ producer ─ add ─▶ TaskBoard ─ leaseRound ─▶ link/storage ─▶ worker (speed) ─▶ link ─▶ spool ─▶ complete ─▶ stitch
+///                              ▲  progress every 0.5 s, requeue (lost workers), backups, withdrawals ◀─┘
+/// ```
+public enum FarmModel {
+    /// Costs measured on real runs (`measure.py`'s JSON): one entry per measured segment.
+    public struct Input: Sendable, Decodable {
+        /// Wall seconds each measured segment took to transcode on one worker.
+        public var segmentSeconds: [Double]
+        /// CPU seconds of the same (`Options.cpuTimes`).
+        public var segmentCPUSeconds: [Double]?
+        /// Seconds of content in each measured segment (default `segmentDuration`).
+        public var segmentContentSeconds: [Double]?
+        /// Source packet bytes of each measured segment (what the coordinator sends a worker).
+        public var segmentInputBytes: [Double]?
+        /// Encoded bytes of each measured segment (what comes back).
+        public var segmentOutputBytes: [Double]?
+        public var segmentDuration: Double?
+        /// Content seconds of the measured clip (planning and audio scale from it to the film).
+        public var contentSeconds: Double?
+        public var planningSeconds: Double?
+        /// What the measuring commands spent starting up (not part of a long-running coordinator's work).
+        public var startupSeconds: Double?
+        public var audioSeconds: Double?
+        public var stitchSeconds: Double?
+        public var stitchedBytes: Double?
+        public var stitchBytesPerSecond: Double?
+
+        public init(segmentSeconds: [Double]) { self.segmentSeconds = segmentSeconds }
+    }
+
+    /// How a worker gets a segment's source: its packets from the coordinator, or a byte range it reads
+    /// from shared storage itself (the coordinator then sends a small task).
+    public enum Transport: String, Sendable, CaseIterable, Codable {
+        case packets, source
+    }
+
+    /// Workers that are not alike: shares at half and a tenth of the speed, and a share that die
+    /// mid-segment (the rest run at full speed).
+    public struct Mix: Sendable, Equatable {
+        public var halfSpeed: Double
+        public var tenthSpeed: Double
+        public var dying: Double
+
+        public init(halfSpeed: Double, tenthSpeed: Double, dying: Double) {
+            self.halfSpeed = halfSpeed
+            self.tenthSpeed = tenthSpeed
+            self.dying = dying
+        }
+
+        public static let alike = Mix(halfSpeed: 0, tenthSpeed: 0, dying: 0)
+        /// Half the workers at 0.5×, 2 % at 0.1×, 1 % dying mid-segment.
+        public static let unlike = Mix(halfSpeed: 0.5, tenthSpeed: 0.02, dying: 0.01)
+    }
+
+    public struct Options: Sendable {
+        public var workers: Int
+        public var filmSeconds = 7200.0
+        /// Tasks a worker holds at once (one running, the rest prefetched), as `tessera worker` announces.
+        public var slots = 2
+        public var mix = Mix.unlike
+        public var transport = Transport.packets
+        public var backups: BackupPolicy? = BackupPolicy()
+        /// The planner's tail re-cut for `workers` slots (as the farm plans: parallelism = workers).
+        public var recutTail = true
+        /// Segment costs from CPU seconds instead of wall seconds.
+        public var cpuTimes = false
+        /// The coordinator's link, each way (10 GbE).
+        public var linkBytesPerSecond = 1.25e9
+        /// Shared storage the `source` transport reads from, all workers together.
+        public var storageBytesPerSecond = 1.25e9
+        /// The coordinator's disk: reading source packets (the producer) and the spool.
+        public var diskBytesPerSecond = 500e6
+        /// A task message without its packets.
+        public var taskBytes = 4096.0
+        /// Seconds of silence after which the coordinator drops a worker (heartbeat × liveness).
+        public var livenessSeconds = 5.0
+        /// Seconds between a worker's progress reports.
+        public var progressInterval = 0.5
+        public var gopSeconds = 2.0
+        public var frameRate = 30.0
+        /// Ready segments the job's producer keeps on the board (`TaskBoard.readyLimit`).
+        public var readyLimit = 6
+        public var seed: UInt64 = 1
+
+        public init(workers: Int) { self.workers = workers }
+    }
+
+    public struct Report: Sendable, Encodable {
+        public var workers: Int
+        public var transport: Transport
+        public var segments: Int
+        /// Seconds from submission to the stitched output.
+        public var makespan: Double
+        /// Every segment's cost over the workers' summed speed: the makespan of a perfect farm.
+        public var ideal: Double
+        /// Useful work over the capacity of the live workers during the makespan.
+        public var efficiency: Double
+        /// Where the rest of that capacity went, as shares of it: `plan` (before the first lease), `feed`
+        /// (idle while the producer was still adding segments), `link` (waiting for a task's bytes or
+        /// for a result's acknowledgement), `tail` (idle with nothing left to lease), `wasted` (attempts
+        /// whose result was not used: backup races lost, work of workers that died), `stitch` (after
+        /// the last segment, until the output is stitched and the audio done).
+        public var lost: [String: Double]
+        public var backups: FarmSummary.BackupCounts
+        /// Bytes the coordinator sent and received per segment.
+        public var sentBytesPerSegment: Double
+        public var receivedBytesPerSegment: Double
+        public var deadWorkers: Int
+    }
+
+    public struct ModelError: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    public static func run(_ input: Input, _ options: Options) throws(ModelError) -> Report {
+        var model = try Simulation(input, options)
+        return try model.run()
+    }
+}
+
+/// A small seeded generator (SplitMix64): the same seed gives the same film and the same farm.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// The model's time, read by the board for its queue waits.
+private final class VirtualClock: Sendable {
+    private let value = Mutex(0.0)
+    var now: Double {
+        get { value.withLock { $0 } }
+        set { value.withLock { $0 = newValue } }
+    }
+}
+
+private struct Simulation {
+    typealias Options = FarmModel.Options
+
+    struct Segment {
+        var work: SegmentWork
+        /// Seconds at full speed, lead-in decoding included.
+        var cost: Double
+        var inputBytes: Double
+        var outputBytes: Double
+    }
+
+    struct Held {
+        var segment: Int
+        var attempt: Int
+        var arrivesAt: Double
+    }
+
+    struct Running {
+        var segment: Int
+        var attempt: Int
+        var startedAt: Double
+        var endsAt: Double
+    }
+
+    struct Worker {
+        var id: String
+        var speed: Double
+        var credit: Int
+        var queue: [Held] = []
+        var running: Running?
+        var unacked = 0
+        var rate: Double?
+        var diesAt: Double?
+        var dead = false
+        var noticed = false
+        var diedAt = 0.0
+    }
+
+    enum Event {
+        case planned, produce, arrive(Int), finish(Int, Running), kept(Int, Running), progress, death(Int), noticed(Int)
+    }
+
+    static let job = "film"
+    let options: Options
+    let segments: [Segment]
+    let planSeconds: Double
+    let audioSeconds: Double
+    let stitchBytesPerSecond: Double
+    var workers: [Worker] = []
+    let clock = VirtualClock()
+    let board: TaskBoard
+    var events = EventQueue<Event>()
+    var now = 0.0
+    var planned = false
+    var produced = 0
+    var producerWaiting = false
+    var producerFree = 0.0
+    var attempts: [Int]
+    var finished: [Bool]
+    var keptCount = 0
+    var stitchedUpTo = 0
+    var stitchFree = 0.0
+    var linkOut = 0.0, linkIn = 0.0, storage = 0.0, disk = 0.0
+    var sent = 0.0, received = 0.0
+    var buckets: [String: Double] = [:]
+    var useful = 0.0
+    var backups = FarmSummary.BackupCounts()
+    var end: Double?
+
+    init(_ input: FarmModel.Input, _ options: Options) throws(FarmModel.ModelError) {
+        self.options = options
+        let costs = options.cpuTimes ? (input.segmentCPUSeconds ?? []) : input.segmentSeconds
+        guard !costs.isEmpty, costs.allSatisfy({ $0 > 0 && $0.isFinite }) else {
+            throw .init(
+                description:
+                    "segment\(options.cpuTimes ? "CPU" : "")Seconds must be a non-empty list of positive seconds")
+        }
+        for (name, list) in [
+            ("segmentContentSeconds", input.segmentContentSeconds), ("segmentInputBytes", input.segmentInputBytes),
+            ("segmentOutputBytes", input.segmentOutputBytes),
+        ] {
+            guard let list else { continue }
+            guard list.count == costs.count, list.allSatisfy({ $0 >= 0 && $0.isFinite }) else {
+                throw .init(description: "\(name) must list \(costs.count) non-negative numbers, one per segment")
+            }
+        }
+        guard options.workers >= 1, options.slots >= 1, options.filmSeconds > 0, options.frameRate > 0,
+            options.gopSeconds > 0, options.readyLimit >= 1
+        else {
+            throw .init(description: "workers, slots, film length, frame rate, GOP and ready limit must be positive")
+        }
+        let duration = input.segmentDuration ?? input.segmentContentSeconds?.first ?? 4
+        let content = input.segmentContentSeconds ?? Array(repeating: duration, count: costs.count)
+        guard duration > 0, content.allSatisfy({ $0 > 0 }) else {
+            throw .init(description: "segment content seconds must be positive")
+        }
+        let fps = options.frameRate
+        let measuredSeconds = input.contentSeconds ?? content.reduce(0, +)
+        let scale = options.filmSeconds / measuredSeconds
+        planSeconds = max(0, (input.planningSeconds ?? 0) - (input.startupSeconds ?? 0)) * scale
+        audioSeconds = (input.audioSeconds ?? 0) * scale
+        let outputBytes = input.segmentOutputBytes ?? content.map { $0 * 2e6 / 8 }
+        let inputBytes = input.segmentInputBytes ?? content.map { $0 * 8e6 / 8 }
+        if let rate = input.stitchBytesPerSecond, rate > 0 {
+            stitchBytesPerSecond = rate
+        } else if let seconds = input.stitchSeconds.map({ $0 - (input.startupSeconds ?? 0) }),
+            let bytes = input.stitchedBytes, seconds > 0, bytes > 0
+        {
+            stitchBytesPerSecond = bytes / seconds
+        } else {
+            stitchBytesPerSecond = .infinity
+        }
+
+        // The film: measured segments drawn at random, then cut as the planner cuts (whole GOPs, the
+        // last round re-cut for the workers).
+        var generator = SeededGenerator(seed: options.seed)
+        let framesPerSegment = max(1, Int((duration * fps).rounded()))
+        let count = max(1, Int((options.filmSeconds / duration).rounded()))
+        let frames = count * framesPerSegment
+        var cost = [0.0], sentBytes = [0.0], back = [0.0]
+        cost.reserveCapacity(frames + 1)
+        for _ in 0..<count {
+            let d = Int(generator.next() % UInt64(costs.count))
+            let perFrame = 1 / (content[d] * fps)
+            for _ in 0..<framesPerSegment {
+                cost.append(cost.last! + costs[d] * perFrame)
+                sentBytes.append(sentBytes.last! + inputBytes[d] * perFrame)
+                back.append(back.last! + outputBytes[d] * perFrame)
+            }
+        }
+        let gop = max(1, Int((options.gopSeconds * fps).rounded()))
+        var cuts = (1..<count).map { Int64($0 * framesPerSegment) }
+        if options.recutTail && options.workers > 1 {
+            cuts = SegmentPlanner.balanceTail(
+                cuts, framePTS: (0..<frames).map(Int64.init), isKeyframe: (0..<frames).map { $0 % gop == 0 },
+                parallel: options.workers)
+        }
+        let bounds = [0] + cuts.map(Int.init) + [frames]
+        segments = zip(bounds, bounds.dropFirst()).enumerated().map { index, range in
+            let (a, b) = range
+            let lead = a - a / gop * gop
+            let leadCost = Double(lead) * SegmentPlanner.decodeOnlyCost * (cost[a + 1] - cost[a])
+            let spec = SegmentSpec(
+                index: index, outputFrames: a..<b, presentationRange: Int64(a)..<Int64(b),
+                decodePackets: (a - lead)..<b, timeMap: TimeMapPiece(sourceStart: 0, outputStart: 0))
+            let work = SegmentWork(
+                spec: spec,
+                source: CodecConfiguration(codec: "h264", width: 1920, height: 1080, pixelFormat: "yuv420p"),
+                timeBase: Rational(1, 30), frameRate: Rational(30), rotation: .none, packets: [],
+                settings: VideoSettings(codec: .h264), endTick: nil, sourceName: Self.job, backend: .cpu)
+            return Segment(
+                work: work, cost: cost[b] - cost[a] + leadCost,
+                inputBytes: sentBytes[b] - sentBytes[a - lead], outputBytes: back[b] - back[a])
+        }
+        attempts = Array(repeating: 0, count: segments.count)
+        finished = Array(repeating: false, count: segments.count)
+        let clock = self.clock
+        board = TaskBoard(readyLimit: options.readyLimit, clock: { clock.now }) {}
+
+        // The workers: speeds shuffled over the ids, the dying ones chosen at random too.
+        let n = options.workers
+        let tenth = Int((Double(n) * options.mix.tenthSpeed).rounded())
+        let half = Int((Double(n) * options.mix.halfSpeed).rounded())
+        var speeds = (0..<n).map { $0 < tenth ? 0.1 : $0 < tenth + half ? 0.5 : 1.0 }
+        speeds.shuffle(using: &generator)
+        workers = speeds.enumerated().map { i, speed in
+            Worker(id: String(format: "w%04d", i), speed: speed, credit: options.slots)
+        }
+        let dying = min(n - 1, Int((Double(n) * options.mix.dying).rounded()))
+        let encode = segments.reduce(0) { $0 + $1.cost } / speeds.reduce(0, +)
+        for i in (0..<n).shuffled(using: &generator).prefix(dying) {
+            workers[i].diesAt = planSeconds + encode * Double.random(in: 0.1...0.8, using: &generator)
+        }
+    }
+
+    mutating func run() throws(FarmModel.ModelError) -> FarmModel.Report {
+        board.open(job: Self.job, priority: 0, created: 0, finished: [:], framesFinished: 0)
+        events.add(.planned, at: planSeconds)
+        for (i, w) in workers.enumerated() { if let t = w.diesAt { events.add(.death(i), at: t) } }
+        while end == nil, let (at, event) = events.next() {
+            account(until: at)
+            now = at
+            clock.now = at
+            handle(event)
+            dispatch()
+        }
+        guard let end else {
+            throw .init(
+                description:
+                    "the farm stopped with \(segments.count - keptCount) segments unfinished (every worker lost?)")
+        }
+        account(until: end)
+        let capacity = workers.reduce(0.0) { $0 + $1.speed * (($1.dead ? min($1.diedAt, end) : end)) }
+        let lost = buckets.mapValues { $0 / capacity }
+        let speeds = workers.reduce(0) { $0 + $1.speed }
+        return FarmModel.Report(
+            workers: options.workers, transport: options.transport, segments: segments.count, makespan: end,
+            ideal: segments.reduce(0) { $0 + $1.cost } / speeds, efficiency: useful / capacity, lost: lost,
+            backups: backups, sentBytesPerSegment: sent / Double(segments.count),
+            receivedBytesPerSegment: received / Double(segments.count),
+            deadWorkers: workers.filter(\.dead).count)
+    }
+
+    /// Charges the time up to `t` to each live worker's state: running is counted when its attempt ends.
+    mutating func account(until t: Double) {
+        let span = t - now
+        guard span > 0 else { return }
+        let allIn = keptCount == segments.count
+        for w in workers where !w.dead && w.running == nil {
+            let bucket =
+                !planned
+                ? "plan"
+                : allIn
+                    ? "stitch"
+                    : !w.queue.isEmpty || (w.unacked > 0 && w.credit == 0)
+                        ? "link" : produced < segments.count ? "feed" : "tail"
+            buckets[bucket, default: 0] += span * w.speed
+        }
+    }
+
+    mutating func handle(_ event: Event) {
+        switch event {
+        case .planned:
+            planned = true
+            events.add(.produce, at: now)
+            events.add(.progress, at: now + options.progressInterval)
+        case .produce:
+            guard produced < segments.count else { return }
+            guard board.readyCount(job: Self.job) < options.readyLimit else {
+                producerWaiting = true
+                return
+            }
+            _ = board.add(job: Self.job, segments[produced].work)
+            // The job's thread reads the next segment's packets from the source (the `source` transport
+            // sends a byte range instead: nothing to read).
+            let read = options.transport == .packets ? segments[produced].inputBytes / options.diskBytesPerSecond : 0
+            produced += 1
+            producerFree = now + read
+            events.add(.produce, at: producerFree)
+        case .arrive(let w):
+            start(w)
+        case .finish(let w, let r):
+            guard !workers[w].dead, let running = workers[w].running, running.segment == r.segment,
+                running.attempt == r.attempt
+            else { return }
+            workers[w].running = nil
+            workers[w].queue.removeFirst()
+            workers[w].unacked += 1
+            // The result crosses the link, then is spooled (fsync'd) before it is acknowledged.
+            let bytes = segments[r.segment].outputBytes
+            linkIn = max(now, linkIn) + bytes / options.linkBytesPerSecond
+            disk = max(linkIn, disk) + bytes / options.diskBytesPerSecond
+            received += bytes
+            events.add(.kept(w, r), at: disk)
+            start(w)
+        case .kept(let w, let r):
+            kept(w, r)
+        case .progress:
+            guard keptCount < segments.count else { return }
+            for w in workers where !w.dead {
+                guard let r = w.running, now > r.startedAt else { continue }
+                let share = (now - r.startedAt) / (r.endsAt - r.startedAt)
+                let frames = Int(Double(segments[r.segment].work.spec.frameCount) * min(1, share))
+                guard frames > 0 else { continue }
+                board.progress(
+                    job: Self.job, segment: r.segment, attempt: r.attempt, frames: frames,
+                    framesPerSecond: Double(frames) / (now - r.startedAt), now: now)
+            }
+            events.add(.progress, at: now + options.progressInterval)
+        case .death(let w):
+            if let r = workers[w].running { buckets["wasted", default: 0] += (now - r.startedAt) * workers[w].speed }
+            workers[w].running = nil
+            workers[w].dead = true
+            workers[w].diedAt = now
+            events.add(.noticed(w), at: now + options.livenessSeconds)
+        case .noticed(let w):
+            // The dispatcher drops the silent worker: each attempt it held goes back to the queue, unless
+            // another attempt of the segment races it.
+            workers[w].noticed = true
+            for held in workers[w].queue where !finished[held.segment] {
+                if board.endRacing(job: Self.job, segment: held.segment, attempt: held.attempt) == nil {
+                    board.requeue(job: Self.job, segment: held.segment, attempt: held.attempt)
+                }
+            }
+            workers[w].queue.removeAll()
+            workers[w].credit = 0
+        }
+    }
+
+    /// The worker starts the first task it holds once its bytes are there.
+    mutating func start(_ w: Int) {
+        guard !workers[w].dead, workers[w].running == nil, let head = workers[w].queue.first, head.arrivesAt <= now
+        else { return }
+        let r = Running(
+            segment: head.segment, attempt: head.attempt, startedAt: now,
+            endsAt: now + segments[head.segment].cost / workers[w].speed)
+        workers[w].running = r
+        events.add(.finish(w, r), at: r.endsAt)
+    }
+
+    mutating func kept(_ w: Int, _ r: Running) {
+        let seconds = r.endsAt - r.startedAt
+        let speed = workers[w].speed
+        if !workers[w].dead {
+            workers[w].unacked -= 1
+            workers[w].credit += 1
+        }
+        guard !finished[r.segment] else {
+            buckets["wasted", default: 0] += seconds * speed
+            return
+        }
+        let completion = board.complete(
+            job: Self.job, segment: r.segment, attempt: r.attempt, spool: URL(fileURLWithPath: "/model"),
+            frames: segments[r.segment].work.spec.frameCount)
+        finished[r.segment] = true
+        keptCount += 1
+        useful += seconds * speed
+        workers[w].rate = BackupPolicy.rate(
+            after: workers[w].rate, frames: segments[r.segment].work.spec.frameCount, seconds: seconds)
+        if completion.byBackup { backups.won += 1 }
+        for other in completion.superseded {
+            if other.isBackup { backups.wasted += 1 }
+            withdraw(other.worker, segment: r.segment, attempt: other.attempt)
+        }
+        // Stitched in order as soon as a segment and all before it are in (read back from the spool).
+        while stitchedUpTo < segments.count, finished[stitchedUpTo] {
+            let bytes = segments[stitchedUpTo].outputBytes
+            stitchFree =
+                max(now, stitchFree) + bytes / stitchBytesPerSecond + bytes / options.diskBytesPerSecond
+            stitchedUpTo += 1
+        }
+        if keptCount == segments.count { end = max(stitchFree, planSeconds + audioSeconds) }
+    }
+
+    /// TaskCancel: the worker stops the attempt (its work so far is wasted) and frees the slot.
+    mutating func withdraw(_ id: String, segment: Int, attempt: Int) {
+        guard let w = workers.firstIndex(where: { $0.id == id }), !workers[w].dead,
+            let i = workers[w].queue.firstIndex(where: { $0.segment == segment && $0.attempt == attempt })
+        else { return }
+        if let r = workers[w].running, r.segment == segment, r.attempt == attempt {
+            buckets["wasted", default: 0] += (now - r.startedAt) * workers[w].speed
+            workers[w].running = nil
+        }
+        workers[w].queue.remove(at: i)
+        workers[w].credit += 1
+        start(w)
+    }
+
+    /// The dispatcher's wake-up: one round of the lease rules over the live workers with credit.
+    mutating func dispatch() {
+        guard planned, keptCount < segments.count else { return }
+        let seats = workers.filter { !$0.dead && $0.credit > 0 }.map {
+            TaskBoard.Seat(id: $0.id, credit: $0.credit, holding: $0.queue.count)
+        }
+        if !seats.isEmpty {
+            let rates = Dictionary(uniqueKeysWithValues: workers.compactMap { w in w.rate.map { (w.id, $0) } })
+            let index = Dictionary(uniqueKeysWithValues: workers.indices.map { (workers[$0].id, $0) })
+            var attempts = self.attempts
+            var granted: [(Int, TaskBoard.Grant)] = []
+            board.leaseRound(
+                seats, now: now, backups: options.backups, rate: { rates[$0] },
+                accepts: { _, _, _ in true },
+                number: { _, _, _, segment in
+                    attempts[segment] += 1
+                    return attempts[segment]
+                },
+                grant: { worker, grant in
+                    granted.append((index[worker]!, grant))
+                    return true
+                })
+            self.attempts = attempts
+            for (w, grant) in granted { give(grant, to: w) }
+        }
+        if producerWaiting, board.readyCount(job: Self.job) < options.readyLimit {
+            producerWaiting = false
+            events.add(.produce, at: max(now, producerFree))
+        }
+    }
+
+    /// A lease reaches its worker once its bytes are through: the source packets over the coordinator's
+    /// link, or a small task over it and the source range from shared storage.
+    mutating func give(_ grant: TaskBoard.Grant, to w: Int) {
+        let segment = grant.work.spec.index
+        let payload = options.transport == .packets ? segments[segment].inputBytes : options.taskBytes
+        linkOut = max(now, linkOut) + payload / options.linkBytesPerSecond
+        var arrives = linkOut
+        if options.transport == .source {
+            storage = max(linkOut, storage) + segments[segment].inputBytes / options.storageBytesPerSecond
+            arrives = storage
+        }
+        sent += payload
+        if grant.backupOf != nil { backups.started += 1 }
+        workers[w].credit -= 1
+        workers[w].queue.append(Held(segment: segment, attempt: grant.attempt, arrivesAt: arrives))
+        events.add(.arrive(w), at: arrives)
+    }
+}

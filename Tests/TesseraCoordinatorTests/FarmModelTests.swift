@@ -1,0 +1,113 @@
+import Foundation
+import TesseraCoordinator
+import Testing
+
+/// The scheduling model (`FarmModel`, Benchmarks/farm-sim) on inputs whose answer is known: it drives the
+/// coordinator's own board, lease rules, backups and tail re-cut, so these also check those together.
+@Suite("Farm scheduling model")
+struct FarmModelTests {
+    /// 15 measured segments of 4 s content taking 2 s each, 1 MB in and 0.2 MB out.
+    static func input(audio: Double = 0) -> FarmModel.Input {
+        var input = FarmModel.Input(segmentSeconds: Array(repeating: 2, count: 15))
+        input.segmentContentSeconds = Array(repeating: 4, count: 15)
+        input.segmentInputBytes = Array(repeating: 1e6, count: 15)
+        input.segmentOutputBytes = Array(repeating: 2e5, count: 15)
+        input.audioSeconds = audio
+        input.contentSeconds = 60
+        return input
+    }
+
+    static func options(_ workers: Int, film: Double = 1200, mix: FarmModel.Mix = .alike) -> FarmModel.Options {
+        var options = FarmModel.Options(workers: workers)
+        options.filmSeconds = film
+        options.mix = mix
+        return options
+    }
+
+    @Test("alike workers and no serial work: the makespan is the work divided, plus at most two segment times")
+    func alikeWorkers() throws {
+        // 1200 s of content in 300 segments of 2 s: 600 s of work.
+        let one = try FarmModel.run(Self.input(), Self.options(1))
+        #expect(abs(one.makespan - 600) < 2, "\(one.makespan)")
+        #expect(one.efficiency > 0.99)
+        var last = Double.infinity
+        for n in [2, 4, 8, 16, 32] {
+            let run = try FarmModel.run(Self.input(), Self.options(n))
+            #expect(run.makespan >= 600 / Double(n) - 0.01, "no faster than perfect division")
+            #expect(run.makespan <= 600 / Double(n) + 2 * 2 + 0.5, "at most two segment times of tail: \(run)")
+            #expect(run.makespan < last, "more workers, sooner")
+            #expect(run.deadWorkers == 0 && run.backups.started == 0, "nobody is slow: no backups")
+            last = run.makespan
+        }
+        let sixteen = try FarmModel.run(Self.input(), Self.options(16))
+        #expect(sixteen.efficiency > 0.95, "\(sixteen)")
+        let shares = sixteen.lost.values.reduce(sixteen.efficiency, +)
+        #expect(abs(shares - 1) < 0.01, "efficiency and the losses account for all the capacity: \(sixteen.lost)")
+    }
+
+    @Test("audio encoded on the coordinator while the workers encode bounds the makespan from below")
+    func audio() throws {
+        // 6 s of audio encoding per 60 s: 120 s for the film.
+        let many = try FarmModel.run(Self.input(audio: 6), Self.options(32))
+        #expect(many.makespan >= 120)
+        #expect((many.lost["stitch"] ?? 0) > 0.3, "the workers wait for the audio: \(many.lost)")
+        let one = try FarmModel.run(Self.input(audio: 6), Self.options(1))
+        #expect(one.makespan < 600 + 2, "hidden behind the video at one worker")
+    }
+
+    @Test("a worker at a tenth of the speed: backup attempts win and shorten the tail")
+    func crawlingWorker() throws {
+        var options = Self.options(8, film: 600, mix: .init(halfSpeed: 0, tenthSpeed: 0.125, dying: 0))
+        let with = try FarmModel.run(Self.input(), options)
+        options.backups = nil
+        let without = try FarmModel.run(Self.input(), options)
+        #expect(with.backups.won >= 1, "\(with.backups)")
+        #expect(without.backups.started == 0)
+        #expect(with.makespan < without.makespan, "\(with.makespan) vs \(without.makespan)")
+        #expect((with.lost["tail"] ?? 0) < (without.lost["tail"] ?? 0))
+    }
+
+    @Test("a worker that dies mid-segment: its segments are leased again and the film is finished")
+    func dyingWorker() throws {
+        let run = try FarmModel.run(Self.input(), Self.options(10, mix: .init(halfSpeed: 0, tenthSpeed: 0, dying: 0.1)))
+        #expect(run.deadWorkers == 1)
+        #expect(run.segments > 0 && run.makespan > 600 / 10)
+        #expect(run.makespan < 600 / 9 + 5 + 10, "nine workers finish it, after the liveness window")
+    }
+
+    @Test("workers that read the source themselves take the packets off the coordinator's link")
+    func transports() throws {
+        var options = Self.options(16)
+        let packets = try FarmModel.run(Self.input(), options)
+        options.transport = .source
+        let source = try FarmModel.run(Self.input(), options)
+        #expect(packets.sentBytesPerSegment > 1e6)
+        #expect(source.sentBytesPerSegment <= packets.sentBytesPerSegment / 100)
+        #expect(source.receivedBytesPerSegment == packets.receivedBytesPerSegment)
+    }
+
+    @Test("the planner's tail re-cut finishes alike workers together")
+    func tailRecut() throws {
+        // 3 segments of 2 s per worker and one over: kept whole, one worker runs the last alone.
+        var options = Self.options(4, film: 52)
+        let balanced = try FarmModel.run(Self.input(), options)
+        options.recutTail = false
+        let kept = try FarmModel.run(Self.input(), options)
+        #expect(balanced.makespan < kept.makespan, "\(balanced.makespan) vs \(kept.makespan)")
+    }
+
+    @Test("input without segment costs is refused with a reason")
+    func badInput() {
+        #expect(throws: FarmModel.ModelError.self) {
+            try FarmModel.run(FarmModel.Input(segmentSeconds: []), Self.options(2))
+        }
+        var input = Self.input()
+        input.segmentInputBytes = [1, 2]
+        do {
+            _ = try FarmModel.run(input, Self.options(2))
+            Issue.record("a short list was taken")
+        } catch {
+            #expect(error.description.contains("segmentInputBytes must list 15"))
+        }
+    }
+}
