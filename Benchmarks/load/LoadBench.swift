@@ -95,6 +95,17 @@ func cpuSeconds(of pid: Int32) -> Double {
     return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
 }
 
+/// A process's resident memory now and at its peak (VmRSS, VmHWM), in MiB.
+func residentMiB(of pid: Int32) -> (now: Double, peak: Double) {
+    guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return (0, 0) }
+    func field(_ name: String) -> Double {
+        text.split(separator: "\n").first { $0.hasPrefix(name) }.flatMap { line in
+            line.split(separator: " ").dropFirst().first.flatMap { Double($0) }
+        }.map { $0 / 1024 } ?? 0
+    }
+    return (field("VmRSS:"), field("VmHWM:"))
+}
+
 @main
 struct LoadBench {
     static func main() async throws {
@@ -170,6 +181,10 @@ struct LoadBench {
         }
         guard connected >= options.workers else { fail("only \(connected) of \(options.workers) workers joined") }
         say("\(options.workers) echo workers joined")
+        let idle = residentMiB(of: coordinator.processIdentifier)
+        say(
+            "coordinator resident with \(options.jobs) jobs in its store and \(options.workers) workers: "
+                + String(format: "%.0f MiB (peak so far %.0f MiB)", idle.now, idle.peak))
 
         let feeder = Feeder(client: client, source: source.path, segmentDuration: 0.01)
         let feeding = Task { await feeder.run(inFlight: 3) }
@@ -187,6 +202,10 @@ struct LoadBench {
             try await Task.sleep(for: .milliseconds(50))
         }
         say("scrapes: p99 \(String(format: "%.1f", percentile(scrapes, 0.99) * 1000)) ms")
+        let loaded = residentMiB(of: coordinator.processIdentifier)
+        say(
+            "coordinator resident while its workers run jobs: "
+                + String(format: "%.0f MiB (peak so far %.0f MiB)", loaded.now, loaded.peak))
 
         // The stream's messages, read by one client for 20 s.
         let reader = StreamReader(base: base, token: token)

@@ -68,6 +68,24 @@ import Testing
         #expect(board.frames(job: "a")?.finished == 10)
     }
 
+    @Test func readySegmentsAreBoundedInBytesTooButOneAlwaysFits() {
+        let board = TaskBoard(readyLimit: 10, readyBytesLimit: 100) {}
+        board.open(job: "a", priority: 0, created: 1, finished: [:], framesFinished: 0)
+        func work(_ index: Int, bytes: Int) -> SegmentWork {
+            var w = Self.work(index)
+            w.packets = [
+                EncodedPacket(data: Array(repeating: 0, count: bytes), pts: 0, dts: 0, duration: 1, isKeyframe: true)
+            ]
+            return w
+        }
+        #expect(board.hasRoom(job: "a", for: work(0, bytes: 500)), "one segment fits however large")
+        #expect(board.add(job: "a", work(0, bytes: 60)))
+        #expect(!board.hasRoom(job: "a", for: work(1, bytes: 60)), "120 bytes would pass the 100-byte bound")
+        #expect(board.hasRoom(job: "a", for: work(1, bytes: 40)))
+        _ = board.next(worker: "w", now: 0) { _, _ in 1 }
+        #expect(board.hasRoom(job: "a", for: work(1, bytes: 60)), "room again once it is leased")
+    }
+
     @Test func producerWaitsAtTheReadyLimitUntilASegmentIsLeased() throws {
         let board = TaskBoard(readyLimit: 2) {}
         board.open(job: "a", priority: 0, created: 1, finished: [:], framesFinished: 0)

@@ -146,6 +146,27 @@ import FoundationNetworking
         #expect(html.contains("j&quot;1"))
     }
 
+    @Test func backupAttemptsAreCountedAndMarkedOnTheMap() {
+        let segments = [SegmentStatus.State.done, .racing, .backup, .queued].enumerated().map { i, state in
+            SegmentStatus(
+                index: i, state: state, frames: 30, attempts: state == .queued ? 0 : 2, worker: "w\(i)",
+                encodeSeconds: nil, errors: [])
+        }
+        let snapshot = DashboardSnapshot(
+            at: 0, workers: [], jobs: [],
+            throughput: .init(
+                framesPerSecond: 0, realtime: 0, points: [], backups: .init(started: 3, won: 2, wasted: 1)),
+            maps: [.init(job: "j1", segments: segments)], errors: [])
+        let html = DashboardPage.render(snapshot, page: 1, olderJobs: nil, nonce: "n")
+        #expect(html.contains("backup attempts: 3 started, 2 won, 1 wasted"))
+        #expect(snapshot.maps[0].cells == "dabq")
+        #expect(html.contains("1 racing") && html.contains("1 backup"), "the map's summary names them")
+        #expect(html.contains("Racing: 1 on w1") && html.contains("Backup: 2 on w2"))
+        // No backups yet: no figure.
+        let quiet = DashboardPage.throughput(.init(framesPerSecond: 0, realtime: 0, points: []))
+        #expect(!quiet.contains("backup"))
+    }
+
     /// The job page's quality chart: well-formed SVG, a bar and a point per segment, the target dashed, a
     /// short segment marked, every figure in a title; the SSIM map's cells in their bands.
     @Test func qualityChartDrawsEverySegmentAndTheTarget() throws {

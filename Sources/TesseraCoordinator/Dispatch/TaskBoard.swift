@@ -95,6 +95,10 @@ final class TaskBoard: @unchecked Sendable {
 
     /// Ready (not yet leased) segments a job may queue before its producer waits.
     let readyLimit: Int
+    /// And the source packet bytes they may hold together: a mezzanine's segments are hundreds of
+    /// megabytes each, so the count alone does not bound the coordinator's memory. One segment is always
+    /// allowed, however large.
+    let readyBytesLimit: Int
     private var jobs: [String: JobWork] = [:]
     /// The next lease's `InFlight.sequence`.
     private var leases = 0
@@ -105,10 +109,12 @@ final class TaskBoard: @unchecked Sendable {
     private let clock: @Sendable () -> Double
 
     init(
-        readyLimit: Int = 6, clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
+        readyLimit: Int = 6, readyBytesLimit: Int = 256 << 20,
+        clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
         onReady: @escaping @Sendable () -> Void
     ) {
         self.readyLimit = readyLimit
+        self.readyBytesLimit = readyBytesLimit
         self.clock = clock
         self.onReady = onReady
     }
@@ -131,11 +137,11 @@ final class TaskBoard: @unchecked Sendable {
         }
     }
 
-    /// Queues a segment; waits while the job already has `readyLimit` segments waiting. False when the
-    /// job was closed or failed meanwhile.
+    /// Queues a segment; waits while the job's ready segments are at `readyLimit` or would pass
+    /// `readyBytesLimit` with it. False when the job was closed or failed meanwhile.
     func add(job: String, _ work: SegmentWork) -> Bool {
         let added: Bool = condition.withLock {
-            while let w = jobs[job], w.failure == nil, w.ready.count >= readyLimit { condition.wait() }
+            while let w = jobs[job], w.failure == nil, !hasRoom(w, for: work) { condition.wait() }
             guard let w = jobs[job], w.failure == nil else { return false }
             w.ready[work.spec.index] = work
             w.readySince[work.spec.index] = clock()
@@ -223,8 +229,16 @@ final class TaskBoard: @unchecked Sendable {
         }
     }
 
-    /// Segments of the job waiting to be leased (its producer adds more below `readyLimit`).
-    func readyCount(job: String) -> Int { condition.withLock { jobs[job]?.ready.count ?? 0 } }
+    /// Whether `add` would queue `work` now, without waiting.
+    func hasRoom(job: String, for work: SegmentWork) -> Bool {
+        condition.withLock { jobs[job].map { hasRoom($0, for: work) } ?? true }
+    }
+
+    private func hasRoom(_ w: JobWork, for work: SegmentWork) -> Bool {
+        w.ready.isEmpty
+            || (w.ready.count < readyLimit
+                && w.ready.values.reduce(work.payloadBytes) { $0 + $1.payloadBytes } <= readyBytesLimit)
+    }
 
     var hasReadyWork: Bool { condition.withLock { jobs.values.contains { !$0.ready.isEmpty && $0.failure == nil } } }
 

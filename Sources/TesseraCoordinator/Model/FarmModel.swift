@@ -382,7 +382,7 @@ private struct Simulation {
             events.add(.progress, at: now + options.progressInterval)
         case .produce:
             guard produced < segments.count else { return }
-            guard board.readyCount(job: Self.job) < options.readyLimit else {
+            guard board.hasRoom(job: Self.job, for: segments[produced].work) else {
                 producerWaiting = true
                 return
             }
@@ -527,7 +527,7 @@ private struct Simulation {
             self.attempts = attempts
             for (w, grant) in granted { give(grant, to: w) }
         }
-        if producerWaiting, board.readyCount(job: Self.job) < options.readyLimit {
+        if producerWaiting, produced < segments.count, board.hasRoom(job: Self.job, for: segments[produced].work) {
             producerWaiting = false
             events.add(.produce, at: max(now, producerFree))
         }
