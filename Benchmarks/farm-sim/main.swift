@@ -57,7 +57,7 @@ struct FarmModelCommand: ParsableCommand {
             print(String(decoding: try encoder.encode(["runs": reports]), as: UTF8.self))
             return
         }
-        let causes = ["plan", "feed", "link", "tail", "wasted", "stitch"]
+        let causes = ["plan", "feed", "link", "tail", "wasted", "stitch", "audio"]
         func row(_ cells: [String]) -> String {
             zip(cells, [7, 10, 10, 7] + Array(repeating: 7, count: causes.count) + [14, 10, 10, 5]).map { cell, width in
                 String(repeating: " ", count: max(0, width - cell.count)) + cell

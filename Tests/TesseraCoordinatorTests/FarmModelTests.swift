@@ -50,7 +50,7 @@ struct FarmModelTests {
         // 6 s of audio encoding per 60 s: 120 s for the film.
         let many = try FarmModel.run(Self.input(audio: 6), Self.options(32))
         #expect(many.makespan >= 120)
-        #expect((many.lost["stitch"] ?? 0) > 0.3, "the workers wait for the audio: \(many.lost)")
+        #expect((many.lost["audio"] ?? 0) > 0.3, "the workers wait for the audio: \(many.lost)")
         let one = try FarmModel.run(Self.input(audio: 6), Self.options(1))
         #expect(one.makespan < 600 + 2, "hidden behind the video at one worker")
     }

@@ -534,9 +534,13 @@ extension Dispatcher {
     /// Leases ready segments to workers with credit, fairly between jobs; with nothing queued that it
     /// can do, an idle worker may take a backup attempt of a segment out at a slow one (`LeaseRules`).
     func dispatch(now: Double) {
-        guard farm.board.hasReadyWork || configuration.backupPolicy != nil else { return }
+        // With nothing queued, only a worker holding nothing may take work (a backup), and only while
+        // segments are out: most wake-ups of an idle farm end here.
+        let ready = farm.board.hasReadyWork
+        guard ready || (configuration.backupPolicy != nil && farm.board.counts.inFlight > 0) else { return }
         let seats = sessions.values.filter { s in
             s.credit > 0 && !s.draining && operatorHolds[s.id] == nil && (quarantinedUntil[s.id] ?? 0) <= now
+                && (ready || s.holding.isEmpty)
         }
         guard !seats.isEmpty else { return }
         let routes = Dictionary(sessions.map { ($0.value.id, $0.key) }) { a, _ in a }

@@ -113,7 +113,8 @@ public enum FarmModel {
         /// (idle while the producer was still adding segments), `link` (waiting for a task's bytes or
         /// for a result's acknowledgement), `tail` (idle with nothing left to lease), `wasted` (attempts
         /// whose result was not used: backup races lost, work of workers that died), `stitch` (after
-        /// the last segment, until the output is stitched and the audio done).
+        /// the last segment, until the output is stitched), `audio` (then until the coordinator's audio
+        /// encode is done).
         public var lost: [String: Double]
         public var backups: FarmSummary.BackupCounts
         /// Bytes the coordinator sent and received per segment.
@@ -361,15 +362,20 @@ private struct Simulation {
     mutating func account(until t: Double) {
         let span = t - now
         guard span > 0 else { return }
-        let allIn = keptCount == segments.count
+        if keptCount == segments.count {
+            // Every segment is in: the stitch's backlog, then the audio.
+            let stitching = min(t, max(now, stitchFree)) - now
+            let live = workers.reduce(0.0) { $0 + ($1.dead ? 0 : $1.speed) }
+            buckets["stitch", default: 0] += stitching * live
+            buckets["audio", default: 0] += (span - stitching) * live
+            return
+        }
         for w in workers where !w.dead && w.running == nil {
             let bucket =
                 !planned
                 ? "plan"
-                : allIn
-                    ? "stitch"
-                    : !w.queue.isEmpty || (w.unacked > 0 && w.credit == 0)
-                        ? "link" : produced < segments.count ? "feed" : "tail"
+                : !w.queue.isEmpty || (w.unacked > 0 && w.credit == 0)
+                    ? "link" : produced < segments.count ? "feed" : "tail"
             buckets[bucket, default: 0] += span * w.speed
         }
     }
