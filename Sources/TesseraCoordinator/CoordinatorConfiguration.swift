@@ -20,6 +20,9 @@ public struct CoordinatorConfiguration: Sendable {
     public var liveness: Int = 5
     /// Seconds a leased segment may go without progress before it is given to another worker.
     public var stallTimeout: Double = 60
+    /// A worker holding a task gets another (a prefetch) only while the source packets of what it holds
+    /// stay within this: a mezzanine's segments are hundreds of megabytes each.
+    public var prefetchBytes = 128 << 20
     /// When an idle worker takes a backup attempt of a segment out at a slow one; nil: never.
     public var backupPolicy: BackupPolicy? = BackupPolicy()
     /// Failed attempts of one segment that fail its job.

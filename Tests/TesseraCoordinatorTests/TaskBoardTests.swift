@@ -86,6 +86,41 @@ import Testing
         #expect(board.hasRoom(job: "a", for: work(1, bytes: 60)), "room again once it is leased")
     }
 
+    @Test func aPrefetchIsLeasedOnlyWhileTheWorkersHeldBytesStayWithinTheBound() {
+        let board = TaskBoard(readyLimit: 10) {}
+        board.open(job: "a", priority: 0, created: 1, finished: [:], framesFinished: 0)
+        for (i, bytes) in [500, 100, 40].enumerated() {
+            var w = Self.work(i)
+            w.packets = [
+                EncodedPacket(data: Array(repeating: 0, count: bytes), pts: 0, dts: 0, duration: 1, isKeyframe: true)
+            ]
+            _ = board.add(job: "a", w)
+        }
+        var given: [String] = []
+        var n = 0
+        func round(_ seats: [TaskBoard.Seat]) {
+            board.leaseRound(
+                seats, now: 0, prefetchBytes: 150, backups: nil, rate: { _ in nil }, accepts: { _, _, _ in true },
+                number: { _, _, _, _ in
+                    n += 1
+                    return n
+                },
+                grant: { worker, g in
+                    given.append("\(worker):\(g.work.spec.index)")
+                    return true
+                })
+        }
+        // An empty worker takes the 500-byte segment whatever its size; it then holds too much for a prefetch.
+        round([.init(id: "w1", credit: 2, holding: 0)])
+        #expect(given == ["w1:0"])
+        // Holding 100 bytes: the next in order (100 bytes) would make 200, and a job's segments go in order.
+        round([.init(id: "w2", credit: 1, holding: 1, heldBytes: 100)])
+        #expect(given == ["w1:0"])
+        // Holding 40: 140 fits.
+        round([.init(id: "w3", credit: 1, holding: 1, heldBytes: 40)])
+        #expect(given == ["w1:0", "w3:1"])
+    }
+
     @Test func producerWaitsAtTheReadyLimitUntilASegmentIsLeased() throws {
         let board = TaskBoard(readyLimit: 2) {}
         board.open(job: "a", priority: 0, created: 1, finished: [:], framesFinished: 0)

@@ -548,7 +548,13 @@ extension Dispatcher {
         let deadline = now + configuration.stallTimeout
         var leaseFailures: [(job: String, error: any Error)] = []
         farm.board.leaseRound(
-            seats.map { .init(id: $0.id, credit: $0.credit, holding: $0.holding.count) }, now: now,
+            seats.map { s in
+                .init(
+                    id: s.id, credit: s.credit, holding: s.holding.count,
+                    heldBytes: s.holding.reduce(0) {
+                        $0 + (farm.board.work(job: $1.job, segment: $1.segment)?.payloadBytes ?? 0)
+                    })
+            }, now: now, prefetchBytes: configuration.prefetchBytes,
             backups: configuration.backupPolicy, rate: { rates[$0] },
             accepts: { worker, job, work in
                 guard let rid = routes[worker], let s = self.sessions[rid] else { return false }

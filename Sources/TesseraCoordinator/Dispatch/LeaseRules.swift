@@ -5,8 +5,9 @@ import TesseraCore
 /// workers on a virtual clock, so the model measures the code that runs.
 ///
 /// Workers holding the fewest tasks go first. Each takes ready work (`TaskBoard.next`: priority, then
-/// fairness between jobs) while it has credit; one that can take nothing queued and holds nothing may
-/// take a backup attempt of a segment out at a slow worker (`TaskBoard.backup`, `BackupPolicy`).
+/// fairness between jobs) while it has credit, a prefetch only while what it holds stays within
+/// `prefetchBytes` of source packets; one that can take nothing queued and holds nothing may take a
+/// backup attempt of a segment out at a slow worker (`TaskBoard.backup`, `BackupPolicy`).
 extension TaskBoard {
     /// A worker as the rules see it.
     struct Seat: Sendable {
@@ -15,6 +16,8 @@ extension TaskBoard {
         var credit: Int
         /// Tasks it holds now.
         var holding: Int
+        /// Source packet bytes of the tasks it holds.
+        var heldBytes = 0
     }
 
     /// A lease the rules made.
@@ -30,6 +33,8 @@ extension TaskBoard {
 
     /// Leases what `seats` can take, in the rules' order.
     /// - Parameters:
+    ///   - prefetchBytes: a worker already holding a task is given another (a prefetch) only while the
+    ///     source packets of what it holds stay within this; one holding nothing takes any segment.
     ///   - rate: a worker's measured frames per second (nil: not known yet), for backup decisions.
     ///   - accepts: whether a worker can and should run a job's segment (its codecs, past failures).
     ///   - number: the attempt number the store gives a lease (`backup`: a backup attempt); nil when it
@@ -37,7 +42,8 @@ extension TaskBoard {
     ///   - grant: hands the lease to its worker; false when it could not (nothing more for that worker
     ///     this round).
     func leaseRound(
-        _ seats: [Seat], now: Double, backups policy: BackupPolicy?, rate: (String) -> Double?,
+        _ seats: [Seat], now: Double, prefetchBytes: Int = .max, backups policy: BackupPolicy?,
+        rate: (String) -> Double?,
         accepts: (_ worker: String, _ job: String, SegmentWork) -> Bool,
         number: (_ backup: Bool, _ worker: String, _ job: String, _ segment: Int) -> Int?,
         grant: (_ worker: String, Grant) -> Bool
@@ -47,9 +53,14 @@ extension TaskBoard {
         for var seat in seats.sorted(by: { ($0.holding, $0.id) < ($1.holding, $1.id) }) {
             while seat.credit > 0 {
                 var granted: Grant?
+                let held = seat
                 if ready,
                     let n = next(
-                        worker: seat.id, now: now, accepts: { accepts(seat.id, $0, $1) },
+                        worker: seat.id, now: now,
+                        accepts: { job, work in
+                            (held.holding == 0 || held.heldBytes + work.payloadBytes <= prefetchBytes)
+                                && accepts(held.id, job, work)
+                        },
                         attempt: { number(false, seat.id, $0, $1) })
                 {
                     granted = Grant(job: n.job, work: n.work, attempt: n.attempt, waited: n.waited)
@@ -63,6 +74,7 @@ extension TaskBoard {
                 guard let granted, grant(seat.id, granted) else { break }
                 seat.credit -= 1
                 seat.holding += 1
+                seat.heldBytes += granted.work.payloadBytes
             }
         }
     }
