@@ -24,6 +24,15 @@ struct BackupAttemptTests {
         #expect(BackupPolicy.timeLeft(waiting, ahead: [running], holderRate: nil, now: 110) == nil)
     }
 
+    @Test("a worker's rate averages its segments; a rate no encoder reaches is not believed")
+    func rates() {
+        #expect(BackupPolicy.rate(after: nil, frames: 30, seconds: 1) == 30)
+        #expect(BackupPolicy.rate(after: 30, frames: 30, seconds: 0.5) == 45)
+        #expect(BackupPolicy.rate(after: 30, frames: 30, seconds: 1e-300) == 30)
+        #expect(BackupPolicy.rate(after: 30, frames: 30, seconds: -1) == 30)
+        #expect(BackupPolicy.rate(after: nil, frames: 0, seconds: 1) == nil)
+    }
+
     @Test("a backup only when the attempt would end more than 1.5× later than the idle worker's whole run")
     func threshold() {
         let policy = BackupPolicy()

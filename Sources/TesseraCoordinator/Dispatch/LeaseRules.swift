@@ -81,10 +81,17 @@ extension TaskBoard {
 }
 
 extension BackupPolicy {
+    /// Faster than any encoder runs (a thumbnail-sized ultrafast encode makes a few thousand frames/s).
+    static let maximumRate = 100_000.0
+
     /// A worker's measured rate after it finished a segment of `frames` in `seconds`: each segment's rate
     /// averaged with weight ½ on the newest (what `TaskBoard.backup` expects of the worker).
+    /// The figures come from the worker (`encodeSeconds`): a claim of more than `maximumRate` frames per
+    /// second, which would make it every backup's first choice, is ignored.
     static func rate(after previous: Double?, frames: Int, seconds: Double) -> Double? {
-        guard seconds > 0, seconds.isFinite, frames > 0 else { return previous }
+        guard seconds > 0, seconds.isFinite, frames > 0, Double(frames) / seconds <= maximumRate else {
+            return previous
+        }
         let rate = Double(frames) / seconds
         return previous.map { ($0 + rate) / 2 } ?? rate
     }

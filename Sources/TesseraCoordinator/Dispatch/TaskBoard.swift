@@ -263,7 +263,7 @@ final class TaskBoard: @unchecked Sendable {
             func update(_ f: inout InFlight) {
                 f.framesDone = frames
                 f.lastProgress = now
-                if f.startedAt == nil, frames > 0, framesPerSecond > 0, framesPerSecond.isFinite {
+                if f.startedAt == nil, frames > 0, framesPerSecond > 0, framesPerSecond <= BackupPolicy.maximumRate {
                     f.startedAt = max(f.leasedAt, now - Double(frames) / framesPerSecond)
                 }
             }

@@ -223,6 +223,8 @@ private struct Simulation {
     var useful = 0.0
     var backups = FarmSummary.BackupCounts()
     var end: Double?
+    /// When the coordinator's audio encode ends (it starts with the first result).
+    var audioEnd: Double?
 
     init(_ input: FarmModel.Input, _ options: Options) throws(FarmModel.ModelError) {
         self.options = options
@@ -491,7 +493,9 @@ private struct Simulation {
                 max(now, stitchFree) + bytes / stitchBytesPerSecond + bytes / options.diskBytesPerSecond
             stitchedUpTo += 1
         }
-        if keptCount == segments.count { end = max(stitchFree, planSeconds + audioSeconds) }
+        // The output is opened with the first result's codec parameters, and the audio starts then.
+        if audioEnd == nil { audioEnd = now + audioSeconds }
+        if keptCount == segments.count { end = max(stitchFree, audioEnd ?? now) }
     }
 
     /// TaskCancel: the worker stops the attempt (its work so far is wasted) and frees the slot.
