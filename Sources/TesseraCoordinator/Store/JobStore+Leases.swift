@@ -17,44 +17,39 @@ extension JobStore {
     /// packets are in memory); its attempt number grows by one.
     /// - Throws: `StoreError.notFound` when the segment is not pending (done, leased or unknown).
     public func lease(jobID: String, segment: Int, worker: String, deadline: Double) throws(StoreError) -> Lease {
-        try write("lease segment \(segment) of \(jobID) to \(worker)") { db in
-            try db.execute(
-                sql: """
-                    UPDATE segments SET state = 'leased', attempt = attempt + 1, worker = ?, leaseDeadline = ?
-                    WHERE jobID = ? AND idx = ? AND state = 'pending'
-                    """,
-                arguments: [worker, deadline, jobID, segment])
-            guard db.changesCount > 0 else { throw StoreError.notFound("\(jobID) segment \(segment) (pending)") }
-            let attempt =
-                try Int.fetchOne(
-                    db, sql: "SELECT attempt FROM segments WHERE jobID = ? AND idx = ?", arguments: [jobID, segment])
-                ?? 0
-            try db.execute(
-                sql: "INSERT OR REPLACE INTO attempts (jobID, idx, attempt, worker) VALUES (?, ?, ?, ?)",
-                arguments: [jobID, segment, attempt, worker])
-            return Lease(jobID: jobID, segment: segment, attempt: attempt, worker: worker, deadline: deadline)
-        }
+        try newAttempt(jobID: jobID, segment: segment, worker: worker, deadline: deadline, backup: false)
     }
+
     /// Leases a backup attempt of a segment already out (leased) at another worker: its attempt number
     /// grows by one and the new attempt's worker becomes the segment's; the earlier attempt's result
     /// still counts (`complete`: the first result wins).
     /// - Throws: `StoreError.notFound` when the segment is not leased (done, pending or unknown).
     public func leaseBackup(jobID: String, segment: Int, worker: String, deadline: Double) throws(StoreError) -> Lease {
-        try write("lease a backup of segment \(segment) of \(jobID) to \(worker)") { db in
+        try newAttempt(jobID: jobID, segment: segment, worker: worker, deadline: deadline, backup: true)
+    }
+
+    /// The next attempt of a pending segment, or (`backup`) of one leased already; its holder recorded.
+    private func newAttempt(
+        jobID: String, segment: Int, worker: String, deadline: Double, backup: Bool
+    ) throws(StoreError) -> Lease {
+        let from = backup ? SegmentState.leased : .pending
+        return try write("lease \(backup ? "a backup of " : "")segment \(segment) of \(jobID) to \(worker)") { db in
             try db.execute(
                 sql: """
-                    UPDATE segments SET attempt = attempt + 1, worker = ?, leaseDeadline = ?
-                    WHERE jobID = ? AND idx = ? AND state = 'leased'
+                    UPDATE segments SET state = 'leased', attempt = attempt + 1, worker = ?, leaseDeadline = ?
+                    WHERE jobID = ? AND idx = ? AND state = ?
                     """,
-                arguments: [worker, deadline, jobID, segment])
-            guard db.changesCount > 0 else { throw StoreError.notFound("\(jobID) segment \(segment) (leased)") }
+                arguments: [worker, deadline, jobID, segment, from.rawValue])
+            guard db.changesCount > 0 else {
+                throw StoreError.notFound("\(jobID) segment \(segment) (\(from.rawValue))")
+            }
             let attempt =
                 try Int.fetchOne(
                     db, sql: "SELECT attempt FROM segments WHERE jobID = ? AND idx = ?", arguments: [jobID, segment])
                 ?? 0
             try db.execute(
-                sql: "INSERT OR REPLACE INTO attempts (jobID, idx, attempt, worker, backup) VALUES (?, ?, ?, ?, 1)",
-                arguments: [jobID, segment, attempt, worker])
+                sql: "INSERT OR REPLACE INTO attempts (jobID, idx, attempt, worker, backup) VALUES (?, ?, ?, ?, ?)",
+                arguments: [jobID, segment, attempt, worker, backup ? 1 : 0])
             return Lease(jobID: jobID, segment: segment, attempt: attempt, worker: worker, deadline: deadline)
         }
     }
