@@ -101,6 +101,15 @@ struct FarmModelTests {
         #expect(throws: FarmModel.ModelError.self) {
             try FarmModel.run(FarmModel.Input(segmentSeconds: []), Self.options(2))
         }
+        var endless = Self.options(2)
+        endless.filmSeconds = .infinity
+        #expect(throws: FarmModel.ModelError.self) { try FarmModel.run(Self.input(), endless) }
+        var tiny = Self.input()
+        tiny.segmentDuration = 1e-300
+        #expect(throws: FarmModel.ModelError.self) { try FarmModel.run(tiny, Self.options(2)) }
+        var negative = Self.input()
+        negative.audioSeconds = -.infinity
+        #expect(throws: FarmModel.ModelError.self) { try FarmModel.run(negative, Self.options(2)) }
         var input = Self.input()
         input.segmentInputBytes = [1, 2]
         do {

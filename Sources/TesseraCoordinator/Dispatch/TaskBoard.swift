@@ -325,7 +325,7 @@ final class TaskBoard: @unchecked Sendable {
     }
 
     /// Segments of the job out at two workers at once.
-    func racing(job: String) -> Set<Int> { condition.withLock { Set(jobs[job]?.backups.keys ?? [:].keys) } }
+    func racing(job: String) -> Set<Int> { condition.withLock { jobs[job].map { Set($0.backups.keys) } ?? [] } }
 
     /// A backup attempt for idle `worker` (it holds nothing, and nothing it can do is queued): of the
     /// segments out at other workers that it can run (`accepts`) and that have no backup yet, the one

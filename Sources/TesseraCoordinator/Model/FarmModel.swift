@@ -243,15 +243,35 @@ private struct Simulation {
                 throw .init(description: "\(name) must list \(costs.count) non-negative numbers, one per segment")
             }
         }
-        guard options.workers >= 1, options.slots >= 1, options.filmSeconds > 0, options.frameRate > 0,
-            options.gopSeconds > 0, options.readyLimit >= 1
+        let scalars = [
+            input.segmentDuration, input.contentSeconds, input.planningSeconds, input.startupSeconds,
+            input.audioSeconds, input.stitchSeconds, input.stitchedBytes, input.stitchBytesPerSecond,
+        ].compactMap { $0 }
+        guard scalars.allSatisfy({ $0 >= 0 && $0.isFinite }) else {
+            throw .init(description: "the input's durations, sizes and rates must be non-negative numbers")
+        }
+        let rates = [
+            options.filmSeconds, options.frameRate, options.gopSeconds, options.linkBytesPerSecond,
+            options.storageBytesPerSecond, options.diskBytesPerSecond, options.livenessSeconds,
+            options.progressInterval,
+        ]
+        guard (1...100_000).contains(options.workers), (1...64).contains(options.slots), options.readyLimit >= 1,
+            rates.allSatisfy({ $0 > 0 && $0.isFinite }), options.taskBytes >= 0, options.taskBytes.isFinite
         else {
-            throw .init(description: "workers, slots, film length, frame rate, GOP and ready limit must be positive")
+            throw .init(
+                description: "workers (1…100000), slots (1…64), the film's length, rates and intervals must be positive"
+            )
         }
         let duration = input.segmentDuration ?? input.segmentContentSeconds?.first ?? 4
         let content = input.segmentContentSeconds ?? Array(repeating: duration, count: costs.count)
-        guard duration > 0, content.allSatisfy({ $0 > 0 }) else {
+        guard duration > 0, content.allSatisfy({ $0 > 0 }), (input.contentSeconds ?? 1) > 0 else {
             throw .init(description: "segment content seconds must be positive")
+        }
+        // Every frame of the film is on the planner's list: a bound on its length in frames.
+        guard duration * options.frameRate >= 1, options.gopSeconds * options.frameRate >= 1,
+            options.filmSeconds * options.frameRate <= 20_000_000
+        else {
+            throw .init(description: "segments and GOPs of at least a frame, and a film of at most 20,000,000 frames")
         }
         let fps = options.frameRate
         let measuredSeconds = input.contentSeconds ?? content.reduce(0, +)
