@@ -23,9 +23,22 @@ struct FarmStragglerTests {
         let log = farm.log("coordinator")
         #expect(log.contains("backup attempt on worker"), "\(log.suffix(3000))")
         #expect(log.contains("the backup attempt won"), "\(log.suffix(3000))")
-        // The slow worker was told to stop its attempt, and did (running or still waiting behind another).
+        // The slow worker was told to stop its attempt, and did (running or still waiting behind another):
+        // an attempt withdrawn while running ends "cancelled" and is never finished.
         #expect(
             try farm.eventually(10) { farm.log("w3").contains("withdrawn") }, "\(farm.log("w3").suffix(2000))")
+        let w3 = farm.log("w3").split(separator: "\n")
+        for line in w3 where line.contains("withdrawn while running") {
+            guard let r = line.range(of: "segment "), let key = line[r.upperBound...].split(separator: " ").first else {
+                continue
+            }
+            let after = w3.drop { $0 != line }
+            #expect(
+                try farm.eventually(10) { farm.log("w3").contains("segment \(key) cancelled") },
+                "\(key) stopped")
+            #expect(
+                !after.contains { $0.contains("segment \(key) done") }, "\(key) was not finished after its withdrawal")
+        }
         let metrics = try farm.scrape()
         let started = metrics.value("tessera_backup_attempts_total", ["outcome": "started"]) ?? 0
         let won = metrics.value("tessera_backup_attempts_total", ["outcome": "won"]) ?? 0
