@@ -50,4 +50,28 @@ struct FarmStragglerTests {
         let segments = try #require(status["segmentsTotal"] as? Int)
         #expect(FarmFaultTests.segments(log, job: id, word: "spooled").sorted() == Array(0..<segments))
     }
+
+    @Test("the coordinator killed while a backup races the slow attempt: restarted, the job completes and verifies")
+    func restartMidRace() throws {
+        let farm = try FarmFixture()
+        let src = try FarmFaultTests.slowSource(farm, seconds: 14)
+        try farm.startCoordinator()
+        for name in ["w1", "w2", "w3"] { try farm.startWorker(name) }
+        #expect(try farm.eventually(30) { farm.log("coordinator").contains("worker w3 joined") })
+        let slow = farm.throttle("w3", running: 0.1, stopped: 0.5)
+        defer { slow.stop() }
+        let id = try farm.submit(src, output: "out.mp4", FarmFaultTests.slowOptions)
+        #expect(
+            try farm.eventually(120) { farm.log("coordinator").contains("backup attempt on worker") },
+            "\(farm.log("coordinator").suffix(2000))")
+        farm.signal("coordinator", SIGKILL)
+        _ = farm.waitExit("coordinator", timeout: 10)
+        try farm.startCoordinator()
+        let status = try farm.wait(id)
+        slow.stop()
+        #expect(status["state"] as? String == "completed", "\(status)\n\(farm.log("coordinator").suffix(2000))")
+        #expect(try FarmFaultTests.verify(farm.outputs.appendingPathComponent("out.mp4"), against: src))
+        let segments = try #require(status["segmentsTotal"] as? Int)
+        #expect(Set(FarmFaultTests.segments(farm.log("coordinator"), job: id, word: "spooled")) == Set(0..<segments))
+    }
 }
