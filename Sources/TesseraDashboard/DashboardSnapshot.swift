@@ -111,8 +111,11 @@ extension DashboardSnapshot.Worker {
         // The first task is the one running.
         let task = w.tasks.first
         let backends = w.backendChoices.isEmpty ? w.backends : w.backendChoices.map(\.chosen)
+        // A worker that reads sources itself gets its tasks by reference: said beside its backend.
+        let reads = (w.mediaRoots ?? []).isEmpty ? "" : " · reads the source"
         self.init(
-            id: w.id, host: w.hostname, backend: backends.map(\.rawValue).joined(separator: ","), job: task?.job,
+            id: w.id, host: w.hostname, backend: backends.map(\.rawValue).joined(separator: ",") + reads,
+            job: task?.job,
             segment: task?.segment, framesPerSecond: w.framesPerSecond ?? 0, state: w.state,
             lastSeenSeconds: w.lastSeenSeconds.rounded(places: 1), frames: w.framesDone)
     }

@@ -26,6 +26,8 @@ public final class Worker: @unchecked Sendable {
         public var slots: Int = 2
         /// Codec threads for each segment; 0 = every core.
         public var threads: Int = 0
+        /// Folders it reads sources from itself: tasks for sources under them may come by reference.
+        public var mediaRoots: [MediaRootMapping] = []
         /// Seconds between reconnect attempts: doubles from `backoffInitial` up to `backoffMax`.
         public var backoffInitial: Double = 0.5
         public var backoffMax: Double = 16
@@ -85,7 +87,7 @@ public final class Worker: @unchecked Sendable {
         let cores = ProcessInfo.processInfo.activeProcessorCount
         codec = WorkerCodecThread(
             threads: configuration.threads > 0 ? configuration.threads : cores,
-            backend: configuration.backend, logger: logger
+            backend: configuration.backend, mediaRoots: configuration.mediaRoots, logger: logger
         ) { [weak self] e in
             self?.outbox.withLock { $0.append(e) }
             self?.wake()
@@ -108,6 +110,7 @@ public final class Worker: @unchecked Sendable {
         c.videoEncoders = CodecSupport.videoEncoders.map(\.rawValue)
         c.videoDecoders = CodecSupport.videoDecoders
         c.features = WorkerFeature.all
+        c.readableRoots = configuration.mediaRoots.map(\.coordinator)
         var backends: [ProcessingBackend] = [.cpu]
         if configuration.backend != .cpu, case .success(let device) = VulkanProcessor.availableDevice() {
             backends.append(.vulkan)

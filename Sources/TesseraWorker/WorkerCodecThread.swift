@@ -23,6 +23,7 @@ final class WorkerCodecThread: @unchecked Sendable {
     private var stopped = false
     private let threads: Int
     private let selectors: BackendSelectors
+    private let mediaRoots: [MediaRootMapping]
     private let logger: Logger
     /// Called on this thread with each envelope to send.
     private let post: @Sendable (Tessera_V1_Envelope) -> Void
@@ -31,10 +32,11 @@ final class WorkerCodecThread: @unchecked Sendable {
     var backendChoices: [Tessera_V1_BackendChoice] { selectors.choices }
 
     init(
-        threads: Int, backend: ProcessingBackend, logger: Logger,
+        threads: Int, backend: ProcessingBackend, mediaRoots: [MediaRootMapping] = [], logger: Logger,
         post: @escaping @Sendable (Tessera_V1_Envelope) -> Void
     ) {
         self.threads = threads
+        self.mediaRoots = mediaRoots
         selectors = BackendSelectors(default: backend)
         self.logger = logger
         self.post = post
@@ -118,9 +120,17 @@ final class WorkerCodecThread: @unchecked Sendable {
         var lastProgress = 0.0
         let started = Date()
         do throws(MediaError) {
-            let work: SegmentWork
+            var work: SegmentWork
             do throws(WireError) { work = try SegmentWork(wire: held.task) } catch {
                 throw MediaError(.invalidArgument, "malformed task: \(error)")
+            }
+            if held.task.hasSourceStream {
+                // A task by reference: the packets come from the file itself, or the coordinator sends them.
+                do throws(MediaError) { work.packets = try readSource(held.task) } catch {
+                    logger.warning("segment \(key): cannot read its source here: \(error)")
+                    post(.failed(key.ref, code: .sourceUnreadable, message: error.description))
+                    return
+                }
             }
             let selector = selectors.selector(for: work.backend)
             let output = try SegmentRunner.run(
@@ -153,6 +163,16 @@ final class WorkerCodecThread: @unchecked Sendable {
             logger.error("segment \(key) failed: \(error)")
             post(.failed(key.ref, code: Self.code(error), message: error.description))
         }
+    }
+
+    /// The packets of a task by reference, read from its source under one of this worker's media roots.
+    private func readSource(_ task: Tessera_V1_SegmentTask) throws(MediaError) -> [EncodedPacket] {
+        guard let path = mediaRoots.localPath(for: task.sourceName) else {
+            throw MediaError(.notFound, path: task.sourceName, "is under none of this worker's --media-root folders")
+        }
+        return try SourcePacketReader.read(
+            path: path, stream: Int(task.sourceStream),
+            expected: task.packets.map { .init(pts: $0.pts, dts: $0.dts, size: Int($0.size)) })
     }
 
     static func code(_ error: MediaError) -> Tessera_V1_ErrorCode {

@@ -67,7 +67,7 @@ enum StatusText {
 
     static func workerTable(_ workers: [WorkerStatus]) -> String {
         table(
-            ["ID", "HOST", "CORES", "BACKENDS", "CHOSEN", "STATE", "TASKS", "DONE", "LAST SEEN"],
+            ["ID", "HOST", "CORES", "BACKENDS", "CHOSEN", "SOURCE", "STATE", "TASKS", "DONE", "LAST SEEN"],
             workers.map { w in
                 [
                     w.id, w.hostname, "\(w.cores)", w.backends.map(\.rawValue).joined(separator: ","),
@@ -75,6 +75,8 @@ enum StatusText {
                         ? "-"
                         : w.backendChoices.map { "\($0.requested.rawValue)→\($0.chosen.rawValue)" }.joined(
                             separator: ","),
+                    // How its tasks reach it: packets from the coordinator, or read from these folders itself.
+                    (w.mediaRoots ?? []).isEmpty ? "packets" : "reads " + (w.mediaRoots ?? []).joined(separator: ","),
                     w.state.rawValue,
                     w.tasks.isEmpty ? "-" : w.tasks.map(\.description).joined(separator: ","), "\(w.segmentsDone)",
                     age(w.lastSeenSeconds) + " ago",

@@ -25,12 +25,23 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(help: "Segments held at once (one running, the rest prefetched).") var slots: Int = 2
     @Option(help: "Codec threads per segment (0 = every core).") var threads: Int = 0
     @Option(help: "Worker name in logs and `tessera workers` (default host-pid-random).") var id: String?
+    @Option(
+        help: ArgumentHelp(
+            "A folder this worker reads sources from itself, e.g. a shared mount: LOCAL, or LOCAL=COORDINATOR when "
+                + "the coordinator names it otherwise (repeatable). Tasks for sources under it come without "
+                + "their packets; a task it cannot read falls back to packets.",
+            valueName: "folder"))
+    var mediaRoot: [String] = []
 
     func validate() throws {
         guard (curveKey == nil) == (coordinatorKey == nil) else {
             throw ValidationError("--curve-key and --coordinator-key go together")
         }
         guard (1...8).contains(slots) else { throw ValidationError("--slots must be 1…8") }
+        for root in mediaRoot where MediaRootMapping(root) == nil {
+            throw ValidationError(
+                "--media-root \(root): LOCAL or LOCAL=COORDINATOR, both absolute paths without . or .. components")
+        }
     }
 
     func run() async throws {
@@ -39,6 +50,7 @@ struct WorkerCommand: AsyncParsableCommand {
         config.backend = backend
         config.slots = slots
         config.threads = threads
+        config.mediaRoots = mediaRoot.compactMap(MediaRootMapping.init)
         if let curveKey, let coordinatorKey {
             do throws(WireError) {
                 if let warning = try SecretFilePermissions.check(curveKey, what: "CURVE secret key") {

@@ -118,8 +118,13 @@ final class FarmFixture: @unchecked Sendable {
     }
 
     @discardableResult
-    func startWorker(_ name: String, threads: Int = 1, namespace: String? = nil) throws -> Process {
-        var args = ["worker", "--coordinator", endpoint, "--id", name, "--backend", "cpu", "--threads", "\(threads)"]
+    func startWorker(
+        _ name: String, threads: Int = 1, namespace: String? = nil, _ extra: [String] = []
+    ) throws
+        -> Process
+    {
+        var args =
+            ["worker", "--coordinator", endpoint, "--id", name, "--backend", "cpu", "--threads", "\(threads)"] + extra
         if curve {
             args += [
                 "--curve-key", keys.appendingPathComponent("\(name).key").path,

@@ -165,6 +165,8 @@ extension Dispatcher {
         c.videoEncoders = list(c.videoEncoders)
         c.videoDecoders = list(c.videoDecoders)
         c.features = Array(c.features.prefix(64)).map { $0.logSafe(limit: 64) }
+        // Paths, compared with sources' paths: a root that is not one is dropped rather than shortened.
+        c.readableRoots = c.readableRoots.prefix(64).filter { $0.utf8.count <= 4096 && MediaRootMapping($0) != nil }
         c.backendChoices = Array(c.backendChoices.prefix(8)).map { choice in
             var choice = choice
             choice.requested = choice.requested.logSafe()
@@ -363,7 +365,12 @@ extension Dispatcher {
             return
         }
         let message = f.message.logSafe(limit: 500)
-        let counts = f.code != .returned && f.code != .cancelled
+        if f.code == .sourceUnreadable {
+            // Not the worker's fault: the job's next tasks for it carry their packets.
+            readFailures.insert(JobWorker(job: key.job, worker: worker))
+            logger.warning("worker \(worker) cannot read the source of job \(key.job) (\(message)): sending it packets")
+        }
+        let counts = f.code != .returned && f.code != .cancelled && f.code != .sourceUnreadable
         if counts { logger.warning("segment \(key) failed on worker \(worker): \(message)") }
         requeueOrFail(
             key, error: "on worker \(worker): \(message)", failure: counts ? .workerError : nil, worker: worker)
@@ -502,6 +509,7 @@ extension Dispatcher {
         let interval = configuration.heartbeatInterval
         failedOn = failedOn.filter { farm.board.wants(job: $0.key.job, segment: $0.key.segment) }
         withdrawn = withdrawn.filter { now - $0.value < 60 }
+        readFailures = readFailures.filter { farm.board.knows(job: $0.job) }
         leaseHolders = leaseHolders.filter { farm.board.wants(job: $0.key.job, segment: $0.key.segment) }
         quarantinedUntil = quarantinedUntil.filter { $0.value > now }
         lost = lost.filter { now - $0.value.at < Self.lostShownSeconds }
@@ -595,9 +603,15 @@ extension Dispatcher {
         _ granted: TaskBoard.Grant, to worker: String, via rid: Data?, deadline: Double, now: Double
     ) -> Bool {
         let key = TaskKey(job: granted.job, segment: granted.work.spec.index, attempt: granted.attempt)
-        guard let rid else { return false }
+        guard let rid, let session = sessions[rid] else { return false }
+        // A worker that reads the source itself gets the task by reference, unless it failed to read it.
+        let byReference =
+            granted.work.sourceStream != nil && !readFailures.contains(JobWorker(job: granted.job, worker: worker))
+            && session.capabilities.readableRoots.contains { root in
+                MediaRootMapping(root)?.localPath(for: granted.work.sourceName) != nil
+            }
         let task: Tessera_V1_SegmentTask
-        do { task = try Tessera_V1_SegmentTask(granted.work) } catch {
+        do { task = try Tessera_V1_SegmentTask(granted.work, byReference: byReference) } catch {
             logger.error("segment \(key) cannot be sent: \(error)")
             farm.board.fail(job: key.job, "segment \(key.segment) cannot be sent: \(error)")
             return false
@@ -614,7 +628,8 @@ extension Dispatcher {
             farm.metrics.segmentLeased(queueWait: granted.waited)
         }
         leaseHolders[key] = worker
-        send(.assign(key.ref, task: task, leaseDeadlineUnixMilliseconds: Int64(deadline * 1000)), to: rid)
+        let bytes = send(.assign(key.ref, task: task, leaseDeadlineUnixMilliseconds: Int64(deadline * 1000)), to: rid)
+        farm.metrics.taskSent(byReference ? .reference : .packets, bytes: bytes)
         return true
     }
 

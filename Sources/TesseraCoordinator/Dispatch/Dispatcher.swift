@@ -53,6 +53,8 @@ final class Dispatcher: @unchecked Sendable {
     var refusals = RefusalLog()
     /// The workers each segment failed on in this run: a retry goes to another worker when one can take it.
     var failedOn: [SegmentID: Set<String>] = [:]
+    /// Workers that could not read a job's source themselves: its tasks go to them with their packets.
+    var readFailures: Set<JobWorker> = []
     /// Attempts withdrawn from their workers (superseded, cancelled) whose end the worker may still
     /// report, with when: kept a minute.
     var withdrawn: [TaskKey: Double] = [:]
@@ -73,6 +75,11 @@ final class Dispatcher: @unchecked Sendable {
     struct SegmentID: Hashable {
         var job: String
         var segment: Int
+    }
+
+    struct JobWorker: Hashable {
+        var job: String
+        var worker: String
     }
 
     init(configuration: CoordinatorConfiguration, context: ZMQContext, farm: CoordinatorContext) {
@@ -245,13 +252,16 @@ final class Dispatcher: @unchecked Sendable {
     }
 
     /// Sends one envelope to a worker (serialized straight into libzmq's buffer: tasks are megabytes);
-    /// a worker that vanished is dropped at the next liveness check.
-    func send(_ envelope: Tessera_V1_Envelope, to routingID: Data) {
+    /// a worker that vanished is dropped at the next liveness check. Returns the bytes sent.
+    @discardableResult
+    func send(_ envelope: Tessera_V1_Envelope, to routingID: Data) -> Int {
         do {
-            try router.send(envelope, to: routingID, dontWait: true)
+            let bytes = try router.send(envelope, to: routingID, dontWait: true)
             sessions[routingID]?.lastSent = Date().timeIntervalSince1970
+            return bytes ?? 0
         } catch {
             logger.debug("send to a worker failed: \(error)")
+            return 0
         }
     }
 }

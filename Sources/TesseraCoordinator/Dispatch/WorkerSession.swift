@@ -41,6 +41,6 @@ struct WorkerSession {
                 else { return nil }
                 return .init(requested: requested, chosen: chosen, reason: c.reason)
             },
-            framesDone: framesDone)
+            framesDone: framesDone, mediaRoots: capabilities.readableRoots)
     }
 }

@@ -21,6 +21,11 @@ extension FarmMetrics {
         "tessera_jobs_finished_total": .init(help: "Jobs that ended, by final state."),
         "tessera_segment_failures_total": .init(
             help: "Failed segment attempts (each one retried, or failing its job at the last attempt), by cause."),
+        "tessera_tasks_sent_total": .init(
+            help:
+                "Tasks sent to workers, by transport: with their source packets, or by reference to workers that read the source."
+        ),
+        "tessera_task_bytes_sent_total": .init(help: "Bytes of the task messages sent to workers, by transport."),
         "tessera_backup_attempts_total": .init(
             help: "Backup attempts of segments out at slow workers: started, won (taken first) or wasted."),
         "tessera_last_segment_completed_timestamp_seconds": .init(

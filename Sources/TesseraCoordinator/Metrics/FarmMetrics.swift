@@ -37,6 +37,7 @@ public final class FarmMetrics: MetricsExposition {
     private let jobsFinished: [JobState: CoreMetrics.Counter]
     private let segmentFailures: [SegmentFailureReason: CoreMetrics.Counter]
     private let backupAttempts: [BackupOutcome: CoreMetrics.Counter]
+    private let tasksSent, taskBytesSent: [TaskTransport: CoreMetrics.Counter]
     private let backupTotals = Mutex([BackupOutcome: Int]())
     private let encodeDuration: [EncodeBackend: Recorder]
     private let queueWait, realtimeRatio: Recorder
@@ -114,6 +115,10 @@ public final class FarmMetrics: MetricsExposition {
         }
         segmentFailures = each(SegmentFailureReason.allCases) {
             counter("tessera_segment_failures_total", [("reason", $0.rawValue)])
+        }
+        tasksSent = each(TaskTransport.allCases) { counter("tessera_tasks_sent_total", [("transport", $0.rawValue)]) }
+        taskBytesSent = each(TaskTransport.allCases) {
+            counter("tessera_task_bytes_sent_total", [("transport", $0.rawValue)])
         }
         backupAttempts = each(BackupOutcome.allCases) {
             counter("tessera_backup_attempts_total", [("outcome", $0.rawValue)])
@@ -202,6 +207,12 @@ public final class FarmMetrics: MetricsExposition {
 
     /// An attempt that failed (counted against its worker).
     public func segmentFailed(_ reason: SegmentFailureReason) { segmentFailures[reason]?.increment() }
+
+    /// A task went to its worker in a message of `bytes`.
+    public func taskSent(_ transport: TaskTransport, bytes: Int) {
+        tasksSent[transport]?.increment()
+        taskBytesSent[transport]?.increment(by: Int64(max(0, bytes)))
+    }
 
     /// A backup attempt started, won or was wasted.
     public func backupAttempt(_ outcome: BackupOutcome) {

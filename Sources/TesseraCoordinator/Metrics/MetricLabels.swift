@@ -14,6 +14,12 @@ public enum FrameDiscard: String, CaseIterable, Sendable {
     case duplicate
 }
 
+/// How a task reached its worker (`tessera_tasks_sent_total{transport}`): with its source packets, or by
+/// reference for a worker that reads the source itself.
+public enum TaskTransport: String, CaseIterable, Sendable, Codable {
+    case packets, reference
+}
+
 /// What became of backup attempts (`tessera_backup_attempts_total{outcome}`): each one `started`, then
 /// `won` (its result was taken first) or `wasted` (the slower attempt finished first, or it failed).
 public enum BackupOutcome: String, CaseIterable, Sendable, Codable {

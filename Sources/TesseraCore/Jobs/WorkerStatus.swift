@@ -20,6 +20,9 @@ public struct WorkerStatus: Sendable, Hashable, Codable {
     /// Frames it finished over the last ten seconds, per second (the coordinator's rate book); absent
     /// from a coordinator that does not measure it.
     public var framesPerSecond: Double?
+    /// Folders (the coordinator's paths) whose sources it reads itself: its tasks for them come by
+    /// reference, without their packets. Absent (nil) or empty: every task carries its packets.
+    public var mediaRoots: [String]?
 
     /// Holds at least one task (whatever its state: a draining worker finishing its last is busy too).
     public var isBusy: Bool { !tasks.isEmpty }
@@ -28,8 +31,9 @@ public struct WorkerStatus: Sendable, Hashable, Codable {
         id: String, hostname: String, cores: Int, memoryBytes: UInt64, backends: [ProcessingBackend],
         encoders: [String], state: WorkerState, tasks: [TaskKey], segmentsDone: Int, lastSeenSeconds: Double,
         backendChoices: [Resolution] = [],
-        framesDone: Int = 0, framesPerSecond: Double? = nil
+        framesDone: Int = 0, framesPerSecond: Double? = nil, mediaRoots: [String]? = nil
     ) {
+        self.mediaRoots = mediaRoots
         self.id = id
         self.hostname = hostname
         self.cores = cores

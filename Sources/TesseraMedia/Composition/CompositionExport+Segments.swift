@@ -107,7 +107,7 @@ extension CompositionExport {
         let retime = run.map {
             CompositionRender.segmentRetime($0, plan: plan, origin: Rational(range!.start), rangeStartTick: ticks.start)
         }
-        let template = SegmentWork(
+        var template = SegmentWork(
             spec: SegmentSpec(
                 index: 0, outputFrames: 0..<0, presentationRange: 0..<0, decodePackets: 0..<0,
                 timeMap: TimeMapPiece(sourceStart: 0, outputStart: 0)),
@@ -116,6 +116,7 @@ extension CompositionExport {
             packets: [], settings: plan.settings.video!, endTick: nil, sourceName: path, backend: backend,
             checkDecodes: verificationLevel.decodesSegments, retime: retime, layer: plan.layer(asset: asset),
             targetQuality: targetQuality)
+        template.sourceStream = videoID
         return (template, index, ticks, videoID)
     }
 

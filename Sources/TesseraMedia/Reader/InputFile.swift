@@ -125,6 +125,14 @@ final class InputFile: @unchecked Sendable {
         }
     }
 
+    /// Seeks so the next packet of `stream` read is on a keyframe at or before `timestamp` (that stream's
+    /// time base); a demuxer that cannot seek reads from the start (correct, only slower).
+    func seek(stream: Int, toKeyframeAtOrBefore timestamp: Int64) {
+        if avformat_seek_file(context, Int32(clamping: stream), Int64.min, timestamp, timestamp, 0) < 0 {
+            _ = avformat_seek_file(context, -1, Int64.min, 0, 0, AVSEEK_FLAG_BYTE)
+        }
+    }
+
     /// Reads the next packet into `packet`; false at the end of the file.
     ///
     /// - Throws: `.corrupt` naming the file when the demuxer fails for any reason other than EOF.

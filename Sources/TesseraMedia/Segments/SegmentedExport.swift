@@ -148,7 +148,7 @@ final class SegmentedExport: @unchecked Sendable {
             return try Self.renditionSettings(p.request, base: vs, source: source, frameRate: rate, path: reader.path)
         }
         let lastEnd: Int64? = range.end == Int64.max ? nil : range.end - range.start
-        let template = SegmentWork(
+        var template = SegmentWork(
             spec: plan[0], source: try CodecParameters(copying: stream.pointee.codecpar).configuration,
             timeBase: Rational(tb), frameRate: Rational(source.frameRate), rotation: rotation,
             packets: [], settings: ladder?.first?.settings ?? vs, endTick: nil, sourceName: reader.path,
@@ -156,6 +156,7 @@ final class SegmentedExport: @unchecked Sendable {
             retime: config.retime?.segmentRetime(rangeStartTick: range.start), hdr: config.tracks.hdr,
             targetQuality: config.targetQuality, deinterlace: config.deinterlace,
             toneMap: config.tracks.toneMapTo != nil, renditions: (ladder ?? []).dropFirst().map(\.settings))
+        template.sourceStream = videoID
         deinterlaced = template.deinterlace.filterName(for: FieldOrder(libavValue: template.source.fieldOrder))
         if deinterlaced != nil { plan = SegmentPlanner.withNeighbours(plan, index: video.index) }
         let engine = try SegmentedEngine(

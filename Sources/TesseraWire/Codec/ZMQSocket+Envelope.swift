@@ -6,14 +6,14 @@ extension ZMQSocket {
     ///
     /// This is the fast path for large tasks and results: the serialized bytes are written once, into the
     /// buffer libzmq sends from.
-    /// - Returns: as `send(_:dontWait:)`: false when it would block with `dontWait`, or the ROUTER has no
-    ///   peer `routingID` (with `.routerMandatory(true)`).
+    /// - Returns: the envelope's bytes sent; nil when it would block with `dontWait`, or the ROUTER has
+    ///   no peer `routingID` (with `.routerMandatory(true)`).
     /// - Throws: `.unrepresentable` when the envelope is 2 GiB or more; socket errors as `send(_:dontWait:)`.
     @discardableResult
     public func send(
         _ envelope: Tessera_V1_Envelope, to routingID: Data? = nil,
         dontWait: Bool = false
-    ) throws(WireError) -> Bool {
+    ) throws(WireError) -> Int? {
         var envelope = envelope
         if envelope.version == 0 { envelope.version = WireCodec.version }
         let message: ZMQOutgoingMessage
@@ -22,9 +22,10 @@ extension ZMQSocket {
         } catch {
             throw WireError(.unrepresentable, "\(envelope.kindName) envelope cannot be serialized: \(error)")
         }
+        let bytes = message.count
         if let routingID {
-            guard try send(ZMQOutgoingMessage(routingID), more: true, dontWait: dontWait) else { return false }
+            guard try send(ZMQOutgoingMessage(routingID), more: true, dontWait: dontWait) else { return nil }
         }
-        return try send(message, more: false, dontWait: dontWait)
+        return try send(message, more: false, dontWait: dontWait) ? bytes : nil
     }
 }

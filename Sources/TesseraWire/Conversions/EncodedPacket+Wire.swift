@@ -18,6 +18,16 @@ extension Tessera_V1_Packet {
     func validate(_ field: String) throws(WireError) {
         guard duration >= 0 else { throw WireValue.malformed("\(field).duration", "is negative (\(duration))") }
     }
+
+    /// The packet of a task by reference: its timestamps and size, without its data.
+    init(reference packet: EncodedPacket) {
+        self.init()
+        pts = packet.pts
+        dts = packet.dts
+        duration = packet.duration
+        keyframe = packet.isKeyframe
+        size = UInt32(clamping: packet.data.count)
+    }
 }
 
 extension EncodedPacket {

@@ -1,10 +1,11 @@
 import TesseraCore
 
 extension Tessera_V1_SegmentTask {
-    /// The task message for `work`; copies the packet bytes once.
+    /// The task message for `work`; copies the packet bytes once, or (`byReference`, for a worker that
+    /// reads `work.sourceName` itself) sends each packet's timestamps and size only.
     /// - Throws: `.unrepresentable` naming the field when a value cannot go on the wire or breaks a rule
     ///   `SegmentWork(wire:)` checks (so what encodes, decodes back to the same value).
-    public init(_ work: SegmentWork) throws(WireError) {
+    public init(_ work: SegmentWork, byReference: Bool = false) throws(WireError) {
         self.init()
         spec = try Tessera_V1_SegmentSpec(work.spec, field: "task.spec")
         source = try Tessera_V1_CodecParameters(work.source, field: "task.source")
@@ -13,8 +14,13 @@ extension Tessera_V1_SegmentTask {
         rotationDegrees = Int32(work.rotation.degrees)
         rotationMirrored = work.rotation.mirrored
         packets.reserveCapacity(work.packets.count)
-        for (i, packet) in work.packets.enumerated() {
-            packets.append(try Tessera_V1_Packet(packet, field: "task.packets[\(i)]"))
+        if byReference, let stream = work.sourceStream, let index = Int32(exactly: stream) {
+            sourceStream = index
+            for packet in work.packets { packets.append(Tessera_V1_Packet(reference: packet)) }
+        } else {
+            for (i, packet) in work.packets.enumerated() {
+                packets.append(try Tessera_V1_Packet(packet, field: "task.packets[\(i)]"))
+            }
         }
         settings = try Tessera_V1_VideoSettings(work.settings, field: "task.settings")
         if let endTick = work.endTick { self.endTick = endTick }
@@ -55,6 +61,15 @@ extension Tessera_V1_SegmentTask {
         guard renditions.count < PackageRequest.maximumRenditions else {
             throw WireValue.malformed(
                 "task.renditions", "holds \(renditions.count): at most \(PackageRequest.maximumRenditions - 1)")
+        }
+        if hasSourceStream {
+            guard sourceStream >= 0 else { throw WireValue.malformed("task.source_stream", "is negative") }
+            guard !sourceName.isEmpty, packets.allSatisfy({ $0.data.isEmpty }) else {
+                throw WireValue.malformed(
+                    "task.source_stream",
+                    "is set with packet data or without a source_name: a task by reference names its file and leaves the data out"
+                )
+            }
         }
         let expected = spec.decodeEndPacket &- spec.decodeFirstPacket
         guard UInt64(packets.count) == expected else {

@@ -112,6 +112,9 @@ public nonisolated enum Tessera_V1_ErrorCode: SwiftProtobuf.Enum, Swift.CaseIter
 
   /// reading or writing a file failed (disk full, I/O error)
   case io // = 17
+
+  /// a task by reference: the source could not be read as the task says
+  case sourceUnreadable // = 18
   case UNRECOGNIZED(Int)
 
   public init() {
@@ -134,6 +137,7 @@ public nonisolated enum Tessera_V1_ErrorCode: SwiftProtobuf.Enum, Swift.CaseIter
     case 15: self = .returned
     case 16: self = .device
     case 17: self = .io
+    case 18: self = .sourceUnreadable
     default: self = .UNRECOGNIZED(rawValue)
     }
   }
@@ -154,6 +158,7 @@ public nonisolated enum Tessera_V1_ErrorCode: SwiftProtobuf.Enum, Swift.CaseIter
     case .returned: return 15
     case .device: return 16
     case .io: return 17
+    case .sourceUnreadable: return 18
     case .UNRECOGNIZED(let i): return i
     }
   }
@@ -174,6 +179,7 @@ public nonisolated enum Tessera_V1_ErrorCode: SwiftProtobuf.Enum, Swift.CaseIter
     .returned,
     .device,
     .io,
+    .sourceUnreadable,
   ]
 
 }
@@ -424,6 +430,11 @@ public nonisolated struct Tessera_V1_Capabilities: Sendable {
   /// signals SegmentTask.hdr in its encodes; "target-quality" that it searches the rate factor for
   /// SegmentTask.target_quality. A task that needs one goes only to workers that list it.
   public var features: [String] = []
+
+  /// Folders (as the coordinator names them) whose files the worker reads itself, over a shared mount
+  /// (PROTOCOL.md §7, tasks by reference): a task whose source lies under one may come without its packets'
+  /// data.
+  public var readableRoots: [String] = []
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -923,6 +934,10 @@ public nonisolated struct Tessera_V1_Packet: Sendable {
 
   public var keyframe: Bool = false
 
+  /// In a task by reference (SegmentTask.source_stream set): the size of the data left out, which the
+  /// worker reads from the source and checks.
+  public var size: UInt32 = 0
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -1161,6 +1176,18 @@ public nonisolated struct Tessera_V1_SegmentTask: @unchecked Sendable {
     get {_storage._renditions}
     set {_uniqueStorage()._renditions = newValue}
   }
+
+  /// Set for a task by reference (PROTOCOL.md §7): its packets carry no data; the worker reads them from
+  /// source_name, a file under one of its readable_roots, stream source_stream, and checks each one's
+  /// timestamps and size. Sent only to workers listing a root the source lies under.
+  public var sourceStream: Int32 {
+    get {_storage._sourceStream ?? 0}
+    set {_uniqueStorage()._sourceStream = newValue}
+  }
+  /// Returns true if `sourceStream` has been explicitly set.
+  public var hasSourceStream: Bool {_storage._sourceStream != nil}
+  /// Clears the value of `sourceStream`. Subsequent reads from it will return its default value.
+  public mutating func clearSourceStream() {_uniqueStorage()._sourceStream = nil}
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -1688,7 +1715,7 @@ nonisolated extension Tessera_V1_ProtocolVersion: SwiftProtobuf._ProtoNameProvid
 }
 
 nonisolated extension Tessera_V1_ErrorCode: SwiftProtobuf._ProtoNameProviding {
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0ERROR_CODE_UNSPECIFIED\0\u{1}ERROR_CODE_UNSUPPORTED_VERSION\0\u{1}ERROR_CODE_BAD_MESSAGE\0\u{1}ERROR_CODE_UNAUTHORIZED\0\u{1}ERROR_CODE_UNKNOWN_WORKER\0\u{1}ERROR_CODE_WORKER_ID_IN_USE\0\u{2}\u{5}ERROR_CODE_CORRUPT_SOURCE\0\u{1}ERROR_CODE_UNSUPPORTED\0\u{1}ERROR_CODE_ENCODER\0\u{1}ERROR_CODE_CANCELLED\0\u{1}ERROR_CODE_INTERNAL\0\u{1}ERROR_CODE_RETURNED\0\u{1}ERROR_CODE_DEVICE\0\u{1}ERROR_CODE_IO\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0ERROR_CODE_UNSPECIFIED\0\u{1}ERROR_CODE_UNSUPPORTED_VERSION\0\u{1}ERROR_CODE_BAD_MESSAGE\0\u{1}ERROR_CODE_UNAUTHORIZED\0\u{1}ERROR_CODE_UNKNOWN_WORKER\0\u{1}ERROR_CODE_WORKER_ID_IN_USE\0\u{2}\u{5}ERROR_CODE_CORRUPT_SOURCE\0\u{1}ERROR_CODE_UNSUPPORTED\0\u{1}ERROR_CODE_ENCODER\0\u{1}ERROR_CODE_CANCELLED\0\u{1}ERROR_CODE_INTERNAL\0\u{1}ERROR_CODE_RETURNED\0\u{1}ERROR_CODE_DEVICE\0\u{1}ERROR_CODE_IO\0\u{1}ERROR_CODE_SOURCE_UNREADABLE\0")
 }
 
 nonisolated extension Tessera_V1_FrameSelection: SwiftProtobuf._ProtoNameProviding {
@@ -1983,7 +2010,7 @@ nonisolated extension Tessera_V1_Hello: SwiftProtobuf.Message, SwiftProtobuf._Me
 
 nonisolated extension Tessera_V1_Capabilities: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Capabilities"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}hostname\0\u{1}cores\0\u{3}memory_bytes\0\u{3}video_encoders\0\u{3}video_decoders\0\u{1}backends\0\u{3}vulkan_device\0\u{1}software\0\u{1}slots\0\u{3}backend_choices\0\u{1}features\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}hostname\0\u{1}cores\0\u{3}memory_bytes\0\u{3}video_encoders\0\u{3}video_decoders\0\u{1}backends\0\u{3}vulkan_device\0\u{1}software\0\u{1}slots\0\u{3}backend_choices\0\u{1}features\0\u{3}readable_roots\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2002,6 +2029,7 @@ nonisolated extension Tessera_V1_Capabilities: SwiftProtobuf.Message, SwiftProto
       case 9: try { try decoder.decodeSingularUInt32Field(value: &self.slots) }()
       case 10: try { try decoder.decodeRepeatedMessageField(value: &self.backendChoices) }()
       case 11: try { try decoder.decodeRepeatedStringField(value: &self.features) }()
+      case 12: try { try decoder.decodeRepeatedStringField(value: &self.readableRoots) }()
       default: break
       }
     }
@@ -2041,6 +2069,9 @@ nonisolated extension Tessera_V1_Capabilities: SwiftProtobuf.Message, SwiftProto
     if !self.features.isEmpty {
       try visitor.visitRepeatedStringField(value: self.features, fieldNumber: 11)
     }
+    if !self.readableRoots.isEmpty {
+      try visitor.visitRepeatedStringField(value: self.readableRoots, fieldNumber: 12)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -2056,6 +2087,7 @@ nonisolated extension Tessera_V1_Capabilities: SwiftProtobuf.Message, SwiftProto
     if lhs.slots != rhs.slots {return false}
     if lhs.backendChoices != rhs.backendChoices {return false}
     if lhs.features != rhs.features {return false}
+    if lhs.readableRoots != rhs.readableRoots {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -2947,7 +2979,7 @@ nonisolated extension Tessera_V1_CodecParameters: SwiftProtobuf.Message, SwiftPr
 
 nonisolated extension Tessera_V1_Packet: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Packet"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}data\0\u{1}pts\0\u{1}dts\0\u{1}duration\0\u{1}keyframe\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}data\0\u{1}pts\0\u{1}dts\0\u{1}duration\0\u{1}keyframe\0\u{1}size\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2960,6 +2992,7 @@ nonisolated extension Tessera_V1_Packet: SwiftProtobuf.Message, SwiftProtobuf._M
       case 3: try { try decoder.decodeSingularInt64Field(value: &self.dts) }()
       case 4: try { try decoder.decodeSingularInt64Field(value: &self.duration) }()
       case 5: try { try decoder.decodeSingularBoolField(value: &self.keyframe) }()
+      case 6: try { try decoder.decodeSingularUInt32Field(value: &self.size) }()
       default: break
       }
     }
@@ -2981,6 +3014,9 @@ nonisolated extension Tessera_V1_Packet: SwiftProtobuf.Message, SwiftProtobuf._M
     if self.keyframe != false {
       try visitor.visitSingularBoolField(value: self.keyframe, fieldNumber: 5)
     }
+    if self.size != 0 {
+      try visitor.visitSingularUInt32Field(value: self.size, fieldNumber: 6)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -2990,6 +3026,7 @@ nonisolated extension Tessera_V1_Packet: SwiftProtobuf.Message, SwiftProtobuf._M
     if lhs.dts != rhs.dts {return false}
     if lhs.duration != rhs.duration {return false}
     if lhs.keyframe != rhs.keyframe {return false}
+    if lhs.size != rhs.size {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -3099,7 +3136,7 @@ nonisolated extension Tessera_V1_VideoSettings: SwiftProtobuf.Message, SwiftProt
 
 nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".SegmentTask"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}spec\0\u{1}source\0\u{3}time_base\0\u{3}frame_rate\0\u{3}rotation_degrees\0\u{1}packets\0\u{1}settings\0\u{3}end_tick\0\u{3}source_name\0\u{1}backend\0\u{3}rotation_mirrored\0\u{3}skip_decode_check\0\u{1}retime\0\u{1}layer\0\u{1}hdr\0\u{3}target_quality\0\u{1}deinterlace\0\u{3}tone_map\0\u{1}renditions\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}spec\0\u{1}source\0\u{3}time_base\0\u{3}frame_rate\0\u{3}rotation_degrees\0\u{1}packets\0\u{1}settings\0\u{3}end_tick\0\u{3}source_name\0\u{1}backend\0\u{3}rotation_mirrored\0\u{3}skip_decode_check\0\u{1}retime\0\u{1}layer\0\u{1}hdr\0\u{3}target_quality\0\u{1}deinterlace\0\u{3}tone_map\0\u{1}renditions\0\u{3}source_stream\0")
 
   fileprivate class _StorageClass {
     var _spec: Tessera_V1_SegmentSpec? = nil
@@ -3121,6 +3158,7 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
     var _deinterlace: String = String()
     var _toneMap: Bool = false
     var _renditions: [Tessera_V1_VideoSettings] = []
+    var _sourceStream: Int32? = nil
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -3150,6 +3188,7 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
       _deinterlace = source._deinterlace
       _toneMap = source._toneMap
       _renditions = source._renditions
+      _sourceStream = source._sourceStream
     }
   }
 
@@ -3187,6 +3226,7 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
         case 17: try { try decoder.decodeSingularStringField(value: &_storage._deinterlace) }()
         case 18: try { try decoder.decodeSingularBoolField(value: &_storage._toneMap) }()
         case 19: try { try decoder.decodeRepeatedMessageField(value: &_storage._renditions) }()
+        case 20: try { try decoder.decodeSingularInt32Field(value: &_storage._sourceStream) }()
         default: break
         }
       }
@@ -3256,6 +3296,9 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
       if !_storage._renditions.isEmpty {
         try visitor.visitRepeatedMessageField(value: _storage._renditions, fieldNumber: 19)
       }
+      try { if let v = _storage._sourceStream {
+        try visitor.visitSingularInt32Field(value: v, fieldNumber: 20)
+      } }()
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -3284,6 +3327,7 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
         if _storage._deinterlace != rhs_storage._deinterlace {return false}
         if _storage._toneMap != rhs_storage._toneMap {return false}
         if _storage._renditions != rhs_storage._renditions {return false}
+        if _storage._sourceStream != rhs_storage._sourceStream {return false}
         return true
       }
       if !storagesAreEqual {return false}

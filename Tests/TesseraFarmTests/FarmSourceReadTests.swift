@@ -1,0 +1,77 @@
+import Foundation
+import TesseraTestSupport
+import Testing
+
+/// Workers that read the source themselves (`tessera worker --media-root`): their tasks come by
+/// reference, without the packets' data, and the output is the same.
+@Suite("Farm workers reading the source", .serialized)
+struct FarmSourceReadTests {
+    static let options = ["--segment-duration", "1", "--speed", "superfast"]
+
+    static func source(_ farm: FarmFixture) throws -> URL {
+        let src = farm.media.appendingPathComponent("src.mp4")
+        try TestMedia.make(
+            src, seconds: 6, width: 640, height: 360,
+            video: ["-c:v", "libx264", "-preset", "veryfast", "-g", "30", "-bf", "2", "-pix_fmt", "yuv420p"])
+        return src
+    }
+
+    @Test("tasks by reference: the same output bytes as with packets, for a small part of the coordinator's bytes")
+    func byReference() throws {
+        let farm = try FarmFixture()
+        let src = try Self.source(farm)
+        try farm.startCoordinator()
+        try farm.startWorker("fed")
+        let fed = try farm.submit(src, output: "fed.mp4", Self.options)
+        #expect(try farm.wait(fed)["state"] as? String == "completed")
+        let before = try farm.scrape()
+        farm.signal("fed", SIGTERM)
+        _ = farm.waitExit("fed", timeout: 30)
+        try farm.startWorker("reader", ["--media-root", farm.media.path])
+        let workers = try farm.client(["workers"]).stdout
+        #expect(
+            try farm.eventually(30) { try farm.client(["workers"]).stdout.contains("reads \(farm.media.path)") },
+            "\(workers)")
+        let read = try farm.submit(src, output: "read.mp4", Self.options)
+        let status = try farm.wait(read)
+        #expect(status["state"] as? String == "completed", "\(status)")
+        let a = try Data(contentsOf: farm.outputs.appendingPathComponent("fed.mp4"))
+        let b = try Data(contentsOf: farm.outputs.appendingPathComponent("read.mp4"))
+        #expect(a == b, "the same bytes either way")
+        let after = try farm.scrape()
+        func sent(_ m: PrometheusText, _ name: String, _ transport: String) -> Double {
+            m.value(name, ["transport": transport]) ?? 0
+        }
+        let segments = Double(try #require(status["segmentsTotal"] as? Int))
+        let packetTasks = sent(before, "tessera_tasks_sent_total", "packets")
+        let referenceTasks = sent(after, "tessera_tasks_sent_total", "reference")
+        #expect(packetTasks >= segments && referenceTasks >= segments)
+        #expect(
+            sent(after, "tessera_tasks_sent_total", "packets") == packetTasks,
+            "none of the second job's went as packets")
+        let perPacketTask = sent(before, "tessera_task_bytes_sent_total", "packets") / packetTasks
+        let perReference = sent(after, "tessera_task_bytes_sent_total", "reference") / referenceTasks
+        #expect(
+            perReference * 10 < perPacketTask,
+            "\(perReference) bytes per task by reference, \(perPacketTask) with packets")
+        #expect(!farm.log("reader").contains("cannot read"))
+    }
+
+    @Test("a worker that cannot read the source it declared falls back to packets, and the job completes")
+    func fallback() throws {
+        let farm = try FarmFixture()
+        let src = try Self.source(farm)
+        try farm.startCoordinator()
+        // It says the coordinator's media folder is mounted at a folder that does not exist here.
+        try farm.startWorker("confused", ["--media-root", "/nonexistent-\(UUID().uuidString)=\(farm.media.path)"])
+        let id = try farm.submit(src, output: "out.mp4", Self.options)
+        let status = try farm.wait(id)
+        #expect(status["state"] as? String == "completed", "\(status)\n\(farm.log("coordinator").suffix(2000))")
+        #expect(try FarmFaultTests.verify(farm.outputs.appendingPathComponent("out.mp4"), against: src))
+        #expect(farm.log("coordinator").contains("cannot read the source of job \(id)"))
+        #expect(farm.log("confused").contains("cannot read its source here"))
+        // Not counted against it: no failure recorded, nothing retried.
+        let metrics = try farm.scrape()
+        #expect((metrics.value("tessera_segment_failures_total", ["reason": "worker_error"]) ?? 0) == 0)
+    }
+}
