@@ -415,9 +415,9 @@ private struct Simulation {
                 return
             }
             _ = board.add(job: Self.job, segments[produced].work)
-            // The job's thread reads the next segment's packets from the source (the `source` transport
-            // sends a byte range instead: nothing to read).
-            let read = options.transport == .packets ? segments[produced].inputBytes / options.diskBytesPerSecond : 0
+            // The job's thread reads the next segment's packets from the source, with either transport: the
+            // coordinator checks each result against the source's frames, and falls back to sending them.
+            let read = segments[produced].inputBytes / options.diskBytesPerSecond
             produced += 1
             producerFree = now + read
             events.add(.produce, at: producerFree)
