@@ -81,6 +81,9 @@ public final class LocalFarm: Service, Sendable {
                 wc.backend = configuration.backend
                 wc.threads = configuration.threadsPerWorker
                 wc.slots = configuration.slotsPerWorker
+                // Its workers see this machine's files: sources under the coordinator's media roots go to
+                // them by reference, read where they lie instead of copied through the socket.
+                wc.mediaRoots = configuration.coordinator.mediaRoots.compactMap { MediaRootMapping($0.path) }
                 return Worker(configuration: wc, logger: Logger(label: "tessera.worker"))
             }
             let exits = workers.map { worker -> DispatchSemaphore in

@@ -73,7 +73,7 @@ import Testing
             segmentsDone: 3,
             lastSeenSeconds: 0.5,
             backendChoices: [.init(requested: .auto, chosen: .cpu, reason: "vulkan 12 frames/s vs cpu 600 frames/s")],
-            framesPerSecond: 31.5)
+            framesPerSecond: 31.5, mediaRoots: ["/srv/media"])
         let summary = FarmSummary(
             framesPerSecond: 63, realTime: 2.1, queuedSegments: 7, runningSegments: 2, workers: 2, busyWorkers: 1,
             jobs: Dictionary(uniqueKeysWithValues: JobState.allCases.map { ($0.rawValue, $0 == .running ? 1 : 0) }),
