@@ -3,6 +3,7 @@
 #   ratio A B    : A / B to three decimals
 #   wall CMD...  : runs CMD (output discarded) and prints its wall seconds; stops the script if it fails
 #   probe_ends F : F's video frames, video end and audio end
+#   free_port    : a free TCP port on loopback (for a coordinator's --listen and --http)
 median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.3f", a / b}'; }
 wall() { /usr/bin/time -f "%e" -o "$OUT/t.tmp" "$@" >/dev/null 2>"$OUT/last.stderr" || { tail -5 "$OUT/last.stderr"; exit 1; }; cat "$OUT/t.tmp"; }
@@ -16,3 +17,4 @@ probe_ends() {
         | awk -F, '{e = $1 + $2; if (e > m) m = e} END {printf "%.3f", m}')
     echo "$frames $v $a"
 }
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }

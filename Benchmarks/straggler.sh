@@ -15,11 +15,10 @@ OUT=${BENCH_OUT:-bench-out}
 BIN=.build/release/tessera
 mkdir -p "$OUT"
 [ -x "$BIN" ] || swift build -c release --product tessera >/dev/null
-source Benchmarks/common.sh  # median, ratio
+source Benchmarks/common.sh  # median, ratio, free_port
 SRC="$OUT/straggler-src-1080p30-40s-gop60.mp4"
 [ -s "$SRC" ] || ffmpeg -hide_banner -loglevel error -y -f lavfi -i testsrc2=size=1920x1080:rate=30:duration=40 \
     -c:v libx264 -preset veryfast -crf 20 -g 60 -pix_fmt yuv420p "$SRC"
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
 # run_farm NAME WORKERS SLOWED MULTIPLIER: one job on a fresh farm; appends its wall seconds to
 # $OUT/straggler-NAME.txt and its backup counts to $OUT/straggler-NAME.backups.

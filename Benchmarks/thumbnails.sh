@@ -7,10 +7,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${BENCH_OUT:-bench-out}
 mkdir -p "$OUT"
+source Benchmarks/common.sh  # free_port
 SRC="$OUT/thumb-src-720p-20s.mp4"
 [ -s "$SRC" ] || ffmpeg -hide_banner -loglevel error -y -f lavfi -i testsrc2=size=1280x720:rate=30:duration=20 \
     -c:v libx264 -preset veryfast -g 30 -pix_fmt yuv420p "$SRC"
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 printf "%-40s %8s %10s %10s %6s %6s %8s\n" build threads "peak MiB" "after MiB" 200s 503s "wall s"
 for BIN in "$@"; do
     dir=$(mktemp -d "$OUT/thumbs.XXXX")

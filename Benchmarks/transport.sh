@@ -13,11 +13,10 @@ OUT=${BENCH_OUT:-bench-out}
 BIN=.build/release/tessera
 mkdir -p "$OUT"
 [ -x "$BIN" ] || swift build -c release --product tessera >/dev/null
-source Benchmarks/common.sh  # median, ratio
+source Benchmarks/common.sh  # median, ratio, free_port
 SRC="$OUT/transport-src-2160p-hevc10-8s.mp4"
 [ -s "$SRC" ] || ffmpeg -hide_banner -loglevel error -y -f lavfi -i testsrc2=size=3840x2160:rate=30:duration=8 \
     -c:v libx265 -preset ultrafast -x265-params log-level=error:keyint=30 -pix_fmt yuv420p10le -tag:v hvc1 "$SRC"
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 cpu_of() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 
 # one NAME [WORKER ARGS...]: one job on a fresh coordinator and worker; appends "bytes/segment cpu/segment"

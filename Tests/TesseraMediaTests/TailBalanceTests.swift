@@ -131,15 +131,9 @@ struct TailBalanceTests {
     }
 }
 
-/// A small deterministic generator for the random layouts.
+/// The random layouts' generator: SplitMix64 from `seed`, as these tests have always drawn them.
 struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed &+ 0x9E37_79B9_7F4A_7C15 }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    private var generator: SeededGenerator
+    init(seed: UInt64) { generator = SeededGenerator(seed: seed &+ 0x9E37_79B9_7F4A_7C15) }
+    mutating func next() -> UInt64 { generator.next() }
 }

@@ -133,19 +133,6 @@ public enum FarmModel {
     }
 }
 
-/// A small seeded generator (SplitMix64): the same seed gives the same film and the same farm.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// The model's time, read by the board for its queue waits.
 private final class VirtualClock: Sendable {
     private let value = Mutex(0.0)
