@@ -48,4 +48,23 @@ public struct FarmSummary: Sendable, Hashable, Codable {
         self.jobs = jobs
         self.points = points
     }
+
+    private enum CodingKeys: String, CodingKey {
+        case framesPerSecond, realTime, queuedSegments, runningSegments, workers, busyWorkers, jobs, points, backups
+    }
+
+    /// A coordinator older than backup attempts sends no `backups`: none, then.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            framesPerSecond: try c.decode(Double.self, forKey: .framesPerSecond),
+            realTime: try c.decode(Double.self, forKey: .realTime),
+            queuedSegments: try c.decode(Int.self, forKey: .queuedSegments),
+            runningSegments: try c.decode(Int.self, forKey: .runningSegments),
+            workers: try c.decode(Int.self, forKey: .workers),
+            busyWorkers: try c.decode(Int.self, forKey: .busyWorkers),
+            jobs: try c.decode([String: Int].self, forKey: .jobs),
+            points: try c.decode([[Double]].self, forKey: .points),
+            backups: try c.decodeIfPresent(BackupCounts.self, forKey: .backups) ?? .init())
+    }
 }
