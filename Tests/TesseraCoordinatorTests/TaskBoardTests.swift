@@ -121,6 +121,26 @@ import Testing
         #expect(given == ["w1:0", "w3:1"])
     }
 
+    @Test func aWorkerFarSlowerThanTheFarmGetsNoPrefetch() {
+        let board = TaskBoard(readyLimit: 10) {}
+        board.open(job: "a", priority: 0, created: 1, finished: [:], framesFinished: 0)
+        for i in 0..<4 { _ = board.add(job: "a", Self.work(i)) }
+        var given: [String] = []
+        let rates = ["slow": 4.0, "half": 7.0, "fast": 10.0]
+        board.leaseRound(
+            [
+                .init(id: "slow", credit: 1, holding: 1), .init(id: "half", credit: 1, holding: 1),
+                .init(id: "new", credit: 1, holding: 1), .init(id: "idle", credit: 1, holding: 0),
+            ], now: 0, backups: BackupPolicy(), rate: { rates[$0] }, farmRate: 10, accepts: { _, _, _ in true },
+            number: { _, _, _, _ in 1 },
+            grant: { worker, _ in
+                given.append(worker)
+                return true
+            })
+        // 4 × 1.5 < 10: no prefetch; 7 × 1.5 ≥ 10, and a worker not measured yet, do; an empty one always.
+        #expect(Set(given) == ["half", "new", "idle"])
+    }
+
     @Test func producerWaitsAtTheReadyLimitUntilASegmentIsLeased() throws {
         let board = TaskBoard(readyLimit: 2) {}
         board.open(job: "a", priority: 0, created: 1, finished: [:], framesFinished: 0)

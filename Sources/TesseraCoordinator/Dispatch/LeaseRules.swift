@@ -36,6 +36,9 @@ extension TaskBoard {
     ///   - prefetchBytes: a worker already holding a task is given another (a prefetch) only while the
     ///     source packets of what it holds stay within this; one holding nothing takes any segment.
     ///   - rate: a worker's measured frames per second (nil: not known yet), for backup decisions.
+    ///   - farmRate: the median of the workers' measured rates. With backups on, a worker slower than it by
+    ///     more than the backup multiplier gets no prefetch: a second segment queued behind its first
+    ///     would hold the job's in-order stitching until a backup rescued it at the end.
     ///   - accepts: whether a worker can and should run a job's segment (its codecs, past failures).
     ///   - number: the attempt number the store gives a lease (`backup`: a backup attempt); nil when it
     ///     could not record it.
@@ -43,7 +46,7 @@ extension TaskBoard {
     ///     this round).
     func leaseRound(
         _ seats: [Seat], now: Double, prefetchBytes: Int = .max, backups policy: BackupPolicy?,
-        rate: (String) -> Double?,
+        rate: (String) -> Double?, farmRate: Double? = nil,
         accepts: (_ worker: String, _ job: String, SegmentWork) -> Bool,
         number: (_ backup: Bool, _ worker: String, _ job: String, _ segment: Int) -> Int?,
         grant: (_ worker: String, Grant) -> Bool
@@ -51,7 +54,9 @@ extension TaskBoard {
         let ready = hasReadyWork
         guard ready || policy != nil else { return }
         for var seat in seats.sorted(by: { ($0.holding, $0.id) < ($1.holding, $1.id) }) {
-            while seat.credit > 0 {
+            let slow =
+                policy.flatMap { p in farmRate.flatMap { f in rate(seat.id).map { $0 * p.multiplier < f } } } ?? false
+            while seat.credit > 0, seat.holding == 0 || !slow {
                 var granted: Grant?
                 let held = seat
                 if ready,
@@ -81,6 +86,9 @@ extension TaskBoard {
 }
 
 extension BackupPolicy {
+    /// The middle of `values` (the upper one of an even count); nil for none.
+    static func median(_ values: [Double]) -> Double? { values.isEmpty ? nil : values.sorted()[values.count / 2] }
+
     /// Faster than any encoder runs (a thumbnail-sized ultrafast encode makes a few thousand frames/s).
     static let maximumRate = 100_000.0
 

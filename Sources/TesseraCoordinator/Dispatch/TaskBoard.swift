@@ -338,11 +338,10 @@ final class TaskBoard: @unchecked Sendable {
         condition.withLock {
             // The farm's median rate stands in for a worker not measured yet.
             let known = Set(jobs.values.flatMap { $0.attempts.map(\.flight.worker) } + [worker]).compactMap(rate)
-                .filter { $0 > 0 }.sorted()
-            guard
-                let idleRate = rate(worker).flatMap({ $0 > 0 ? $0 : nil })
-                    ?? (known.isEmpty ? nil : known[known.count / 2])
-            else { return nil }
+                .filter { $0 > 0 }
+            guard let idleRate = rate(worker).flatMap({ $0 > 0 ? $0 : nil }) ?? BackupPolicy.median(known) else {
+                return nil
+            }
             // Each worker's attempts in lease order: it runs them one after another.
             var queues: [String: [InFlight]] = [:]
             for w in jobs.values { for (_, f) in w.attempts { queues[f.worker, default: []].append(f) } }

@@ -532,6 +532,7 @@ private struct Simulation {
             var granted: [(Int, TaskBoard.Grant)] = []
             board.leaseRound(
                 seats, now: now, backups: options.backups, rate: { rates[$0] },
+                farmRate: BackupPolicy.median(Array(rates.values)),
                 accepts: { _, _, _ in true },
                 number: { _, _, _, segment in
                     attempts[segment] += 1
