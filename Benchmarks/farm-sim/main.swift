@@ -23,8 +23,13 @@ struct FarmModelCommand: ParsableCommand {
     @Flag(help: "Print the reports as JSON.") var json = false
 
     func run() throws {
-        let data = try Data(contentsOf: URL(fileURLWithPath: input))
-        let measured = try JSONDecoder().decode(FarmModel.Input.self, from: data)
+        guard let data = FileManager.default.contents(atPath: input) else {
+            throw ValidationError("cannot read \(input): no such file, or not readable")
+        }
+        let measured: FarmModel.Input
+        do { measured = try JSONDecoder().decode(FarmModel.Input.self, from: data) } catch {
+            throw ValidationError("\(input) is not the model's input (measure.py's JSON): \(error)")
+        }
         let counts = workers.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
         guard !counts.isEmpty, counts.allSatisfy({ $0 >= 1 }) else { throw ValidationError("--workers: e.g. 1,16,64") }
         let transports: [FarmModel.Transport] =
