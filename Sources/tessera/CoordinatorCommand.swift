@@ -50,10 +50,14 @@ struct CoordinatorCommand: AsyncParsableCommand {
         guard backupMultiplier == 0 || (1...100).contains(backupMultiplier) else {
             throw ValidationError("--backup-multiplier must be 0 (no backup attempts) or between 1 and 100")
         }
-        guard heartbeatMs >= 10, liveness >= 2, stallTimeout > 0, maxAttempts >= 1, segmentDuration > 0,
+        // Upper bounds too: the timings become milliseconds on the wire (32 and 64 bits).
+        guard (10...3_600_000).contains(heartbeatMs), (2...1000).contains(liveness),
+            stallTimeout > 0, stallTimeout <= 604_800, maxAttempts >= 1, segmentDuration > 0, segmentDuration <= 3600,
             (1...2048).contains(maxMessageMb)
         else {
-            throw ValidationError("timings and limits must be positive (heartbeat ≥ 10 ms, liveness ≥ 2)")
+            throw ValidationError(
+                "timings and limits out of range (heartbeat 10 ms…1 h, liveness 2…1000, stall timeout up to a week, "
+                    + "segments up to an hour)")
         }
     }
 

@@ -70,6 +70,12 @@ import Testing
         (["submit", "a.mov", "--parallelism", "0"], "--parallel must be 1…4096"),
         (["submit", "a.mov", "--parallel", "2", "--parallelism", "3"], "give --parallel once"),
         (["run", "a.mov", "-o", "b.mp4", "--segment-duration", "0"], "--segment-duration must be positive"),
+        // Timings become milliseconds on the wire: values past them are refused, not converted.
+        (["coordinator", "--stall-timeout", "1e300"], "timings and limits out of range"),
+        (["coordinator", "--stall-timeout", "inf"], "timings and limits out of range"),
+        (["coordinator", "--heartbeat-ms", "9223372036854775807"], "timings and limits out of range"),
+        (["coordinator", "--backup-multiplier", "nan"], "--backup-multiplier must be 0"),
+        (["worker", "--media-root", "/a/../b"], "--media-root /a/../b: LOCAL or LOCAL=COORDINATOR"),
     ])
     func badArgumentsExit64(arguments: [String], says: String) throws {
         let result = try Self.tessera(arguments)

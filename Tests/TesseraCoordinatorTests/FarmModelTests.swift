@@ -107,6 +107,9 @@ struct FarmModelTests {
         var tiny = Self.input()
         tiny.segmentDuration = 1e-300
         #expect(throws: FarmModel.ModelError.self) { try FarmModel.run(tiny, Self.options(2)) }
+        var huge = Self.input()
+        huge.segmentDuration = 1e300
+        #expect(throws: FarmModel.ModelError.self) { try FarmModel.run(huge, Self.options(2)) }
         var negative = Self.input()
         negative.audioSeconds = -.infinity
         #expect(throws: FarmModel.ModelError.self) { try FarmModel.run(negative, Self.options(2)) }

@@ -135,8 +135,9 @@ extension Dispatcher {
             now: now)
         send(
             .welcome(
-                heartbeatIntervalMilliseconds: UInt32(configuration.heartbeatInterval * 1000),
-                liveness: UInt32(configuration.liveness), maxMessageBytes: UInt64(configuration.maxMessageBytes)),
+                heartbeatIntervalMilliseconds: UInt32(clamping: Self.milliseconds(configuration.heartbeatInterval)),
+                liveness: UInt32(clamping: configuration.liveness),
+                maxMessageBytes: UInt64(clamping: configuration.maxMessageBytes)),
             to: routingID)
         logger.info(
             "worker \(hello.workerID) joined (\(capabilities.hostname), \(capabilities.cores) cores, backends \(capabilities.backends.joined(separator: ",")))"
@@ -629,9 +630,18 @@ extension Dispatcher {
             farm.metrics.segmentLeased(queueWait: granted.waited)
         }
         leaseHolders[key] = worker
-        let bytes = send(.assign(key.ref, task: task, leaseDeadlineUnixMilliseconds: Int64(deadline * 1000)), to: rid)
+        let bytes = send(
+            .assign(key.ref, task: task, leaseDeadlineUnixMilliseconds: Self.milliseconds(deadline)), to: rid)
         farm.metrics.taskSent(byReference ? .reference : .packets, bytes: bytes)
         return true
+    }
+
+    /// Seconds as whole milliseconds for the wire, held within Int64 (a configuration from a library
+    /// caller is not checked as the CLI checks it).
+    static func milliseconds(_ seconds: Double) -> Int64 {
+        let ms = (seconds * 1000).rounded()
+        guard ms.isFinite else { return ms > 0 ? .max : 0 }
+        return ms >= 9.2e18 ? .max : ms <= -9.2e18 ? .min : Int64(ms)
     }
 
     /// Why a result from the holder of its attempt was not used: the same attempt's result was taken

@@ -255,8 +255,10 @@ private struct Simulation {
             throw .init(description: "segment content seconds must be positive")
         }
         // Every frame of the film is on the planner's list: a bound on its length in frames.
+        let frameLimit = 20_000_000.0
         guard duration * options.frameRate >= 1, options.gopSeconds * options.frameRate >= 1,
-            options.filmSeconds * options.frameRate <= 20_000_000
+            options.filmSeconds * options.frameRate <= frameLimit, duration * options.frameRate <= frameLimit,
+            options.gopSeconds * options.frameRate <= frameLimit
         else {
             throw .init(description: "segments and GOPs of at least a frame, and a film of at most 20,000,000 frames")
         }
