@@ -1,4 +1,5 @@
 import Foundation
+import TesseraCore
 import TesseraHTTP
 
 /// Confines job paths: sources under the media roots (or in the upload store), outputs under the output
@@ -60,8 +61,9 @@ struct PathPolicy: Sendable {
         URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
     }
 
+    /// Whether `path` (resolved) lies under `root`, whole components only: the one rule a worker's
+    /// `--media-root` also follows.
     static func isInside(_ path: String, _ root: URL) -> Bool {
-        let r = resolve(root.path)
-        return path == r || path.hasPrefix(r.hasSuffix("/") ? r : r + "/")
+        MediaRootMapping(resolve(root.path))?.localPath(for: path) != nil
     }
 }
