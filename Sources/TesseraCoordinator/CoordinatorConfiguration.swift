@@ -1,4 +1,5 @@
 import Foundation
+import TesseraWire
 
 /// How a coordinator runs: where it listens, keeps its state, may read and write, and its timing rules.
 public struct CoordinatorConfiguration: Sendable {
@@ -27,7 +28,13 @@ public struct CoordinatorConfiguration: Sendable {
     public var backupPolicy: BackupPolicy? = BackupPolicy()
     /// Failed attempts of one segment that fail its job.
     public var maxAttempts: Int = 3
+    /// The largest result (a segment's encoded packets, assembled from its parts) it takes.
     public var maxMessageBytes: Int = 256 << 20
+    /// The most bytes of results it holds at once, every worker together: granted to workers before they
+    /// send, held until each result is spooled or refused (PROTOCOL.md §8). At least `maxMessageBytes`.
+    public var inboundBudgetBytes: Int = 512 << 20
+    /// The most result bytes in one part; the socket refuses larger frames (`ZMQ_MAXMSGSIZE`).
+    public var resultPartBytes: Int = WireCodec.defaultPartBytes
     /// Default seconds per segment when a job does not say.
     public var segmentDuration: Double = 4
     /// Whether each worker's result is checked against its task before it counts

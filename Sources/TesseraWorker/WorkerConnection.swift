@@ -18,8 +18,11 @@ struct WorkerConnection {
     private var liveness = 5
     private var backoff: Double
     private var connections = 0
-    /// Results sent but not yet acknowledged: re-sent after a reconnect.
-    private var unacked: [TaskKey: Tessera_V1_Envelope] = [:]
+    /// Results offered but not yet acknowledged, as their envelopes' bytes: offered again after a
+    /// reconnect, and sent in parts when the coordinator grants them room (PROTOCOL.md §8).
+    private var unacked: [TaskKey: Data] = [:]
+    /// The most bytes of a result in one part, as the coordinator's Welcome says.
+    private var partBytes = WireCodec.defaultPartBytes
     /// The backend choices the coordinator has heard (in Hello or a Ready).
     private var announcedChoices: [Tessera_V1_BackendChoice] = []
     private var returnedForDrain = false
@@ -120,8 +123,12 @@ struct WorkerConnection {
             backoff = worker.configuration.backoffInitial
             interval = max(0.05, Double(w.heartbeatIntervalMs) / 1000)
             liveness = max(2, Int(w.liveness))
+            // A part's envelope stays within the coordinator's frame limit, whatever it announces.
+            let frameRoom =
+                w.maxMessageBytes == 0 ? Int.max : Int(clamping: w.maxMessageBytes) - WireCodec.partOverheadBytes
+            partBytes = max(4096, min(Int(clamping: w.partBytes == 0 ? UInt64(partBytes) : w.partBytes), frameRoom))
             log.info("connected to \(worker.configuration.coordinator) (protocol \(w.version))")
-            for (_, e) in unacked { send(e) }
+            for (key, bytes) in unacked { send(.offer(key.ref, bytes: bytes.count)) }
             // Tasks kept across the reconnect are claimed at once, before any credit: the coordinator
             // leases them back rather than to another worker (PROTOCOL.md §4).
             if !worker.codec.holding.isEmpty { sendHeartbeat(Date().timeIntervalSince1970) }
@@ -169,6 +176,11 @@ struct WorkerConnection {
             if unacked.removeValue(forKey: TaskKey(a.ref)) != nil, !worker.draining.load(ordering: .acquiring) {
                 sendReady(1)
             }
+        case .grant(let g)?:
+            // Granted room: every part goes now (ZeroMQ keeps their order on the connection).
+            if let bytes = unacked[TaskKey(g.ref)] {
+                for part in Tessera_V1_Envelope.parts(g.ref, of: bytes, partBytes: partBytes) { send(part) }
+            }
         case .heartbeat?:
             break
         default:
@@ -181,8 +193,9 @@ struct WorkerConnection {
     private mutating func sendOutcome(_ e: Tessera_V1_Envelope) {
         switch e.body {
         case .result(let r)?:
-            unacked[TaskKey(r.ref)] = e
-            if welcomed { send(e) }
+            let bytes = WireCodec.encode(e)
+            unacked[TaskKey(r.ref)] = bytes
+            if welcomed { send(.offer(r.ref, bytes: bytes.count)) }
         case .failed?:
             if welcomed {
                 send(e)

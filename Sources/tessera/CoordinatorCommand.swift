@@ -39,8 +39,18 @@ struct CoordinatorCommand: AsyncParsableCommand {
             valueName: "multiplier"))
     var backupMultiplier: Double = BackupPolicy().multiplier
     @Option(help: "Seconds per segment when a job does not say.") var segmentDuration: Double = 4
-    @Option(help: "Largest message (MiB) accepted from a worker; a peer sending more is disconnected.")
+    @Option(
+        help: "Largest result (MiB: one segment's encoded packets) taken from a worker; a larger one fails its attempt."
+    )
     var maxMessageMb: Int = 256
+    @Option(
+        help: ArgumentHelp(
+            "Most bytes (MiB) of results held at once, every worker together: a worker sends a result once it "
+                + "is granted room, and the room is freed when the result is spooled. At least --max-message-mb."))
+    var inboundBudgetMb: Int = 512
+    @Option(
+        help: "Most bytes (KiB) of a result in one message; a peer sending a larger message is disconnected.")
+    var resultPartKb: Int = WireCodec.defaultPartBytes >> 10
 
     func validate() throws {
         guard (curveSecret == nil) == (allowedKeys == nil) else {
@@ -57,7 +67,14 @@ struct CoordinatorCommand: AsyncParsableCommand {
         else {
             throw ValidationError(
                 "timings and limits out of range (heartbeat 10 ms…1 h, liveness 2…1000, stall timeout up to a week, "
-                    + "segments up to an hour)")
+                    + "segments up to an hour, --max-message-mb 1…2048)")
+        }
+        guard (maxMessageMb...1_048_576).contains(inboundBudgetMb) else {
+            throw ValidationError(
+                "--inbound-budget-mb must be at least --max-message-mb (\(maxMessageMb)) and at most 1048576")
+        }
+        guard (16...65536).contains(resultPartKb) else {
+            throw ValidationError("--result-part-kb must be between 16 and 65536")
         }
     }
 
@@ -99,6 +116,8 @@ struct CoordinatorCommand: AsyncParsableCommand {
         config.backupPolicy = backupMultiplier > 0 ? BackupPolicy(multiplier: backupMultiplier) : nil
         config.segmentDuration = segmentDuration
         config.maxMessageBytes = maxMessageMb << 20
+        config.inboundBudgetBytes = inboundBudgetMb << 20
+        config.resultPartBytes = resultPartKb << 10
         let coordinator = try Coordinator(configuration: config, logger: logger)
         try coordinator.start()  // a ZeroMQ address that cannot be bound fails here, before any HTTP
         let (host, port) = Self.hostPort(http)!

@@ -38,10 +38,35 @@ struct FarmHostilePeerTests {
         return r
     }
 
-    /// Resident memory of a process in kB (/proc).
-    static func rss(_ pid: Int32) -> Int {
+    /// Sends a result as a worker does (PROTOCOL.md §8): offers its envelope's bytes, and once granted
+    /// room sends them in parts. Returns whether the grant came (an ack instead means it was refused).
+    @discardableResult
+    static func sendResult(
+        _ socket: ZMQSocket, _ ref: Tessera_V1_TaskRef, output: Tessera_V1_SegmentOutput, partBytes: Int = 64 << 10
+    ) throws -> Bool {
+        let bytes = WireCodec.encode(.result(ref, output: output))
+        try send(socket, .offer(ref, bytes: bytes.count))
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            guard let frames = try socket.receive(timeoutMilliseconds: 200), let e = try? WireCodec.decode(frames.last!)
+            else { continue }
+            switch e.body {
+            case .grant(let g)? where g.ref == ref:
+                for part in Tessera_V1_Envelope.parts(ref, of: bytes, partBytes: partBytes) { try send(socket, part) }
+                return true
+            case .ack(let a)? where a.ref == ref:
+                return false
+            default:
+                continue
+            }
+        }
+        return false
+    }
+
+    /// Resident memory of a process in kB (/proc): now (`VmRSS`), or its peak so far (`VmHWM`).
+    static func rss(_ pid: Int32, _ field: String = "VmRSS") -> Int {
         let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
-        let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix(field + ":") } ?? ""
         return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
     }
 
@@ -79,8 +104,11 @@ struct FarmHostilePeerTests {
         for segment in UInt32(0)..<8 {
             for attempt in UInt32(1)...3 {
                 let ref = Self.ref(id, segment, attempt)
+                let bytes = WireCodec.encode(.result(ref, output: output))
                 for socket in [stranger, member] {
-                    try Self.send(socket, .result(ref, output: output))
+                    // Offered, and sent in parts without a grant.
+                    try Self.send(socket, .offer(ref, bytes: bytes.count))
+                    for part in Tessera_V1_Envelope.parts(ref, of: bytes, partBytes: 16) { try Self.send(socket, part) }
                     try Self.send(socket, .failed(ref, code: .encoder, message: "blind failure"))
                 }
             }
@@ -112,20 +140,21 @@ struct FarmHostilePeerTests {
         let context = ZMQContext()
         let peer = try ZMQSocket(context, .dealer)
         try peer.connect(farm.endpoint)
-        // Version 2 (PROTOCOL.md §3): Reject{UNSUPPORTED_VERSION}, not silence.
-        var v2 = Tessera_V1_Envelope.ready(credit: 1)
-        v2.version = 2
-        _ = try peer.send([try v2.serializedData()])
+        // A later version (PROTOCOL.md §3): Reject{UNSUPPORTED_VERSION}, not silence.
+        var later = Tessera_V1_Envelope.ready(credit: 1)
+        later.version = WireCodec.version + 1
+        _ = try peer.send([try later.serializedData()])
         #expect(try Self.drain(peer).contains { $0.reject.code == .unsupportedVersion })
-        // A worker id with a newline (a forged log line) and a 4 MB one are refused.
+        // A worker id with a newline (a forged log line) and a 512 kB one are refused. (Frames over the
+        // coordinator's 1 MiB part size never reach it: libzmq drops the connection, MaxMessageSizeTests.)
         var caps = Tessera_V1_Capabilities()
         caps.slots = 1
-        for bad in ["w\nFAKE coordinator: job j-1 completed", String(repeating: "x", count: 4 << 20)] {
+        for bad in ["w\nFAKE coordinator: job j-1 completed", String(repeating: "x", count: 512 << 10)] {
             try Self.send(peer, .hello(workerID: bad, capabilities: caps))
             #expect(try Self.drain(peer, timeout: 5000).contains { $0.reject.code == .badMessage })
         }
-        // A valid id with a 4 MB hostname is admitted with the hostname bounded.
-        caps.hostname = String(repeating: "h", count: 4 << 20) + "\nFAKE"
+        // A valid id with a 512 kB hostname is admitted with the hostname bounded.
+        caps.hostname = String(repeating: "h", count: 512 << 10) + "\nFAKE"
         caps.videoEncoders = ["nothing-it-can-run"]
         try Self.send(peer, .hello(workerID: "big-host", capabilities: caps))
         _ = try Self.drain(peer)

@@ -67,9 +67,9 @@ struct FarmInputTests {
         let rogue = try ZMQSocket(context, .dealer)
         try rogue.connect(farm.endpoint)
         _ = try rogue.send([TestMedia.garbage(count: 4096)])  // not protobuf
-        _ = try rogue.send([Data([0x08, 0x02])])  // version 2, no body
+        _ = try rogue.send([Data([0x08, UInt8(WireCodec.version + 1)])])  // a later version, no body
         var ready = Tessera_V1_Envelope()
-        ready.version = 1
+        ready.version = WireCodec.version
         ready.ready.credit = 5
         _ = try rogue.send([WireCodec.encode(ready)])  // no session
         _ = try rogue.send([Data("a".utf8), Data("b".utf8), Data("c".utf8)])  // wrong frame count

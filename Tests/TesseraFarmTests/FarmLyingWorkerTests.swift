@@ -77,7 +77,7 @@ struct FarmLyingWorkerTests {
                     donor = honest
                     sent = honest
                 }
-                try FarmHostilePeerTests.send(liar, .result(a.ref, output: try Tessera_V1_SegmentOutput(sent)))
+                try FarmHostilePeerTests.sendResult(liar, a.ref, output: try Tessera_V1_SegmentOutput(sent))
                 try FarmHostilePeerTests.send(liar, .ready(credit: 1))
             case .heartbeat?:
                 try FarmHostilePeerTests.send(liar, .heartbeat())

@@ -32,7 +32,12 @@ extension Dispatcher {
             reject(routingID, .unknownWorker, "no session: send Hello")
             return
         }
-        if case .result(let result)? = envelope.body { accept(result, envelope: data, from: routingID, now: now) }
+        switch envelope.body {
+        case .offer(let offer)?: offered(offer, from: routingID, now: now)
+        case .part(let part)?: received(part, from: routingID, now: now)
+        default: break
+        }
+        guard sessions[routingID] != nil else { return }
         sessions[routingID]!.lastSeen = now
         farm.metrics.workerSeen(id: sessions[routingID]!.id, now: now)
         switch envelope.body {
@@ -61,7 +66,7 @@ extension Dispatcher {
             drop(routingID, why: "left", failure: nil)
         case .heartbeat(let beat)?:
             claim(beat.holding.map(TaskKey.init), from: routingID, now: now)
-        case .result?:
+        case .offer?, .part?:
             break
         default:
             warnOnce(routingID, "unexpected", "dropped an unexpected message from worker \(sessions[routingID]!.id)")
@@ -137,7 +142,9 @@ extension Dispatcher {
             .welcome(
                 heartbeatIntervalMilliseconds: UInt32(clamping: Self.milliseconds(configuration.heartbeatInterval)),
                 liveness: UInt32(clamping: configuration.liveness),
-                maxMessageBytes: UInt64(clamping: configuration.maxMessageBytes)),
+                maxMessageBytes: UInt64(clamping: configuration.resultPartBytes + WireCodec.partOverheadBytes),
+                maxResultBytes: UInt64(clamping: configuration.maxMessageBytes),
+                partBytes: UInt64(clamping: configuration.resultPartBytes)),
             to: routingID)
         logger.info(
             "worker \(hello.workerID) joined (\(capabilities.hostname), \(capabilities.cores) cores, backends \(capabilities.backends.joined(separator: ",")))"
@@ -198,7 +205,7 @@ extension Dispatcher {
     /// Takes a result from the worker holding its lease: its small fields are checked here, then the
     /// result is checked against its task off this thread (`ResultChecker`) and kept (`keep`) or refused
     /// when the verdict comes back. A duplicate or unwanted result is acknowledged and discarded.
-    private func accept(_ result: Tessera_V1_TaskResult, envelope data: Data, from routingID: Data, now: Double) {
+    func accept(_ result: Tessera_V1_TaskResult, envelope data: Data, from routingID: Data, now: Double) {
         let key = TaskKey(result.ref)
         guard isHolder(key, routingID) else {
             // Acknowledged so an honest worker confused about its lease can forget it; never spooled.
@@ -206,7 +213,7 @@ extension Dispatcher {
                 routingID, "not-holder",
                 "refused result \(key) from worker \(sessions[routingID]?.id ?? "?"): "
                     + "that attempt was not leased to it")
-            send(.ack(key.ref), to: routingID)
+            acknowledge(key, to: routingID)
             return
         }
         sessions[routingID]?.holding.remove(key)
@@ -225,7 +232,7 @@ extension Dispatcher {
         } catch {
             logger.error("result \(key) is unusable: \(error)")
             requeueOrFail(key, error: "result unusable: \(error)", failure: .unusableResult, worker: worker)
-            send(.ack(key.ref), to: routingID)
+            acknowledge(key, to: routingID)
             return
         }
         // Checked against its task before it counts; acknowledged once the verdict is in. (A job being
@@ -257,7 +264,7 @@ extension Dispatcher {
             if farm.board.wants(job: key.job, segment: key.segment) {
                 requeueOrFail(key, error: "result refused: \(why)", failure: .unusableResult, worker: pending.worker)
             }
-            send(.ack(key.ref), to: pending.routingID)
+            acknowledge(key, to: pending.routingID)
             return
         case .unchecked(let why):
             logger.warning("result \(key) could not be checked here (kept unchecked): \(why.logSafe(limit: 300))")
@@ -349,7 +356,7 @@ extension Dispatcher {
                 }
             }
         }
-        send(.ack(key.ref), to: routingID)
+        acknowledge(key, to: routingID)
     }
 
     private func failed(_ f: Tessera_V1_TaskFailed, from routingID: Data) {
@@ -486,6 +493,7 @@ extension Dispatcher {
     /// nil). Its metrics series go with it.
     func drop(_ routingID: Data, why: String, failure: SegmentFailureReason?) {
         guard let s = sessions.removeValue(forKey: routingID) else { return }
+        grant(inbound.drop(peer: routingID, now: Date().timeIntervalSince1970))
         farm.metrics.workerLeft(id: s.id)
         if failure == .workerLost {
             var status = s.status
@@ -513,6 +521,7 @@ extension Dispatcher {
         readFailures = readFailures.filter { farm.board.knows(job: $0.job) }
         leaseHolders = leaseHolders.filter { farm.board.wants(job: $0.key.job, segment: $0.key.segment) }
         quarantinedUntil = quarantinedUntil.filter { $0.value > now }
+        expireTransfers(now: now)
         lost = lost.filter { now - $0.value.at < Self.lostShownSeconds }
         for (rid, s) in sessions {
             // Busy time is counted a tick at a time, while the worker holds a task at the tick.

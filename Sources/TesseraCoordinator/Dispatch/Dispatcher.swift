@@ -58,11 +58,17 @@ final class Dispatcher: @unchecked Sendable {
     /// Attempts withdrawn from their workers (superseded, cancelled) whose end the worker may still
     /// report, with when: kept a minute.
     var withdrawn: [TaskKey: Double] = [:]
+    /// Results arriving in parts, under one budget for every worker together.
+    lazy var inbound = InboundResults(
+        budget: configuration.inboundBudgetBytes, maxResultBytes: configuration.maxMessageBytes,
+        partBytes: configuration.resultPartBytes)
     /// Counted failures in a row, per worker id; a success resets it.
     var failureStreaks: [String: Int] = [:]
     /// Workers that failed `quarantineAfter` attempts in a row get no new work until then (Unix seconds).
     var quarantinedUntil: [String: Double] = [:]
     static let quarantineAfter = 3
+    /// Messages libzmq queues per peer before it stops reading that peer's connection.
+    static let receiveQueue: Int32 = 16
     static let quarantineSeconds = 300.0
     /// Workers an operator drained or paused, by id (so the mode outlasts a reconnect): leased nothing new.
     var operatorHolds: [String: WorkerControl] = [:]
@@ -95,9 +101,11 @@ final class Dispatcher: @unchecked Sendable {
         try router.set(.linger(milliseconds: 0))
         try router.set(.routerMandatory(true))
         try router.set(.routerHandover(true))
-        try router.set(.maxMessageSize(Int64(configuration.maxMessageBytes)))
+        // No frame is larger than a result's part: what libzmq holds for one peer is a few parts (the frame
+        // being read and `receiveQueue` queued), and a peer past the queue is not read until it drains.
+        try router.set(.maxMessageSize(Int64(configuration.resultPartBytes + WireCodec.partOverheadBytes)))
         try router.set(.sendHighWaterMark(0))
-        try router.set(.receiveHighWaterMark(0))
+        try router.set(.receiveHighWaterMark(Self.receiveQueue))
         if let secretFile = configuration.curveSecretFile {
             let keys = try CurveKeyPair.load(secretFile: secretFile)
             let allowed =

@@ -26,6 +26,12 @@ extension FarmMetrics {
                 "Tasks sent to workers, by transport: with their source packets, or by reference to workers that read the source."
         ),
         "tessera_task_bytes_sent_total": .init(help: "Bytes of the task messages sent to workers, by transport."),
+        "tessera_inbound_result_bytes": .init(
+            help:
+                "Bytes of results granted room and not yet acknowledged, every worker together (at most --inbound-budget-mb)."
+        ),
+        "tessera_result_offers_waiting": .init(
+            help: "Results offered by workers and waiting for room in the inbound budget."),
         "tessera_backup_attempts_total": .init(
             help: "Backup attempts of segments out at slow workers: started, won (taken first) or wasted."),
         "tessera_last_segment_completed_timestamp_seconds": .init(

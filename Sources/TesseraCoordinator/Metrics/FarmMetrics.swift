@@ -30,6 +30,7 @@ public final class FarmMetrics: MetricsExposition {
     public let factory: any MetricsFactory
 
     private let queueDepth, segmentsRunning, workers, workersBusy, lastSegmentCompleted: Meter
+    private let inboundResultBytes, resultOffersWaiting: Meter
     private let jobsByState: [JobState: Meter]
     private let segmentsCompleted, framesEncoded, outputBytes, jobsSubmitted: CoreMetrics.Counter
     private let outputMediaSeconds: FloatingPointCounter
@@ -100,6 +101,8 @@ public final class FarmMetrics: MetricsExposition {
         workers = meter("tessera_workers")
         workersBusy = meter("tessera_workers_busy")
         lastSegmentCompleted = meter("tessera_last_segment_completed_timestamp_seconds")
+        inboundResultBytes = meter("tessera_inbound_result_bytes")
+        resultOffersWaiting = meter("tessera_result_offers_waiting")
         jobsByState = Dictionary(
             uniqueKeysWithValues: JobState.allCases.map { ($0, meter("tessera_jobs", [("state", $0.rawValue)])) })
         segmentsCompleted = counter("tessera_segments_completed_total")
@@ -271,6 +274,13 @@ public final class FarmMetrics: MetricsExposition {
     public func workerBusy(id: String, seconds: Double) {
         guard seconds > 0 else { return }
         workerSeries.withLock { $0[id] }?.busySeconds.increment(by: seconds)
+    }
+
+    /// Results granted room and not yet acknowledged (bytes, every worker together), and offers waiting
+    /// for room (PROTOCOL.md §8).
+    public func inboundResults(bytes: Int, waiting: Int) {
+        inboundResultBytes.set(bytes)
+        resultOffersWaiting.set(waiting)
     }
 
     /// The worker left or was lost: its series are removed from the registry.

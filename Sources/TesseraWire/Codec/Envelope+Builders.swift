@@ -3,9 +3,9 @@ import Foundation
 /// One-line constructors for every message, so senders read as the protocol does:
 /// `socket.send([WireCodec.encode(.ready(credit: 2))])`.
 extension Tessera_V1_Envelope {
-    private static func with(_ body: OneOf_Body) -> Tessera_V1_Envelope {
+    private static func with(_ body: OneOf_Body, version: UInt32 = WireCodec.version) -> Tessera_V1_Envelope {
         var envelope = Tessera_V1_Envelope()
-        envelope.version = WireCodec.version
+        envelope.version = version
         envelope.body = body
         return envelope
     }
@@ -20,7 +20,7 @@ extension Tessera_V1_Envelope {
         hello.workerID = workerID
         hello.versions = versions
         hello.capabilities = capabilities
-        return with(.hello(hello))
+        return with(.hello(hello), version: WireCodec.sessionVersion)
     }
 
     public static func ready(credit: UInt32) -> Tessera_V1_Envelope {
@@ -41,11 +41,33 @@ extension Tessera_V1_Envelope {
         return with(.progress(progress))
     }
 
+    /// The envelope a result's bytes are (never sent as it is: `offer` and `parts` carry it).
     public static func result(_ ref: Tessera_V1_TaskRef, output: Tessera_V1_SegmentOutput) -> Tessera_V1_Envelope {
         var result = Tessera_V1_TaskResult()
         result.ref = ref
         result.output = output
         return with(.result(result))
+    }
+
+    /// Offers a serialized result envelope of `bytes` bytes (PROTOCOL.md §8).
+    public static func offer(_ ref: Tessera_V1_TaskRef, bytes: Int) -> Tessera_V1_Envelope {
+        var offer = Tessera_V1_ResultOffer()
+        offer.ref = ref
+        offer.bytes = UInt64(max(0, bytes))
+        return with(.offer(offer))
+    }
+
+    /// A granted result's bytes, in order, at most `partBytes` (≥ 1) of them in each part.
+    public static func parts(_ ref: Tessera_V1_TaskRef, of bytes: Data, partBytes: Int) -> [Tessera_V1_Envelope] {
+        let step = max(1, partBytes)
+        return stride(from: 0, to: bytes.count, by: step).map { start in
+            var part = Tessera_V1_ResultPart()
+            part.ref = ref
+            part.offset = UInt64(start)
+            let from = bytes.startIndex + start
+            part.data = bytes[from..<min(bytes.endIndex, from + step)]
+            return with(.part(part))
+        }
     }
 
     public static func failed(
@@ -69,7 +91,9 @@ extension Tessera_V1_Envelope {
 
     public static func welcome(
         heartbeatIntervalMilliseconds: UInt32 = 1000, liveness: UInt32 = 5,
-        maxMessageBytes: UInt64 = UInt64(WireCodec.defaultMaxMessageBytes),
+        maxMessageBytes: UInt64 = UInt64(WireCodec.defaultPartBytes + WireCodec.partOverheadBytes),
+        maxResultBytes: UInt64 = UInt64(WireCodec.defaultMaxMessageBytes),
+        partBytes: UInt64 = UInt64(WireCodec.defaultPartBytes),
         version: UInt32 = WireCodec.version
     ) -> Tessera_V1_Envelope {
         var welcome = Tessera_V1_Welcome()
@@ -77,14 +101,16 @@ extension Tessera_V1_Envelope {
         welcome.heartbeatIntervalMs = heartbeatIntervalMilliseconds
         welcome.liveness = liveness
         welcome.maxMessageBytes = maxMessageBytes
-        return with(.welcome(welcome))
+        welcome.maxResultBytes = maxResultBytes
+        welcome.partBytes = partBytes
+        return with(.welcome(welcome), version: WireCodec.sessionVersion)
     }
 
     public static func reject(code: Tessera_V1_ErrorCode, message: String) -> Tessera_V1_Envelope {
         var reject = Tessera_V1_Reject()
         reject.code = code
         reject.message = message
-        return with(.reject(reject))
+        return with(.reject(reject), version: WireCodec.sessionVersion)
     }
 
     public static func assign(
@@ -111,6 +137,12 @@ extension Tessera_V1_Envelope {
         return with(.ack(ack))
     }
 
+    public static func grant(_ ref: Tessera_V1_TaskRef) -> Tessera_V1_Envelope {
+        var grant = Tessera_V1_ResultGrant()
+        grant.ref = ref
+        return with(.grant(grant))
+    }
+
     // MARK: both directions
 
     /// - Parameter sentUnixMilliseconds: defaults to now.
@@ -135,6 +167,9 @@ extension Tessera_V1_Envelope {
         case .result: "TaskResult"
         case .failed: "TaskFailed"
         case .goodbye: "Goodbye"
+        case .offer: "ResultOffer"
+        case .part: "ResultPart"
+        case .grant: "ResultGrant"
         case .welcome: "Welcome"
         case .reject: "Reject"
         case .assign: "TaskAssign"

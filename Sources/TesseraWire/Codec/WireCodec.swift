@@ -8,9 +8,17 @@ import SwiftProtobuf
 /// ```
 public enum WireCodec {
     /// The protocol version this build speaks (`Envelope.version`, `Hello.versions`).
-    public static let version: UInt32 = 1
-    /// The largest envelope accepted unless configured otherwise (256 MiB).
+    public static let version: UInt32 = 2
+    /// The version every session starts in: Hello, Welcome and Reject travel in it whatever the session
+    /// speaks, so a peer of another version can always be told why it is refused (PROTOCOL.md §3).
+    public static let sessionVersion: UInt32 = 1
+    /// The largest envelope accepted unless configured otherwise (256 MiB): a task, or an assembled result.
     public static let defaultMaxMessageBytes = 256 << 20
+    /// The most result bytes in one `ResultPart` unless the coordinator's Welcome says otherwise (1 MiB).
+    public static let defaultPartBytes = 1 << 20
+    /// Room beside a part's data for the rest of its envelope (the task reference, field tags): a
+    /// coordinator's frame limit is its part size plus this.
+    public static let partOverheadBytes = 64 << 10
 
     /// The serialized envelope. Sets `version` to `WireCodec.version` when the caller left it 0.
     public static func encode(_ envelope: Tessera_V1_Envelope) -> Data {
@@ -23,7 +31,8 @@ public enum WireCodec {
     /// Parses and checks one envelope.
     /// - Throws: `.tooLarge` when `data` exceeds `maxBytes`; `.malformed` for bytes that do not parse, an
     ///   envelope without a version, or one without a body; `.unsupportedVersion` for a version other
-    ///   than `WireCodec.version` (checked before the body, which a later version may have added).
+    ///   than `WireCodec.version` (checked before the body, which a later version may have added), except
+    ///   that Hello, Welcome and Reject are taken in `sessionVersion` too.
     public static func decode(
         _ data: Data, maxBytes: Int = defaultMaxMessageBytes
     ) throws(WireError)
@@ -41,7 +50,12 @@ public enum WireCodec {
         guard envelope.version != 0 else {
             throw WireError(.malformed, "envelope without a version (\(data.count) bytes)")
         }
-        guard envelope.version == version else {
+        let opensSession: Bool
+        switch envelope.body {
+        case .hello?, .welcome?, .reject?: opensSession = true
+        default: opensSession = false
+        }
+        guard envelope.version == version || (envelope.version == sessionVersion && opensSession) else {
             throw WireError(.unsupportedVersion, "envelope version \(envelope.version), this side speaks \(version)")
         }
         guard envelope.body != nil else {

@@ -8,7 +8,7 @@
 // For information on using the generated types, please see the documentation:
 //   https://github.com/apple/swift-protobuf/
 
-/// Tessera farm wire protocol, version 1.
+/// Tessera farm wire protocol, version 2.
 ///
 /// Transport: ZeroMQ. The coordinator binds a ROUTER socket; each worker connects one DEALER socket.
 /// Every ZeroMQ message is exactly one frame on the DEALER side (the ROUTER side sees the peer's
@@ -40,6 +40,9 @@ public nonisolated enum Tessera_V1_ProtocolVersion: SwiftProtobuf.Enum, Swift.Ca
   public typealias RawValue = Int
   case unspecified // = 0
   case protocolVersion1 // = 1
+
+  /// results travel as ResultOffer, ResultGrant and ResultPart
+  case protocolVersion2 // = 2
   case UNRECOGNIZED(Int)
 
   public init() {
@@ -50,6 +53,7 @@ public nonisolated enum Tessera_V1_ProtocolVersion: SwiftProtobuf.Enum, Swift.Ca
     switch rawValue {
     case 0: self = .unspecified
     case 1: self = .protocolVersion1
+    case 2: self = .protocolVersion2
     default: self = .UNRECOGNIZED(rawValue)
     }
   }
@@ -58,6 +62,7 @@ public nonisolated enum Tessera_V1_ProtocolVersion: SwiftProtobuf.Enum, Swift.Ca
     switch self {
     case .unspecified: return 0
     case .protocolVersion1: return 1
+    case .protocolVersion2: return 2
     case .UNRECOGNIZED(let i): return i
     }
   }
@@ -66,6 +71,7 @@ public nonisolated enum Tessera_V1_ProtocolVersion: SwiftProtobuf.Enum, Swift.Ca
   public static let allCases: [Tessera_V1_ProtocolVersion] = [
     .unspecified,
     .protocolVersion1,
+    .protocolVersion2,
   ]
 
 }
@@ -289,6 +295,22 @@ public nonisolated struct Tessera_V1_Envelope: Sendable {
     set {body = .goodbye(newValue)}
   }
 
+  public var offer: Tessera_V1_ResultOffer {
+    get {
+      if case .offer(let v)? = body {return v}
+      return Tessera_V1_ResultOffer()
+    }
+    set {body = .offer(newValue)}
+  }
+
+  public var part: Tessera_V1_ResultPart {
+    get {
+      if case .part(let v)? = body {return v}
+      return Tessera_V1_ResultPart()
+    }
+    set {body = .part(newValue)}
+  }
+
   /// coordinator → worker
   public var welcome: Tessera_V1_Welcome {
     get {
@@ -330,6 +352,14 @@ public nonisolated struct Tessera_V1_Envelope: Sendable {
     set {body = .ack(newValue)}
   }
 
+  public var grant: Tessera_V1_ResultGrant {
+    get {
+      if case .grant(let v)? = body {return v}
+      return Tessera_V1_ResultGrant()
+    }
+    set {body = .grant(newValue)}
+  }
+
   /// both directions
   public var heartbeat: Tessera_V1_Heartbeat {
     get {
@@ -349,12 +379,15 @@ public nonisolated struct Tessera_V1_Envelope: Sendable {
     case result(Tessera_V1_TaskResult)
     case failed(Tessera_V1_TaskFailed)
     case goodbye(Tessera_V1_Goodbye)
+    case offer(Tessera_V1_ResultOffer)
+    case part(Tessera_V1_ResultPart)
     /// coordinator → worker
     case welcome(Tessera_V1_Welcome)
     case reject(Tessera_V1_Reject)
     case assign(Tessera_V1_TaskAssign)
     case cancel(Tessera_V1_TaskCancel)
     case ack(Tessera_V1_ResultAck)
+    case grant(Tessera_V1_ResultGrant)
     /// both directions
     case heartbeat(Tessera_V1_Heartbeat)
 
@@ -476,8 +509,14 @@ public nonisolated struct Tessera_V1_Welcome: Sendable {
   /// missed intervals after which the peer counts as dead
   public var liveness: UInt32 = 0
 
-  /// largest Envelope the coordinator accepts
+  /// largest Envelope (one ZeroMQ frame) the coordinator accepts
   public var maxMessageBytes: UInt64 = 0
+
+  /// largest result (ResultOffer.bytes) the coordinator takes
+  public var maxResultBytes: UInt64 = 0
+
+  /// most ResultPart.data bytes in one part
+  public var partBytes: UInt64 = 0
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -649,6 +688,9 @@ public nonisolated struct Tessera_V1_TaskProgress: Sendable {
   fileprivate var _ref: Tessera_V1_TaskRef? = nil
 }
 
+/// A finished task's output. Since version 2 it never travels as a message of its own: the worker
+/// serializes the whole Envelope holding it, offers those bytes (ResultOffer), and sends them in parts
+/// (ResultPart) once the coordinator grants room for them (ResultGrant). See PROTOCOL.md §8.
 public nonisolated struct Tessera_V1_TaskResult: @unchecked Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -677,6 +719,78 @@ public nonisolated struct Tessera_V1_TaskResult: @unchecked Sendable {
   public init() {}
 
   fileprivate var _storage = _StorageClass.defaultInstance
+}
+
+/// Worker has a result for `ref`: `bytes` is the size of the serialized Envelope{TaskResult}.
+public nonisolated struct Tessera_V1_ResultOffer: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var ref: Tessera_V1_TaskRef {
+    get {_ref ?? Tessera_V1_TaskRef()}
+    set {_ref = newValue}
+  }
+  /// Returns true if `ref` has been explicitly set.
+  public var hasRef: Bool {self._ref != nil}
+  /// Clears the value of `ref`. Subsequent reads from it will return its default value.
+  public mutating func clearRef() {self._ref = nil}
+
+  public var bytes: UInt64 = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _ref: Tessera_V1_TaskRef? = nil
+}
+
+/// Coordinator has reserved room for the offered result: send its parts now.
+public nonisolated struct Tessera_V1_ResultGrant: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var ref: Tessera_V1_TaskRef {
+    get {_ref ?? Tessera_V1_TaskRef()}
+    set {_ref = newValue}
+  }
+  /// Returns true if `ref` has been explicitly set.
+  public var hasRef: Bool {self._ref != nil}
+  /// Clears the value of `ref`. Subsequent reads from it will return its default value.
+  public mutating func clearRef() {self._ref = nil}
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _ref: Tessera_V1_TaskRef? = nil
+}
+
+/// One piece of an offered result's bytes, in order: `offset` is where `data` starts.
+public nonisolated struct Tessera_V1_ResultPart: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var ref: Tessera_V1_TaskRef {
+    get {_ref ?? Tessera_V1_TaskRef()}
+    set {_ref = newValue}
+  }
+  /// Returns true if `ref` has been explicitly set.
+  public var hasRef: Bool {self._ref != nil}
+  /// Clears the value of `ref`. Subsequent reads from it will return its default value.
+  public mutating func clearRef() {self._ref = nil}
+
+  public var offset: UInt64 = 0
+
+  public var data: Data = Data()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _ref: Tessera_V1_TaskRef? = nil
 }
 
 /// Coordinator has spooled the result to stable storage; the worker may forget it.
@@ -1711,7 +1825,7 @@ public nonisolated struct Tessera_V1_SegmentQuality: Sendable {
 fileprivate nonisolated let _protobuf_package = "tessera.v1"
 
 nonisolated extension Tessera_V1_ProtocolVersion: SwiftProtobuf._ProtoNameProviding {
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0PROTOCOL_VERSION_UNSPECIFIED\0\u{1}PROTOCOL_VERSION_1\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0PROTOCOL_VERSION_UNSPECIFIED\0\u{1}PROTOCOL_VERSION_1\0\u{1}PROTOCOL_VERSION_2\0")
 }
 
 nonisolated extension Tessera_V1_ErrorCode: SwiftProtobuf._ProtoNameProviding {
@@ -1724,7 +1838,7 @@ nonisolated extension Tessera_V1_FrameSelection: SwiftProtobuf._ProtoNameProvidi
 
 nonisolated extension Tessera_V1_Envelope: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Envelope"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}version\0\u{2}\u{9}hello\0\u{1}ready\0\u{1}progress\0\u{1}result\0\u{1}failed\0\u{1}goodbye\0\u{2}\u{5}welcome\0\u{1}reject\0\u{1}assign\0\u{1}cancel\0\u{1}ack\0\u{2}\u{6}heartbeat\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}version\0\u{2}\u{9}hello\0\u{1}ready\0\u{1}progress\0\u{1}result\0\u{1}failed\0\u{1}goodbye\0\u{1}offer\0\u{1}part\0\u{2}\u{3}welcome\0\u{1}reject\0\u{1}assign\0\u{1}cancel\0\u{1}ack\0\u{1}grant\0\u{2}\u{5}heartbeat\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1811,6 +1925,32 @@ nonisolated extension Tessera_V1_Envelope: SwiftProtobuf.Message, SwiftProtobuf.
           self.body = .goodbye(v)
         }
       }()
+      case 16: try {
+        var v: Tessera_V1_ResultOffer?
+        var hadOneofValue = false
+        if let current = self.body {
+          hadOneofValue = true
+          if case .offer(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.body = .offer(v)
+        }
+      }()
+      case 17: try {
+        var v: Tessera_V1_ResultPart?
+        var hadOneofValue = false
+        if let current = self.body {
+          hadOneofValue = true
+          if case .part(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.body = .part(v)
+        }
+      }()
       case 20: try {
         var v: Tessera_V1_Welcome?
         var hadOneofValue = false
@@ -1876,6 +2016,19 @@ nonisolated extension Tessera_V1_Envelope: SwiftProtobuf.Message, SwiftProtobuf.
           self.body = .ack(v)
         }
       }()
+      case 25: try {
+        var v: Tessera_V1_ResultGrant?
+        var hadOneofValue = false
+        if let current = self.body {
+          hadOneofValue = true
+          if case .grant(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.body = .grant(v)
+        }
+      }()
       case 30: try {
         var v: Tessera_V1_Heartbeat?
         var hadOneofValue = false
@@ -1927,6 +2080,14 @@ nonisolated extension Tessera_V1_Envelope: SwiftProtobuf.Message, SwiftProtobuf.
       guard case .goodbye(let v)? = self.body else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 15)
     }()
+    case .offer?: try {
+      guard case .offer(let v)? = self.body else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 16)
+    }()
+    case .part?: try {
+      guard case .part(let v)? = self.body else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 17)
+    }()
     case .welcome?: try {
       guard case .welcome(let v)? = self.body else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 20)
@@ -1946,6 +2107,10 @@ nonisolated extension Tessera_V1_Envelope: SwiftProtobuf.Message, SwiftProtobuf.
     case .ack?: try {
       guard case .ack(let v)? = self.body else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 24)
+    }()
+    case .grant?: try {
+      guard case .grant(let v)? = self.body else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 25)
     }()
     case .heartbeat?: try {
       guard case .heartbeat(let v)? = self.body else { preconditionFailure() }
@@ -2135,7 +2300,7 @@ nonisolated extension Tessera_V1_BackendChoice: SwiftProtobuf.Message, SwiftProt
 
 nonisolated extension Tessera_V1_Welcome: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Welcome"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}version\0\u{3}heartbeat_interval_ms\0\u{1}liveness\0\u{3}max_message_bytes\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}version\0\u{3}heartbeat_interval_ms\0\u{1}liveness\0\u{3}max_message_bytes\0\u{3}max_result_bytes\0\u{3}part_bytes\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2147,6 +2312,8 @@ nonisolated extension Tessera_V1_Welcome: SwiftProtobuf.Message, SwiftProtobuf._
       case 2: try { try decoder.decodeSingularUInt32Field(value: &self.heartbeatIntervalMs) }()
       case 3: try { try decoder.decodeSingularUInt32Field(value: &self.liveness) }()
       case 4: try { try decoder.decodeSingularUInt64Field(value: &self.maxMessageBytes) }()
+      case 5: try { try decoder.decodeSingularUInt64Field(value: &self.maxResultBytes) }()
+      case 6: try { try decoder.decodeSingularUInt64Field(value: &self.partBytes) }()
       default: break
       }
     }
@@ -2165,6 +2332,12 @@ nonisolated extension Tessera_V1_Welcome: SwiftProtobuf.Message, SwiftProtobuf._
     if self.maxMessageBytes != 0 {
       try visitor.visitSingularUInt64Field(value: self.maxMessageBytes, fieldNumber: 4)
     }
+    if self.maxResultBytes != 0 {
+      try visitor.visitSingularUInt64Field(value: self.maxResultBytes, fieldNumber: 5)
+    }
+    if self.partBytes != 0 {
+      try visitor.visitSingularUInt64Field(value: self.partBytes, fieldNumber: 6)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -2173,6 +2346,8 @@ nonisolated extension Tessera_V1_Welcome: SwiftProtobuf.Message, SwiftProtobuf._
     if lhs.heartbeatIntervalMs != rhs.heartbeatIntervalMs {return false}
     if lhs.liveness != rhs.liveness {return false}
     if lhs.maxMessageBytes != rhs.maxMessageBytes {return false}
+    if lhs.maxResultBytes != rhs.maxResultBytes {return false}
+    if lhs.partBytes != rhs.partBytes {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -2557,6 +2732,123 @@ nonisolated extension Tessera_V1_TaskResult: SwiftProtobuf.Message, SwiftProtobu
       }
       if !storagesAreEqual {return false}
     }
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Tessera_V1_ResultOffer: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".ResultOffer"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}ref\0\u{1}bytes\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularMessageField(value: &self._ref) }()
+      case 2: try { try decoder.decodeSingularUInt64Field(value: &self.bytes) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    try { if let v = self._ref {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
+    } }()
+    if self.bytes != 0 {
+      try visitor.visitSingularUInt64Field(value: self.bytes, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Tessera_V1_ResultOffer, rhs: Tessera_V1_ResultOffer) -> Bool {
+    if lhs._ref != rhs._ref {return false}
+    if lhs.bytes != rhs.bytes {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Tessera_V1_ResultGrant: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".ResultGrant"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}ref\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularMessageField(value: &self._ref) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    try { if let v = self._ref {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
+    } }()
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Tessera_V1_ResultGrant, rhs: Tessera_V1_ResultGrant) -> Bool {
+    if lhs._ref != rhs._ref {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Tessera_V1_ResultPart: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".ResultPart"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}ref\0\u{1}offset\0\u{1}data\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularMessageField(value: &self._ref) }()
+      case 2: try { try decoder.decodeSingularUInt64Field(value: &self.offset) }()
+      case 3: try { try decoder.decodeSingularBytesField(value: &self.data) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    try { if let v = self._ref {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
+    } }()
+    if self.offset != 0 {
+      try visitor.visitSingularUInt64Field(value: self.offset, fieldNumber: 2)
+    }
+    if !self.data.isEmpty {
+      try visitor.visitSingularBytesField(value: self.data, fieldNumber: 3)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Tessera_V1_ResultPart, rhs: Tessera_V1_ResultPart) -> Bool {
+    if lhs._ref != rhs._ref {return false}
+    if lhs.offset != rhs.offset {return false}
+    if lhs.data != rhs.data {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
