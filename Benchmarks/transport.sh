@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Workers that read the source themselves (issue 30): the same job on a real coordinator and one worker
 # process, its tasks sent with their source packets, then by reference to a worker started with
-# --media-root (a shared mount; here the same folder). Per segment: the bytes of the task messages the
-# coordinator sent (tessera_task_bytes_sent_total), the coordinator's CPU seconds over the job, and the
-# wall seconds of each result's check (SegmentResultCheck: it decodes the source's frames at the ends).
+# --media-root (a shared mount; here the same folder), then by reference to a worker started with
+# --media-url (reading byte ranges over the coordinator's HTTP API). Per segment: the bytes of the task
+# messages the coordinator sent (tessera_task_bytes_sent_total), the source bytes it served over HTTP
+# (tessera_media_bytes_served_total), its CPU seconds over the job, and the wall seconds of each
+# result's check (SegmentResultCheck: it decodes the source's frames at the ends).
 # Target: bytes per segment by reference <= 1/100 of with packets; coordinator CPU per segment <= 0.5x.
 # Usage: Benchmarks/transport.sh [runs]   (a 4K HEVC 10-bit source, 8 s, made once)
 set -euo pipefail
@@ -29,7 +31,8 @@ one() {
         --media-root "$(realpath "$OUT")" --output-root "$dir/out" > "$dir/coordinator.log" 2>&1 &
     coordinator=$!
     export TESSERA_COORDINATOR="http://127.0.0.1:$http"
-    "$BIN" worker --coordinator "tcp://127.0.0.1:$zmq" --id w1 --backend cpu "$@" > "$dir/worker.log" 2>&1 &
+    "$BIN" worker --coordinator "tcp://127.0.0.1:$zmq" --id w1 --backend cpu "${@/@HTTP@/http://127.0.0.1:$http}" \
+        > "$dir/worker.log" 2>&1 &
     worker=$!
     for _ in $(seq 300); do "$BIN" workers --json 2>/dev/null | grep -q '"w1"' && break; sleep 0.1; done
     before=$(cpu_of "$coordinator")
@@ -43,8 +46,10 @@ base, job, before, after, tck = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(
 checks = [float(m) for m in re.findall(r"checked in ([0-9.]+) s", open(sys.argv[6]).read())]
 text = urllib.request.urlopen(base + "/metrics").read().decode()
 sent = sum(float(l.split()[-1]) for l in text.splitlines() if l.startswith("tessera_task_bytes_sent_total{"))
+served = sum(float(l.split()[-1]) for l in text.splitlines() if l.startswith("tessera_media_bytes_served_total"))
 segments = json.load(urllib.request.urlopen(base + "/v1/jobs/" + job))["segmentsTotal"]
-print(f"{sent / segments:.0f} {(after - before) / tck / segments:.4f} {statistics.median(checks) if checks else 0:.3f}")
+print(f"{sent / segments:.0f} {(after - before) / tck / segments:.4f} {statistics.median(checks) if checks else 0:.3f}"
+      f" {served / segments:.0f}")
 PY
     kill "$worker" "$coordinator"; wait 2>/dev/null || true
     rm -rf "$dir"
@@ -55,6 +60,7 @@ echo "== 3840x2160 HEVC Main10 8 s -> 1920x1080 H.264 superfast, 1 s segments, o
 for _ in $(seq "$RUNS"); do
     one packets
     one reference --media-root "$(realpath "$OUT")"
+    one http --media-url @HTTP@
 done
 printf "%-34s %14s %14s %10s  %s\n" "per segment (median of $RUNS)" packets reference ratio target
 p=$(cut -d' ' -f1 "$OUT/transport-packets.txt" | median); r=$(cut -d' ' -f1 "$OUT/transport-reference.txt" | median)
@@ -63,5 +69,8 @@ p=$(cut -d' ' -f2 "$OUT/transport-packets.txt" | median); r=$(cut -d' ' -f2 "$OU
 printf "%-34s %14s %14s %10s  %s\n" "coordinator CPU seconds" "$p" "$r" "$(ratio "$r" "$p")" "<= 0.5"
 p=$(cut -d' ' -f3 "$OUT/transport-packets.txt" | median); r=$(cut -d' ' -f3 "$OUT/transport-reference.txt" | median)
 printf "%-34s %14s %14s\n" "of which each result's check (wall s)" "$p" "$r"
+h=$(cut -d' ' -f1 "$OUT/transport-http.txt" | median); s=$(cut -d' ' -f4 "$OUT/transport-http.txt" | median)
+c=$(cut -d' ' -f2 "$OUT/transport-http.txt" | median)
+echo "over HTTP (--media-url): task bytes $h, source bytes served $s, coordinator CPU seconds $c per segment"
 echo "(the check decodes the result and the source's frames at the segment's ends, whatever the transport)"
 echo "load average now $(cut -d' ' -f1-3 /proc/loadavg)"

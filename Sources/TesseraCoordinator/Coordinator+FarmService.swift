@@ -291,6 +291,15 @@ extension Coordinator: FarmService {
         return URL(fileURLWithPath: status.output)
     }
 
+    public func mediaFile(_ path: String) async throws(FarmError) -> URL {
+        let resolved = try policy.source(path)
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: resolved, isDirectory: &isFolder), !isFolder.boolValue else {
+            throw FarmError(.notFound, "\(JobRequestError.quoted(path)) is not a file")
+        }
+        return URL(fileURLWithPath: resolved)
+    }
+
     public func packageFile(of id: String, path: String) async throws(FarmError) -> URL {
         let folder = URL(fileURLWithPath: try await outputFile(of: id).path)
         guard try await job(id).package != nil else {

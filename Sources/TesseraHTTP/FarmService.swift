@@ -39,6 +39,9 @@ public protocol FarmService: Sendable {
     /// a job without a package, or a path that names no file inside it.
     func packageFile(of id: String, path: String) async throws(FarmError) -> URL
     func outputFile(of id: String) async throws(FarmError) -> URL
+    /// A source file under the media roots or the uploads (`GET /v1/media/{path}`, for workers that read
+    /// the source over HTTP): `.forbidden` outside them, `.notFound` for no such regular file.
+    func mediaFile(_ path: String) async throws(FarmError) -> URL
     /// Moves an uploaded file (already written to `temporaryFile` in the data folder) into the upload
     /// store and returns its id for `JobRequest.uploadID`.
     func adoptUpload(_ temporaryFile: URL, filename: String) async throws(FarmError) -> String

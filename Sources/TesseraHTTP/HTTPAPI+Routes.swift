@@ -45,14 +45,35 @@ extension HTTPAPI {
         v1.post("jobs/{id}/cancel") { _, context in
             try JSONBody.response(try await service.cancel(try context.parameters.require("id")))
         }
-        v1.get("jobs/{id}/output") { _, context in
+        v1.get("jobs/{id}/output") { request, context in
             let file = try await service.outputFile(of: try context.parameters.require("id"))
-            return try await OutputDownload.response(for: file, context: context)
+            return try await OutputDownload.response(for: file, request: request, context: context)
         }
-        v1.get("jobs/{id}/package/**") { _, context in
+        v1.get("jobs/{id}/package/**") { request, context in
             let path = context.parameters.getCatchAll().joined(separator: "/")
             let file = try await service.packageFile(of: try context.parameters.require("id"), path: path)
-            return try await OutputDownload.response(for: file, context: context, inline: true)
+            return try await OutputDownload.response(for: file, request: request, context: context, inline: true)
+        }
+        // A source, for workers that read their tasks' packets over HTTP (`tessera worker --media-url`).
+        v1.get("media/**") { request, context in
+            let parts = context.parameters.getCatchAll().map { $0.removingPercentEncoding ?? String($0) }
+            // Nothing is resolved against '.' or '..', whatever the service does with the rest.
+            guard !parts.contains(where: { $0 == "." || $0 == ".." || $0.contains("/") }) else {
+                throw FarmError(.forbidden, "a media path names no '.' or '..' component")
+            }
+            let file = try await service.mediaFile("/" + parts.joined(separator: "/"))
+            var response = try await OutputDownload.response(for: file, request: request, context: context)
+            // Counted as written: libavformat asks for open-ended ranges and closes once it has read
+            // what it needs, so the bytes that leave are far fewer than the lengths announced.
+            let (body, http) = (response.body, metrics.http)
+            response.body = ResponseBody(contentLength: body.contentLength) { writer in
+                try await body.write(
+                    writer.map { buffer in
+                        http.mediaServed(bytes: buffer.readableBytes)
+                        return buffer
+                    })
+            }
+            return response
         }
         v1.get("jobs/{id}/segments") { _, context in
             try JSONBody.response(try await service.segments(of: try context.parameters.require("id")))

@@ -57,7 +57,15 @@ public final class HTTPRequestMetrics: Sendable {
 
     static let methods: Set<String> = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"]
 
-    public init(factory: any MetricsFactory) { self.factory = factory }
+    /// Bytes of sources sent to workers that read them over HTTP (`GET /v1/media/...`).
+    private let mediaBytes: CoreMetrics.Counter
+
+    public init(factory: any MetricsFactory) {
+        self.factory = factory
+        mediaBytes = CoreMetrics.Counter(label: "tessera_media_bytes_served_total", factory: factory)
+    }
+
+    func mediaServed(bytes: Int) { mediaBytes.increment(by: max(0, bytes)) }
 
     /// Makes each route's `2xx` counter at 0.
     func register(routes: [(method: String, path: String)]) {

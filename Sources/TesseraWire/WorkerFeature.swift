@@ -11,6 +11,9 @@ public enum WorkerFeature {
     public static let toneMap = "tonemap"
     /// It encodes `SegmentTask.renditions` from the one decode and returns their outputs.
     public static let renditions = "renditions"
+    /// It reads any source the coordinator serves over HTTP (`GET /v1/media/{path}`, `--media-url`): its
+    /// tasks may come by reference whatever its media roots. Announced only when configured.
+    public static let httpSource = "http-source"
     /// Every feature this build implements, as a worker announces them.
     public static let all = [hdr10, targetQuality, deinterlace, toneMap, renditions]
 }

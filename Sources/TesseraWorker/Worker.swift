@@ -28,6 +28,8 @@ public final class Worker: @unchecked Sendable {
         public var threads: Int = 0
         /// Folders it reads sources from itself: tasks for sources under them may come by reference.
         public var mediaRoots: [MediaRootMapping] = []
+        /// Reads sources under no media root from the coordinator's HTTP API: its tasks come by reference.
+        public var mediaURL: MediaURL?
         /// Seconds between reconnect attempts: doubles from `backoffInitial` up to `backoffMax`.
         public var backoffInitial: Double = 0.5
         public var backoffMax: Double = 16
@@ -87,7 +89,8 @@ public final class Worker: @unchecked Sendable {
         let cores = ProcessInfo.processInfo.activeProcessorCount
         codec = WorkerCodecThread(
             threads: configuration.threads > 0 ? configuration.threads : cores,
-            backend: configuration.backend, mediaRoots: configuration.mediaRoots, logger: logger
+            backend: configuration.backend, mediaRoots: configuration.mediaRoots, mediaURL: configuration.mediaURL,
+            logger: logger
         ) { [weak self] e in
             self?.outbox.withLock { $0.append(e) }
             self?.wake()
@@ -109,7 +112,7 @@ public final class Worker: @unchecked Sendable {
         c.memoryBytes = ProcessInfo.processInfo.physicalMemory
         c.videoEncoders = CodecSupport.videoEncoders.map(\.rawValue)
         c.videoDecoders = CodecSupport.videoDecoders
-        c.features = WorkerFeature.all
+        c.features = WorkerFeature.all + (configuration.mediaURL != nil ? [WorkerFeature.httpSource] : [])
         c.readableRoots = configuration.mediaRoots.map(\.coordinator)
         var backends: [ProcessingBackend] = [.cpu]
         if configuration.backend != .cpu, case .success(let device) = VulkanProcessor.availableDevice() {

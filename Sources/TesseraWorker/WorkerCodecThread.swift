@@ -24,6 +24,7 @@ final class WorkerCodecThread: @unchecked Sendable {
     private let threads: Int
     private let selectors: BackendSelectors
     private let mediaRoots: [MediaRootMapping]
+    private let mediaURL: MediaURL?
     private let logger: Logger
     /// Called on this thread with each envelope to send.
     private let post: @Sendable (Tessera_V1_Envelope) -> Void
@@ -32,11 +33,13 @@ final class WorkerCodecThread: @unchecked Sendable {
     var backendChoices: [Tessera_V1_BackendChoice] { selectors.choices }
 
     init(
-        threads: Int, backend: ProcessingBackend, mediaRoots: [MediaRootMapping] = [], logger: Logger,
+        threads: Int, backend: ProcessingBackend, mediaRoots: [MediaRootMapping] = [], mediaURL: MediaURL? = nil,
+        logger: Logger,
         post: @escaping @Sendable (Tessera_V1_Envelope) -> Void
     ) {
         self.threads = threads
         self.mediaRoots = mediaRoots
+        self.mediaURL = mediaURL
         selectors = BackendSelectors(default: backend)
         self.logger = logger
         self.post = post
@@ -165,14 +168,32 @@ final class WorkerCodecThread: @unchecked Sendable {
         }
     }
 
-    /// The packets of a task by reference, read from its source under one of this worker's media roots.
+    /// The packets of a task by reference, read from its source under one of this worker's media roots,
+    /// or else over the coordinator's HTTP API (`--media-url`).
     private func readSource(_ task: Tessera_V1_SegmentTask) throws(MediaError) -> [EncodedPacket] {
-        guard let path = mediaRoots.localPath(for: task.sourceName) else {
+        let expected: [SourcePacketReader.Expected] = task.packets.map {
+            .init(pts: $0.pts, dts: $0.dts, size: Int($0.size))
+        }
+        if let path = mediaRoots.localPath(for: task.sourceName) {
+            return try SourcePacketReader.read(path: path, stream: Int(task.sourceStream), expected: expected)
+        }
+        guard let mediaURL else {
             throw MediaError(.notFound, path: task.sourceName, "is under none of this worker's --media-root folders")
         }
+        // Packets with their places in the file (MP4, QuickTime) are read as byte ranges; others by
+        // demuxing the file over HTTP.
+        if !task.packets.isEmpty, task.packets.allSatisfy(\.hasPosition) {
+            let data = try ByteRangeReader.read(
+                mediaURL.url(for: task.sourceName), httpHeaders: mediaURL.headers,
+                pieces: task.packets.map { .init(position: $0.position, size: Int($0.size)) },
+                sourceBytes: task.sourceBytes > 0 ? Int64(clamping: task.sourceBytes) : nil)
+            return zip(task.packets, data).map { p, bytes in
+                EncodedPacket(data: bytes, pts: p.pts, dts: p.dts, duration: p.duration, isKeyframe: p.keyframe)
+            }
+        }
         return try SourcePacketReader.read(
-            path: path, stream: Int(task.sourceStream),
-            expected: task.packets.map { .init(pts: $0.pts, dts: $0.dts, size: Int($0.size)) })
+            path: mediaURL.url(for: task.sourceName), httpHeaders: mediaURL.headers, stream: Int(task.sourceStream),
+            expected: expected)
     }
 
     static func code(_ error: MediaError) -> Tessera_V1_ErrorCode {

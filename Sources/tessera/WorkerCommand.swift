@@ -32,12 +32,24 @@ struct WorkerCommand: AsyncParsableCommand {
                 + "their packets; a task it cannot read falls back to packets.",
             valueName: "folder"))
     var mediaRoot: [String] = []
+    @Option(
+        help: ArgumentHelp(
+            "The coordinator's HTTP API (http://HOST:PORT): sources under none of the --media-root folders are "
+                + "read from it (GET /v1/media, range requests), so tasks come without their packets.",
+            valueName: "url"))
+    var mediaURL: String?
+    @Option(help: "A file holding the coordinator's API token, sent with --media-url's requests.")
+    var tokenFile: String?
 
     func validate() throws {
         guard (curveKey == nil) == (coordinatorKey == nil) else {
             throw ValidationError("--curve-key and --coordinator-key go together")
         }
         guard (1...8).contains(slots) else { throw ValidationError("--slots must be 1…8") }
+        if tokenFile != nil, mediaURL == nil { throw ValidationError("--token-file goes with --media-url") }
+        if let mediaURL, MediaURL(mediaURL, token: nil) == nil {
+            throw ValidationError("--media-url \(mediaURL): an http:// or https:// address of a host and port, no path")
+        }
         for root in mediaRoot where MediaRootMapping(root) == nil {
             throw ValidationError(
                 "--media-root \(root): LOCAL or LOCAL=COORDINATOR, both absolute paths without . or .. components")
@@ -51,6 +63,26 @@ struct WorkerCommand: AsyncParsableCommand {
         config.slots = slots
         config.threads = threads
         config.mediaRoots = mediaRoot.compactMap(MediaRootMapping.init)
+        if let mediaURL {
+            var token: String?
+            if let tokenFile {
+                do throws(WireError) {
+                    if let warning = try SecretFilePermissions.check(tokenFile, what: "token file") {
+                        Logger(label: "tessera.worker").warning("\(warning)")
+                    }
+                } catch {
+                    throw ValidationError(error.message)
+                }
+                guard let text = try? String(contentsOfFile: tokenFile, encoding: .utf8) else {
+                    throw ValidationError("cannot read --token-file \(tokenFile)")
+                }
+                token = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+            guard let url = MediaURL(mediaURL, token: token) else {
+                throw ValidationError("--token-file \(tokenFile ?? ""): the token must be one line of visible ASCII")
+            }
+            config.mediaURL = url
+        }
         if let curveKey, let coordinatorKey {
             do throws(WireError) {
                 if let warning = try SecretFilePermissions.check(curveKey, what: "CURVE secret key") {

@@ -57,6 +57,55 @@ struct FarmSourceReadTests {
         #expect(!farm.log("reader").contains("cannot read"))
     }
 
+    @Test(
+        "a worker reading over the coordinator's HTTP API: tasks by reference, the same output; a bad token falls back")
+    func overHTTP() throws {
+        let farm = try FarmFixture()
+        // A name to percent-encode on the way.
+        let src = farm.media.appendingPathComponent("a clip #1.mp4")
+        try FileManager.default.moveItem(at: try Self.source(farm), to: src)
+        try farm.startCoordinator()
+        try farm.startWorker("fed")
+        let fed = try farm.submit(src, output: "fed.mp4", Self.options)
+        #expect(try farm.wait(fed)["state"] as? String == "completed")
+        farm.signal("fed", SIGTERM)
+        _ = farm.waitExit("fed", timeout: 30)
+        let token = farm.keys.appendingPathComponent("token").path
+        try farm.startWorker("http", ["--media-url", farm.httpURL, "--token-file", token])
+        #expect(try farm.eventually(30) { try farm.client(["workers"]).stdout.contains("reads http") })
+        let before = try farm.scrape()
+        let read = try farm.submit(src, output: "read.mp4", Self.options)
+        let status = try farm.wait(read)
+        #expect(status["state"] as? String == "completed", "\(status)\n\(farm.log("http").suffix(2000))")
+        let a = try Data(contentsOf: farm.outputs.appendingPathComponent("fed.mp4"))
+        let b = try Data(contentsOf: farm.outputs.appendingPathComponent("read.mp4"))
+        #expect(a == b, "the same bytes either way")
+        let after = try farm.scrape()
+        let segments = Double(try #require(status["segmentsTotal"] as? Int))
+        let sent = { (m: PrometheusText, t: String) in m.value("tessera_tasks_sent_total", ["transport": t]) ?? 0 }
+        #expect(sent(after, "reference") - sent(before, "reference") >= segments)
+        #expect(sent(after, "packets") == sent(before, "packets"), "none went as packets")
+        let served =
+            (after.value("tessera_media_bytes_served_total") ?? 0)
+            - (before.value("tessera_media_bytes_served_total") ?? 0)
+        let size = Double(try FileManager.default.attributesOfItem(atPath: src.path)[.size] as? Int ?? 0)
+        // MP4 packets are read as byte ranges: about the video's bytes once, not the file per segment.
+        #expect(served > 0 && served < size * 1.5, "\(served) bytes served for a \(size)-byte source")
+        print("served \(Int(served)) bytes over HTTP for \(Int(segments)) segments of a \(Int(size))-byte source")
+        farm.signal("http", SIGTERM)
+        _ = farm.waitExit("http", timeout: 30)
+        // A wrong token: every read is refused (401), each task goes again with its packets, uncounted.
+        let wrong = farm.root.appendingPathComponent("wrong-token")
+        try Data("not-the-token".utf8).write(to: wrong)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: wrong.path)
+        try farm.startWorker("refused", ["--media-url", farm.httpURL, "--token-file", wrong.path])
+        let again = try farm.submit(src, output: "again.mp4", Self.options)
+        #expect(try farm.wait(again)["state"] as? String == "completed")
+        #expect(try Data(contentsOf: farm.outputs.appendingPathComponent("again.mp4")) == a)
+        #expect(farm.log("coordinator").contains("cannot read the source of job \(again)"))
+        #expect((try farm.scrape().value("tessera_segment_failures_total", ["reason": "worker_error"]) ?? 0) == 0)
+    }
+
     @Test("a worker that cannot read the source it declared falls back to packets, and the job completes")
     func fallback() throws {
         let farm = try FarmFixture()

@@ -113,6 +113,17 @@ actor MemoryFarm: FarmService {
         return file
     }
 
+    /// Files under `folder/media` only, as a coordinator's media root.
+    func mediaFile(_ path: String) throws(FarmError) -> URL {
+        let root = folder.appendingPathComponent("media").standardizedFileURL.path + "/"
+        let file = URL(fileURLWithPath: path).standardizedFileURL
+        guard file.path.hasPrefix(root) else { throw FarmError(.forbidden, "\(path) is outside the media roots") }
+        guard FileManager.default.fileExists(atPath: file.path) else {
+            throw FarmError(.notFound, "\(path): no such file")
+        }
+        return file
+    }
+
     func packageFile(of id: String, path: String) throws(FarmError) -> URL {
         _ = try job(id)
         throw FarmError(.notFound, "job \(id) made a file, not a package")

@@ -40,7 +40,7 @@ import Testing
         let routes = HTTPAPI(service: farm, token: nil, additions: [dashboard]).routes.map {
             $0.replacingOccurrences(of: "/**", with: "/{path}")
         }
-        #expect(routes.count == 20)
+        #expect(routes.count == 21)
         #expect(described.sorted() == routes)
         #expect(spec["components"]?["securitySchemes"]?["bearer"]?["scheme"]?.string == "bearer")
     }

@@ -11,7 +11,7 @@ import Testing
 /// the packets the coordinator would have sent, or say why not.
 @Suite struct SourcePacketReaderTests {
     /// Every video packet of `path`, in decode order, as the coordinator's producer reads them.
-    static func allPackets(_ path: String) throws -> (stream: Int, packets: [EncodedPacket]) {
+    static func allPackets(_ path: String, verbatim: Bool = false) throws -> (stream: Int, packets: [EncodedPacket]) {
         let input = try InputFile(path: path)
         let stream = try #require(
             input.streams.firstIndex { $0.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO })
@@ -19,13 +19,43 @@ import Testing
         let packet = try Packet()
         while try input.read(into: packet) {
             defer { av_packet_unref(packet.pointer) }
-            if packet.streamIndex == stream { packets.append(EncodedPacket(packet)) }
+            if packet.streamIndex == stream { packets.append(EncodedPacket(packet, verbatim: verbatim)) }
         }
         return (stream, packets)
     }
 
     static func expected(_ packets: ArraySlice<EncodedPacket>) -> [SourcePacketReader.Expected] {
         packets.map { .init(pts: $0.pts, dts: $0.dts, size: $0.data.count) }
+    }
+
+    @Test("MP4 and QuickTime packets read as byte ranges are the demuxed packets; a file of another size is refused")
+    func byteRanges() throws {
+        let dir = try TestMedia.makeDirectory("byte-ranges")
+        defer { TestMedia.cleanup(dir) }
+        for name in ["src.mp4", "src.mov", "src.mkv"] {
+            let src = dir.appendingPathComponent(name)
+            try TestMedia.make(
+                src, seconds: 3,
+                video: ["-c:v", "libx264", "-preset", "veryfast", "-bf", "3", "-g", "30", "-pix_fmt", "yuv420p"])
+            let input = try InputFile(path: src.path)
+            // Matroska frames its blocks: no positions there, and the worker demuxes instead.
+            #expect(input.storesPacketsVerbatim == (name != "src.mkv"), "\(name)")
+            guard input.storesPacketsVerbatim else { continue }
+            let packets = try Self.allPackets(src.path, verbatim: true).packets
+            let size = try #require(
+                (try FileManager.default.attributesOfItem(atPath: src.path)[.size] as? NSNumber)?.int64Value)
+            let slice = packets[20..<50]
+            let pieces = slice.map { ByteRangeReader.Piece(position: $0.position!, size: $0.data.count) }
+            let read = try ByteRangeReader.read(src.path, httpHeaders: nil, pieces: pieces, sourceBytes: size)
+            #expect(read == slice.map(\.data), "\(name)")
+            #expect(throws: MediaError.self) {
+                try ByteRangeReader.read(src.path, httpHeaders: nil, pieces: pieces, sourceBytes: size + 1)
+            }
+            #expect(throws: MediaError.self) {
+                try ByteRangeReader.read(
+                    src.path, httpHeaders: nil, pieces: [.init(position: size - 2, size: 10)], sourceBytes: size)
+            }
+        }
     }
 
     @Test("from a keyframe in the middle, with B-frames and audio between: the same packets, byte for byte")

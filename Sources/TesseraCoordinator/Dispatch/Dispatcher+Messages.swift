@@ -618,9 +618,10 @@ extension Dispatcher {
         // A worker that reads the source itself gets the task by reference, unless it failed to read it.
         let byReference =
             granted.work.sourceStream != nil && !readFailures.contains(JobWorker(job: granted.job, worker: worker))
-            && session.capabilities.readableRoots.contains { root in
-                MediaRootMapping(root)?.localPath(for: granted.work.sourceName) != nil
-            }
+            && (session.capabilities.features.contains(WorkerFeature.httpSource)
+                || session.capabilities.readableRoots.contains { root in
+                    MediaRootMapping(root)?.localPath(for: granted.work.sourceName) != nil
+                })
         let task: Tessera_V1_SegmentTask
         do { task = try Tessera_V1_SegmentTask(granted.work, byReference: byReference) } catch {
             logger.error("segment \(key) cannot be sent: \(error)")

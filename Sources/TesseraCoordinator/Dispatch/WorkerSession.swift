@@ -41,6 +41,8 @@ struct WorkerSession {
                 else { return nil }
                 return .init(requested: requested, chosen: chosen, reason: c.reason)
             },
-            framesDone: framesDone, mediaRoots: capabilities.readableRoots)
+            framesDone: framesDone,
+            mediaRoots: capabilities.readableRoots
+                + (capabilities.features.contains(WorkerFeature.httpSource) ? [WorkerStatus.httpSource] : []))
     }
 }

@@ -61,6 +61,9 @@ extension FarmMetrics {
             help: "Unix time of the last message from this worker."),
         "tessera_worker_info": .init(help: "Always 1; the labels describe the worker."),
         // The HTTP API (HTTPMetricsMiddleware), by route pattern, never the raw path.
+        "tessera_media_bytes_served_total": .init(
+            help:
+                "Bytes of sources sent over HTTP to workers that read their tasks' packets themselves (GET /v1/media)."),
         "tessera_http_requests_total": .init(
             help: "HTTP requests answered, by route pattern, method and status class."),
         "tessera_http_request_duration_seconds": .init(

@@ -43,6 +43,9 @@ public struct SegmentWork: Sendable, Hashable {
     /// The stream of `sourceName` the packets come from, when the coordinator knows it: a worker that
     /// reads that file itself can be sent the task by reference, without the packets' data.
     public var sourceStream: Int?
+    /// The size of `sourceName` when its packets carry their positions: a worker reading byte ranges
+    /// checks that the file it reads is this size.
+    public var sourceBytes: Int64?
 
     public init(
         spec: SegmentSpec, source: CodecConfiguration, timeBase: Rational, frameRate: Rational,

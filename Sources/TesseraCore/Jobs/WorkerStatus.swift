@@ -20,9 +20,12 @@ public struct WorkerStatus: Sendable, Hashable, Codable {
     /// Frames it finished over the last ten seconds, per second (the coordinator's rate book); absent
     /// from a coordinator that does not measure it.
     public var framesPerSecond: Double?
-    /// Folders (the coordinator's paths) whose sources it reads itself: its tasks for them come by
-    /// reference, without their packets. Absent (nil) or empty: every task carries its packets.
+    /// Folders (the coordinator's paths) whose sources it reads itself, and `httpSource` when it reads any
+    /// other over the coordinator's HTTP API: its tasks for them come by reference, without their packets.
+    /// Absent (nil) or empty: every task carries its packets.
     public var mediaRoots: [String]?
+    /// The `mediaRoots` entry of a worker that reads sources over HTTP (`tessera worker --media-url`).
+    public static let httpSource = "http"
 
     /// Holds at least one task (whatever its state: a draining worker finishing its last is busy too).
     public var isBusy: Bool { !tasks.isEmpty }

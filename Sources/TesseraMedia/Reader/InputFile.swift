@@ -25,12 +25,46 @@ final class InputFile: @unchecked Sendable {
         }
     }
 
-    private init(unlabelled path: String) throws(MediaError) {
+    /// Opens a source over HTTP(S) (`tessera worker --media-url`): libavformat's reader, which seeks with
+    /// range requests, sending `headers` (CRLF-terminated lines, e.g. the coordinator's bearer token) with
+    /// each. Only the http, https, tcp and tls protocols are allowed.
+    ///
+    /// - Throws: `MediaError` naming the URL: `.notFound` for an answer other than 2xx (401, 403, 404 …),
+    ///   `.io` when it cannot be reached, as `init(path:)` for what it reads.
+    convenience init(url: String, headers: String) throws(MediaError) {
+        do {
+            try self.init(unlabelled: url, remoteHeaders: headers)
+        } catch {
+            throw error.about(url)
+        }
+    }
+
+    private init(unlabelled path: String, remoteHeaders: String? = nil) throws(MediaError) {
         self.path = path
-        let size = try Asset.checkFile(path)
-        var context: UnsafeMutablePointer<AVFormatContext>? = nil
-        let code = avformat_open_input(&context, path, nil, nil)
-        guard code >= 0, let context else { throw Asset.openFailure(path: path, size: size, code: code) }
+        var size: Int64 = -1
+        var code: Int32
+        var opening: UnsafeMutablePointer<AVFormatContext>? = nil
+        if let remoteHeaders {
+            var options: OpaquePointer? = nil
+            defer { av_dict_free(&options) }
+            av_dict_set(&options, "headers", remoteHeaders, 0)
+            av_dict_set(&options, "protocol_whitelist", "http,https,tcp,tls", 0)
+            av_dict_set(&options, "seekable", "1", 0)
+            code = avformat_open_input(&opening, path, nil, &options)
+            guard code >= 0, let opened = opening else {
+                let reason = code == tessera_AVERROR(ENOENT) ? "no such file" : ffErrorString(code)
+                let kind: MediaError.Kind =
+                    code == tessera_AVERROR(EIO) || code == tessera_AVERROR(ECONNREFUSED)
+                        || code == tessera_AVERROR(ETIMEDOUT) ? .io : .notFound
+                throw MediaError(kind, "cannot be read over HTTP: \(reason)", code: code)
+            }
+            if let pb = opened.pointee.pb { size = avio_size(pb) }
+        } else {
+            size = try Asset.checkFile(path)
+            code = avformat_open_input(&opening, path, nil, nil)
+            guard code >= 0, opening != nil else { throw Asset.openFailure(path: path, size: size, code: code) }
+        }
+        let context = opening!
         self.context = context
         let info = avformat_find_stream_info(context, nil)
         if info < 0 {
@@ -82,6 +116,10 @@ final class InputFile: @unchecked Sendable {
 
     /// libavformat's demuxer name (`iformat->name`).
     var formatName: String { context.pointee.iformat.map { String(cString: $0.pointee.name) } ?? "unknown" }
+
+    /// Whether each packet's data lies in the file as it is, at the packet's `pos`: MP4 and QuickTime
+    /// store samples so (other containers frame them: Matroska blocks, MPEG-TS packets).
+    var storesPacketsVerbatim: Bool { formatName.hasPrefix("mov,") }
 
     /// How sure libavformat was of the format, 0…100 (`AVPROBE_SCORE_MAX`); 25 or less is a guess.
     var probeScore: Int32 { context.pointee.probe_score }

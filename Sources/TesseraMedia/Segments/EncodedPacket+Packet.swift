@@ -4,11 +4,13 @@ import TesseraCore
 
 /// Between libav packets and the plain `EncodedPacket` values tasks and results carry.
 extension EncodedPacket {
-    init(_ packet: Packet) {
+    /// - Parameter verbatim: the packet's data lies at its `pos` in the file as it is (`InputFile.storesPacketsVerbatim`).
+    init(_ packet: Packet, verbatim: Bool = false) {
         let p = packet.pointer.pointee
         self.init(
             data: p.data.map { Array(UnsafeBufferPointer(start: $0, count: Int(p.size))) } ?? [],
-            pts: p.pts, dts: p.dts, duration: p.duration, isKeyframe: p.flags & AV_PKT_FLAG_KEY != 0)
+            pts: p.pts, dts: p.dts, duration: p.duration, isKeyframe: p.flags & AV_PKT_FLAG_KEY != 0,
+            position: verbatim && p.pos >= 0 ? p.pos : nil)
     }
 
     /// A libav packet holding a copy of the data.

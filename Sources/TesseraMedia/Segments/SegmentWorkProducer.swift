@@ -1,4 +1,5 @@
 import CFFmpeg
+import Foundation
 import TesseraAV
 import TesseraCore
 
@@ -17,6 +18,8 @@ enum SegmentWorkProducer {
         into executor: any SegmentExecutor
     ) throws(MediaError) -> Bool {
         let input = try InputFile(path: path)
+        let verbatim = input.storesPacketsVerbatim
+        let sourceBytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)??.int64Value
         var buffer: [EncodedPacket] = []
         // The first packet any segment from i on needs: decode ranges need not start in plan order (a
         // keyframe shown late can be decoded early), so packets are kept until no later segment needs them.
@@ -29,7 +32,7 @@ enum SegmentWorkProducer {
         while nextSegment < plan.count, try input.read(into: packet) {
             defer { av_packet_unref(packet.pointer) }
             guard packet.streamIndex == videoID else { continue }
-            if decodeIndex >= bufferStart { buffer.append(EncodedPacket(packet)) }
+            if decodeIndex >= bufferStart { buffer.append(EncodedPacket(packet, verbatim: verbatim)) }
             decodeIndex += 1
             while nextSegment < plan.count, plan[nextSegment].decodePackets.upperBound <= decodeIndex {
                 let spec = plan[nextSegment]
@@ -48,6 +51,7 @@ enum SegmentWorkProducer {
                     var work = template
                     work.spec = spec
                     work.packets = Array(buffer[lower..<upper])
+                    work.sourceBytes = verbatim ? sourceBytes : nil
                     work.endTick =
                         nextSegment == plan.count - 1
                         ? lastEnd : spec.timeMap.output(spec.presentationRange.upperBound)

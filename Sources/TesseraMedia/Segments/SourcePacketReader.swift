@@ -23,11 +23,19 @@ public enum SourcePacketReader {
     /// Packets of the stream read past the seek point before the first listed one is given up on.
     static let searchLimit = 100_000
 
+    /// - Parameter httpHeaders: `path` is an http(s) URL, read with these request headers (`InputFile(url:)`).
     /// - Throws: `MediaError` naming the file when it cannot be opened or read, has no such stream, or
     ///   its packets are not the ones listed (another file at that path, or one changed since).
-    public static func read(path: String, stream: Int, expected: [Expected]) throws(MediaError) -> [EncodedPacket] {
+    public static func read(
+        path: String, httpHeaders: String? = nil, stream: Int, expected: [Expected]
+    ) throws(MediaError) -> [EncodedPacket] {
         guard let first = expected.first else { return [] }
-        let input = try InputFile(path: path)
+        let input: InputFile
+        if let httpHeaders {
+            input = try InputFile(url: path, headers: httpHeaders)
+        } else {
+            input = try InputFile(path: path)
+        }
         guard stream >= 0, stream < input.streams.count else {
             throw MediaError(.notFound, path: path, "has no stream \(stream)")
         }

@@ -27,6 +27,7 @@ extension Tessera_V1_Packet {
         duration = packet.duration
         keyframe = packet.isKeyframe
         size = UInt32(clamping: packet.data.count)
+        if let p = packet.position { position = p }
     }
 }
 

@@ -17,6 +17,7 @@ extension Tessera_V1_SegmentTask {
         if byReference, let stream = work.sourceStream, let index = Int32(exactly: stream) {
             sourceStream = index
             for packet in work.packets { packets.append(Tessera_V1_Packet(reference: packet)) }
+            if let bytes = work.sourceBytes, bytes > 0 { sourceBytes = UInt64(bytes) }
         } else {
             for (i, packet) in work.packets.enumerated() {
                 packets.append(try Tessera_V1_Packet(packet, field: "task.packets[\(i)]"))

@@ -1052,9 +1052,22 @@ public nonisolated struct Tessera_V1_Packet: Sendable {
   /// worker reads from the source and checks.
   public var size: UInt32 = 0
 
+  /// In a task by reference from an MP4 or QuickTime source: where the data lies in the file, so the
+  /// worker can read it as a byte range without demuxing (see SegmentTask.source_bytes).
+  public var position: Int64 {
+    get {_position ?? 0}
+    set {_position = newValue}
+  }
+  /// Returns true if `position` has been explicitly set.
+  public var hasPosition: Bool {self._position != nil}
+  /// Clears the value of `position`. Subsequent reads from it will return its default value.
+  public mutating func clearPosition() {self._position = nil}
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
+
+  fileprivate var _position: Int64? = nil
 }
 
 /// Video encoder settings shared by every segment of a job (TesseraCore.VideoSettings).
@@ -1293,7 +1306,8 @@ public nonisolated struct Tessera_V1_SegmentTask: @unchecked Sendable {
 
   /// Set for a task by reference (PROTOCOL.md §7): its packets carry no data; the worker reads them from
   /// source_name, a file under one of its readable_roots, stream source_stream, and checks each one's
-  /// timestamps and size. Sent only to workers listing a root the source lies under.
+  /// timestamps and size. Sent only to workers listing a root the source lies under, or reading
+  /// sources over the coordinator's HTTP API (feature "http-source").
   public var sourceStream: Int32 {
     get {_storage._sourceStream ?? 0}
     set {_uniqueStorage()._sourceStream = newValue}
@@ -1302,6 +1316,13 @@ public nonisolated struct Tessera_V1_SegmentTask: @unchecked Sendable {
   public var hasSourceStream: Bool {_storage._sourceStream != nil}
   /// Clears the value of `sourceStream`. Subsequent reads from it will return its default value.
   public mutating func clearSourceStream() {_uniqueStorage()._sourceStream = nil}
+
+  /// With packet positions (an MP4 or QuickTime source): the source file's size, which the worker checks
+  /// before it reads the packets as byte ranges.
+  public var sourceBytes: UInt64 {
+    get {_storage._sourceBytes}
+    set {_uniqueStorage()._sourceBytes = newValue}
+  }
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -3271,7 +3292,7 @@ nonisolated extension Tessera_V1_CodecParameters: SwiftProtobuf.Message, SwiftPr
 
 nonisolated extension Tessera_V1_Packet: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Packet"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}data\0\u{1}pts\0\u{1}dts\0\u{1}duration\0\u{1}keyframe\0\u{1}size\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}data\0\u{1}pts\0\u{1}dts\0\u{1}duration\0\u{1}keyframe\0\u{1}size\0\u{1}position\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -3285,12 +3306,17 @@ nonisolated extension Tessera_V1_Packet: SwiftProtobuf.Message, SwiftProtobuf._M
       case 4: try { try decoder.decodeSingularInt64Field(value: &self.duration) }()
       case 5: try { try decoder.decodeSingularBoolField(value: &self.keyframe) }()
       case 6: try { try decoder.decodeSingularUInt32Field(value: &self.size) }()
+      case 7: try { try decoder.decodeSingularInt64Field(value: &self._position) }()
       default: break
       }
     }
   }
 
   public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
     if !self.data.isEmpty {
       try visitor.visitSingularBytesField(value: self.data, fieldNumber: 1)
     }
@@ -3309,6 +3335,9 @@ nonisolated extension Tessera_V1_Packet: SwiftProtobuf.Message, SwiftProtobuf._M
     if self.size != 0 {
       try visitor.visitSingularUInt32Field(value: self.size, fieldNumber: 6)
     }
+    try { if let v = self._position {
+      try visitor.visitSingularInt64Field(value: v, fieldNumber: 7)
+    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -3319,6 +3348,7 @@ nonisolated extension Tessera_V1_Packet: SwiftProtobuf.Message, SwiftProtobuf._M
     if lhs.duration != rhs.duration {return false}
     if lhs.keyframe != rhs.keyframe {return false}
     if lhs.size != rhs.size {return false}
+    if lhs._position != rhs._position {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -3428,7 +3458,7 @@ nonisolated extension Tessera_V1_VideoSettings: SwiftProtobuf.Message, SwiftProt
 
 nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".SegmentTask"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}spec\0\u{1}source\0\u{3}time_base\0\u{3}frame_rate\0\u{3}rotation_degrees\0\u{1}packets\0\u{1}settings\0\u{3}end_tick\0\u{3}source_name\0\u{1}backend\0\u{3}rotation_mirrored\0\u{3}skip_decode_check\0\u{1}retime\0\u{1}layer\0\u{1}hdr\0\u{3}target_quality\0\u{1}deinterlace\0\u{3}tone_map\0\u{1}renditions\0\u{3}source_stream\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}spec\0\u{1}source\0\u{3}time_base\0\u{3}frame_rate\0\u{3}rotation_degrees\0\u{1}packets\0\u{1}settings\0\u{3}end_tick\0\u{3}source_name\0\u{1}backend\0\u{3}rotation_mirrored\0\u{3}skip_decode_check\0\u{1}retime\0\u{1}layer\0\u{1}hdr\0\u{3}target_quality\0\u{1}deinterlace\0\u{3}tone_map\0\u{1}renditions\0\u{3}source_stream\0\u{3}source_bytes\0")
 
   fileprivate class _StorageClass {
     var _spec: Tessera_V1_SegmentSpec? = nil
@@ -3451,6 +3481,7 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
     var _toneMap: Bool = false
     var _renditions: [Tessera_V1_VideoSettings] = []
     var _sourceStream: Int32? = nil
+    var _sourceBytes: UInt64 = 0
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -3481,6 +3512,7 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
       _toneMap = source._toneMap
       _renditions = source._renditions
       _sourceStream = source._sourceStream
+      _sourceBytes = source._sourceBytes
     }
   }
 
@@ -3519,6 +3551,7 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
         case 18: try { try decoder.decodeSingularBoolField(value: &_storage._toneMap) }()
         case 19: try { try decoder.decodeRepeatedMessageField(value: &_storage._renditions) }()
         case 20: try { try decoder.decodeSingularInt32Field(value: &_storage._sourceStream) }()
+        case 21: try { try decoder.decodeSingularUInt64Field(value: &_storage._sourceBytes) }()
         default: break
         }
       }
@@ -3591,6 +3624,9 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
       try { if let v = _storage._sourceStream {
         try visitor.visitSingularInt32Field(value: v, fieldNumber: 20)
       } }()
+      if _storage._sourceBytes != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._sourceBytes, fieldNumber: 21)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -3620,6 +3656,7 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
         if _storage._toneMap != rhs_storage._toneMap {return false}
         if _storage._renditions != rhs_storage._renditions {return false}
         if _storage._sourceStream != rhs_storage._sourceStream {return false}
+        if _storage._sourceBytes != rhs_storage._sourceBytes {return false}
         return true
       }
       if !storagesAreEqual {return false}
