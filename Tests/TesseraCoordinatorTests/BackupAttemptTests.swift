@@ -204,4 +204,27 @@ struct BackupAttemptTests {
             #expect(Coordinator.segmentStatus(done).state == .done)
         }
     }
+
+    @Test("a backup that failed before the restart leaves the slow attempt's worker the one to claim it back")
+    func restartAfterAFailedBackup() throws {
+        try withStore { store, _, _ in
+            let id = try store.runningJob(frames: [3, 4])
+            _ = try store.lease(jobID: id, segment: 0, worker: "slow", deadline: 9)
+            _ = try store.leaseBackup(jobID: id, segment: 0, worker: "idle", deadline: 9)
+            // The backup fails while the slow attempt runs on; then the coordinator restarts.
+            try store.endRacingAttempt(jobID: id, segment: 0, attempt: 2)
+            #expect(try store.liveAttempts(of: id).mapValues { "\($0.worker)#\($0.attempt)" } == [0: "slow#1"])
+            try store.transition(id, to: .planning)
+            try store.setPlan(id, segmentFrames: [3, 4], framesTotal: 7)
+            try store.transition(id, to: .running)
+            #expect(try !store.adopt(jobID: id, segment: 0, attempt: 2, worker: "idle", deadline: 9))
+            #expect(try store.adopt(jobID: id, segment: 0, attempt: 1, worker: "slow", deadline: 9))
+            // Handed back, the segment's next attempt is still numbered after every earlier one.
+            #expect(
+                try store.failAttempt(
+                    jobID: id, segment: 0, attempt: 1, error: "draining", counts: false, maxFailures: 3, current: true)
+                    == .requeued)
+            #expect(try store.lease(jobID: id, segment: 0, worker: "other", deadline: 9).attempt == 3)
+        }
+    }
 }

@@ -404,6 +404,12 @@ extension Dispatcher {
         }
         // One of two attempts racing ended: the other carries on, and nothing goes back to the queue.
         if let ended = farm.board.endRacing(job: key.job, segment: key.segment, attempt: key.attempt) {
+            // Remembered, so that after a restart the attempt still running is the one claimed back.
+            do {
+                try farm.store.endRacingAttempt(jobID: key.job, segment: key.segment, attempt: key.attempt)
+            } catch {
+                logger.warning("segment \(key): the job store did not record the end of its race: \(error)")
+            }
             if let failure { farm.metrics.segmentFailed(failure) }
             if ended.isBackup { farm.metrics.backupAttempt(.wasted) }
             logger.info("segment \(key) ended without a result (\(error)); its other attempt carries on")

@@ -129,8 +129,8 @@ final class JobRunner: @unchecked Sendable {
                 plan throws(MediaError) in
                 do {
                     var reserved: [Int: TaskBoard.Reservation] = [:]
-                    for s in try store.segments(of: id) where s.state == .leased {
-                        if let worker = s.worker { reserved[s.index] = .init(worker: worker, attempt: s.attempt) }
+                    for (index, live) in try store.liveAttempts(of: id) {
+                        reserved[index] = .init(worker: live.worker, attempt: live.attempt)
                     }
                     try store.setPlan(
                         id, segmentFrames: plan.map(\.frameCount), framesTotal: plan.reduce(0) { $0 + $1.frameCount })

@@ -65,21 +65,58 @@ extension JobStore {
     }
     /// Gives a pending segment back to the worker still running its latest attempt (a worker that kept
     /// its tasks across a coordinator restart, or a reconnect): leased again under the same attempt
-    /// number, so nothing is encoded twice. False when that attempt is no longer the segment's latest,
-    /// was leased to another worker, or the segment is not pending.
+    /// number, so nothing is encoded twice. False when that attempt is no longer the segment's latest
+    /// (not counting attempts that ended while it ran on, `endRacingAttempt`), was leased to another
+    /// worker, or the segment is not pending.
     /// - Throws: `StoreError.database`.
     public func adopt(
         jobID: String, segment: Int, attempt: Int, worker: String, deadline: Double
     ) throws(StoreError) -> Bool {
         try write("give segment \(segment) of \(jobID) back to \(worker)") { db in
+            // The latest attempt that has not ended: a backup that failed while the first attempt ran on
+            // leaves the first attempt's worker the one to claim the segment.
             try db.execute(
                 sql: """
                     UPDATE segments SET state = 'leased', worker = ?, leaseDeadline = ?
-                    WHERE jobID = ? AND idx = ? AND state = 'pending' AND attempt = ?
+                    WHERE jobID = ? AND idx = ? AND state = 'pending'
+                        AND ? = (SELECT MAX(a.attempt) FROM attempts a WHERE a.jobID = ? AND a.idx = ? AND a.ended = 0)
                         AND (SELECT a.worker FROM attempts a WHERE a.jobID = ? AND a.idx = ? AND a.attempt = ?) = ?
                     """,
-                arguments: [worker, deadline, jobID, segment, attempt, jobID, segment, attempt, worker])
+                arguments: [
+                    worker, deadline, jobID, segment, attempt, jobID, segment, jobID, segment, attempt, worker,
+                ])
             return db.changesCount > 0
+        }
+    }
+
+    /// An attempt ended without a result while another attempt of its segment ran on (a failed, lost or
+    /// stalled backup, or the slow attempt a backup outlived): it is no longer the one to claim back.
+    /// - Throws: `StoreError.database`.
+    public func endRacingAttempt(jobID: String, segment: Int, attempt: Int) throws(StoreError) {
+        try write("end \(jobID)/\(segment)#\(attempt) beside its race") { db in
+            try db.execute(
+                sql: "UPDATE attempts SET ended = 1 WHERE jobID = ? AND idx = ? AND attempt = ?",
+                arguments: [jobID, segment, attempt])
+        }
+    }
+
+    /// For each segment still leased, its latest attempt that has not ended and that attempt's worker:
+    /// whom a restarted coordinator holds the segment back for.
+    /// - Throws: `StoreError.database`.
+    public func liveAttempts(of jobID: String) throws(StoreError) -> [Int: (attempt: Int, worker: String)] {
+        try read("read the live attempts of \(jobID)") { db in
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT a.idx, a.attempt, a.worker FROM attempts a JOIN segments s ON s.jobID = a.jobID AND s.idx = a.idx
+                    WHERE a.jobID = ? AND s.state = 'leased' AND a.ended = 0
+                        AND a.attempt = (SELECT MAX(b.attempt) FROM attempts b
+                                         WHERE b.jobID = a.jobID AND b.idx = a.idx AND b.ended = 0)
+                    """,
+                arguments: [jobID])
+            var out: [Int: (attempt: Int, worker: String)] = [:]
+            for row in rows { out[row["idx"]] = (row["attempt"], row["worker"]) }
+            return out
         }
     }
     /// Records a finished segment whose result is already spooled at `spoolFile`.

@@ -73,6 +73,11 @@ enum StoreSchema {
             // segment map marks a segment finished by one.
             try db.alter(table: "attempts") { t in t.add(column: "backup", .integer).notNull().defaults(to: 0) }
         }
+        migrator.registerMigration("v6: attempts that ended while another raced them") { db in
+            // 1 for an attempt that failed, stalled or was lost while another attempt of its segment ran on
+            // (`endRacingAttempt`): the other is then the one a worker may claim back after a restart.
+            try db.alter(table: "attempts") { t in t.add(column: "ended", .integer).notNull().defaults(to: 0) }
+        }
         return migrator
     }
 }
