@@ -147,7 +147,7 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
     func start(failure: PipelineFailure) -> [StageThread] {
         var stages: [StageThread] = []
         if let video {
-            let processed = BoundedQueue<Frame>()
+            let processed = BoundedQueue<Frame>(capacity: BoundedQueue<Frame>.frameCapacity)
             failure.watch(processed)
             stages.append(
                 StageThread("tessera.process", failure: failure) { [self] () throws(MediaError) in

