@@ -383,6 +383,7 @@ extension Coordinator: FarmService {
             elapsedSeconds: elapsed, etaSeconds: eta, error: r.error, createdAt: r.createdAt,
             updatedAt: r.updatedAt)
         status.package = r.request.package
+        if !r.state.isTerminal { status.waiting = waitingReason(job: r.id) }
         return status
     }
 }

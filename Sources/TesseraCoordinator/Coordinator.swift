@@ -118,6 +118,7 @@ public final class Coordinator: @unchecked Sendable {
     }
 
     var workerStatuses: [WorkerStatus] { dispatcher?.workers ?? [] }
+    func waitingReason(job: String) -> String? { dispatcher?.waitingReason(job: job) }
 
     func controlWorker(_ id: String, _ action: WorkerControl) { dispatcher?.control(worker: id, action) }
 

@@ -61,6 +61,7 @@ enum StatusText {
         lines.append(("priority", "\(job.priority)"))
         lines.append(("age", age(now - job.createdAt)))
         if let error = job.error { lines.append(("error", error)) }
+        if let waiting = job.waiting { lines.append(("waiting", waiting)) }
         if let quality = job.quality { lines.append(("quality", quality.summary)) }
         return lines.map { $0.0.padding(toLength: 9, withPad: " ", startingAt: 0) + $0.1 }.joined(separator: "\n")
     }

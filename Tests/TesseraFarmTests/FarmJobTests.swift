@@ -175,6 +175,30 @@ struct FarmJobTests {
         #expect(watch.status == 70)
     }
 
+    @Test("a job no connected worker can take says why while it waits, and runs once one can")
+    func waitingSaysWhy() throws {
+        let farm = try FarmFixture()
+        let src = farm.media.appendingPathComponent("a.mp4")
+        try TestMedia.make(src, seconds: 2, width: 320, height: 240)
+        try farm.startCoordinator()
+        func waiting(_ id: String) throws -> String? { try farm.job(id)["waiting"] as? String }
+        let first = try farm.submit(src, output: "first.mp4", ["--segment-duration", "1"])
+        #expect(try farm.eventually(20) { try waiting(first) == "no worker is connected" })
+        // A worker without a Vulkan device: the plain job runs, the one that insists on Vulkan waits and says so.
+        try farm.startWorker("w1")
+        let vulkan = try farm.submit(src, output: "vulkan.mp4", ["--segment-duration", "1", "--backend", "vulkan"])
+        #expect(try farm.wait(first)["state"] as? String == "completed")
+        #expect(try farm.job(first)["waiting"] == nil)
+        #expect(try farm.eventually(20) { try waiting(vulkan)?.contains("w1: no Vulkan device") == true })
+        let text = try farm.client(["status", vulkan])
+        #expect(text.stdout.contains("waiting  no connected worker can run it"), "\(text.stdout)")
+        // A worker with a Vulkan device (lavapipe here) takes it.
+        try farm.startWorker("w2", ["--backend", "auto"])
+        let done = try farm.wait(vulkan)
+        #expect(done["state"] as? String == "completed", "\(done)")
+        #expect(done["waiting"] == nil)
+    }
+
     @Test("cancel stops the job, leaves no output and frees the workers")
     func cancel() throws {
         let farm = try FarmFixture()

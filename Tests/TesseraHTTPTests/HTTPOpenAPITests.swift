@@ -64,6 +64,7 @@ import Testing
             framesPerSecond: 48.5, elapsedSeconds: 2.5, etaSeconds: 3.75,
             error: "segment 4 failed on w1", createdAt: 1.7e9, updatedAt: 1.7e9 + 5)
         status.quality = QualityReport(segments: [segmentQuality], target: TargetQuality(metric: .ssim, value: 0.97))
+        status.waiting = "no worker is connected"
         status.package = PackageRequest(
             formats: [.hls, .dash], renditions: [Rendition(width: 1280, height: 720, bitRate: 3_000_000, codec: .hevc)],
             segmentDuration: 6)

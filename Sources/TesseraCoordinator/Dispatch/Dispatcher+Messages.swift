@@ -706,23 +706,61 @@ extension Dispatcher {
         }
     }
 
-    /// Whether a worker's announced capabilities cover a segment: its decoder, its encoder, and the
-    /// Vulkan backend when the job insists on it. A worker that announced no codec lists is trusted.
-    static func canRun(_ work: SegmentWork, _ c: Tessera_V1_Capabilities) -> Bool {
-        if !c.videoDecoders.isEmpty && !c.videoDecoders.contains(work.source.codec) { return false }
-        if !c.videoEncoders.isEmpty
-            && !([work.settings] + work.renditions).allSatisfy({ c.videoEncoders.contains($0.codec.rawValue) })
-        {
-            return false
+    /// Whether a worker's announced capabilities cover a segment (`whyNot` is nil).
+    static func canRun(_ work: SegmentWork, _ c: Tessera_V1_Capabilities) -> Bool { whyNot(work, c) == nil }
+
+    /// What a worker lacks to run a segment: its decoder, its encoders, the Vulkan backend when the job
+    /// insists on it, a feature the task needs; nil when it can run it. A worker that announced no codec
+    /// lists is trusted.
+    static func whyNot(_ work: SegmentWork, _ c: Tessera_V1_Capabilities) -> String? {
+        if !c.videoDecoders.isEmpty && !c.videoDecoders.contains(work.source.codec) {
+            return "no \(work.source.codec) decoder"
         }
-        if work.backend == .vulkan && !c.backends.contains(ProcessingBackend.vulkan.rawValue) { return false }
+        if !c.videoEncoders.isEmpty,
+            let missing = ([work.settings] + work.renditions).first(where: {
+                !c.videoEncoders.contains($0.codec.rawValue)
+            })
+        {
+            return "no \(missing.codec.rawValue) encoder"
+        }
+        if work.backend == .vulkan && !c.backends.contains(ProcessingBackend.vulkan.rawValue) {
+            return "no Vulkan device (the job asks --backend vulkan)"
+        }
         // An older worker would drop the HDR metadata without a word: such a task waits for one that signals it.
-        if work.hdr != nil && !c.features.contains(WorkerFeature.hdr10) { return false }
-        if work.targetQuality != nil && !c.features.contains(WorkerFeature.targetQuality) { return false }
-        if work.deinterlaceFilter != nil && !c.features.contains(WorkerFeature.deinterlace) { return false }
-        if work.toneMap && !c.features.contains(WorkerFeature.toneMap) { return false }
-        if !work.renditions.isEmpty && !c.features.contains(WorkerFeature.renditions) { return false }
-        return true
+        let needs: [(Bool, String)] = [
+            (work.hdr != nil, WorkerFeature.hdr10), (work.targetQuality != nil, WorkerFeature.targetQuality),
+            (work.deinterlaceFilter != nil, WorkerFeature.deinterlace), (work.toneMap, WorkerFeature.toneMap),
+            (!work.renditions.isEmpty, WorkerFeature.renditions),
+        ]
+        if let (_, feature) = needs.first(where: { $0.0 && !c.features.contains($0.1) }) {
+            return "an older build without feature \(feature)"
+        }
+        return nil
+    }
+
+    /// For each job with a queued segment no connected worker may take, why: no worker is connected, or
+    /// each one's reason (`whyNot`), by worker, at most four named.
+    func waitingReasons() -> [String: String] {
+        var reasons: [String: String] = [:]
+        for (job, work) in farm.board.firstReady() {
+            guard !sessions.isEmpty else {
+                reasons[job] = "no worker is connected"
+                continue
+            }
+            var lacks: [String] = []
+            for s in sessions.values.sorted(by: { $0.id < $1.id }) {
+                guard let why = Self.whyNot(work, s.capabilities) else {
+                    lacks = []
+                    break
+                }
+                lacks.append("\(s.id): \(why)")
+            }
+            guard !lacks.isEmpty else { continue }
+            reasons[job] =
+                "no connected worker can run it (" + lacks.prefix(4).joined(separator: "; ")
+                + (lacks.count > 4 ? "; \(lacks.count - 4) more" : "") + ")"
+        }
+        return reasons
     }
 
     static func describe(_ routingID: Data) -> String {

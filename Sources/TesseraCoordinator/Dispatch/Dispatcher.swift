@@ -29,6 +29,8 @@ final class Dispatcher: @unchecked Sendable {
     private let commands = Mutex<[Command]>([])
     private let running = Mutex(true)
     private let snapshot = Mutex<[WorkerStatus]>([])
+    /// `waitingReasons()` as of the last tick, for any thread.
+    private let waiting = Mutex<[String: String]>([:])
     private let finished = DispatchSemaphore(value: 0)
     private var authenticator: ZAPAuthenticator?
     /// Checks results before they are kept (`SegmentResultCheck`), off this thread.
@@ -42,6 +44,7 @@ final class Dispatcher: @unchecked Sendable {
     var router: ZMQSocket!
     var sessions: [Data: WorkerSession] = [:]
     var lastHousekeeping = 0.0
+    var lastWaitingCheck = 0.0
     /// Who each attempt leased in this run went to: `isHolder` looks here before asking the store (which
     /// also knows the attempts of earlier runs). Entries go when their segment is no longer wanted.
     var leaseHolders: [TaskKey: String] = [:]
@@ -169,6 +172,9 @@ final class Dispatcher: @unchecked Sendable {
 
     var workers: [WorkerStatus] { snapshot.withLock { $0 } }
 
+    /// Why the job's queued segments are taken by no worker (see `waitingReasons`), as of the last tick.
+    func waitingReason(job: String) -> String? { waiting.withLock { $0[job] } }
+
     private func loop(wake: ZMQWakeUp) {
         let poller = ZMQPoller([router, wake.socket])
         let tick = max(0.01, min(configuration.heartbeatInterval / 2, 0.25))
@@ -216,6 +222,12 @@ final class Dispatcher: @unchecked Sendable {
                     return status
                 }
                 snapshot.withLock { $0 = (live + gone).sorted { $0.id < $1.id } }
+                // Once a second: with every job waiting on a worker no one has, it asks each job of each worker.
+                if now - lastWaitingCheck >= 1 {
+                    lastWaitingCheck = now
+                    let reasons = waitingReasons()
+                    waiting.withLock { $0 = reasons }
+                }
             }
             dispatch(now: now)
         }

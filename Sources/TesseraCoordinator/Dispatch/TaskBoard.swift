@@ -240,6 +240,16 @@ final class TaskBoard: @unchecked Sendable {
                 && w.ready.values.reduce(work.payloadBytes) { $0 + $1.payloadBytes } <= readyBytesLimit)
     }
 
+    /// Each job's lowest queued segment, for jobs with one (what a worker would be leased next).
+    func firstReady() -> [(job: String, work: SegmentWork)] {
+        condition.withLock {
+            jobs.values.compactMap { w in
+                guard w.failure == nil, let index = w.ready.keys.min(), let work = w.ready[index] else { return nil }
+                return (w.id, work)
+            }
+        }
+    }
+
     var hasReadyWork: Bool { condition.withLock { jobs.values.contains { !$0.ready.isEmpty && $0.failure == nil } } }
 
     /// Puts an in-flight segment back in the queue if `attempt` still holds it.

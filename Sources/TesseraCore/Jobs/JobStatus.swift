@@ -28,6 +28,10 @@ public struct JobStatus: Sendable, Hashable, Codable {
     /// Set for a streaming package: what it was asked to hold; once completed, its files are served at
     /// `GET /v1/jobs/{id}/package/{path}`.
     public var package: PackageRequest? = nil
+    /// Why segments of a job that is not finished sit in the queue with no worker taking them: no worker
+    /// is connected, or none can run them (each worker's reason: a codec, the Vulkan backend, a feature).
+    /// Nil while a worker can take them.
+    public var waiting: String? = nil
 
     public init(
         id: String, state: JobState, priority: Int, source: String, output: String, segmentsTotal: Int,
