@@ -83,6 +83,7 @@ struct ProbeCommand: ParsableCommand {
             }
             lines.append(detail)
             if let hdr = v.hdr { lines.append("    HDR " + Self.describe(hdr)) }
+            if v.closedCaptions { lines.append("    closed captions: CEA-608/708 (A/53) in the video") }
             lines.append(
                 "    frame duration nominal \(fraction(v.nominalFrameDuration)), average "
                     + "\(fraction(v.averageFrameDuration)), min \(fraction(v.minFrameDuration))"

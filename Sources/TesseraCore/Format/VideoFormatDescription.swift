@@ -25,6 +25,9 @@ public struct VideoFormatDescription: Sendable, Hashable, Codable {
     public var fieldOrder: FieldOrder?
     /// Mastering display, content light level and dynamic HDR metadata; nil when none is stated.
     public var hdr: HDRMetadata?
+    /// CEA-608/708 closed captions carried in the pictures (ATSC A/53 user data), found in the first
+    /// frames by a full probe.
+    public var closedCaptions = false
 
     public init(
         codec: String, profile: String? = nil, level: Int? = nil, width: Int, height: Int,

@@ -80,9 +80,9 @@ public final class Asset: Sendable, Codable {
             let input = try InputFile(path: path)
             let scans = scanPackets ? try input.scanPackets() : [:]
             let asset = try Asset(input: input, scans: scans)
-            // The full probe also decodes the first frame of an HDR-looking video track: HEVC and AV1
-            // carry their mastering display and light levels in the frames, not the container.
-            return scanPackets ? asset.addingFirstFrameHDR() : asset
+            // The full probe also decodes the first frames of each video track: HEVC and AV1 carry their
+            // mastering display and light levels in the frames, and captions travel in the pictures.
+            return scanPackets ? asset.addingFirstFrames() : asset
         } catch {
             throw error.about(path)
         }
@@ -142,19 +142,21 @@ extension Asset {
         return tag(input.context.pointee.metadata) ?? input.streams.lazy.compactMap { tag($0.pointee.metadata) }.first
     }
 
-    /// This asset with each HDR-looking video track's metadata completed from its first decoded frame
-    /// (a PQ or HLG transfer, or more than 8 bits). Unchanged when the frame cannot be decoded: the
-    /// probe still describes what the container says.
-    func addingFirstFrameHDR() -> Asset {
+    /// This asset with what each video track's first decoded frames state (`FirstFrames`): an HDR-looking
+    /// track's metadata completed (a PQ or HLG transfer, or more than 8 bits), and closed captions found.
+    /// Unchanged when the frames cannot be decoded: the probe still describes what the container says.
+    func addingFirstFrames() -> Asset {
         var changed = false
         let updated = tracks.map { track -> AssetTrack in
-            guard var video = track.video,
+            guard var video = track.video else { return track }
+            let looksHDR =
                 video.color.transfer == .smpte2084 || video.color.transfer == .aribStdB67
-                    || video.pixelFormat.bitDepth > 8
-            else { return track }
-            let hdr = HDRMetadata.completing(video.hdr, firstFrameOf: path, track: track.trackID)
-            guard hdr != video.hdr else { return track }
+                || video.pixelFormat.bitDepth > 8
+            let facts = FirstFrames.read(path: path, track: track.trackID, knownHDR: video.hdr)
+            let hdr = looksHDR ? facts.hdr : video.hdr
+            guard hdr != video.hdr || facts.closedCaptions != video.closedCaptions else { return track }
             video.hdr = hdr
+            video.closedCaptions = facts.closedCaptions
             changed = true
             var completed = AssetTrack(
                 trackID: track.trackID, mediaType: track.mediaType, codec: track.codec, timeBase: track.timeBase,

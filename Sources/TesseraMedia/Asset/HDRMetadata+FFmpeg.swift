@@ -33,18 +33,7 @@ extension HDRMetadata {
     /// decoded frame, since HEVC and AV1 carry ST 2086 and CTA-861.3 in their frames, not the container.
     /// Nil when nothing is stated; a frame that cannot be decoded adds nothing.
     static func completing(_ known: HDRMetadata?, firstFrameOf path: String, track: Int) -> HDRMetadata? {
-        func firstFrame() throws(MediaError) -> Frame? {
-            let reader = try AssetReader(path: path)
-            let output = try reader.addOutput(trackID: track)
-            try reader.startReading()
-            defer {
-                reader.cancelReading()
-                reader.waitUntilFinished()
-            }
-            return try output.copyNextFrame()
-        }
-        let hdr = (try? firstFrame()).flatMap { $0 }.map { (known ?? HDRMetadata()).adding(frame: $0) } ?? known
-        return hdr?.isEmpty == false ? hdr : nil
+        FirstFrames.read(path: path, track: track, knownHDR: known, frames: 1).hdr
     }
 
     /// What a decoded frame's side data adds: `self` with the frame's values where it had none.
