@@ -47,6 +47,11 @@ def dash(folder):
         for a in period.adaptation_sets:
             reps = []
             for r in a.representations:
+                if not r.segment_templates:
+                    # A side-loaded file (WebVTT subtitles): its BaseURL.
+                    reps.append({"id": r.id, "bandwidth": r.bandwidth,
+                                 "baseURLs": [b.base_url_value for b in (r.base_urls or [])]})
+                    continue
                 t = r.segment_templates[0]
                 timeline = []
                 for s in t.segment_timelines[0].Ss:
@@ -56,7 +61,8 @@ def dash(folder):
                     "height": r.height, "timescale": t.timescale, "init": t.initialization, "media": t.media,
                     "startNumber": t.start_number, "durations": timeline,
                 })
-            out["sets"].append({"contentType": a.content_type, "lang": a.lang, "representations": reps})
+            out["sets"].append({"contentType": a.content_type, "mimeType": a.mime_type, "lang": a.lang,
+                                "representations": reps})
     return out
 
 

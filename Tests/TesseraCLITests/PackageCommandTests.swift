@@ -119,6 +119,83 @@ import Testing
 
     /// A 4 s media segment is made as two 2 s farm segments (keyframes every 2 s, work shared out): the
     /// package still has one fragment per media segment, starting on the planned frames (HEVC here).
+    @Test func textSubtitlesBecomeSegmentedWebVTTInHLSAndOneFileInDASH() throws {
+        defer { TestMedia.cleanup(dir) }
+        let plain = try source()
+        let srt = dir.appendingPathComponent("subs.srt")
+        try Data(
+            """
+            1
+            00:00:00,500 --> 00:00:01,500
+            Hello
+
+            2
+            00:00:01,800 --> 00:00:02,600
+            Across the line
+
+            3
+            00:00:04,000 --> 00:00:06,000
+            To the end
+
+            """.utf8
+        ).write(to: srt)
+        let src = dir.appendingPathComponent("subbed.mp4")
+        _ = try TestMedia.run(
+            "ffmpeg",
+            [
+                "-hide_banner", "-loglevel", "error", "-y", "-i", plain.path, "-i", srt.path, "-map", "0", "-map", "1",
+                "-c", "copy", "-c:s", "mov_text", "-metadata:s:s:0", "language=eng", src.path,
+            ])
+        let out = dir.appendingPathComponent("pkg")
+        let r = try tessera(["transcode", src.path, "-o", out.path, "--quiet", "--json"] + Self.ladder)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(!r.stderr.contains("subtitle track"), "\(r.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let listed = (report["package"] as? [String: Any])?["subtitles"] as? [[String: Any]]
+        #expect(listed?.first?["name"] as? String == "subtitles0-eng" && listed?.first?["cues"] as? Int == 3)
+        let folder = out.appendingPathComponent("subtitles0-eng")
+        func file(_ name: String) throws -> String {
+            try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
+        }
+        // One file per 2 s media segment; the cue across 2 s is in both; the last is cut at the video's end.
+        let first = try file("seg_00001.vtt"), second = try file("seg_00002.vtt"), third = try file("seg_00003.vtt")
+        #expect(first.hasPrefix("WEBVTT\nX-TIMESTAMP-MAP=MPEGTS:0,LOCAL:00:00:00.000\n"))
+        #expect(first.contains("00:00:00.500 --> 00:00:01.500\nHello") && first.contains("Across the line"))
+        #expect(second.contains("00:00:01.800 --> 00:00:02.600\nAcross the line") && !second.contains("Hello"))
+        #expect(third.contains("00:00:04.000 --> 00:00:05.000\nTo the end"), "\(third)")
+        #expect(try file("subtitles.vtt").components(separatedBy: " --> ").count == 4)
+        // The parsers: a SUBTITLES rendition on every variant, with the video's segment durations; DASH
+        // side-loads the whole file.
+        let parsed = try TestMedia.run(TestMedia.toolsPython, [Self.checker.path, out.path])
+        let facts = try #require(try JSONSerialization.jsonObject(with: Data(parsed.utf8)) as? [String: Any])
+        let hls = try #require(facts["hls"] as? [String: Any])
+        let media = try #require(hls["media"] as? [[String: Any]])
+        let subs = try #require(media.first { $0["type"] as? String == "SUBTITLES" })
+        #expect(subs["language"] as? String == "eng")
+        let variant = try #require((hls["variants"] as? [[String: Any]])?.first)
+        #expect(subs["durations"] as? [Double] == variant["durations"] as? [Double])
+        #expect(
+            try String(contentsOf: out.appendingPathComponent("master.m3u8"), encoding: .utf8)
+                .components(separatedBy: "SUBTITLES=\"subs\"").count == 3)
+        let sets = try #require((facts["dash"] as? [String: Any])?["sets"] as? [[String: Any]])
+        let text = try #require(sets.first { $0["contentType"] as? String == "text" })
+        #expect(text["mimeType"] as? String == "text/vtt" && text["lang"] as? String == "eng")
+        let rep = try #require((text["representations"] as? [[String: Any]])?.first)
+        #expect(rep["baseURLs"] as? [String] == ["subtitles0-eng/subtitles.vtt"])
+        // ffprobe reads the subtitle playlist (its 5.1 HLS reader skips subtitle renditions in a master):
+        // WebVTT cues at their times, the one in two files once (a reader drops the repeat, as players do).
+        let probe = try TestMedia.run(
+            "ffprobe",
+            [
+                "-v", "error", "-show_entries", "packet=pts_time", "-of", "csv=p=0",
+                folder.appendingPathComponent("playlist.m3u8").path,
+            ])
+        let times = probe.split(separator: "\n").compactMap {
+            Double($0.trimmingCharacters(in: .punctuationCharacters))
+        }
+        #expect(times == [0.5, 1.8, 4.0], "\(probe)")
+    }
+
     @Test func aMediaSegmentIsMadeOfSeveralFarmSegments() throws {
         defer { TestMedia.cleanup(dir) }
         let src = try source()

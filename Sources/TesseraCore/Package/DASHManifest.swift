@@ -6,7 +6,9 @@ import Foundation
 public enum DASHManifest {
     public static let name = "manifest.mpd"
 
-    public static func render(video: [PackagedTrack], audio: [PackagedTrack]) -> String {
+    public static func render(
+        video: [PackagedTrack], audio: [PackagedTrack], subtitles: [PackagedSubtitles] = []
+    ) -> String {
         let duration = video.map(\.duration).max() ?? audio.map(\.duration).max() ?? 0
         let longest = video.flatMap(\.segments).map { Double($0.duration) }.max() ?? 0
         let timescale = Double(video.first?.timescale ?? 1)
@@ -47,6 +49,18 @@ public enum DASHManifest {
                 "        <AudioChannelConfiguration "
                     + "schemeIdUri=\"urn:mpeg:dash:23003:3:audio_channel_configuration:2011\" value=\"\(channels)\"/>")
             lines += template(a, indent: "        ")
+            lines.append("      </Representation>")
+            lines.append("    </AdaptationSet>")
+        }
+        // Subtitles side-loaded as one WebVTT file each (DASH-IF IOP §6.4.5).
+        for (i, s) in subtitles.enumerated() {
+            let lang = s.language.map { " lang=\"\(escaped($0))\"" } ?? ""
+            lines.append(
+                "    <AdaptationSet id=\"\(audio.count + i + 1)\" contentType=\"text\" mimeType=\"text/vtt\"\(lang)>")
+            lines.append("      <Role schemeIdUri=\"urn:mpeg:dash:role:2011\" value=\"subtitle\"/>")
+            let bits = max(1, s.wholeText.utf8.count * 8 / max(1, Int(min(duration, 1e9).rounded(.up))))
+            lines.append("      <Representation id=\"\(escaped(s.name))\" bandwidth=\"\(bits)\">")
+            lines.append("        <BaseURL>\(escaped(s.name))/\(PackagedSubtitles.wholeName)</BaseURL>")
             lines.append("      </Representation>")
             lines.append("    </AdaptationSet>")
         }

@@ -8,6 +8,7 @@ public enum HLSPlaylists {
     public static let playlistName = "playlist.m3u8"
     public static let iFramesName = "iframes.m3u8"
     static let audioGroup = "audio"
+    static let subtitleGroup = "subs"
 
     /// The media playlist of `track`: every segment with its exact duration.
     public static func media(_ track: PackagedTrack) -> String {
@@ -33,19 +34,29 @@ public enum HLSPlaylists {
     }
 
     private static func header(_ track: PackagedTrack, iFramesOnly: Bool = false) -> [String] {
-        // Every EXTINF, rounded to the nearest integer, must be at most the target duration.
-        // (Bounded: a duration comes from timestamps a source file chose.)
-        let target = track.segments.map { Int(min(track.seconds($0.duration), 1e9).rounded()) }.max() ?? 1
+        let target = targetDuration(track.segments.map { track.seconds($0.duration) })
         return [
-            "#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-TARGETDURATION:\(max(1, target))", "#EXT-X-PLAYLIST-TYPE:VOD",
+            "#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-TARGETDURATION:\(target)", "#EXT-X-PLAYLIST-TYPE:VOD",
             "#EXT-X-INDEPENDENT-SEGMENTS",
         ] + (iFramesOnly ? ["#EXT-X-I-FRAMES-ONLY"] : []) + ["#EXT-X-MAP:URI=\"\(PackagedTrack.initName)\""]
     }
 
     /// The multivariant playlist: each audio track as a rendition of one group, each video track as a
     /// variant with that group (its bandwidth counting the largest audio track), and its I-frame playlist.
-    public static func master(video: [PackagedTrack], audio: [PackagedTrack]) -> String {
+    public static func master(
+        video: [PackagedTrack], audio: [PackagedTrack], subtitles: [PackagedSubtitles] = []
+    ) -> String {
         var lines = ["#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-INDEPENDENT-SEGMENTS"]
+        for (i, s) in subtitles.enumerated() {
+            let name = s.title ?? s.language ?? "Subtitles \(i + 1)"
+            var attributes = [
+                "TYPE=SUBTITLES", "GROUP-ID=\"\(subtitleGroup)\"", "NAME=\"\(quoted(name))\"", "DEFAULT=NO",
+                "AUTOSELECT=YES", "FORCED=NO",
+            ]
+            if let language = s.language { attributes.append("LANGUAGE=\"\(quoted(language))\"") }
+            attributes.append("URI=\"\(s.name)/\(playlistName)\"")
+            lines.append("#EXT-X-MEDIA:" + attributes.joined(separator: ","))
+        }
         let loudest = audio.max { $0.bytes < $1.bytes }
         for (i, a) in audio.enumerated() {
             guard case .audio(let language, let title, let channels, _) = a.kind else { continue }
@@ -67,6 +78,7 @@ public enum HLSPlaylists {
                 "RESOLUTION=\(width)x\(height)", "FRAME-RATE=\(decimal(rate.seconds, 3))",
             ]
             if loudest != nil { attributes.append("AUDIO=\"\(audioGroup)\"") }
+            if !subtitles.isEmpty { attributes.append("SUBTITLES=\"\(subtitleGroup)\"") }
             lines.append("#EXT-X-STREAM-INF:" + attributes.joined(separator: ","))
             lines.append("\(v.name)/\(playlistName)")
         }
@@ -83,6 +95,12 @@ public enum HLSPlaylists {
                     + "RESOLUTION=\(width)x\(height),URI=\"\(v.name)/\(iFramesName)\"")
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Every EXTINF, rounded to the nearest integer, must be at most the target duration (at least 1).
+    /// Bounded: a duration comes from timestamps a source file chose.
+    static func targetDuration(_ seconds: [Double]) -> Int {
+        max(1, seconds.map { Int(min(max(0, $0), 1e9).rounded()) }.max() ?? 1)
     }
 
     /// An attribute value without the characters a quoted-string cannot hold.

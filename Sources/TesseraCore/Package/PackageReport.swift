@@ -48,6 +48,20 @@ public struct PackageReport: Sendable, Hashable, Codable {
     public var segmentDuration: Double
     public var video: [Track]
     public var audio: [Track]
+    /// WebVTT subtitle tracks: folder, language and cue count.
+    public var subtitles: [Subtitles] = []
+
+    public struct Subtitles: Sendable, Hashable, Codable {
+        public var name: String
+        public var language: String?
+        public var cues: Int
+
+        public init(name: String, language: String?, cues: Int) {
+            self.name = name
+            self.language = language
+            self.cues = cues
+        }
+    }
 
     public init(manifests: [String], segmentDuration: Double, video: [Track], audio: [Track]) {
         self.manifests = manifests

@@ -41,9 +41,9 @@ public struct PackagedTrack: Sendable, Hashable {
 
     public static let initName = "init.mp4"
     /// The media segment numbered `n` (from 1).
-    public static func segmentName(_ n: Int) -> String {
+    public static func segmentName(_ n: Int, extension ext: String = "m4s") -> String {
         let digits = String(n)
-        return "seg_" + String(repeating: "0", count: max(0, 5 - digits.count)) + digits + ".m4s"
+        return "seg_" + String(repeating: "0", count: max(0, 5 - digits.count)) + digits + "." + ext
     }
 
     public var isVideo: Bool {

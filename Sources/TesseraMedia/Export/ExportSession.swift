@@ -141,7 +141,7 @@ public final class ExportSession: @unchecked Sendable {
             guard tracks.video != nil else {
                 throw MediaError(.invalidArgument, path: sourcePath, "has no video track to package")
             }
-            tracks.leaveOnlyAudioAndVideo(because: "a package holds video and audio tracks (subtitles not yet)")
+            tracks.keepForPackage(reader.input.streams)
         }
         if let seconds = segmentSeconds, !settings.passthrough, settings.video != nil, tracks.video != nil {
             return try exportSegmented(

@@ -222,6 +222,24 @@ struct ExportTracks {
         (subtitles, attachments, chapters, timecode) = ([], [], [], nil)
     }
 
+    /// What a streaming package keeps besides video and audio: its text subtitle tracks, as WebVTT (the
+    /// HLS and DASH way); attachments, chapters and timecode are dropped and named.
+    mutating func keepForPackage(_ streams: [UnsafeMutablePointer<AVStream>]) {
+        let text = subtitles.filter { s in
+            let id = streams[s.trackID].pointee.codecpar.pointee.codec_id
+            return avcodec_descriptor_get(id).map { $0.pointee.props & AV_CODEC_PROP_TEXT_SUB != 0 } ?? false
+                && avcodec_find_decoder(id) != nil && avcodec_find_encoder(AV_CODEC_ID_WEBVTT) != nil
+        }
+        for s in subtitles where !text.contains(where: { $0.trackID == s.trackID }) {
+            notCarried.append(
+                "subtitle track \(s.trackID) is not carried: only text subtitles become a package's WebVTT")
+        }
+        let reason = "a package holds video, audio and subtitle tracks"
+        subtitles = []
+        leaveOnlyAudioAndVideo(because: reason)
+        subtitles = text.map { Subtitle(trackID: $0.trackID, handling: .convert(to: AV_CODEC_ID_WEBVTT)) }
+    }
+
     func addCarried(
         reader: AssetReader, writer: AssetWriter, retime: ExportRetime? = nil
     ) throws(MediaError) -> [SubtitleLeg] {

@@ -10,16 +10,18 @@ import TesseraAV
 /// stays up as long as its words take to play, and one showing at a freeze stays up through it.
 final class SubtitleLeg: @unchecked Sendable {
     private let output: AssetReaderTrackOutput
-    private let input: AssetWriterInput
+    private let input: any SubtitleSink
     private let converter: SubtitleConverter?
     private let sourceTimeBase: AVRational
     /// The map and the timescale the output's times are written in.
     private let retime: (ExportRetime, timescale: Int64)?
     private(set) var events = 0
 
+    /// - Parameter cues: where a package's track goes instead of `writer` (converted to WebVTT cues).
     /// - Throws: `.unsupported` when the track can neither be copied nor converted after all.
     init(
-        reader: AssetReader, writer: AssetWriter, track: ExportTracks.Subtitle, retime: ExportRetime? = nil
+        reader: AssetReader, writer: AssetWriter?, track: ExportTracks.Subtitle, retime: ExportRetime? = nil,
+        cues: WebVTTCues? = nil
     ) throws(MediaError) {
         let stream = reader.input.streams[track.trackID]
         sourceTimeBase = stream.pointee.time_base
@@ -27,6 +29,13 @@ final class SubtitleLeg: @unchecked Sendable {
         self.retime = retime.map { ($0, timescale) }
         let timeBase = retime == nil ? sourceTimeBase : AVRational(num: 1, den: Int32(clamping: timescale))
         output = try reader.addOutput(trackID: track.trackID, decode: false, sparse: true)
+        if let cues {
+            converter = try SubtitleConverter(stream: stream, to: AV_CODEC_ID_WEBVTT, path: reader.path)
+            cues.timeBase = timeBase
+            input = cues
+            return
+        }
+        guard let writer else { throw MediaError(.internal, path: reader.path, "a subtitle leg with nowhere to go") }
         switch track.handling {
         case .copy:
             converter = nil
@@ -88,6 +97,13 @@ final class SubtitleLeg: @unchecked Sendable {
         }
     }
 }
+
+/// Where a subtitle leg's events go: an output track, or a package's WebVTT cues.
+protocol SubtitleSink: AnyObject {
+    func append(_ packet: Packet) throws(MediaError)
+}
+
+extension AssetWriterInput: SubtitleSink {}
 
 /// Text subtitles decoded and encoded again (each event's text and styling; timing is the caller's).
 final class SubtitleConverter: @unchecked Sendable {

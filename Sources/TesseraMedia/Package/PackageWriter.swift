@@ -38,6 +38,7 @@ final class PackageWriter {
     let segmentDuration: Double
     private(set) var video: [Video] = []
     private(set) var audio: [Audio] = []
+    private(set) var subtitles: [WebVTTCues] = []
     private var finished = false
 
     /// Checks the destination and makes the temporary folder beside it.
@@ -88,6 +89,19 @@ final class PackageWriter {
         let writer = try trackWriter(name)
         audio.append(Audio(writer: writer, name: name, language: language, title: title, endGap: endGap))
         return writer
+    }
+
+    /// A subtitle track's cues, written as WebVTT in its own folder when the package is finished.
+    func addSubtitles(name: String, language: String?, title: String?) throws(MediaError) -> WebVTTCues {
+        let folder = temporaryPath + "/" + name
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        } catch {
+            throw MediaError(.outputLocation, path: outputPath, "cannot create \(folder): \(error)")
+        }
+        let cues = WebVTTCues(name: name, language: language, title: title)
+        subtitles.append(cues)
+        return cues
     }
 
     private func trackWriter(_ name: String) throws(MediaError) -> AssetWriter {
@@ -148,23 +162,45 @@ final class PackageWriter {
                 try checkAudio(track, a.writer, timeBase: stream.pointee.time_base, end: videoEnd + a.endGap)
                 audioTracks.append(track)
             }
+            // Subtitles on the first rendition's segments: a WebVTT file per media segment and one whole.
+            let spans = (videoTracks.first?.segments ?? []).map { s in
+                PackagedSubtitles.Span(
+                    start: videoTracks[0].seconds(s.start), duration: videoTracks[0].seconds(s.duration))
+            }
+            let subtitleTracks = subtitles.map {
+                PackagedSubtitles(
+                    name: $0.name, language: $0.language, title: $0.title, cues: $0.finished, segments: spans,
+                    end: videoEnd.seconds)
+            }
+            for s in subtitleTracks {
+                for k in s.segments.indices {
+                    try write(s.segmentText(k), to: "\(s.name)/\(PackagedSubtitles.segmentName(k + 1))")
+                }
+                try write(s.wholeText, to: "\(s.name)/\(PackagedSubtitles.wholeName)")
+                if formats.contains(.hls) { try write(s.playlist, to: "\(s.name)/\(HLSPlaylists.playlistName)") }
+            }
             var manifests: [String] = []
             if formats.contains(.hls) {
                 for t in videoTracks + audioTracks {
                     try write(HLSPlaylists.media(t), to: "\(t.name)/\(HLSPlaylists.playlistName)")
                     if t.isVideo { try write(HLSPlaylists.iFrames(t), to: "\(t.name)/\(HLSPlaylists.iFramesName)") }
                 }
-                try write(HLSPlaylists.master(video: videoTracks, audio: audioTracks), to: HLSPlaylists.masterName)
+                try write(
+                    HLSPlaylists.master(video: videoTracks, audio: audioTracks, subtitles: subtitleTracks),
+                    to: HLSPlaylists.masterName)
                 manifests.append(HLSPlaylists.masterName)
             }
             if formats.contains(.dash) {
-                try write(DASHManifest.render(video: videoTracks, audio: audioTracks), to: DASHManifest.name)
+                try write(
+                    DASHManifest.render(video: videoTracks, audio: audioTracks, subtitles: subtitleTracks),
+                    to: DASHManifest.name)
                 manifests.append(DASHManifest.name)
             }
-            let report = PackageReport(
+            var report = PackageReport(
                 manifests: manifests, segmentDuration: segmentDuration,
                 video: zip(videoTracks, video).map { Self.summary($0, $1.writer) },
                 audio: zip(audioTracks, audio).map { Self.summary($0, $1.writer, language: $1.language) })
+            report.subtitles = subtitleTracks.map { .init(name: $0.name, language: $0.language, cues: $0.cues.count) }
             try moveIntoPlace()
             finished = true
             return report

@@ -273,6 +273,7 @@ final class SegmentedExport: @unchecked Sendable {
         otherSettings.video = nil
         var otherTracks = config.tracks
         otherTracks.video = nil
+        otherTracks.subtitles = []  // each its own WebVTT track, below
         var audioNumber = 0
         let gaps = sourceAudioEndGaps
         audioPlan = try TranscodePipeline.make(
@@ -286,11 +287,24 @@ final class SegmentedExport: @unchecked Sendable {
                     name: "audio\(audioNumber)" + suffix, language: language, title: source.title,
                     endGap: gaps[Int(source.stream.pointee.index)] ?? .zero)
             }, config.makeProcessor)
+        // Text subtitles become WebVTT cues, on the same timeline (and through the same time map) as a
+        // single file's would be.
+        var subtitleStages: [StageThread] = []
+        for (k, subtitle) in config.tracks.subtitles.enumerated() {
+            let stream = reader.input.streams[subtitle.trackID]
+            let language = ExportTracks.tag(stream, "language")
+            let suffix = language.map(Self.folderSafe).flatMap { $0.isEmpty ? nil : "-" + $0 } ?? ""
+            let cues = try writer.addSubtitles(
+                name: "subtitles\(k)" + suffix, language: language, title: ExportTracks.tag(stream, "title"))
+            let leg = try SubtitleLeg(reader: reader, writer: nil, track: subtitle, retime: config.retime, cues: cues)
+            subtitleStages.append(
+                StageThread("tessera.package.subtitles", failure: failure) { () throws(MediaError) in try leg.run() })
+        }
         try writer.startWriting()
         try reader.startReading()
         return .init(
             input: inputs[0], renditionInputs: Array(inputs.dropFirst()), timeBase: outputTB,
-            stages: audioPlan?.start(failure: failure) ?? [], path: package.outputPath)
+            stages: (audioPlan?.start(failure: failure) ?? []) + subtitleStages, path: package.outputPath)
     }
 
     /// A name for a folder: letters and digits of `text` (a language code from a file), at most 16.
