@@ -87,6 +87,25 @@ import Testing
         #expect(inbound.offer(a, bytes: 100, now: 9) == .granted)
     }
 
+    @Test func aTrickleOfPartsDoesNotHoldTheRoomForEver() {
+        let mib = 1 << 20
+        var inbound = InboundResults(budget: 4 * mib, maxResultBytes: 4 * mib, partBytes: mib)
+        let a = Self.id("w1", 0)
+        #expect(inbound.offer(a, bytes: UInt64(4 * mib), now: 0) == .granted)
+        // One small part every 4 s keeps it from going idle (5 s), but 4 MiB at 1 MiB/s is due by 4 s,
+        // plus the idle allowance.
+        var t = 0.0
+        var offset: UInt64 = 0
+        while t < 8 {
+            t += 4
+            #expect(inbound.expire(idle: 5, now: t).expired.isEmpty, "at \(t) s")
+            #expect(inbound.part(a, offset: offset, data: Data(repeating: 1, count: 10), now: t) == .incomplete)
+            offset += 10
+        }
+        #expect(inbound.expire(idle: 5, now: 9.5).expired == [a])
+        #expect(inbound.reserved == 0)
+    }
+
     @Test func aCompleteResultKeepsItsRoomWhenItsPeerGoes() {
         var inbound = InboundResults(budget: 10, maxResultBytes: 10, partBytes: 10)
         let (a, b) = (Self.id("w1", 0), Self.id("w2", 1))

@@ -40,8 +40,13 @@ struct InboundResults {
         var bytes: Int
         var data: Data
         var lastHeard: Double
+        /// When it must be complete: a part now and then does not hold the room for ever.
+        var deadline: Double
         var isComplete = false
     }
+
+    /// The slowest a granted result may arrive, on top of the idle allowance (`expire`): 1 MiB/s.
+    static let minimumBytesPerSecond = Double(1 << 20)
 
     /// Bytes of results granted and not yet finished, every peer together, at most.
     let budget: Int
@@ -115,10 +120,13 @@ struct InboundResults {
         return grantWaiting(now: now)
     }
 
-    /// Transfers granted but not completed, with no part for `idle` seconds, are dropped: an honest worker
-    /// sends every part as soon as it is granted. Returns those dropped and the offers granted now.
+    /// Transfers granted but not completed, with no part for `idle` seconds or not complete by their
+    /// deadline (`idle` plus their bytes at `minimumBytesPerSecond` after the grant), are dropped: an honest
+    /// worker sends every part as soon as it is granted. Returns those dropped and the offers granted now.
     mutating func expire(idle: Double, now: Double) -> (expired: [ID], granted: [ID]) {
-        let stale = transfers.filter { !$0.value.isComplete && now - $0.value.lastHeard > idle }.map(\.key)
+        let stale = transfers.filter {
+            !$0.value.isComplete && (now - $0.value.lastHeard > idle || now > $0.value.deadline + idle)
+        }.map(\.key)
         for id in stale { release(id) }
         return (stale, stale.isEmpty ? [] : grantWaiting(now: now))
     }
@@ -136,7 +144,9 @@ struct InboundResults {
             reserved += first.bytes
             // Reserved in address space only: pages are touched as parts arrive, and nothing is copied
             // as the buffer fills.
-            transfers[first.id] = Transfer(bytes: first.bytes, data: Data(capacity: first.bytes), lastHeard: now)
+            transfers[first.id] = Transfer(
+                bytes: first.bytes, data: Data(capacity: first.bytes), lastHeard: now,
+                deadline: now + Double(first.bytes) / Self.minimumBytesPerSecond)
             granted.append(first.id)
         }
         return granted

@@ -53,6 +53,10 @@ public enum ByteRangeReader {
                 runs.append((p.position, end, [i]))
             }
         }
+        // The gaps joined in count too: what is read stays within the bound.
+        guard runs.reduce(0, { $0 + ($1.end - $1.start) }) <= maxBytes else {
+            throw MediaError(.invalidArgument, path: source, "a segment's byte ranges add up to over 2 GiB")
+        }
         var out = [[UInt8]](repeating: [], count: pieces.count)
         for run in runs {
             let bytes = try readRange(source, httpHeaders: httpHeaders, run.start..<run.end, sourceBytes: sourceBytes)

@@ -20,7 +20,9 @@ public struct MediaURL: Sendable, Equatable {
         {
             return nil
         }
-        base = "\(scheme)://\(url.host(percentEncoded: true) ?? host)" + (url.port.map { ":\($0)" } ?? "")
+        // An IPv6 literal goes back in its brackets.
+        let name = url.host(percentEncoded: true) ?? host
+        base = "\(scheme)://\(name.contains(":") ? "[\(name)]" : name)" + (url.port.map { ":\($0)" } ?? "")
         self.token = token
     }
 
