@@ -188,7 +188,8 @@ enum DashboardPage {
         let percent = j.framesTotal > 0 ? Double(j.framesDone) * 100 / Double(j.framesTotal) : 0
         return "<tr data-job=\"\(id)\" data-frames-done=\"\(j.framesDone)\" data-frames-total=\"\(j.framesTotal)\">"
             + "<th scope=\"row\"><a href=\"/jobs/\(escape(pathSegment(j.id)))\">\(id)</a></th>"
-            + "<td><span class=\"badge j-\(j.state.rawValue)\">\(j.state.rawValue)</span></td>"
+            + "<td><span class=\"badge j-\(j.state.rawValue)\">\(j.state.rawValue)</span>"
+            + (j.waiting.map { " <span class=\"waiting\">waiting: \(escape($0))</span>" } ?? "") + "</td>"
             + "<td><progress max=\"\(max(1, j.framesTotal))\" value=\"\(j.framesDone)\" "
             + "aria-label=\"Progress of job \(id)\"></progress> <span class=\"frames\">\(j.framesDone) / \(j.framesTotal)"
             + "</span> (<span class=\"pct\">\(String(format: "%.1f", percent))</span> %)</td>"
@@ -290,6 +291,7 @@ enum DashboardPage {
             <th scope="col">ETA</th><th scope="col">Frames/s</th><th scope="col">Source</th></tr></thead>
             <tbody>\(jobRow(j))</tbody></table></div>
             \(j.error.map { "<p class=\"error\">\(escape($0))</p>" } ?? "")
+            \(j.waiting.map { "<p class=\"waiting\">Waiting: \(escape($0))</p>" } ?? "")
             \(playback)
             \(qualitySection)
             <h2>Segments</h2><p class="legend">\(legend)</p>

@@ -35,6 +35,8 @@ public struct DashboardSnapshot: Sendable, Codable, Equatable {
         public var etaLow: Double?
         public var etaHigh: Double?
         public var error: String?
+        /// Why its queued segments are taken by no worker (`JobStatus.waiting`).
+        public var waiting: String? = nil
     }
 
     /// The farm's output rate: now (over the last ten seconds), and one point per `RateBook.pointInterval`
@@ -135,6 +137,7 @@ extension DashboardSnapshot.Job {
             id: j.id, source: j.source.split(separator: "/").last.map(String.init) ?? j.source, state: j.state,
             framesDone: j.framesDone, framesTotal: j.framesTotal, framesPerSecond: j.framesPerSecond,
             etaLow: moving ? finite((remaining / rates.max()!).rounded()) : nil,
-            etaHigh: moving ? finite((remaining / rates.min()!).rounded()) : nil, error: j.error)
+            etaHigh: moving ? finite((remaining / rates.min()!).rounded()) : nil, error: j.error,
+            waiting: j.waiting)
     }
 }

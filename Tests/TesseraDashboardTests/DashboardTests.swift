@@ -46,6 +46,11 @@ import FoundationNetworking
         #expect(row.etaLow == 15 && row.etaHigh == 30, "600 frames at 40 (average) to 20 (now) frames/s")
         job.state = .completed
         #expect(DashboardSnapshot.Job(job).etaLow == nil)
+        // Why a job waits is in its row, escaped.
+        job.state = .running
+        job.waiting = "no connected worker can run it (w<1>: no Vulkan device)"
+        let html = DashboardPage.jobRows([DashboardSnapshot.Job(job)])
+        #expect(html.contains("waiting: no connected worker can run it (w&lt;1&gt;: no Vulkan device)"))
     }
 
     @Test func sessionCookieIsSignedExpiresAndNamesItsAttributes() throws {
