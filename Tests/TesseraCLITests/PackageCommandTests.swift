@@ -196,6 +196,26 @@ import Testing
         #expect(times == [0.5, 1.8, 4.0], "\(probe)")
     }
 
+    @Test func aRenditionWithItsOwnTargetQualityMeetsItOnEverySegment() throws {
+        defer { TestMedia.cleanup(dir) }
+        let src = try source()
+        let out = dir.appendingPathComponent("pkg")
+        let r = try tessera([
+            "transcode", src.path, "-o", out.path, "--package", "hls", "--rendition", "640x360:3M:ssim=0.985",
+            "--rendition", "320x180:300k", "--package-segment", "2", "--speed", "superfast", "--json", "--quiet",
+        ])
+        #expect(r.status == 0, "\(r.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let video = try #require((report["package"] as? [String: Any])?["video"] as? [[String: Any]])
+        let target = try #require(video[0]["target"] as? [String: Any])
+        #expect(target["metric"] as? String == "ssim" && target["value"] as? Double == 0.985)
+        #expect(target["maxBitRate"] as? Int == 4_500_000, "the rendition's peak caps the search")
+        let worst = try #require(video[0]["worstSegmentSsim"] as? Double)
+        #expect(worst >= 0.985 - 0.002, "worst segment SSIM \(worst)")
+        // The other rendition keeps its bit rate and has no target.
+        #expect(video[1]["target"] == nil && video[1]["worstSegmentSsim"] is Double)
+    }
+
     @Test func aMediaSegmentIsMadeOfSeveralFarmSegments() throws {
         defer { TestMedia.cleanup(dir) }
         let src = try source()
@@ -318,6 +338,9 @@ import Testing
         try refused(["--package", "m3u", "--rendition", "640x360:1M"], 64, "not a package format")
         try refused(["--rendition", "640x360:1M"], 64, "go with --package")
         try refused(["--package", "hls", "--rendition", "640x360"], 64, "WxH:RATE")
+        try refused(["--package", "hls", "--rendition", "320x180:300k:ssim=2"], 64, "targetQuality")
+        try refused(["--package", "hls", "--rendition", "320x180:300k:ssim"], 64, "codec")
+        try refused(["--package", "dash", "--rendition", "320x180:300k:av1:ssim=0.9"], 64, "capped CRF")
         // A file where the folder would go, and a folder that exists.
         try Data("x".utf8).write(to: out)
         try refused(["--package", "hls", "--rendition", "320x180:300k"], 73, "is a file")

@@ -75,6 +75,7 @@ import Testing
     /// A valid task with one field broken on the wire, and the field the error must name.
     static let brokenTasks: [(String, @Sendable (inout Tessera_V1_SegmentTask) -> Void)] = [
         ("task.settings.codec", { $0.settings.codec = "mpeg2" }),
+        ("task.rendition_targets", { $0.renditionTargets = [Tessera_V1_RenditionTarget()] }),
         ("task.settings.rate_control", { $0.settings.rateControl = nil }),
         ("task.spec.output_end_frame", { $0.spec.outputEndFrame = $0.spec.outputFirstFrame &- 1 }),
         ("task.spec.presentation_end", { $0.spec.presentationEnd = $0.spec.presentationStart - 1 }),

@@ -118,6 +118,20 @@ struct WorkGenerator {
         work.toneMap = bool()
         // SVT-AV1 takes no cap (`TargetQuality.validate`).
         if work.settings.codec == .av1 { work.targetQuality?.maxBitRate = nil }
+        // Sometimes a ladder: renditions, some with their own target (never a capped AV1 one).
+        if bool() {
+            work.renditions = (0..<int(1...3)).map { _ in settings() }
+            if bool() {
+                work.renditionTargets = work.renditions.map { r in
+                    maybe { g in
+                        let ssim = g.bool()
+                        return TargetQuality(
+                            metric: ssim ? .ssim : .psnr, value: ssim ? 0.97 : 40,
+                            maxBitRate: r.codec == .av1 ? nil : g.int(100_000...20_000_000))
+                    }
+                }
+            }
+        }
         return work
     }
 

@@ -728,7 +728,8 @@ extension Dispatcher {
         }
         // An older worker would drop the HDR metadata without a word: such a task waits for one that signals it.
         let needs: [(Bool, String)] = [
-            (work.hdr != nil, WorkerFeature.hdr10), (work.targetQuality != nil, WorkerFeature.targetQuality),
+            (work.hdr != nil, WorkerFeature.hdr10),
+            (work.targetQuality != nil || work.renditionTargets.contains { $0 != nil }, WorkerFeature.targetQuality),
             (work.deinterlaceFilter != nil, WorkerFeature.deinterlace), (work.toneMap, WorkerFeature.toneMap),
             (!work.renditions.isEmpty, WorkerFeature.renditions),
         ]

@@ -40,6 +40,8 @@ public struct SegmentWork: Sendable, Hashable {
     /// A streaming ladder's other renditions: the segment is decoded once and also encoded with each of
     /// these settings (`SegmentOutput.renditions`, in this order).
     public var renditions: [VideoSettings]
+    /// Each rendition's own target quality, in `renditions`' order (empty: none has one).
+    public var renditionTargets: [TargetQuality?] = []
     /// The stream of `sourceName` the packets come from, when the coordinator knows it: a worker that
     /// reads that file itself can be sent the task by reference, without the packets' data.
     public var sourceStream: Int?

@@ -24,6 +24,11 @@ public struct PackageReport: Sendable, Hashable, Codable {
         /// PSNR in dB, mean SSIM), measured as each segment was made; nil when unmeasured (verification timing).
         public var psnr: Double? = nil
         public var ssim: Double? = nil
+        /// The quality a rendition's segments searched for (capped CRF), and its worst segment's mean SSIM
+        /// and PSNR: each segment meets the target within the metric's tolerance, or the report says short.
+        public var target: TargetQuality? = nil
+        public var worstSegmentSsim: Double? = nil
+        public var worstSegmentPsnr: Double? = nil
 
         public init(
             name: String, codecs: String, width: Int?, height: Int?, language: String?, peakBitRate: Int,

@@ -84,6 +84,7 @@ public struct PackageRequest: Sendable, Hashable, Codable {
                 throw JobRequestError(
                     field: "\(f).codec", "\(format.rawValue.uppercased()) cannot list \(r.codec.rawValue)")
             }
+            try r.cappedTarget?.validate(field: "\(f).targetQuality", codec: r.codec)
         }
     }
 

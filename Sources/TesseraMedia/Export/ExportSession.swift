@@ -269,6 +269,13 @@ public final class ExportSession: @unchecked Sendable {
                 report.package?.video[i].psnr = stats.psnr.rounded(places: 4)
                 report.package?.video[i].ssim = stats.ssim.rounded(places: 6)
             }
+            for (i, worst) in segmented.renditionWorst.enumerated() where i < package.video.count {
+                report.package?.video[i].worstSegmentSsim = worst.map { $0.ssim.rounded(places: 6) }
+                report.package?.video[i].worstSegmentPsnr = worst.map { $0.psnr.rounded(places: 4) }
+            }
+            for (i, target) in segmented.renditionTargets.enumerated() where i < package.video.count {
+                report.package?.video[i].target = target
+            }
             report.bytes = Self.bytes(under: outputPath)
             return report
         }

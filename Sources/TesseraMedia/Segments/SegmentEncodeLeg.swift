@@ -42,12 +42,13 @@ final class SegmentEncodeLeg {
 
     /// - Parameters:
     ///   - settings: this output's video settings.
+    ///   - target: the quality this output searches its rate factor for (the job's, or a rendition's).
     ///   - source: the segment's decoder parameters (the source's size, format and colour).
     ///   - decoders: where the output's check takes its decoder; nil skips the check (and the quality).
     ///   - shared: the segment's processing, shared with its other legs.
     ///   - makeProcessor: a composition's layer's own processors.
     init(
-        _ work: SegmentWork, settings: VideoSettings, source: CodecParameters, threads: Int,
+        _ work: SegmentWork, settings: VideoSettings, target: TargetQuality?, source: CodecParameters, threads: Int,
         decoders: SegmentDecoders?, shared: SharedProcessing, makeProcessor: @escaping SegmentRunner.MakeProcessor
     ) throws(MediaError) {
         let spec = work.spec
@@ -81,7 +82,6 @@ final class SegmentEncodeLeg {
                 frameRate: frameRate, rotation: work.rotation, hdr: work.hdr, toneMapped: work.toneMap)
             (encoderInput, processing) = (encoding.encoderInput, encoding.processing)
         }
-        let target = work.targetQuality
         segment = spec.index
         let toneMapTo = work.toneMap ? PixelFormat(encoderInput.pixelFormat) : nil
         filterChain = SourceFilter.description(deinterlace: work.deinterlaceFilter, toneMapTo: toneMapTo)

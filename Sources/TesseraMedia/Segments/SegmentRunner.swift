@@ -29,9 +29,14 @@ public enum SegmentRunner {
         let source = try CodecParameters(work.source)
         // One read and decode of the segment feeds every output: the job's, then a ladder's other renditions.
         let shared = SharedProcessing(makeProcessor: makeProcessor)
-        let legs = try ([work.settings] + work.renditions).map { (settings) throws(MediaError) in
+        // Each output's target: the job's for its own, each rendition's for a ladder's others.
+        let targets =
+            [work.targetQuality]
+            + (work.renditionTargets.count == work.renditions.count
+                ? work.renditionTargets : work.renditions.map { _ in nil })
+        let legs = try zip([work.settings] + work.renditions, targets).map { (settings, target) throws(MediaError) in
             try SegmentEncodeLeg(
-                work, settings: settings, source: source, threads: threads,
+                work, settings: settings, target: target, source: source, threads: threads,
                 decoders: work.checkDecodes ? decoders : nil, shared: shared, makeProcessor: makeProcessor)
         }
         // Each distinct source filter chain (deinterlacing, tone mapping) runs once for the legs that use it.

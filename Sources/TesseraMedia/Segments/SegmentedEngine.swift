@@ -4,6 +4,17 @@ import TesseraAV
 import TesseraCompute
 import TesseraCore
 
+/// A rendition's worst segment: the lowest of its segments' mean SSIM and mean PSNR.
+struct SegmentWorst: Equatable {
+    var ssim: Double
+    var psnr: Double
+
+    func worse(than other: SegmentWorst?) -> SegmentWorst {
+        guard let other else { return self }
+        return SegmentWorst(ssim: min(ssim, other.ssim), psnr: min(psnr, other.psnr))
+    }
+}
+
 /// The one segmented loop, whatever the job: a plain transcode, a retimed export and a composition are
 /// all runs of segments to it.
 ///
@@ -49,6 +60,8 @@ final class SegmentedEngine {
         var renditionProcessors: [ProcessorKind] = []
         /// Each of the other renditions' measured frames, summed over the segments (nil where unmeasured).
         var renditionQuality: [QualityStats?] = []
+        /// Each of the other renditions' worst segment (its mean SSIM and PSNR; nil where unmeasured).
+        var renditionWorst: [SegmentWorst?] = []
         /// Every segment's measured quality, in order (empty when the segments were not decoded).
         var quality: [SegmentQuality]
         /// The quality the segments were asked to reach.
@@ -140,6 +153,7 @@ final class SegmentedEngine {
             var renditionQuality: [QualityStats?] = first.renditions.map {
                 $0.quality.map { _ in QualityStats(peak: 0) }
             }
+            var renditionWorst: [SegmentWorst?] = first.renditions.map { _ in nil }
             let (rateControl, target) = (runs[0].template.settings.rateControl, runs[0].template.targetQuality)
             for spec in specs {
                 let output = spec.index == first.index ? first : try executor.output(spec.index)
@@ -159,6 +173,9 @@ final class SegmentedEngine {
                     }
                     try renditionStitchers[k].append(rendition, to: opened.renditionInputs[k])
                     if let q = rendition.quality { renditionQuality[k]?.add(q) } else { renditionQuality[k] = nil }
+                    if let q = rendition.quality, q.frames > 0 {
+                        renditionWorst[k] = SegmentWorst(ssim: q.ssim, psnr: q.psnr).worse(than: renditionWorst[k])
+                    }
                 }
                 frames += output.frames
                 if let q = SegmentQuality(
@@ -173,6 +190,7 @@ final class SegmentedEngine {
             return Result(
                 frames: frames, endSeconds: stitcher.endSeconds, processor: first.processor,
                 renditionProcessors: first.renditions.map(\.processor), renditionQuality: renditionQuality,
+                renditionWorst: renditionWorst,
                 quality: quality, target: target)
         } catch {
             throw stop(error)

@@ -56,6 +56,9 @@ final class SegmentedExport: @unchecked Sendable {
     private(set) var renditionProcessors: [ProcessorKind] = []
     /// Each rendition's measured frames over the whole package (nil where unmeasured), in the ladder's order.
     private(set) var renditionQuality: [QualityStats?] = []
+    /// Each rendition's worst segment and its target (a package's ladder, in its order).
+    private(set) var renditionWorst: [SegmentWorst?] = []
+    private(set) var renditionTargets: [TargetQuality?] = []
 
     /// The segments' figures summed, or nil when a segment was not measured.
     private func quality(of segments: [SegmentQuality]) -> QualityStats? {
@@ -154,8 +157,11 @@ final class SegmentedExport: @unchecked Sendable {
             packets: [], settings: ladder?.first?.settings ?? vs, endTick: nil, sourceName: reader.path,
             backend: config.backend, checkDecodes: config.verification.decodesSegments,
             retime: config.retime?.segmentRetime(rangeStartTick: range.start), hdr: config.tracks.hdr,
-            targetQuality: config.targetQuality, deinterlace: config.deinterlace,
+            targetQuality: ladder?.first?.target ?? config.targetQuality, deinterlace: config.deinterlace,
             toneMap: config.tracks.toneMapTo != nil, renditions: (ladder ?? []).dropFirst().map(\.settings))
+        if let ladder, ladder.dropFirst().contains(where: { $0.target != nil }) {
+            template.renditionTargets = ladder.dropFirst().map(\.target)
+        }
         template.sourceStream = videoID
         deinterlaced = template.deinterlace.filterName(for: FieldOrder(libavValue: template.source.fieldOrder))
         if deinterlaced != nil { plan = SegmentPlanner.withNeighbours(plan, index: video.index) }
@@ -204,6 +210,11 @@ final class SegmentedExport: @unchecked Sendable {
         processorKind = result.processor
         renditionProcessors = [result.processor] + result.renditionProcessors
         renditionQuality = [quality(of: result.quality)] + result.renditionQuality
+        let mainWorst = result.quality.reduce(nil as SegmentWorst?) {
+            SegmentWorst(ssim: $1.ssim, psnr: $1.psnr).worse(than: $0)
+        }
+        renditionWorst = [mainWorst] + result.renditionWorst
+        renditionTargets = [result.target] + template.renditionTargets
         videoEnd = result.endSeconds
         quality = QualityReport(segments: result.quality, target: result.target)
         if config.package != nil { return nil }
@@ -215,6 +226,8 @@ final class SegmentedExport: @unchecked Sendable {
     struct Rung {
         var settings: VideoSettings
         var name: String
+        /// The quality its segments search for (capped CRF), when the rendition asks one.
+        var target: TargetQuality? = nil
     }
 
     /// Each rendition's encoder settings: the job's codec speed and pixel format, the rendition's box, codec
@@ -238,11 +251,21 @@ final class SegmentedExport: @unchecked Sendable {
             }
             v.codec = r.rendition.codec
             (v.maxWidth, v.maxHeight) = (r.rendition.width, r.rendition.height)
-            v.rateControl = .bitRate(r.rendition.bitRate)
-            v.maxBitRate = r.rendition.maxBitRate
+            if r.rendition.targetQuality != nil {
+                // Capped CRF: the search starts at the job's factor (or the codec's default), the rendition's
+                // peak caps it.
+                if case .crf = base.rateControl, r.rendition.codec == base.codec {
+                } else {
+                    v.rateControl = VideoSettings(codec: r.rendition.codec).rateControl
+                }
+                v.maxBitRate = nil
+            } else {
+                v.rateControl = .bitRate(r.rendition.bitRate)
+                v.maxBitRate = r.rendition.maxBitRate
+            }
             v.gopLength = min(base.gopLength ?? keyframes, keyframes)
             let name = "\(r.width)x\(r.height)" + (r.rendition.codec == .h264 ? "" : "-\(r.rendition.codec.rawValue)")
-            return Rung(settings: v, name: name)
+            return Rung(settings: v, name: name, target: r.rendition.cappedTarget)
         }
     }
 

@@ -37,6 +37,11 @@ extension Tessera_V1_SegmentTask {
         renditions = try work.renditions.enumerated().map { (i, r) throws(WireError) in
             try Tessera_V1_VideoSettings(r, field: "task.renditions[\(i)]")
         }
+        renditionTargets = try work.renditionTargets.map { (t) throws(WireError) in
+            var entry = Tessera_V1_RenditionTarget()
+            if let t { entry.target = try Tessera_V1_TargetQuality(t) }
+            return entry
+        }
         try WireValue.checkOutgoing { () throws(WireError) in try validateTask() }
     }
 
@@ -62,6 +67,10 @@ extension Tessera_V1_SegmentTask {
         guard renditions.count < PackageRequest.maximumRenditions else {
             throw WireValue.malformed(
                 "task.renditions", "holds \(renditions.count): at most \(PackageRequest.maximumRenditions - 1)")
+        }
+        guard renditionTargets.isEmpty || renditionTargets.count == renditions.count else {
+            throw WireValue.malformed(
+                "task.rendition_targets", "holds \(renditionTargets.count) for \(renditions.count) renditions")
         }
         if hasSourceStream {
             guard sourceStream >= 0 else { throw WireValue.malformed("task.source_stream", "is negative") }
@@ -126,5 +135,9 @@ extension SegmentWork {
             renditions: try wire.renditions.enumerated().map { (i, r) throws(WireError) in
                 try VideoSettings(wire: r, field: "task.renditions[\(i)]")
             })
+        renditionTargets = try zip(wire.renditionTargets, renditions).enumerated().map { (i, pair) throws(WireError) in
+            guard pair.0.hasTarget else { return nil }
+            return try TargetQuality(wire: pair.0.target, codec: pair.1.codec, field: "task.rendition_targets[\(i)]")
+        }
     }
 }

@@ -1304,6 +1304,13 @@ public nonisolated struct Tessera_V1_SegmentTask: @unchecked Sendable {
     set {_uniqueStorage()._renditions = newValue}
   }
 
+  /// Each rendition's own target quality, in `renditions`' order (empty: none has one); an entry without
+  /// a target is a rendition encoded at its settings. A worker that runs one lists "target-quality".
+  public var renditionTargets: [Tessera_V1_RenditionTarget] {
+    get {_storage._renditionTargets}
+    set {_uniqueStorage()._renditionTargets = newValue}
+  }
+
   /// Set for a task by reference (PROTOCOL.md §7): its packets carry no data; the worker reads them from
   /// source_name, a file under one of its readable_roots, stream source_stream, and checks each one's
   /// timestamps and size. Sent only to workers listing a root the source lies under, or reading
@@ -1329,6 +1336,27 @@ public nonisolated struct Tessera_V1_SegmentTask: @unchecked Sendable {
   public init() {}
 
   fileprivate var _storage = _StorageClass.defaultInstance
+}
+
+public nonisolated struct Tessera_V1_RenditionTarget: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var target: Tessera_V1_TargetQuality {
+    get {_target ?? Tessera_V1_TargetQuality()}
+    set {_target = newValue}
+  }
+  /// Returns true if `target` has been explicitly set.
+  public var hasTarget: Bool {self._target != nil}
+  /// Clears the value of `target`. Subsequent reads from it will return its default value.
+  public mutating func clearTarget() {self._target = nil}
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _target: Tessera_V1_TargetQuality? = nil
 }
 
 public nonisolated struct Tessera_V1_TargetQuality: Sendable {
@@ -3458,7 +3486,7 @@ nonisolated extension Tessera_V1_VideoSettings: SwiftProtobuf.Message, SwiftProt
 
 nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".SegmentTask"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}spec\0\u{1}source\0\u{3}time_base\0\u{3}frame_rate\0\u{3}rotation_degrees\0\u{1}packets\0\u{1}settings\0\u{3}end_tick\0\u{3}source_name\0\u{1}backend\0\u{3}rotation_mirrored\0\u{3}skip_decode_check\0\u{1}retime\0\u{1}layer\0\u{1}hdr\0\u{3}target_quality\0\u{1}deinterlace\0\u{3}tone_map\0\u{1}renditions\0\u{3}source_stream\0\u{3}source_bytes\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}spec\0\u{1}source\0\u{3}time_base\0\u{3}frame_rate\0\u{3}rotation_degrees\0\u{1}packets\0\u{1}settings\0\u{3}end_tick\0\u{3}source_name\0\u{1}backend\0\u{3}rotation_mirrored\0\u{3}skip_decode_check\0\u{1}retime\0\u{1}layer\0\u{1}hdr\0\u{3}target_quality\0\u{1}deinterlace\0\u{3}tone_map\0\u{1}renditions\0\u{3}source_stream\0\u{3}source_bytes\0\u{3}rendition_targets\0")
 
   fileprivate class _StorageClass {
     var _spec: Tessera_V1_SegmentSpec? = nil
@@ -3480,6 +3508,7 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
     var _deinterlace: String = String()
     var _toneMap: Bool = false
     var _renditions: [Tessera_V1_VideoSettings] = []
+    var _renditionTargets: [Tessera_V1_RenditionTarget] = []
     var _sourceStream: Int32? = nil
     var _sourceBytes: UInt64 = 0
 
@@ -3511,6 +3540,7 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
       _deinterlace = source._deinterlace
       _toneMap = source._toneMap
       _renditions = source._renditions
+      _renditionTargets = source._renditionTargets
       _sourceStream = source._sourceStream
       _sourceBytes = source._sourceBytes
     }
@@ -3552,6 +3582,7 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
         case 19: try { try decoder.decodeRepeatedMessageField(value: &_storage._renditions) }()
         case 20: try { try decoder.decodeSingularInt32Field(value: &_storage._sourceStream) }()
         case 21: try { try decoder.decodeSingularUInt64Field(value: &_storage._sourceBytes) }()
+        case 22: try { try decoder.decodeRepeatedMessageField(value: &_storage._renditionTargets) }()
         default: break
         }
       }
@@ -3627,6 +3658,9 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
       if _storage._sourceBytes != 0 {
         try visitor.visitSingularUInt64Field(value: _storage._sourceBytes, fieldNumber: 21)
       }
+      if !_storage._renditionTargets.isEmpty {
+        try visitor.visitRepeatedMessageField(value: _storage._renditionTargets, fieldNumber: 22)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -3655,12 +3689,47 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
         if _storage._deinterlace != rhs_storage._deinterlace {return false}
         if _storage._toneMap != rhs_storage._toneMap {return false}
         if _storage._renditions != rhs_storage._renditions {return false}
+        if _storage._renditionTargets != rhs_storage._renditionTargets {return false}
         if _storage._sourceStream != rhs_storage._sourceStream {return false}
         if _storage._sourceBytes != rhs_storage._sourceBytes {return false}
         return true
       }
       if !storagesAreEqual {return false}
     }
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Tessera_V1_RenditionTarget: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".RenditionTarget"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}target\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularMessageField(value: &self._target) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    try { if let v = self._target {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
+    } }()
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Tessera_V1_RenditionTarget, rhs: Tessera_V1_RenditionTarget) -> Bool {
+    if lhs._target != rhs._target {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
