@@ -91,7 +91,9 @@ extension Dispatcher {
         let idle = configuration.heartbeatInterval * Double(configuration.liveness)
         let (expired, granted) = inbound.expire(idle: idle, now: now)
         for id in expired {
-            refuseTransfer(id.key, from: id.routingID, why: "its parts stopped coming for \(Int(idle)) s", now: now)
+            refuseTransfer(
+                id.key, from: id.routingID,
+                why: "its parts stopped coming (\(String(format: "%.1f", idle)) s idle allowed)", now: now)
         }
         grant(granted)
         if !expired.isEmpty { farm.metrics.inboundResults(bytes: inbound.reserved, waiting: inbound.waitingCount) }
