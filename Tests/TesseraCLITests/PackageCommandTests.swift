@@ -80,7 +80,7 @@ import Testing
         }
         #expect(variants.map { $0["resolution"] as? [Int] } == [[640, 360], [320, 180]])
         let media = try #require(hls["media"] as? [[String: Any]])
-        #expect(media.count == 1 && media[0]["type"] as? String == "AUDIO" && media[0]["language"] as? String == "eng")
+        #expect(media.count == 1 && media[0]["type"] as? String == "AUDIO" && media[0]["language"] as? String == "en")
         let iframes = try #require(hls["iframes"] as? [[String: Any]])
         #expect(iframes.count == 2 && iframes.allSatisfy { $0["iFramesOnly"] as? Bool == true })
         let dash = try #require(facts["dash"] as? [String: Any])
@@ -171,7 +171,7 @@ import Testing
         let hls = try #require(facts["hls"] as? [String: Any])
         let media = try #require(hls["media"] as? [[String: Any]])
         let subs = try #require(media.first { $0["type"] as? String == "SUBTITLES" })
-        #expect(subs["language"] as? String == "eng")
+        #expect(subs["language"] as? String == "en")
         let variant = try #require((hls["variants"] as? [[String: Any]])?.first)
         #expect(subs["durations"] as? [Double] == variant["durations"] as? [Double])
         #expect(
@@ -179,7 +179,7 @@ import Testing
                 .components(separatedBy: "SUBTITLES=\"subs\"").count == 3)
         let sets = try #require((facts["dash"] as? [String: Any])?["sets"] as? [[String: Any]])
         let text = try #require(sets.first { $0["contentType"] as? String == "text" })
-        #expect(text["mimeType"] as? String == "text/vtt" && text["lang"] as? String == "eng")
+        #expect(text["mimeType"] as? String == "text/vtt" && text["lang"] as? String == "en")
         let rep = try #require((text["representations"] as? [[String: Any]])?.first)
         #expect(rep["baseURLs"] as? [String] == ["subtitles0-eng/subtitles.vtt"])
         // ffprobe reads the subtitle playlist (its 5.1 HLS reader skips subtitle renditions in a master):

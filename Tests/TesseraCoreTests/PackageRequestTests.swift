@@ -116,11 +116,20 @@ struct PackageRequestTests {
         let peak = Int((Double(1_501_500 + 96_000) * 8 / 6.006).rounded(.up))
         #expect(master.contains("BANDWIDTH=\(peak),"), "\(master)")
         #expect(master.contains("CODECS=\"avc1.64001f,mp4a.40.2\",RESOLUTION=1280x720,FRAME-RATE=29.970"))
-        #expect(master.contains("LANGUAGE=\"eng\"") && master.contains("#EXT-X-I-FRAME-STREAM-INF:"))
+        // The file's ISO 639-2 "eng" is named as RFC 5646 asks: "en".
+        #expect(master.contains("LANGUAGE=\"en\"") && master.contains("#EXT-X-I-FRAME-STREAM-INF:"))
         let mpd = DASHManifest.render(video: [v], audio: [a])
         #expect(mpd.contains("<S t=\"0\" d=\"180180\" r=\"1\"/>") && mpd.contains("<S d=\"75000\"/>"))
         #expect(mpd.contains("mediaPresentationDuration=\"PT14.512S\"") && mpd.contains("frameRate=\"30000/1001\""))
         #expect(DASHManifest.escaped("a\"<b>&'") == "a&quot;&lt;b&gt;&amp;&#39;")
+    }
+
+    @Test(arguments: [
+        ("eng", "en"), ("fra", "fr"), ("FRE", "fr"), ("ger", "de"), ("deu", "de"), ("chi", "zh"), ("und", "und"),
+        ("yue", "yue"), ("en", "en"),
+    ])
+    func languagesAreNamedInTheirShortestForm(code: String, tag: String) {
+        #expect(LanguageTag.bcp47(code) == tag)
     }
 
     @Test func codecStringsComeFromTheInitSegmentsBoxes() {

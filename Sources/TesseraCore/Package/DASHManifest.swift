@@ -37,7 +37,7 @@ public enum DASHManifest {
         }
         for (i, a) in audio.enumerated() {
             guard case .audio(let language, _, let channels, let rate) = a.kind else { continue }
-            let lang = language.map { " lang=\"\(escaped($0))\"" } ?? ""
+            let lang = language.map { " lang=\"\(escaped(LanguageTag.bcp47($0)))\"" } ?? ""
             lines.append(
                 "    <AdaptationSet id=\"\(i + 1)\" contentType=\"audio\" mimeType=\"audio/mp4\" "
                     + "segmentAlignment=\"true\"\(lang)>")
@@ -54,7 +54,7 @@ public enum DASHManifest {
         }
         // Subtitles side-loaded as one WebVTT file each (DASH-IF IOP §6.4.5).
         for (i, s) in subtitles.enumerated() {
-            let lang = s.language.map { " lang=\"\(escaped($0))\"" } ?? ""
+            let lang = s.language.map { " lang=\"\(escaped(LanguageTag.bcp47($0)))\"" } ?? ""
             lines.append(
                 "    <AdaptationSet id=\"\(audio.count + i + 1)\" contentType=\"text\" mimeType=\"text/vtt\"\(lang)>")
             lines.append("      <Role schemeIdUri=\"urn:mpeg:dash:role:2011\" value=\"subtitle\"/>")

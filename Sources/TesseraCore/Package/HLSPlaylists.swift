@@ -53,7 +53,7 @@ public enum HLSPlaylists {
                 "TYPE=SUBTITLES", "GROUP-ID=\"\(subtitleGroup)\"", "NAME=\"\(quoted(name))\"", "DEFAULT=NO",
                 "AUTOSELECT=YES", "FORCED=NO",
             ]
-            if let language = s.language { attributes.append("LANGUAGE=\"\(quoted(language))\"") }
+            if let language = s.language { attributes.append("LANGUAGE=\"\(quoted(LanguageTag.bcp47(language)))\"") }
             attributes.append("URI=\"\(s.name)/\(playlistName)\"")
             lines.append("#EXT-X-MEDIA:" + attributes.joined(separator: ","))
         }
@@ -65,7 +65,7 @@ public enum HLSPlaylists {
                 "TYPE=AUDIO", "GROUP-ID=\"\(audioGroup)\"", "NAME=\"\(quoted(name))\"",
                 "DEFAULT=\(i == 0 ? "YES" : "NO")", "AUTOSELECT=YES",
             ]
-            if let language { attributes.append("LANGUAGE=\"\(quoted(language))\"") }
+            if let language { attributes.append("LANGUAGE=\"\(quoted(LanguageTag.bcp47(language)))\"") }
             attributes += ["CHANNELS=\"\(channels)\"", "URI=\"\(a.name)/\(playlistName)\""]
             lines.append("#EXT-X-MEDIA:" + attributes.joined(separator: ","))
         }
