@@ -35,6 +35,10 @@ public struct CoordinatorConfiguration: Sendable {
     public var inboundBudgetBytes: Int = 512 << 20
     /// The most result bytes in one part; the socket refuses larger frames (`ZMQ_MAXMSGSIZE`).
     public var resultPartBytes: Int = WireCodec.defaultPartBytes
+
+    /// The largest frame the workers' socket takes: a part and its envelope (`ZMQ_MAXMSGSIZE`,
+    /// `Welcome.max_message_bytes`). A library caller's part size is held within 1 byte…1 GiB here.
+    var frameLimitBytes: Int { min(max(1, resultPartBytes), 1 << 30) + WireCodec.partOverheadBytes }
     /// Default seconds per segment when a job does not say.
     public var segmentDuration: Double = 4
     /// Whether each worker's result is checked against its task before it counts

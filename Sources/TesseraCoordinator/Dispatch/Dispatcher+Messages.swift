@@ -142,7 +142,7 @@ extension Dispatcher {
             .welcome(
                 heartbeatIntervalMilliseconds: UInt32(clamping: Self.milliseconds(configuration.heartbeatInterval)),
                 liveness: UInt32(clamping: configuration.liveness),
-                maxMessageBytes: UInt64(clamping: configuration.resultPartBytes + WireCodec.partOverheadBytes),
+                maxMessageBytes: UInt64(clamping: configuration.frameLimitBytes),
                 maxResultBytes: UInt64(clamping: configuration.maxMessageBytes),
                 partBytes: UInt64(clamping: configuration.resultPartBytes)),
             to: routingID)

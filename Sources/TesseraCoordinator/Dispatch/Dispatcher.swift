@@ -106,7 +106,7 @@ final class Dispatcher: @unchecked Sendable {
         try router.set(.routerHandover(true))
         // No frame is larger than a result's part: what libzmq holds for one peer is a few parts (the frame
         // being read and `receiveQueue` queued), and a peer past the queue is not read until it drains.
-        try router.set(.maxMessageSize(Int64(configuration.resultPartBytes + WireCodec.partOverheadBytes)))
+        try router.set(.maxMessageSize(Int64(clamping: configuration.frameLimitBytes)))
         try router.set(.sendHighWaterMark(0))
         try router.set(.receiveHighWaterMark(Self.receiveQueue))
         if let secretFile = configuration.curveSecretFile {

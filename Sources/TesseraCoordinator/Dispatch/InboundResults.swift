@@ -69,12 +69,12 @@ struct InboundResults {
     mutating func offer(_ id: ID, bytes: UInt64, now: Double) -> Offer {
         guard transfers[id] == nil, !waiting.contains(where: { $0.id == id }) else { return .duplicate }
         guard bytes > 0 else { return .refused("an empty result") }
-        guard bytes <= UInt64(maxResultBytes) else {
+        guard bytes <= UInt64(clamping: maxResultBytes) else {
             return .refused(
-                "a result of \(Self.mebibytes(bytes)) MiB, over this coordinator's \(Self.mebibytes(UInt64(maxResultBytes))) MiB "
+                "a result of \(Self.mebibytes(bytes)) MiB, over this coordinator's \(Self.mebibytes(UInt64(clamping: maxResultBytes))) MiB "
                     + "limit (--max-message-mb); cut shorter segments")
         }
-        waiting.append((id, Int(bytes)))
+        waiting.append((id, Int(clamping: bytes)))
         return grantWaiting(now: now).contains(id) ? .granted : .waiting
     }
 
@@ -83,7 +83,7 @@ struct InboundResults {
         let problem: String? =
             if data.isEmpty { "an empty part" } else if data.count > partBytes {
                 "a part of \(data.count) bytes, over \(partBytes)"
-            } else if offset != UInt64(transfer.data.count) {
+            } else if offset != UInt64(clamping: transfer.data.count) {
                 "a part at byte \(offset), \(transfer.data.count) expected"
             } else if transfer.data.count + data.count > transfer.bytes {
                 "parts past the \(transfer.bytes) bytes offered"

@@ -214,7 +214,7 @@ public final class FarmMetrics: MetricsExposition {
     /// A task went to its worker in a message of `bytes`.
     public func taskSent(_ transport: TaskTransport, bytes: Int) {
         tasksSent[transport]?.increment()
-        taskBytesSent[transport]?.increment(by: Int64(max(0, bytes)))
+        taskBytesSent[transport]?.increment(by: Int64(clamping: max(0, bytes)))
     }
 
     /// A backup attempt started, won or was wasted.

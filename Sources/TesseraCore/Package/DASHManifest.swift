@@ -58,7 +58,8 @@ public enum DASHManifest {
             lines.append(
                 "    <AdaptationSet id=\"\(audio.count + i + 1)\" contentType=\"text\" mimeType=\"text/vtt\"\(lang)>")
             lines.append("      <Role schemeIdUri=\"urn:mpeg:dash:role:2011\" value=\"subtitle\"/>")
-            let bits = max(1, s.wholeText.utf8.count * 8 / max(1, Int(min(duration, 1e9).rounded(.up))))
+            let seconds = duration.isFinite ? Int(min(max(1, duration), 1e9).rounded(.up)) : 1
+            let bits = max(1, s.wholeText.utf8.count * 8 / seconds)
             lines.append("      <Representation id=\"\(escaped(s.name))\" bandwidth=\"\(bits)\">")
             lines.append("        <BaseURL>\(escaped(s.name))/\(PackagedSubtitles.wholeName)</BaseURL>")
             lines.append("      </Representation>")

@@ -100,7 +100,7 @@ public enum HLSPlaylists {
     /// Every EXTINF, rounded to the nearest integer, must be at most the target duration (at least 1).
     /// Bounded: a duration comes from timestamps a source file chose.
     static func targetDuration(_ seconds: [Double]) -> Int {
-        max(1, seconds.map { Int(min(max(0, $0), 1e9).rounded()) }.max() ?? 1)
+        max(1, seconds.map { $0.isFinite ? Int(min(max(0, $0), 1e9).rounded()) : 1 }.max() ?? 1)
     }
 
     /// An attribute value without the characters a quoted-string cannot hold.

@@ -86,7 +86,7 @@ public struct PackagedSubtitles: Sendable, Hashable {
 
     /// `HH:MM:SS.mmm`, hours as many digits as they need.
     static func timestamp(_ seconds: Double) -> String {
-        let ms = Int((min(max(0, seconds), 1e9) * 1000).rounded())
+        let ms = seconds.isFinite ? Int((min(max(0, seconds), 1e9) * 1000).rounded()) : 0
         let (h, m, s, f) = (ms / 3_600_000, ms / 60_000 % 60, ms / 1000 % 60, ms % 1000)
         return String(format: "%02d:%02d:%02d.%03d", h, m, s, f)
     }
