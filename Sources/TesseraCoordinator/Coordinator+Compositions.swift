@@ -28,7 +28,8 @@ extension Coordinator {
         guard type != .m4a else { throw FarmError(.invalidRequest, "fileType: a composition is video; not m4a") }
         try await checkEncoding(withType, fileType: type)
         let output = try outputPath(request, fileType: type)
-        let made = try await preflight(.composition(spec, output: output), segmentDuration: request.segmentDuration)
+        let made = try await preflight(
+            .composition(spec, output: output, hdr: request.hdr ?? .auto), segmentDuration: request.segmentDuration)
         do throws(JobRequestError) {
             let (width, height, perSegment) = (made.renderWidth ?? 0, made.renderHeight ?? 0, made.framesPerSegment)
             // And fits the memory of some worker taking work, as it announced it (none connected: not known).

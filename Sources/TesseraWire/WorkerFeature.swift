@@ -9,11 +9,14 @@ public enum WorkerFeature {
     public static let deinterlace = "deinterlace"
     /// It tone-maps HDR frames to BT.709 SDR as `SegmentTask.tone_map` asks.
     public static let toneMap = "tonemap"
+    /// It deinterlaces and tone-maps a composition's layer (`SegmentTask.layer`) as the one pass does: the
+    /// first segment of each run of the timeline takes no frame before its range as a neighbour.
+    public static let layerFilters = "layer-filters"
     /// It encodes `SegmentTask.renditions` from the one decode and returns their outputs.
     public static let renditions = "renditions"
     /// It reads any source the coordinator serves over HTTP (`GET /v1/media/{path}`, `--media-url`): its
     /// tasks may come by reference whatever its media roots. Announced only when configured.
     public static let httpSource = "http-source"
     /// Every feature this build implements, as a worker announces them.
-    public static let all = [hdr10, targetQuality, deinterlace, toneMap, renditions]
+    public static let all = [hdr10, targetQuality, deinterlace, toneMap, layerFilters, renditions]
 }

@@ -75,7 +75,7 @@ struct RunCommand: AsyncParsableCommand {
             let input: JobPreflight.Input
             if var checked = composition {
                 if checked.settings == nil && checked.preset == nil { checked.settings = job.settings }
-                input = .composition(checked, output: outputURL.path)
+                input = .composition(checked, output: outputURL.path, hdr: job.codec.hdr)
             } else {
                 let settings = job.settings
                 input = .source(

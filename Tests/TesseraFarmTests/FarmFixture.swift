@@ -12,17 +12,14 @@ final class FarmFixture: @unchecked Sendable {
     let logs: URL
     let keys: URL
     /// The coordinator's ports: it binds port 0 at its first start and logs what it got; a restart asks
-    /// for the same ones, as a deployed coordinator keeps its address. Read before the first start, a
-    /// port is reserved the old way (bind and close), which another process could take meanwhile.
+    /// for the same ones, as a deployed coordinator keeps its address. Known once it has started.
     var zmqPort: Int {
-        if let p = ports.zmq { return p }
-        ports.zmq = (try? Self.freePort()) ?? 0
-        return ports.zmq!
+        guard let p = ports.zmq else { preconditionFailure("the coordinator's port is read before it started") }
+        return p
     }
     var httpPort: Int {
-        if let p = ports.http { return p }
-        ports.http = (try? Self.freePort()) ?? 0
-        return ports.http!
+        guard let p = ports.http else { preconditionFailure("the coordinator's port is read before it started") }
+        return p
     }
     private var ports: (zmq: Int?, http: Int?) = (nil, nil)
     let token = "t-\(UUID().uuidString)"
@@ -259,24 +256,6 @@ final class FarmFixture: @unchecked Sendable {
         let rest = log[start...].prefix { $0 != "\n" && $0 != " " }
         guard let colon = rest.lastIndex(of: ":") else { return nil }
         return Int(rest[rest.index(after: colon)...])
-    }
-
-    static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw TestMedia.ToolFailure(description: "socket() failed") }
-        defer { close(fd) }
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        addr.sin_port = 0
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0
-            }
-        }
-        guard bound else { throw TestMedia.ToolFailure(description: "bind() failed") }
-        return Int(UInt16(bigEndian: addr.sin_port))
     }
 }
 

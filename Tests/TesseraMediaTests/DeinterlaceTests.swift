@@ -23,6 +23,18 @@ import Testing
         return src
     }
 
+    /// FFmpeg's bwdif of `src`, as `--deinterlace auto` runs it, losslessly encoded.
+    static func bwdifReference(of src: URL, in dir: URL) throws -> URL {
+        let reference = dir.appendingPathComponent("bwdif.mkv")
+        try TestMedia.run(
+            "ffmpeg",
+            [
+                "-v", "error", "-i", src.path, "-vf", "bwdif=mode=send_frame:parity=auto:deint=interlaced", "-c:v",
+                "libx264", "-qp", "0", "-preset", "ultrafast", reference.path,
+            ])
+        return reference
+    }
+
     /// Lossless H.264 at the source's size, so the output's pictures are exactly what was encoded.
     static var lossless: OutputSettings {
         OutputSettings(video: VideoSettings(codec: .h264, rateControl: .crf(0), speed: "ultrafast"), audio: nil)
@@ -35,13 +47,7 @@ import Testing
         let dir = try TestMedia.makeDirectory("deinterlace")
         defer { TestMedia.cleanup(dir) }
         let src = try Self.interlacedSource(in: dir)
-        let reference = dir.appendingPathComponent("bwdif.mkv")
-        try TestMedia.run(
-            "ffmpeg",
-            [
-                "-v", "error", "-i", src.path, "-vf", "bwdif=mode=send_frame:parity=auto:deint=interlaced", "-c:v",
-                "libx264", "-qp", "0", "-preset", "ultrafast", reference.path,
-            ])
+        let reference = try Self.bwdifReference(of: src, in: dir)
         let out = dir.appendingPathComponent("auto.mp4")
         let session = ExportSession(sourcePath: src.path, outputPath: out.path, settings: Self.lossless)
         session.backend = .cpu
@@ -87,6 +93,60 @@ import Testing
             ])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(try Self.psnr(farm, one) == 100, "the workers' segments too")
+    }
+
+    /// A composition's interlaced asset is deinterlaced as a source is (one engine): its first run's
+    /// pictures are bwdif's frame for frame; a second run (a cut, so its own reader) and the segments of
+    /// both, on local threads and on a farm, are the one pass's; `off` keeps the fields and says so.
+    @Test func aCompositionDeinterlacesItsInterlacedAssetAsASourceIs() throws {
+        let dir = try TestMedia.makeDirectory("deinterlace-composition")
+        defer { TestMedia.cleanup(dir) }
+        let src = try Self.interlacedSource(in: dir)
+        let reference = try Self.bwdifReference(of: src, in: dir)
+        func spec(_ edits: String) throws -> CompositionSpec {
+            try JSONDecoder().decode(
+                CompositionSpec.self,
+                from: Data(
+                    #"{"assets": [{"id": "i", "path": "\#(src.path)"}], "edits": [\#(edits)], "videoComposition": {"renderSize": "720x576", "frameRate": "25"}, "settings": {"video": {"codec": "h264", "rateControl": {"crf": 0}, "speed": "ultrafast"}, "passthrough": false, "optimizeForNetworkUse": false}}"#
+                        .utf8))
+        }
+        func export(
+            _ spec: CompositionSpec, _ name: String, _ change: (CompositionExport) -> Void = { _ in }
+        ) throws
+            -> (URL, ExportReport)
+        {
+            let out = dir.appendingPathComponent(name)
+            let export = CompositionExport(spec: spec, assetPaths: [src.path], outputPath: out.path)
+            export.backend = .cpu
+            change(export)
+            return (out, try export.export())
+        }
+        let (first, report) = try export(try spec(#"{"insert": {"asset": "i", "range": "0s-1s"}}"#), "first.mp4")
+        #expect(report.video?.deinterlaced == "bwdif" && report.notCarried.isEmpty, "\(report.notCarried)")
+        #expect(try Self.psnr(first, reference) == 100, "the run's pictures are bwdif's")
+
+        let cut = try spec(
+            #"{"insert": {"asset": "i", "range": "0s-1s"}}, {"insert": {"asset": "i", "range": "1.2s-2s"}}"#)
+        let (one, _) = try export(cut, "one.mp4")
+        let (threads, segmented) = try export(cut, "threads.mp4") {
+            $0.segmentDuration = 0.3
+            $0.parallel = 2
+        }
+        #expect((segmented.segments ?? 0) >= 4 && segmented.video?.deinterlaced == "bwdif")
+        #expect(try Self.psnr(threads, one) == 100, "every segment's boundary frames as the one pass makes them")
+        let specFile = dir.appendingPathComponent("cut.json")
+        try JSONEncoder().encode(cut).write(to: specFile)
+        let farm = dir.appendingPathComponent("farm.mp4")
+        let run = try TestMedia.runCapturing(
+            TestMedia.tesseraBinary.path,
+            ["run", "--spec", specFile.path, "-o", farm.path, "--workers", "2", "--segment-duration", "0.3", "--quiet"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try Self.psnr(farm, one) == 100, "the workers' segments too")
+
+        let (kept, off) = try export(cut, "off.mp4") { $0.deinterlace = .off }
+        #expect(off.video?.deinterlaced == nil)
+        #expect(off.notCarried.contains { $0.contains("interlaced (tt)") && $0.contains("--deinterlace off") })
+        #expect(try Self.psnr(kept, one) < 40, "the fields are kept")
     }
 
     @Test func aProgressiveSourceIsLeftAlone() throws {

@@ -731,6 +731,7 @@ extension Dispatcher {
             (work.hdr != nil, WorkerFeature.hdr10),
             (work.targetQuality != nil || work.renditionTargets.contains { $0 != nil }, WorkerFeature.targetQuality),
             (work.deinterlaceFilter != nil, WorkerFeature.deinterlace), (work.toneMap, WorkerFeature.toneMap),
+            (work.layer != nil && (work.deinterlaceFilter != nil || work.toneMap), WorkerFeature.layerFilters),
             (!work.renditions.isEmpty, WorkerFeature.renditions),
         ]
         if let (_, feature) = needs.first(where: { $0.0 && !c.features.contains($0.1) }) {

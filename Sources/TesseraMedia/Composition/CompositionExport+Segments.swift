@@ -11,7 +11,7 @@ import TesseraCore
 ///    its instants of the composition's grid cut like a retimed export's (SegmentPlanner.planRetimed),
 ///    each segment carrying the run's time map and the asset's layer; a gap's segments, the layer alone
 ///  [demux thread] ─ work ─▶ SegmentExecutor ─ outputs in order ─▶ stitched into the video input ─┐
-///  [audio thread] CompositionRender, sound only, once over the whole timeline ─▶ audio input ─────┴▶ AssetWriter
+///  [audio thread] the one TranscodePipeline, the sound alone, over the whole timeline ─▶ audio input ┴▶ AssetWriter
 /// ```
 ///
 /// Every segment chooses its frames as the one-pass render does (the same range read, the same map, the
@@ -25,14 +25,14 @@ extension CompositionExport {
         else { throw MediaError(.invalidArgument, "segment duration \(seconds) s is out of range") }
         let target = Rational(max(ms, 1), 1000)
         let fd = plan.frameDuration
-        guard let num = Int(exactly: fd.numerator), let den = Int(exactly: fd.denominator) else {
+        guard Int(exactly: fd.numerator) != nil, Int(exactly: fd.denominator) != nil else {
             throw MediaError(.invalidArgument, "frame duration \(fd) does not fit a time base")
         }
         var result: [(asset: Int?, run: SegmentedEngine.Run)] = []
         var next = 0
         var gapTemplate: SegmentWork?
-        var indexes = CompositionRender.PacketIndexes()
-        let runs = CompositionRender.runs(plan.composition)
+        var indexes = CompositionRuns.PacketIndexes()
+        let runs = CompositionRuns.runs(plan.composition)
         for (i, run) in runs.enumerated() {
             let first = (run.start / fd).ceiling ?? 0
             let end = i == runs.count - 1 ? plan.frameCount : max(first, (run.end / fd).ceiling ?? 0)
@@ -61,6 +61,8 @@ extension CompositionExport {
                 template.sourceName = "the gap at \(run.start.seconds) s"
                 template.retime = nil
                 template.layer = plan.layer(asset: nil)
+                template.deinterlace = .off
+                template.toneMap = false
                 result.append((nil, SegmentedEngine.Run(specs: specs, template: template, source: nil)))
                 continue
             }
@@ -77,6 +79,9 @@ extension CompositionExport {
                     "holds no video frame in \(run.pieces[0].sourceStart.seconds) s onwards, which the composition plays"
                 )
             }
+            // A deinterlacer reads each frame's neighbours: the run's segments decode them, as its one-pass
+            // reader does.
+            if plan.preparation[asset].deinterlacer != nil { cut = SegmentPlanner.withNeighbours(cut, index: index) }
             for j in cut.indices {
                 cut[j].index = next
                 next += 1
@@ -90,10 +95,10 @@ extension CompositionExport {
     /// What every segment of a run of asset `asset` carries (its decoder, time base, map and layer), and
     /// the file's packet index and the run's range in its ticks. Without a run, the asset's decoder only.
     private func sourceTemplate(
-        _ plan: Plan, asset: Int, run: CompositionRender.Run?, indexes: inout CompositionRender.PacketIndexes
+        _ plan: Plan, asset: Int, run: CompositionRuns.Run?, indexes: inout CompositionRuns.PacketIndexes
     ) throws(MediaError) -> (template: SegmentWork, index: VideoPacketIndex?, range: TickRange, videoID: Int) {
         let path = assetPaths[asset]
-        let range = run.map { CompositionRender.sourceRange(of: $0, assetDuration: plan.assets[asset].duration) }
+        let range = run.map { CompositionRuns.sourceRange(of: $0, assetDuration: plan.assets[asset].duration) }
         let reader = try AssetReader(path: path, timeRange: range)
         defer { reader.cancelReading() }
         guard let videoID = reader.videoTrackID else {
@@ -105,7 +110,7 @@ extension CompositionExport {
         let ticks = reader.ticks(for: stream)
         let index = run == nil ? nil : try indexes.index(of: asset, path: path, videoID: videoID)
         let retime = run.map {
-            CompositionRender.segmentRetime($0, plan: plan, origin: Rational(range!.start), rangeStartTick: ticks.start)
+            CompositionRuns.segmentRetime($0, plan: plan, origin: Rational(range!.start), rangeStartTick: ticks.start)
         }
         var template = SegmentWork(
             spec: SegmentSpec(
@@ -115,7 +120,9 @@ extension CompositionExport {
             timeBase: Rational(tb), frameRate: Rational(source.frameRate), rotation: source.rotation,
             packets: [], settings: plan.settings.video!, endTick: nil, sourceName: path, backend: backend,
             checkDecodes: verificationLevel.decodesSegments, retime: retime, layer: plan.layer(asset: asset),
-            targetQuality: targetQuality)
+            targetQuality: targetQuality,
+            deinterlace: plan.preparation[asset].deinterlacer == nil ? .off : deinterlace,
+            toneMap: plan.preparation[asset].toneMap)
         template.sourceStream = videoID
         return (template, index, ticks, videoID)
     }
@@ -179,7 +186,7 @@ extension CompositionExport {
             runs: runs, failure: failure, parallel: parallel, makeExecutor: makeSegmentExecutor,
             makeProcessor: selector.factory)
         phaseHandler?(.running)
-        var render: CompositionRender?
+        var sound: TranscodePipeline?
         do {
             let total = plan.videoEnd.seconds
             let stitched = try engine.run(
@@ -191,15 +198,13 @@ extension CompositionExport {
                         parameters: reference.pointer, timeBase: input.timeBase, frameRate: input.frameRate,
                         sideDataFrom: nil, ownEncode: true)
                     withExtendedLifetime(reference) {}
-                    let sound = try CompositionRender(
-                        plan: plan, writer: writer, paths: assetPaths, renderVideo: nil
-                    ) { failure.error != nil }
-                    render = sound
+                    let pipeline = try CompositionRuns.pipeline(
+                        plan, writer: writer, paths: assetPaths, makeProcessor: nil, measureVideo: false)
+                    sound = pipeline
                     try writer.startWriting()
-                    let stage = StageThread("tessera.composition.audio", failure: failure) { () throws(MediaError) in
-                        try sound.run()
-                    }
-                    return .init(input: video, timeBase: input.timeBase, stages: [stage], path: outputPath)
+                    return .init(
+                        input: video, timeBase: input.timeBase, stages: pipeline.start(failure: failure),
+                        path: outputPath)
                 },
                 progress: { [progressHandler] frames, seconds in
                     progressHandler?(
@@ -207,33 +212,24 @@ extension CompositionExport {
                             frames: frames, seconds: seconds, totalSeconds: total,
                             elapsedSeconds: Date().timeIntervalSince(started)))
                 })
-            guard let render else { throw MediaError(.internal, "the segments were stitched without a render") }
-            let frames = stitched.frames
+            guard let sound else { throw MediaError(.internal, "the segments were stitched without a render") }
             phaseHandler?(.stitching)
+            var made = sound.report
             var verification: VerificationReport?
             try writer.finishWriting { [self] (temporary) throws(MediaError) in
                 phaseHandler?(.verifying)
                 verification = try verify(
-                    temporary, plan, hasAudio: render.hasAudio,
+                    temporary, plan, hasAudio: made.audio != nil,
                     decoding: verificationLevel.decodesSegments ? .bySegments : .skipped)
             }
-            let wall = Date().timeIntervalSince(started)
-            var videoReport = render.videoReport
-            videoReport.frames = frames
-            videoReport.processor = stitched.processor.rawValue
-            var report = ExportReport(
-                source: assetPaths.joined(separator: ", "), output: outputPath, fileType: fileType.rawValue,
-                preset: spec.preset, passthrough: false, timeRange: nil,
-                duration: MediaTime(seconds: plan.videoEnd.seconds, preferredTimescale: 1_000_000),
-                video: videoReport, audio: render.audioReport,
-                bytes: (try? FileManager.default.attributesOfItem(atPath: outputPath)[.size] as? Int) ?? 0,
-                wallSeconds: wall, framesPerSecond: Double(frames) / max(wall, 1e-9))
+            made.video = ExportReport.Video(
+                codec: plan.settings.video!.codec.rawValue, width: plan.renderWidth, height: plan.renderHeight,
+                pixelFormat: PixelFormat.yuv420p.rawValue, frames: stitched.frames, rotation: 0,
+                processor: stitched.processor.rawValue)
+            var report = finishReport(made, plan, fileType: fileType, started: started, selector: selector)
             report.segments = specs.count
             report.verification = verification
             report.quality = QualityReport(segments: stitched.quality, target: stitched.target)
-            report.notCarried += interlacedAssets(plan)
-            // A local export's choice; a farm's workers each make their own (their status shows it).
-            report.video?.processorChoice = selector.choice?.description
             return report
         }
     }

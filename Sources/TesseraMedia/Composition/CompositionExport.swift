@@ -5,22 +5,22 @@ import TesseraAV
 import TesseraCompute
 import TesseraCore
 
-/// Exports a `Composition` of several assets in one pass (`tessera transcode --spec job.json`), as
-/// AVAssetExportSession with a video composition and an audio mix:
+/// Exports a `Composition` of several assets (`tessera transcode --spec job.json`), as
+/// AVAssetExportSession with a video composition and an audio mix. In one pass its timeline's runs
+/// (`CompositionRuns`) are the input of the one `TranscodePipeline` a source's export uses:
 ///
 /// ```
-///  for each run of the timeline (one asset, continuous source; or empty):
-///    AssetReader(range) ─▶ video: FrameRetimer (its instants of the grid) ─▶ LayerRenderer (upright,
-///                         │        fitted or transformed by a FrameProcessor, placed on the background,
-///                         │        faded by the opacity) ─▶ video input
-///                         └▶ audio: AudioRetimer (its pieces) ─▶ AudioLayer (rate, layout, volume) ─▶ audio input
-///    an empty run: background frames and silence
+///  video, run after run (one asset, continuous source; or a gap):
+///    AssetReader(range) ─▶ FrameRetimer (its instants of the grid) ─▶ LayerRenderer (upright, fitted or
+///    transformed by a FrameProcessor, placed on the background, faded by the opacity) ─▶ video input
+///  sound, run after run: AssetReader(range) ─▶ AudioRetimer (its pieces) ─▶ rate, layout, volume ─▶ audio input
+///  a gap: background frames and silence
 /// ```
 ///
 /// The output has exactly ⌈duration / frameDuration⌉ frames at k·frameDuration, each showing the
 /// frame the selection chooses at the composition's source time for k; the audio is stretched along the
-/// same pieces, silent in freezes and empty ranges, and ends with the video. Runs are exported one
-/// after another, video and audio of a run on two threads.
+/// same pieces, silent in freezes and empty ranges, and ends with the video. Segmented
+/// (`exportSegmented`), each run's instants are cut into segments and the same pipeline makes the sound.
 public final class CompositionExport: @unchecked Sendable {
     public let spec: CompositionSpec
     /// Each asset's file, by index of `spec.assets`.
@@ -38,10 +38,9 @@ public final class CompositionExport: @unchecked Sendable {
     /// How a segmented export proves its video: `.decode` has each segment decoded where it was made.
     public var verificationLevel = VerificationLevel.decode
     public var targetQuality: TargetQuality?
-    /// Compositions do not deinterlace yet: `.auto` names an interlaced asset in the report, and
-    /// `.bwdif`/`.yadif` are refused.
+    /// Whether each asset's interlaced video is deinterlaced before it is placed, as a source's is.
     public var deinterlace = Deinterlace.auto
-    /// Compositions do not tone-map yet: `.tonemap` is refused.
+    /// A PQ or HLG asset is tone-mapped to BT.709 SDR (the render is 8-bit SDR); `.keep` refuses one.
     public var hdr = HDRHandling.auto
     public var makeSegmentExecutor: (@Sendable (_ plan: [SegmentSpec]) throws(MediaError) -> any SegmentExecutor)?
     public var phaseHandler: (@Sendable (ExportPhase) -> Void)?
@@ -78,6 +77,8 @@ public final class CompositionExport: @unchecked Sendable {
         var volume: [CompositionSpec.RampSpan]
         var timePitch: TimePitchAlgorithm
         var settings: OutputSettings
+        /// How each asset's decoded frames are prepared before they are placed.
+        var preparation: [AssetPreparation]
         var frameCount: Int64 { (composition.duration / frameDuration).ceiling ?? 0 }
         /// How asset `asset`'s frames reach the render; nil, a gap.
         func layer(asset: Int?) -> SegmentLayer {
@@ -87,6 +88,57 @@ public final class CompositionExport: @unchecked Sendable {
                 transforms: asset.map { transforms[$0] } ?? LayerTransformTrack(base: nil), opacity: opacity)
         }
         var videoEnd: Rational { Rational(frameCount) * frameDuration }
+    }
+
+    /// How an asset's decoded frames are prepared before they are placed, as a source's are
+    /// (`SourceFilter`): deinterlaced as `deinterlace` asks for its field order, and a PQ or HLG asset
+    /// tone-mapped to BT.709 SDR, since the render is 8-bit SDR.
+    struct AssetPreparation {
+        /// The deinterlacer, by name; nil when the frames are left as decoded.
+        var deinterlacer: String?
+        var toneMap: Bool
+        /// The libavfilter chain; nil when nothing is done.
+        var filter: String?
+        /// What the report says of the asset's pictures.
+        var notes: [String]
+    }
+
+    /// Each asset's preparation, as `deinterlace` and `hdr` ask.
+    /// - Throws: `hdr` `.keep` with an HDR asset, which the render cannot carry.
+    private func prepare(_ assets: [Asset]) throws(JobRequestError) -> [AssetPreparation] {
+        var prepared: [AssetPreparation] = []
+        for (i, asset) in assets.enumerated() {
+            guard let v = asset.firstVideoTrack?.video else {
+                prepared.append(AssetPreparation(deinterlacer: nil, toneMap: false, filter: nil, notes: []))
+                continue
+            }
+            let name = "asset \(i) (\(asset.path))"
+            let curve = [TransferFunction.smpte2084: "PQ", .aribStdB67: "HLG"][v.color.transfer]
+            var notes: [String] = []
+            if let curve {
+                guard hdr != .keep else {
+                    throw JobRequestError(
+                        field: "hdr",
+                        "keep: \(name) is HDR (\(curve)) and a composition renders 8-bit SDR; let it be tone-mapped")
+                }
+                notes.append(
+                    "\(name) is HDR (\(curve)): tone-mapped to BT.709 SDR (Hable's curve) for the 8-bit render; its "
+                        + "HDR metadata is not kept")
+            }
+            let deinterlacer = deinterlace.filterName(for: v.fieldOrder)
+            if let order = v.fieldOrder, order.isInterlaced, deinterlacer == nil {
+                notes.append(
+                    "\(name) is interlaced (\(order.rawValue)) and --deinterlace off keeps its fields: a vertical "
+                        + "scale blends them")
+            }
+            prepared.append(
+                AssetPreparation(
+                    deinterlacer: deinterlacer, toneMap: curve != nil,
+                    filter: SourceFilter.description(
+                        deinterlace: deinterlace.filter(for: v.fieldOrder), toneMapTo: curve != nil ? .yuv420p : nil),
+                    notes: notes))
+        }
+        return prepared
     }
 
     /// Checks the spec against its assets before any work.
@@ -168,7 +220,8 @@ public final class CompositionExport: @unchecked Sendable {
                 frameDuration: fd, selection: vc?.frameSelection ?? .hold, background: background,
                 opacity: try CompositionSpec.ramps(vc?.opacity, bounds: 0...1, field: "videoComposition.opacity"),
                 volume: try CompositionSpec.ramps(spec.audioMix?.volume, bounds: 0...4, field: "audioMix.volume"),
-                timePitch: spec.audioMix?.timePitch ?? .spectral, settings: settings)
+                timePitch: spec.audioMix?.timePitch ?? .spectral, settings: settings,
+                preparation: try prepare(assets))
         } catch {
             throw refuse(error)
         }
@@ -232,14 +285,26 @@ public final class CompositionExport: @unchecked Sendable {
         return try verifier.verifyPassing(outputPath: outputPath)
     }
 
-    /// What the output cannot carry faithfully: each interlaced asset's fields, blended by the scale.
-    func interlacedAssets(_ plan: Plan) -> [String] {
-        guard deinterlace == .auto else { return [] }
-        return plan.assets.enumerated().compactMap { i, asset in
-            guard let order = asset.firstVideoTrack?.video?.fieldOrder, order.isInterlaced else { return nil }
-            return "asset \(i) (\(assetPaths[i])) is interlaced (\(order.rawValue)): compositions do not "
-                + "deinterlace yet, so its fields are blended by the scale"
-        }
+    /// The report of a finished export, from what its pipeline made (the render's video, or a farm's
+    /// stitched one put in by the caller, and the sound).
+    func finishReport(
+        _ made: ExportReport, _ plan: Plan, fileType: FileType, started: Date, selector: BackendSelector
+    ) -> ExportReport {
+        let wall = Date().timeIntervalSince(started)
+        var report = made
+        report.source = assetPaths.joined(separator: ", ")
+        report.output = outputPath
+        report.fileType = fileType.rawValue
+        report.preset = spec.preset
+        report.duration = MediaTime(seconds: plan.videoEnd.seconds, preferredTimescale: 1_000_000)
+        report.bytes = (try? FileManager.default.attributesOfItem(atPath: outputPath)[.size] as? Int) ?? 0
+        report.wallSeconds = wall
+        report.framesPerSecond = Double(report.video?.frames ?? 0) / max(wall, 1e-9)
+        report.notCarried += plan.preparation.flatMap(\.notes)
+        report.video?.deinterlaced = plan.preparation.lazy.compactMap(\.deinterlacer).first
+        // A local export's choice; a farm's workers each make their own (their status shows it).
+        report.video?.processorChoice = selector.choice?.description
+        return report
     }
 
     /// Runs the export; nothing is left at `outputPath` on any error.
@@ -252,15 +317,6 @@ public final class CompositionExport: @unchecked Sendable {
         let writer = try AssetWriter(
             outputPath: outputPath, fileType: fileType, overwrite: overwrite,
             optimizeForNetworkUse: plan.settings.optimizeForNetworkUse)
-        guard hdr != .tonemap else {
-            throw MediaError(
-                .unsupported, path: outputPath, "compositions do not tone-map yet: leave out --hdr tonemap")
-        }
-        guard deinterlace == .auto || deinterlace == .off else {
-            throw MediaError(
-                .unsupported, path: outputPath,
-                "compositions do not deinterlace yet: leave out --deinterlace \(deinterlace.rawValue)")
-        }
         if let targetQuality {
             do throws(JobRequestError) {
                 try targetQuality.check(against: plan.settings, field: "target quality")
@@ -273,34 +329,25 @@ public final class CompositionExport: @unchecked Sendable {
                 return try exportSegmented(plan, writer: writer, fileType: fileType, seconds: seconds, started: started)
             }
             let selector = BackendSelector(requested: backend)
-            let render = try CompositionRender(
-                plan: plan, writer: writer, paths: assetPaths, renderVideo: selector.factory
-            ) {
-                [self] in
-                self.cancelled.load(ordering: .relaxed)
-            }
             // A render that verifies decodes and measures its video as it is encoded; the verifier then
             // reads the packets only.
-            if verifyOutput { try render.measureVideo() }
+            let pipeline = try CompositionRuns.pipeline(
+                plan, writer: writer, paths: assetPaths, makeProcessor: selector.factory, measureVideo: verifyOutput)
             try writer.startWriting()
-            try render.run()
+            let failure = PipelineFailure()
+            running.withLock { $0 = failure }
+            defer { running.withLock { $0 = nil } }
+            if cancelled.load(ordering: .relaxed) { failure.record(MediaError(.cancelled, "export cancelled")) }
+            pipeline.run(failure: failure, total: plan.videoEnd.seconds, started: started, progress: progressHandler)
+            try failure.check()
+            let made = pipeline.report
             var verification: VerificationReport?
             try writer.finishWriting { [self] (temporary) throws(MediaError) in
                 verification = try verify(
-                    temporary, plan, hasAudio: render.hasAudio, decoding: verifyOutput ? .byEncoder : .verifier)
+                    temporary, plan, hasAudio: made.audio != nil, decoding: verifyOutput ? .byEncoder : .verifier)
             }
-            let wall = Date().timeIntervalSince(started)
-            var report = ExportReport(
-                source: assetPaths.joined(separator: ", "), output: outputPath, fileType: fileType.rawValue,
-                preset: spec.preset, passthrough: false, timeRange: nil,
-                duration: MediaTime(seconds: plan.videoEnd.seconds, preferredTimescale: 1_000_000),
-                video: render.videoReport, audio: render.audioReport,
-                bytes: (try? FileManager.default.attributesOfItem(atPath: outputPath)[.size] as? Int) ?? 0,
-                wallSeconds: wall, framesPerSecond: Double(plan.frameCount) / max(wall, 1e-9))
+            var report = finishReport(made, plan, fileType: fileType, started: started, selector: selector)
             report.verification = verification
-            report.quality = render.quality
-            report.notCarried += interlacedAssets(plan)
-            report.video?.processorChoice = selector.choice?.description
             return report
         } catch {
             writer.cancelWriting()

@@ -1,7 +1,8 @@
 import Foundation
 import TesseraAV
 
-/// The stages an `ExportSession` runs between starting its reader and finishing its writer.
+/// The stages a one-pass export runs between starting its reader and finishing its writer: the one
+/// `TranscodePipeline` (a source, a composition) or a `PassthroughPipeline` (packets copied).
 protocol ExportPipeline: AnyObject, Sendable {
     /// Starts the pipeline's threads; they end when their inputs are drained or `failure` is recorded.
     func start(failure: PipelineFailure) -> [StageThread]
@@ -10,6 +11,19 @@ protocol ExportPipeline: AnyObject, Sendable {
     func checkComplete(expectedSeconds: Double, source: String) throws(MediaError)
     /// The report so far (the session fills in paths and timings).
     var report: ExportReport { get }
+}
+
+extension ExportPipeline {
+    /// Runs the stages to their end on their own threads, reporting progress a few times a second from
+    /// the calling one. What failed is in `failure`.
+    func run(
+        failure: PipelineFailure, total: Double, started: Date, progress: (@Sendable (ExportProgress) -> Void)?
+    ) {
+        let stages = start(failure: failure)
+        while !stages.allSatisfy({ $0.wait(seconds: 0.25) }) {
+            progress?(self.progress(total: total, elapsed: Date().timeIntervalSince(started)))
+        }
+    }
 }
 
 /// Counters shared between stage threads and the progress poller.

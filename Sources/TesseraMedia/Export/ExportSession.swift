@@ -177,11 +177,7 @@ public final class ExportSession: @unchecked Sendable {
         }
         try writer.startWriting()
         try reader.startReading()
-        let stages = pipeline.start(failure: failure)
-
-        while !stages.allSatisfy({ $0.wait(seconds: 0.25) }) {
-            progressHandler?(pipeline.progress(total: total, elapsed: Date().timeIntervalSince(started)))
-        }
+        pipeline.run(failure: failure, total: total, started: started, progress: progressHandler)
         reader.cancelReading()  // ends the demuxer if the pipeline stopped early; no-op error once done
         reader.waitUntilFinished()
         if let error = failure.error, error.kind != .cancelled || cancelLock.withLock({ cancelled }) {

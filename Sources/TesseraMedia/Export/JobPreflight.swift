@@ -15,7 +15,8 @@ public struct JobPreflight: Sendable {
         /// A file: its time range, retiming and audio choice (nil: every track, as exports take them).
         case source(path: String, range: TimeRange?, retiming: Retiming?, audioTracks: AudioTrackSelection?)
         /// A composition, its assets' paths resolved, rendered to `output`.
-        case composition(CompositionSpec, output: String)
+        /// `hdr`: what becomes of an HDR asset (`.keep` is refused: the render is 8-bit SDR).
+        case composition(CompositionSpec, output: String, hdr: HDRHandling = .auto)
     }
 
     /// How errors name the fields: the command line's flags, or a job request's JSON.
@@ -99,11 +100,12 @@ public struct JobPreflight: Sendable {
                 throw .request(error)
             }
             field = retiming == nil ? "source" : naming.retimed
-        case .composition(let spec, let output):
+        case .composition(let spec, let output, let hdr):
             let checked: (end: Rational, frameDuration: Rational, width: Int, height: Int)
             do {
-                checked = try CompositionExport(spec: spec, assetPaths: spec.assets.map(\.path), outputPath: output)
-                    .check()
+                let export = CompositionExport(spec: spec, assetPaths: spec.assets.map(\.path), outputPath: output)
+                export.hdr = hdr
+                checked = try export.check()
             } catch {
                 throw .media(error)
             }

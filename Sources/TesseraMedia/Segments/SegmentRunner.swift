@@ -75,7 +75,12 @@ public enum SegmentRunner {
         let deinterlaces = legs.contains(where: \.deinterlaces)
         let gateRange = TickRange(start: range.lowerBound, end: range.upperBound, offset: 0)
         var gate = VideoGate(range: gateRange)
-        var neighbours = deinterlaces ? NeighbourGate(range: gateRange, wantsPrevious: spec.index > 0) : nil
+        // A retimed segment still showing the frame on screen at its reader's start (the export's, or a
+        // composition's run's) is the first of its run.
+        let showsStart = work.retime.map { range.lowerBound <= $0.rangeStartTick } ?? false
+        // The first segment of a run takes no previous neighbour: the one pass's reader gives none.
+        var neighbours =
+            deinterlaces ? NeighbourGate(range: gateRange, wantsPrevious: spec.index > 0 && !showsStart) : nil
         let sourceTB = work.timeBase
         var reported = 0
         func report() {
@@ -106,7 +111,6 @@ public enum SegmentRunner {
         // ones no other frame refers to need not be decoded at all. (Not in the first segment, which
         // may show the frame on screen at its start.)
         // (Nor in a retimed segment still showing the frame on screen at the export's start.)
-        let showsStart = work.retime.map { range.lowerBound <= $0.rangeStartTick } ?? false
         // (Nor, when deinterlacing, the frame just before the range: the deinterlacer reads it.)
         let leadInEnd =
             spec.index > 0 && !showsStart
