@@ -2,7 +2,7 @@ import ArgumentParser
 import TesseraCore
 
 /// Retiming on `transcode`, `run` and `submit`: scaled ranges, speed ramps and freezes (every time is source time), exported
-/// at a constant frame rate.
+/// at a constant frame rate, or (`--frame-timing passthrough`, one pass) every source frame at its mapped time.
 struct RetimeOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
@@ -27,6 +27,11 @@ struct RetimeOptions: ParsableArguments {
             "How retimed audio keeps its pitch: spectral (rubberband), timeDomain (atempo), lowQualityZeroLatency; "
                 + "or varispeed (resampled: the pitch follows the rate)."))
     var timePitch: TimePitchAlgorithm = .spectral
+    @Option(
+        help: ArgumentHelp(
+            "constant: one frame per --frame-rate interval, each the source frame on screen then; passthrough: every "
+                + "source frame once, at its mapped time (the variable rate kept), one pass only."))
+    var frameTiming: FrameTiming = .constant
 
     func validate() throws {
         _ = try retiming()
@@ -36,7 +41,7 @@ struct RetimeOptions: ParsableArguments {
     var request: RetimeRequest? {
         let r = RetimeRequest(
             scale: scale, ramp: ramp, freeze: freeze, frameRate: frameRate, frameDuration: frameDuration,
-            frameSelection: frameSelection, timePitch: timePitch)
+            frameSelection: frameSelection, timePitch: timePitch, frameTiming: frameTiming)
         return r.isEmpty ? nil : r
     }
 
@@ -50,3 +55,4 @@ struct RetimeOptions: ParsableArguments {
 
 extension FrameSelection: ExpressibleByArgument {}
 extension TimePitchAlgorithm: ExpressibleByArgument {}
+extension FrameTiming: ExpressibleByArgument {}

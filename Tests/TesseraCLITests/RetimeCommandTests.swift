@@ -398,6 +398,61 @@ import Testing
         #expect(after.allSatisfy { $0.dts <= $0.pts })
     }
 
+    /// `--frame-timing passthrough` re-encoded: every source frame once, in order, at its mapped time (before
+    /// 1 s as is, 1–2 s stretched ×4, after 2 s shifted by 3 s), the variable rate kept in each frame's
+    /// duration, and the audio retimed along the same map to end with the video; verified. A grid, a
+    /// selection, segments or a farm are refused before any work, naming the option.
+    @Test func passthroughTimingReencodesEveryFrameAtItsMappedTime() throws {
+        defer { TestMedia.cleanup(dir) }
+        let src = try barcoded("vfr.mp4", rate: 60, seconds: 3, audio: true)
+        let out = dir.appendingPathComponent("vfr-out.mp4")
+        let r = try tessera([
+            "transcode", src.path, "-o", out.path, "--scale", "1s-2s:4s", "--frame-timing", "passthrough", "--verify",
+            "--json",
+        ])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("\"verification\""), "the one pass verified its mapped times")
+        #expect(try Self.frameIndices(out) == Array(0..<180), "every source frame once, in order")
+        let rows = try TestMedia.run(
+            "ffprobe",
+            [
+                "-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts_time", "-of", "csv=p=0",
+                out.path,
+            ]
+        ).split(separator: "\n").map { $0.split(separator: ",").compactMap { Double($0) } }.filter { !$0.isEmpty }
+            .sorted { $0[0] < $1[0] }
+        func mapped(_ t: Double) -> Double { t < 1 ? t : t <= 2 ? 1 + (t - 1) * 4 : t + 3 }
+        #expect(rows.count == 180)
+        for (k, row) in rows.enumerated() {
+            #expect(abs(row[0] - mapped(Double(k) / 60)) < 1e-4, "frame \(k) at \(row[0]) s")
+        }
+        // Each frame shows until the next: 1/60 s, 4/60 s in the slowed range. (MP4's sample durations are
+        // decode-time steps, which B-frames reorder, so the presentation times are what is compared.)
+        let gaps = zip(rows, rows.dropFirst()).map { $1[0] - $0[0] }
+        #expect(gaps.enumerated().allSatisfy { k, gap in abs(gap - (k >= 60 && k < 120 ? 4.0 : 1.0) / 60) < 1e-4 })
+        #expect(abs(try Self.duration(out, "v:0") - 6) < 0.02)
+        #expect(abs(try Self.duration(out, "a:0") - 6) < 0.05, "the audio is retimed to end with the video")
+
+        for (flags, named) in [
+            (["--frame-rate", "30"], "--frame-rate"), (["--frame-selection", "blend"], "--frame-selection"),
+            (["--segment-duration", "1"], "--segment-duration"),
+        ] {
+            let refused = try tessera(
+                [
+                    "transcode", src.path, "-o", dir.appendingPathComponent("x.mp4").path, "--scale", "1s-2s:4s",
+                    "--frame-timing", "passthrough",
+                ] + flags)
+            #expect(refused.status == 64, "\(flags): \(refused.stderr)")
+            #expect(refused.stderr.contains(named), "\(flags): \(refused.stderr)")
+        }
+        let farm = try tessera([
+            "run", src.path, "-o", dir.appendingPathComponent("farm.mp4").path, "--scale", "1s-2s:4s",
+            "--frame-timing", "passthrough",
+        ])
+        #expect(farm.status == 64 && farm.stderr.contains("--frame-timing"), "\(farm.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("x.mp4").path))
+    }
+
     /// A passthrough retime of a source with audio copies the video only and says so: the audio is not
     /// copied beside it unretimed (it was: 3 s of audio beside 6 s of video, exit 0, nothing said).
     @Test func passthroughRetimeNamesTheAudioItCannotCarry() throws {

@@ -24,7 +24,7 @@ import Testing
         segmentDuration: 2.5, backend: .cpu, parallelism: 3, priority: 7, overwrite: true, verification: .timing,
         retiming: RetimeRequest(
             scale: ["2s-4s:16s"], ramp: ["5s-6s:1-0.25"], freeze: ["7s:1s"], frameRate: "30",
-            frameSelection: .nearest, timePitch: .timeDomain))
+            frameSelection: .nearest, timePitch: .timeDomain, frameTiming: .constant))
 
     @Test func submitListGetCancelRoundTrip() async throws {
         let server = try await TestServer.start()

@@ -13,11 +13,15 @@ public struct RetimeRequest: Sendable, Hashable, Codable {
     public var frameDuration: String?
     public var frameSelection: FrameSelection?
     public var timePitch: TimePitchAlgorithm?
+    /// `constant` (the default) or `passthrough`: every source frame once, at its mapped time.
+    public var frameTiming: FrameTiming?
 
     public init(
         scale: [String]? = nil, ramp: [String]? = nil, freeze: [String]? = nil, frameRate: String? = nil,
-        frameDuration: String? = nil, frameSelection: FrameSelection? = nil, timePitch: TimePitchAlgorithm? = nil
+        frameDuration: String? = nil, frameSelection: FrameSelection? = nil, timePitch: TimePitchAlgorithm? = nil,
+        frameTiming: FrameTiming? = nil
     ) {
+        self.frameTiming = frameTiming
         self.scale = scale
         self.ramp = ramp
         self.freeze = freeze
@@ -31,6 +35,7 @@ public struct RetimeRequest: Sendable, Hashable, Codable {
     public var isEmpty: Bool {
         (scale ?? []).isEmpty && (ramp ?? []).isEmpty && (freeze ?? []).isEmpty && frameRate == nil
             && frameDuration == nil && (frameSelection ?? .hold) == .hold && (timePitch ?? .spectral) == .spectral
+            && (frameTiming ?? .constant) == .constant
     }
 
     /// The most edits a request may hold.
@@ -118,8 +123,23 @@ public struct RetimeRequest: Sendable, Hashable, Codable {
             try Retiming.checkFrameDuration(
                 duration, field: naming.name(frameRate != nil ? "frameRate" : "frameDuration"))
         }
+        // Passthrough timing keeps every source frame at its mapped time: there is no grid to choose on.
+        if frameTiming == .passthrough {
+            if let grid = frameRate != nil ? "frameRate" : frameDuration != nil ? "frameDuration" : nil {
+                throw JobRequestError(
+                    field: naming.name(grid),
+                    "\(naming.name("frameTiming")) passthrough keeps every source frame at its mapped time; a frame "
+                        + "rate is for constant timing")
+            }
+            guard (frameSelection ?? .hold) == .hold else {
+                throw JobRequestError(
+                    field: naming.name("frameSelection"),
+                    "\(naming.name("frameTiming")) passthrough shows every source frame; nothing is chosen or blended")
+            }
+        }
         return Retiming(
-            edits: edits, frameDuration: duration, selection: frameSelection ?? .hold, timePitch: timePitch ?? .spectral
-        )
+            edits: edits, frameDuration: duration, selection: frameSelection ?? .hold,
+            timePitch: timePitch ?? .spectral,
+            frameTiming: frameTiming ?? .constant)
     }
 }

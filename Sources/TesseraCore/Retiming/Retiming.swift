@@ -7,11 +7,14 @@ public struct Retiming: Sendable, Hashable {
     public var selection: FrameSelection
     /// How the audio is stretched (spectral by default, as AVFoundation's export).
     public var timePitch: TimePitchAlgorithm
+    /// A constant frame rate, or every source frame at its mapped time.
+    public var frameTiming: FrameTiming
 
     public init(
         edits: [RetimeEdit] = [], frameDuration: Rational? = nil, selection: FrameSelection = .hold,
-        timePitch: TimePitchAlgorithm = .spectral
+        timePitch: TimePitchAlgorithm = .spectral, frameTiming: FrameTiming = .constant
     ) {
+        self.frameTiming = frameTiming
         self.edits = edits
         self.frameDuration = frameDuration
         self.selection = selection

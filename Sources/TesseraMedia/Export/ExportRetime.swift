@@ -9,6 +9,8 @@ struct ExportRetime {
     /// Its source stream tick at the range start is filled in per reader (`segmentRetime(rangeStartTick:)`).
     private let video: SegmentRetime
     let timePitch: TimePitchAlgorithm
+    /// `.passthrough`: every source frame once at its mapped time (`outputTick`), no grid.
+    var frameTiming = FrameTiming.constant
     var map: TimeMap { video.map }
     var frameDuration: Rational { video.frameDuration }
     var selection: FrameSelection { video.selection }
@@ -23,8 +25,11 @@ struct ExportRetime {
         self.timePitch = timePitch
     }
 
-    /// Where the video ends: its last frame's end on the grid, at most a frame duration after the map's.
-    var videoEnd: Rational { Rational(video.frameCount) * frameDuration }
+    /// Where the video ends: its last frame's end on the grid, at most a frame duration after the map's;
+    /// with passthrough timing, the map's end.
+    var videoEnd: Rational {
+        frameTiming == .passthrough ? map.outputDuration : Rational(video.frameCount) * frameDuration
+    }
 
     /// Every output frame's presentation time: k·frameDuration for k < ⌈duration / frameDuration⌉.
     var outputTimes: [MediaTime] {
@@ -87,9 +92,11 @@ struct ExportRetime {
                 field: "--frame-duration",
                 "the retimed output would have \(frames) frames; at most \(SegmentRetime.maxFrames)")
         }
-        return ExportRetime(
+        var resolved = ExportRetime(
             map: map, frameDuration: frameDuration, selection: retiming.selection, timePitch: retiming.timePitch,
             origin: origin)
+        resolved.frameTiming = passthrough ? .passthrough : .constant
+        return resolved
     }
 }
 

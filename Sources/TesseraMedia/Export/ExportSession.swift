@@ -160,10 +160,12 @@ public final class ExportSession: @unchecked Sendable {
                 "the source is interlaced (\(fieldOrder.rawValue)) and --deinterlace off keeps its fields: the output "
                     + "is flagged progressive, and a vertical scale blends the fields")
         }
-        if let retime, !settings.passthrough, !deinterlaces {
+        if let retime, retime.frameTiming == .constant, !settings.passthrough, !deinterlaces {
             reader.shownVideoFrames = try shownFrames(reader, retime)
         }
         let verifies = verifyOutput && !settings.passthrough && settings.video != nil && fileType != .m4a
+        let videoTimeBase =
+            tracks.video.map { reader.input.streams[$0].pointee.time_base } ?? AVRational(num: 1, den: 1)
 
         let pipeline: ExportPipeline
         if settings.passthrough {
@@ -187,13 +189,18 @@ public final class ExportSession: @unchecked Sendable {
         var verification: VerificationReport? = nil
         do throws(MediaError) {
             try pipeline.checkComplete(expectedSeconds: total, source: sourcePath)
-            // A retimed export's frames are the time map's constant grid; it writes no audio (yet).
-            let planned = verifies && retime == nil ? try plannedVideo(reader) : nil
-            if let planned { audioEndGapsHandler?(planned.audioEndGaps) }
+            // A retimed export's frames are the time map's constant grid, or with passthrough timing the
+            // source's frames at their mapped times; its audio ends with its video.
+            let planned = verifies && retime?.frameTiming != .constant ? try plannedVideo(reader) : nil
+            if let planned, retime == nil { audioEndGapsHandler?(planned.audioEndGaps) }
             try writer.finishWriting { (temporary) throws(MediaError) in
                 if let retime, verifies {
+                    let expected =
+                        retime.frameTiming == .passthrough
+                        ? try Self.mapped(planned?.outputTimes ?? [], retime, timeBase: videoTimeBase)
+                        : retime.outputTimes
                     verification = try verify(
-                        temporary, expected: retime.outputTimes, audioEndGaps: [:], videoDecoding: .byEncoder)
+                        temporary, expected: expected, audioEndGaps: [:], videoDecoding: .byEncoder)
                 } else if let planned {
                     verification = try verify(
                         temporary, expected: planned.outputTimes, audioEndGaps: planned.audioEndGaps,
@@ -343,8 +350,16 @@ public final class ExportSession: @unchecked Sendable {
         guard !settings.passthrough || (retiming.frameDuration == nil && retiming.selection == .hold) else {
             throw refuse("passthrough keeps every source frame; --frame-rate and --frame-selection need re-encoding")
         }
-        guard segmentDuration == nil || !settings.passthrough else {
-            throw refuse("passthrough retiming runs in one pass; leave out --segment-duration")
+        // Passthrough timing (copied, or re-encoded with --frame-timing passthrough) is made in one pass.
+        let passthroughTiming = settings.passthrough || retiming.frameTiming == .passthrough
+        if passthroughTiming {
+            if segmentDuration != nil {
+                throw refuse("passthrough timing runs in one pass; leave out --segment-duration")
+            }
+            if targetQuality != nil {
+                throw refuse("passthrough timing runs in one pass; a target quality is searched segment by segment")
+            }
+            if package != nil { throw refuse("passthrough timing runs in one pass; a streaming package is segmented") }
         }
         guard settings.video != nil || settings.passthrough, let video = tracks.video else {
             throw refuse("retiming needs a video track")
@@ -352,10 +367,28 @@ public final class ExportSession: @unchecked Sendable {
         do throws(JobRequestError) {
             return try reader.resolve(
                 retiming, videoTrack: video, range: range, assetDuration: assetDuration,
-                passthrough: settings.passthrough)
+                passthrough: passthroughTiming)
         } catch {
             throw refuse("\(error)")
         }
+    }
+
+    /// A plain export's frame times (relative to the range start) where passthrough timing puts them: the
+    /// tick where the map reaches each, a frame on the tick of the one before not shown.
+    /// - Parameter timeBase: the source video's, which sets the output's ticks (`ExportRetime.timescale`).
+    private static func mapped(
+        _ times: [MediaTime], _ retime: ExportRetime, timeBase: AVRational
+    ) throws(MediaError) -> [MediaTime] {
+        let scale = ExportRetime.timescale(for: timeBase)
+        var result: [MediaTime] = []
+        for t in times {
+            guard let tick = retime.map.outputTick(reaching: retime.origin + Rational(t), timescale: scale) else {
+                throw MediaError(.internal, "frame time \(t.seconds) s does not fit the time map")
+            }
+            if let last = result.last, tick <= last.value { continue }
+            result.append(MediaTime(value: tick, timescale: Int32(clamping: scale)))
+        }
+        return result
     }
 
     /// The output frame times a one-pass export must produce (the planner's, as one segment), and the
@@ -380,7 +413,7 @@ public final class ExportSession: @unchecked Sendable {
         report.bytes = bytes ?? 0
         report.wallSeconds = wall
         report.video?.processorChoice = backendChoice?.description
-        report.notCarried = tracks.notCarried
+        report.notCarried = tracks.notCarried + planReport.notCarried
         report.attachments = tracks.attachments.count
         report.chapters = tracks.chapters.count
         report.framesPerSecond = wall > 0 ? Double(report.video?.frames ?? 0) / wall : 0

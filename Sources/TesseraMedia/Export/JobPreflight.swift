@@ -91,6 +91,13 @@ public struct JobPreflight: Sendable {
             let start = range.map { Rational($0.start) } ?? .zero
             let plain = range.map { min(Rational($0.duration), sourceEnd - start) } ?? sourceEnd
             do throws(JobRequestError) {
+                // A farm's segments are cut on a constant grid of output frames.
+                if retiming?.frameTiming == .passthrough {
+                    throw JobRequestError(
+                        field: naming.retiming.name("frameTiming"),
+                        "passthrough timing is made in one pass (tessera transcode); a farm's segments are cut on a "
+                            + "constant frame rate")
+                }
                 let retimed = try retiming?.check(against: asset, range: range, naming: naming.retiming)
                 made = JobPreflight(
                     duration: retimed?.duration ?? plain,

@@ -47,6 +47,9 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
         var filters: String?
         /// Set for a retimed export or a composition's run: output frames are chosen along a time map.
         var retimer: FrameRetimer?
+        /// Set for passthrough frame timing: every frame once, at the tick of 1/`timescale` s where the map
+        /// reaches it.
+        var mapped: (retime: ExportRetime, timescale: Int64)?
         /// A composition's layer: each chosen frame placed on the render at its instant.
         var layer: SegmentLayer?
         var rotation = Rotation.none
@@ -110,6 +113,8 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
     private let audioEnd = Mutex(0.0)
     /// Measured as encoded (`measureVideo`): the whole video's figures, per GOP.
     private let quality = Mutex<QualityReport?>(nil)
+    /// What the output could not show, for the report.
+    private let notes = Mutex<[String]>([])
 
     private init(
         video: VideoLeg?, audio: [AudioLeg], subtitles: [SubtitleLeg],
@@ -189,7 +194,13 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
         let order = FieldOrder(source.parameters.field_order)
         var encoderInput = encoding.encoderInput
         var retimer: FrameRetimer? = nil
-        if let retime {
+        var mapped: (retime: ExportRetime, timescale: Int64)? = nil
+        if let retime, retime.frameTiming == .passthrough {
+            // Every frame at its mapped time, in ticks fine enough to keep the source's rate.
+            let scale = ExportRetime.timescale(for: source.timeBase)
+            encoderInput.timeBase = AVRational(num: 1, den: Int32(clamping: scale))
+            mapped = (retime, scale)
+        } else if let retime {
             // Constant frame rate: the encoder counts in frames of the output's frame duration.
             let d = retime.frameDuration
             encoderInput.timeBase = try AVRational(d, "the frame duration")
@@ -203,14 +214,15 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
             tagsFrom: source.stream)
         let endTick: Int64? =
             retimer.map(\.frameCount)
+            ?? mapped.map { ($0.retime.map.outputDuration * Rational($0.timescale)).ceiling ?? 0 }
             ?? (output.range.end == Int64.max ? nil : output.range.end - output.range.start)
         let run = VideoRun(
             input: .output(output), processing: encoding.processing,
             filters: SourceFilter.description(deinterlace: deinterlace.filter(for: order), toneMapTo: toneMapTo),
-            retimer: retimer, name: name)
+            retimer: retimer, mapped: mapped, name: name)
         return VideoLeg(
             input: input, runs: [run], codec: vs.codec, settings: vs, rotation: encoding.rotation,
-            timeBase: retimer == nil ? source.timeBase : input.timeBase,
+            timeBase: retimer == nil && mapped == nil ? source.timeBase : input.timeBase,
             frameDuration: Rational(input.timeBase), endTick: endTick,
             declared: (source.durationSeconds, 1 / max(1, av_q2d(source.frameRate))),
             deinterlacer: deinterlace.filterName(for: order))
@@ -315,6 +327,7 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
         }
         defer { if let kind = layer?.kind, kind != .none { processorKind.withLock { $0 = kind } } }
         var made = run.instants?.lowerBound ?? 0
+        var sharedTicks = 0
         func show(_ frame: Frame) throws(MediaError) -> Bool {
             made = frame.pts + 1
             return queue.push(try layer?.render(frame, k: frame.pts) ?? frame)
@@ -330,6 +343,7 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
             }
             var processor: (any FrameProcessor)? = nil
             var retimer = opened ?? run.retimer
+            var lastTick = Int64.min
             let filters = run.filters.map { SourceFilter(filter: $0, timeBase: output.timeBase) }
             func process(_ frame: Frame) throws(MediaError) -> Bool {
                 var out = frame
@@ -339,6 +353,22 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
                         processorKind.withLock { $0 = processor!.kind }
                     }
                     out = try processor!.process(frame)
+                }
+                if let mapped = run.mapped {
+                    guard
+                        let tick = mapped.retime.outputTick(
+                            relative: max(0, out.pts), tb: output.timeBase, timescale: mapped.timescale)
+                    else {
+                        throw MediaError(.invalidArgument, path: run.name, "a frame time does not fit the time map")
+                    }
+                    // A fast range can bring two frames to one tick: the later one cannot be shown.
+                    guard tick > lastTick else {
+                        sharedTicks += 1
+                        return true
+                    }
+                    lastTick = tick
+                    out.pts = tick
+                    return try show(out)
                 }
                 // Each source frame is processed once; a retimed run then shows it as often as the map says.
                 for shown in try retimer?.push(out) ?? [out] { guard try show(shown) else { return false } }
@@ -352,6 +382,14 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
             for filtered in try filters?.finish() ?? [] { guard try process(filtered) else { return false } }
             for shown in try retimer?.finish() ?? [] { guard try show(shown) else { return false } }
             return true
+        }
+        if sharedTicks > 0 {
+            let count = sharedTicks
+            notes.withLock {
+                $0.append(
+                    "\(count) source frames fell on the output tick of the frame before (a range sped past the "
+                        + "output's time resolution) and are not shown")
+            }
         }
         if complete, let instants = run.instants, made != instants.upperBound {
             throw MediaError(.corrupt, path: run.name, "gave frames up to \(made) of the run's \(instants)")
@@ -592,6 +630,7 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
             r.duration = MediaTime(seconds: audioEnd.withLock { $0 }, preferredTimescale: 1_000_000)
         }
         r.quality = quality.withLock { $0 }
+        r.notCarried = notes.withLock { $0 }
         r.subtitleTracks = subtitles.map {
             .init(sourceTrack: $0.trackID, events: $0.events, converted: $0.isConverted)
         }
