@@ -81,6 +81,12 @@ struct ProbeCommand: ParsableCommand {
             if let order = v.fieldOrder {
                 detail += order == .progressive ? ", progressive" : ", interlaced (field order \(order.rawValue))"
             }
+            if let scan = v.fieldScan, let found = scan.detected, found.isInterlaced {
+                detail +=
+                    "; the pictures look interlaced (\(found.rawValue): idet finds \(scan.topFieldFirst + scan.bottomFieldFirst) "
+                    + "of \(scan.frames) frames interlaced) though the stream \(v.fieldOrder == nil ? "does not say" : "says progressive"): "
+                    + "give --deinterlace bwdif"
+            }
             lines.append(detail)
             if let hdr = v.hdr { lines.append("    HDR " + Self.describe(hdr)) }
             if v.closedCaptions { lines.append("    closed captions: CEA-608/708 (A/53) in the video") }

@@ -93,6 +93,51 @@ import Testing
         #expect(text.contains("Cold open"))
     }
 
+    /// Interlaced pictures in a stream that does not say so (woven fields encoded as progressive frames):
+    /// the probe looks at the first 48 frames' fields with libavfilter's idet, reports the counts (the
+    /// ffmpeg CLI's idet over the same frames counts the same), and names the order found, top or bottom
+    /// field first, and what to do; progressive pictures are found progressive and nothing is said.
+    @Test func unflaggedInterlacingIsFoundInThePictures() throws {
+        let dir = try TestMedia.makeDirectory("probe-idet")
+        defer { TestMedia.cleanup(dir) }
+        // A softened test pattern: testsrc2's one-pixel lines look combed to idet even when progressive.
+        func make(_ name: String, _ filter: String) throws -> URL {
+            let url = dir.appendingPathComponent(name)
+            try TestMedia.run(
+                "ffmpeg",
+                [
+                    "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
+                    "testsrc2=size=720x576:rate=50:duration=2", "-vf", "boxblur=2:1,\(filter)format=yuv420p", "-c:v",
+                    "libx264", "-preset", "ultrafast", "-crf", "12", url.path,
+                ])
+            return url
+        }
+        let top = try make("tff.mp4", "interlace=scan=tff,"), bottom = try make("bff.mp4", "interlace=scan=bff,")
+        let plain = try make("plain.mp4", "")
+        for (url, order) in [(top, "tt"), (bottom, "bb"), (plain, "progressive")] {
+            let r = try Self.tessera("probe", url.path, "--json")
+            #expect(r.status == 0, "\(r.stderr)")
+            let asset = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+            let video = (asset["tracks"] as? [[String: Any]])?.compactMap { $0["video"] as? [String: Any] }.first
+            let scan = try #require(video?["fieldScan"] as? [String: Any], "no fieldScan in \(video ?? [:])")
+            let reference = try TestMedia.runCapturing(
+                "ffmpeg", ["-hide_banner", "-i", url.path, "-vf", "trim=end_frame=48,idet", "-f", "null", "-"])
+            let line = try #require(reference.stderr.split(separator: "\n").first { $0.contains("Multi frame") })
+            let counts = line.split(separator: ":").dropFirst().compactMap { Int($0.split(separator: " ").first ?? "") }
+            #expect(scan["frames"] as? Int == 48)
+            #expect(
+                [scan["topFieldFirst"], scan["bottomFieldFirst"], scan["progressive"], scan["undetermined"]]
+                    .map { $0 as? Int } == counts,
+                "\(order): \(scan) against ffmpeg's \(line)")
+            let text = try Self.tessera("probe", url.path).stdout
+            if order == "progressive" {
+                #expect(!text.contains("look interlaced"), "\(text)")
+            } else {
+                #expect(text.contains("look interlaced (\(order)") && text.contains("--deinterlace bwdif"), "\(text)")
+            }
+        }
+    }
+
     @Test func humanSummaryNamesCodecsAndKeyframes() throws {
         let dir = try TestMedia.makeDirectory("probe")
         defer { TestMedia.cleanup(dir) }

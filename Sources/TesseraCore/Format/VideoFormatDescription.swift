@@ -23,6 +23,9 @@ public struct VideoFormatDescription: Sendable, Hashable, Codable {
     public var hasBFrames: Bool
     /// How the fields are stored; nil when the stream does not say.
     public var fieldOrder: FieldOrder?
+    /// For a stream that does not say it is interlaced, what a full probe's look at the first frames'
+    /// fields finds (libavfilter's idet).
+    public var fieldScan: FieldScan?
     /// Mastering display, content light level and dynamic HDR metadata; nil when none is stated.
     public var hdr: HDRMetadata?
     /// CEA-608/708 closed captions carried in the pictures (ATSC A/53 user data), found in the first

@@ -143,7 +143,8 @@ extension Asset {
     }
 
     /// This asset with what each video track's first decoded frames state (`FirstFrames`): an HDR-looking
-    /// track's metadata completed (a PQ or HLG transfer, or more than 8 bits), and closed captions found.
+    /// track's metadata completed (a PQ or HLG transfer, or more than 8 bits), closed captions found, and
+    /// the fields of a track that does not say it is interlaced looked at.
     /// Unchanged when the frames cannot be decoded: the probe still describes what the container says.
     func addingFirstFrames() -> Asset {
         var changed = false
@@ -152,11 +153,17 @@ extension Asset {
             let looksHDR =
                 video.color.transfer == .smpte2084 || video.color.transfer == .aribStdB67
                 || video.pixelFormat.bitDepth > 8
-            let facts = FirstFrames.read(path: path, track: track.trackID, knownHDR: video.hdr)
+            // A stream that does not say it is interlaced has its fields looked at (idet).
+            let facts = FirstFrames.read(
+                path: path, track: track.trackID, knownHDR: video.hdr,
+                scanFields: video.fieldOrder?.isInterlaced != true)
             let hdr = looksHDR ? facts.hdr : video.hdr
-            guard hdr != video.hdr || facts.closedCaptions != video.closedCaptions else { return track }
+            guard hdr != video.hdr || facts.closedCaptions != video.closedCaptions || facts.fieldScan != nil else {
+                return track
+            }
             video.hdr = hdr
             video.closedCaptions = facts.closedCaptions
+            video.fieldScan = facts.fieldScan
             changed = true
             var completed = AssetTrack(
                 trackID: track.trackID, mediaType: track.mediaType, codec: track.codec, timeBase: track.timeBase,
