@@ -35,6 +35,16 @@ extension MediaTimingScan {
         return MediaTime(value: Int64(audio.frameSize), timescale: audio.sampleRate)
     }
 
+    /// How much of the audio's lead over the video is its encoder's priming, played as samples because
+    /// the container cannot mark it: Matroska and WebM store no negative times, so the muxer shifts the
+    /// whole file by the priming (one AAC frame) instead of an edit list hiding it (MP4) or a CodecDelay
+    /// skipping it (Opus). Zero elsewhere.
+    var unmarkedPriming: MediaTime {
+        guard formatName.contains("matroska"), let audio, audio.codec != "opus", let frame = audioFrameDuration
+        else { return .zero }
+        return frame
+    }
+
     /// The first audio sample's time minus the first video frame's.
     var avStartOffset: MediaTime? {
         guard let audioStart = audio?.firstSampleTime, audioStart.isNumeric, let video = videoSpan else { return nil }

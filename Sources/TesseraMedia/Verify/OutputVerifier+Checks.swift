@@ -193,9 +193,9 @@ extension OutputVerifier {
 
     /// The output start is zero, or, in formats whose clocks run free (MPEG-TS), the earliest decoded video
     /// or audio time (exact, where libavformat's `start_time` is rounded to microseconds).
-    /// Where the audio starts first, the video may start up to one audio frame late: muxers that cannot
-    /// store negative times (Matroska) shift the whole file by the audio encoder's priming, and how far
-    /// the two tracks are apart is the `av-start-offset` check's to judge.
+    /// Where the audio starts first, the video may start up to one audio frame late, and in Matroska by
+    /// the audio encoder's priming more (`unmarkedPriming`: the muxer shifts the whole file by it); how
+    /// far the two tracks are apart is the `av-start-offset` check's to judge.
     static func firstFrameAtStart(_ scan: MediaTimingScan, expectedStart: MediaTime = .zero) -> Check {
         guard let first = scan.sortedFramePTS.first, let frame = scan.frames.first(where: { $0.pts == first }) else {
             return Check(.firstFrameAtStart, passed: false, "no video frame decoded")
@@ -210,7 +210,7 @@ extension OutputVerifier {
         }
         var late = scan.videoTick
         if let audioStart, audioStart < time, let audioFrame = scan.audioFrameDuration {
-            late = MediaTime.maximum(late, audioFrame)
+            late = MediaTime.maximum(late, audioFrame + scan.unmarkedPriming)
         }
         let offset = time - start
         // An MP4/MOV edit list places the first frame in the movie timescale (1/1000 s in FFmpeg's
@@ -294,11 +294,16 @@ extension OutputVerifier {
         guard let measured = scan.avStartOffset, let frame = scan.audioFrameDuration else {
             return Check(.avStartOffset, passed: false, "no audio or no video decoded to compare")
         }
-        let offset = measured + expectedStart
+        // Audio that leads by its unmarked priming (Matroska) starts its real sound that much later.
+        let priming = measured < .zero ? scan.unmarkedPriming : .zero
+        let offset = measured + priming + expectedStart
         let relation = measured < .zero ? "before" : "after"
         return Check(
             .avStartOffset, passed: offset.absolute <= frame,
             "audio starts \(secondsText(measured.absolute)) \(relation) the video"
+                + (priming == .zero
+                    ? ""
+                    : ", \(secondsText(priming)) of it the encoder's priming, which \(scan.formatName) cannot mark")
                 + (expectedStart == .zero ? "" : " (the video is meant to start \(secondsText(expectedStart)) in)")
                 + "; allowed \(secondsText(frame))", time: scan.audio?.firstSampleTime)
     }
