@@ -8,9 +8,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${1:-3}
 OUT=${BENCH_OUT:-bench-out}
-BIN=.build/release/tessera
+BIN=${TESSERA_BIN:-.build/release/tessera}  # TESSERA_BIN=path times another build (a before/after pair)
 mkdir -p "$OUT"
-swift build -c release --product tessera >/dev/null  # incremental: never a stale binary
+[ -n "${TESSERA_BIN:-}" ] || swift build -c release --product tessera >/dev/null  # incremental: never stale
 source Benchmarks/common.sh  # median, ratio, wall, probe_ends
 SRC="$OUT/src-720p240-8s.mp4"
 [ -s "$SRC" ] || ffmpeg -hide_banner -loglevel error -y -f lavfi -i testsrc2=size=1280x720:rate=240:duration=8 \

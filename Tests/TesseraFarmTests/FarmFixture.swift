@@ -12,15 +12,12 @@ final class FarmFixture: @unchecked Sendable {
     let logs: URL
     let keys: URL
     /// The coordinator's ports: it binds port 0 at its first start and logs what it got; a restart asks
-    /// for the same ones, as a deployed coordinator keeps its address. Known once it has started.
-    var zmqPort: Int {
-        guard let p = ports.zmq else { preconditionFailure("the coordinator's port is read before it started") }
-        return p
-    }
-    var httpPort: Int {
-        guard let p = ports.http else { preconditionFailure("the coordinator's port is read before it started") }
-        return p
-    }
+    /// for the same ones, as a deployed coordinator keeps its address. Before it has started (a test of a
+    /// refusal before any connection), port 9 (discard), where nothing listens: never a port reserved and
+    /// let go, which another process could take meanwhile.
+    var zmqPort: Int { ports.zmq ?? Self.unstartedPort }
+    var httpPort: Int { ports.http ?? Self.unstartedPort }
+    static let unstartedPort = 9
     private var ports: (zmq: Int?, http: Int?) = (nil, nil)
     let token = "t-\(UUID().uuidString)"
     let curve: Bool
