@@ -216,6 +216,37 @@ import Testing
         #expect(video[1]["target"] == nil && video[1]["worstSegmentSsim"] is Double)
     }
 
+    /// Every rendition's segments are in the report as a single file's are: the second rendition's own
+    /// search shows each segment's rate factor and every probe, the first (a bit rate) its figures alone.
+    @Test func eachRenditionsSegmentsAndProbesAreReported() throws {
+        defer { TestMedia.cleanup(dir) }
+        let src = try source()
+        let out = dir.appendingPathComponent("pkg")
+        let r = try tessera([
+            "transcode", src.path, "-o", out.path, "--package", "hls", "--rendition", "640x360:1M",
+            "--rendition", "320x180:600k:ssim=0.95", "--package-segment", "2", "--speed", "superfast", "--json",
+            "--quiet",
+        ])
+        #expect(r.status == 0, "\(r.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let video = try #require((report["package"] as? [String: Any])?["video"] as? [[String: Any]])
+        let segmentCount = try #require(report["segments"] as? Int)
+        let plain = try #require((video[0]["quality"] as? [String: Any])?["segments"] as? [[String: Any]])
+        #expect(plain.count == segmentCount && plain.allSatisfy { ($0["probes"] as? [Any])?.isEmpty != false })
+        let searched = try #require(video[1]["quality"] as? [String: Any])
+        let segments = try #require(searched["segments"] as? [[String: Any]])
+        #expect(searched["target"] as? String == "ssim:0.95", "\(searched)")
+        #expect(segments.count == segmentCount)
+        for segment in segments {
+            let probes = try #require(segment["probes"] as? [[String: Any]])
+            let crf = try #require(segment["crf"] as? Int)
+            #expect(!probes.isEmpty && probes.contains { $0["crf"] as? Int == crf }, "\(segment)")
+            #expect((segment["ssim"] as? Double ?? 0) >= 0.95 - 0.002 || segment["shortfall"] != nil)
+        }
+        #expect(searched["probes"] as? Int == segments.reduce(0) { $0 + (($1["probes"] as? [Any])?.count ?? 0) })
+        #expect(video[1]["worstSegmentSsim"] as? Double == segments.compactMap { $0["ssim"] as? Double }.min())
+    }
+
     @Test func aMediaSegmentIsMadeOfSeveralFarmSegments() throws {
         defer { TestMedia.cleanup(dir) }
         let src = try source()

@@ -29,6 +29,9 @@ public struct PackageReport: Sendable, Hashable, Codable {
         public var target: TargetQuality? = nil
         public var worstSegmentSsim: Double? = nil
         public var worstSegmentPsnr: Double? = nil
+        /// A video rendition's measured segments, as a single file's `quality` reports them: each segment's
+        /// figures, and with a target its rate factor and every probe of its search.
+        public var quality: QualityReport? = nil
 
         public init(
             name: String, codecs: String, width: Int?, height: Int?, language: String?, peakBitRate: Int,

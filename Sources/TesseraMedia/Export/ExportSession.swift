@@ -267,14 +267,13 @@ public final class ExportSession: @unchecked Sendable {
             for (i, kind) in segmented.renditionProcessors.enumerated() where i < package.video.count {
                 report.package?.video[i].processor = kind.rawValue
             }
-            for (i, stats) in segmented.renditionQuality.enumerated() where i < package.video.count {
-                guard let stats, stats.frames > 0 else { continue }
-                report.package?.video[i].psnr = stats.psnr.rounded(places: 4)
-                report.package?.video[i].ssim = stats.ssim.rounded(places: 6)
-            }
-            for (i, worst) in segmented.renditionWorst.enumerated() where i < package.video.count {
-                report.package?.video[i].worstSegmentSsim = worst.map { $0.ssim.rounded(places: 6) }
-                report.package?.video[i].worstSegmentPsnr = worst.map { $0.psnr.rounded(places: 4) }
+            for (i, quality) in segmented.renditionQuality.enumerated() where i < package.video.count {
+                guard let quality else { continue }
+                report.package?.video[i].quality = quality
+                report.package?.video[i].psnr = quality.psnr
+                report.package?.video[i].ssim = quality.ssim
+                report.package?.video[i].worstSegmentSsim = quality.segments.map(\.ssim).min()?.rounded(places: 6)
+                report.package?.video[i].worstSegmentPsnr = quality.segments.map(\.psnr).min()?.rounded(places: 4)
             }
             for (i, target) in segmented.renditionTargets.enumerated() where i < package.video.count {
                 report.package?.video[i].target = target

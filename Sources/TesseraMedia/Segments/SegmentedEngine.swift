@@ -5,16 +5,6 @@ import TesseraCompute
 import TesseraCore
 
 /// A rendition's worst segment: the lowest of its segments' mean SSIM and mean PSNR.
-struct SegmentWorst: Equatable {
-    var ssim: Double
-    var psnr: Double
-
-    func worse(than other: SegmentWorst?) -> SegmentWorst {
-        guard let other else { return self }
-        return SegmentWorst(ssim: min(ssim, other.ssim), psnr: min(psnr, other.psnr))
-    }
-}
-
 /// The one segmented loop, whatever the job: a plain transcode, a retimed export and a composition are
 /// all runs of segments to it.
 ///
@@ -58,10 +48,8 @@ final class SegmentedEngine {
         /// The first segment's processor, and each of its other renditions'.
         var processor: ProcessorKind
         var renditionProcessors: [ProcessorKind] = []
-        /// Each of the other renditions' measured frames, summed over the segments (nil where unmeasured).
-        var renditionQuality: [QualityStats?] = []
-        /// Each of the other renditions' worst segment (its mean SSIM and PSNR; nil where unmeasured).
-        var renditionWorst: [SegmentWorst?] = []
+        /// Each of the other renditions' measured segments (their rate factors and probes), in order.
+        var renditionSegments: [[SegmentQuality]] = []
         /// Every segment's measured quality, in order (empty when the segments were not decoded).
         var quality: [SegmentQuality]
         /// The quality the segments were asked to reach.
@@ -150,11 +138,9 @@ final class SegmentedEngine {
             }
             var frames = 0
             var quality: [SegmentQuality] = []
-            var renditionQuality: [QualityStats?] = first.renditions.map {
-                $0.quality.map { _ in QualityStats(peak: 0) }
-            }
-            var renditionWorst: [SegmentWorst?] = first.renditions.map { _ in nil }
-            let (rateControl, target) = (runs[0].template.settings.rateControl, runs[0].template.targetQuality)
+            var renditionSegments: [[SegmentQuality]] = first.renditions.map { _ in [] }
+            let template = runs[0].template
+            let (rateControl, target) = (template.settings.rateControl, template.targetQuality)
             for spec in specs {
                 let output = spec.index == first.index ? first : try executor.output(spec.index)
                 try stitcher.append(output, to: opened.input)
@@ -172,9 +158,13 @@ final class SegmentedEngine {
                                 + "the first rendition \(output.frames)")
                     }
                     try renditionStitchers[k].append(rendition, to: opened.renditionInputs[k])
-                    if let q = rendition.quality { renditionQuality[k]?.add(q) } else { renditionQuality[k] = nil }
-                    if let q = rendition.quality, q.frames > 0 {
-                        renditionWorst[k] = SegmentWorst(ssim: q.ssim, psnr: q.psnr).worse(than: renditionWorst[k])
+                    if let q = SegmentQuality(
+                        rendition, timeBase: Rational(opened.timeBase),
+                        rateControl: k < template.renditions.count
+                            ? template.renditions[k].rateControl : rateControl,
+                        target: k < template.renditionTargets.count ? template.renditionTargets[k] : nil)
+                    {
+                        renditionSegments[k].append(q)
                     }
                 }
                 frames += output.frames
@@ -189,8 +179,7 @@ final class SegmentedEngine {
             try failure.check()
             return Result(
                 frames: frames, endSeconds: stitcher.endSeconds, processor: first.processor,
-                renditionProcessors: first.renditions.map(\.processor), renditionQuality: renditionQuality,
-                renditionWorst: renditionWorst,
+                renditionProcessors: first.renditions.map(\.processor), renditionSegments: renditionSegments,
                 quality: quality, target: target)
         } catch {
             throw stop(error)

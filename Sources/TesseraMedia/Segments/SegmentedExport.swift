@@ -54,19 +54,10 @@ final class SegmentedExport: @unchecked Sendable {
     private(set) var processorKind = ProcessorKind.none
     /// Which processor made each rendition's pictures (a package's), in the ladder's order.
     private(set) var renditionProcessors: [ProcessorKind] = []
-    /// Each rendition's measured frames over the whole package (nil where unmeasured), in the ladder's order.
-    private(set) var renditionQuality: [QualityStats?] = []
-    /// Each rendition's worst segment and its target (a package's ladder, in its order).
-    private(set) var renditionWorst: [SegmentWorst?] = []
+    /// Each rendition's measured segments (with their rate factors and probes) and the whole, against its
+    /// target (a package's ladder, in its order); nil where a segment was not measured.
+    private(set) var renditionQuality: [QualityReport?] = []
     private(set) var renditionTargets: [TargetQuality?] = []
-
-    /// The segments' figures summed, or nil when a segment was not measured.
-    private func quality(of segments: [SegmentQuality]) -> QualityStats? {
-        guard segments.count == segmentCount else { return nil }
-        var all = QualityStats(peak: 0)
-        for s in segments { all.add(s.stats) }
-        return all
-    }
     private(set) var audioPlan: TranscodePipeline?
     /// The presentation time of every output frame, from the plan.
     private(set) var expectedTimes: [MediaTime] = []
@@ -209,12 +200,12 @@ final class SegmentedExport: @unchecked Sendable {
             })
         processorKind = result.processor
         renditionProcessors = [result.processor] + result.renditionProcessors
-        renditionQuality = [quality(of: result.quality)] + result.renditionQuality
-        let mainWorst = result.quality.reduce(nil as SegmentWorst?) {
-            SegmentWorst(ssim: $1.ssim, psnr: $1.psnr).worse(than: $0)
-        }
-        renditionWorst = [mainWorst] + result.renditionWorst
         renditionTargets = [result.target] + template.renditionTargets
+        let measured = [result.quality] + result.renditionSegments
+        renditionQuality = measured.indices.map { i in
+            let target = i < renditionTargets.count ? renditionTargets[i] : nil
+            return measured[i].count == segmentCount ? QualityReport(segments: measured[i], target: target) : nil
+        }
         videoEnd = result.endSeconds
         quality = QualityReport(segments: result.quality, target: result.target)
         if config.package != nil { return nil }
