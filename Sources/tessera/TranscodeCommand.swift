@@ -45,7 +45,6 @@ struct TranscodeCommand: AsyncParsableCommand {
         if parallel < 1 { throw ValidationError("--parallel must be at least 1") }
         try job.validate(source: source, spec: spec)
         if try streaming.request() != nil {
-            if spec != nil { throw ValidationError("--package cannot go with --spec yet: package a source file") }
             if job.codec.target != nil {
                 throw ValidationError("--package sets each rendition's rate: no --target-quality")
             }
@@ -63,6 +62,7 @@ struct TranscodeCommand: AsyncParsableCommand {
         export.targetQuality = job.codec.target
         export.deinterlace = job.codec.deinterlace
         export.hdr = job.codec.hdr
+        export.package = try streaming.request()
         let reporter = ProgressPrinter(enabled: !quiet)
         export.progressHandler = { reporter.show($0) }
         let report: ExportReport
@@ -103,7 +103,6 @@ struct TranscodeCommand: AsyncParsableCommand {
         session.timeRange = job.range
         session.verifyOutput = verify
         session.retiming = try job.retime.retiming()
-        session.package = try streaming.request()
         return session
     }
 

@@ -159,6 +159,53 @@ import Testing
         #expect(rows.contains { ($0["start"] as? Double ?? 0) > 0.5 && ($0["start"] as? Double ?? 9) < 2.1 })
     }
 
+    /// A composition packaged for streaming (one engine: its segments carry the ladder as a source's do):
+    /// every rendition, the render and the render scaled, shows frame for frame what one pass shows, on
+    /// local threads and on a farm; its media segments start with the runs' segments, HLS and DASH name
+    /// both renditions and the mixed sound, and the audio ends with the video.
+    @Test func aCompositionIsPackagedRenditionByRendition() throws {
+        defer { TestMedia.cleanup(dir) }
+        try TestMedia.makeBarcoded(dir.appendingPathComponent("a.mp4"), rate: 50, seconds: 2, audio: true)
+        try TestMedia.makeBarcoded(dir.appendingPathComponent("b.mp4"), rate: 30, seconds: 2, audio: true)
+        let spec = try write(
+            """
+            {"assets": [{"id": "a", "path": "a.mp4"}, {"id": "b", "path": "b.mp4"}],
+             "edits": [{"insert": {"asset": "a", "range": "0s-2s"}}, {"insert": {"asset": "b", "range": "0s-1.5s"}},
+                       {"ramp": {"range": "0.5s-1.5s", "from": "1", "to": "1/4"}}],
+             "videoComposition": {"renderSize": "384x32", "frameRate": "24"},
+             "settings": {"video": {"codec": "h264", "rateControl": {"crf": 0}, "speed": "superfast"},
+                          "audio": {"codec": "aac", "bitRate": 128000}, "passthrough": false, "optimizeForNetworkUse": false}}
+            """)
+        let one = dir.appendingPathComponent("one.mp4")
+        let made = try tessera(["transcode", "--spec", spec.path, "-o", one.path, "--quiet"])
+        #expect(made.status == 0, "\(made.stderr)")
+        let frames = try TestMedia.barcodeIndices(one)
+        let ladder = [
+            "--package", "hls,dash", "--rendition", "384x32:2M", "--rendition", "192x16:1M", "--package-segment", "1",
+        ]
+        for (name, command) in [("pkg", ["transcode"]), ("farm", ["run", "--workers", "2"])] {
+            let out = dir.appendingPathComponent(name)
+            let r = try tessera(command + ["--spec", spec.path, "-o", out.path, "--json", "--quiet"] + ladder)
+            #expect(r.status == 0, "\(name): \(r.stderr)")
+            let report = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+            let package = try #require(report["package"] as? [String: Any])
+            let video = try #require(package["video"] as? [[String: Any]])
+            #expect(video.map { $0["name"] as? String } == ["384x32", "192x16"], "\(name)")
+            #expect((package["audio"] as? [[String: Any]])?.count == 1, "\(name): the mixed sound")
+            for track in ["384x32", "192x16"] {
+                let file = try TestMedia.joinedTrack(
+                    out, track, into: dir.appendingPathComponent("\(name)-\(track).mp4"))
+                #expect(try TestMedia.barcodeIndices(file) == frames, "\(name) \(track) shows other frames")
+            }
+            let master = try String(contentsOf: out.appendingPathComponent("master.m3u8"), encoding: .utf8)
+            #expect(master.contains("RESOLUTION=384x32") && master.contains("RESOLUTION=192x16"), "\(master)")
+            #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("manifest.mpd").path))
+            let audio = (package["audio"] as? [[String: Any]])?.first
+            let videoEnd = try #require(video.first?["end"] as? Double)
+            #expect(abs((audio?["end"] as? Double ?? 0) - videoEnd) < 0.03, "\(name): \(audio ?? [:])")
+        }
+    }
+
     /// `"path": "../media/a.mp4"` in `sub/s.json`, read from `sub/` as `--spec s.json`, is `media/a.mp4`
     /// beside `sub/`, not `sub/media/a.mp4` (a decoy of another length stands there).
     @Test func relativeAssetPathsClimbFromTheSpecsOwnFolder() throws {

@@ -30,13 +30,7 @@ import Testing
 
     /// A track's init segment and media segments joined: the CMAF track as one fragmented MP4.
     func joined(_ folder: URL, _ track: String, into name: String) throws -> URL {
-        let names = try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent(track).path)
-            .filter { $0.hasPrefix("seg_") }.sorted()
-        var data = try Data(contentsOf: folder.appendingPathComponent("\(track)/init.mp4"))
-        for n in names { data += try Data(contentsOf: folder.appendingPathComponent("\(track)/\(n)")) }
-        let url = dir.appendingPathComponent(name)
-        try data.write(to: url)
-        return url
+        try TestMedia.joinedTrack(folder, track, into: dir.appendingPathComponent(name))
     }
 
     @Test func aLadderIsPackagedForHLSAndDASHFromOneDecodeAndReadsBackExactly() throws {

@@ -268,6 +268,17 @@ public enum TestMedia {
         return value == "inf" ? 100 : (Double(value) ?? 0)
     }
 
+    /// A package's track (`folder/track`) as one playable file at `url`: its init segment, then its media
+    /// segments in order.
+    public static func joinedTrack(_ folder: URL, _ track: String, into url: URL) throws -> URL {
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent(track).path)
+            .filter { $0.hasPrefix("seg_") }.sorted()
+        var data = try Data(contentsOf: folder.appendingPathComponent("\(track)/init.mp4"))
+        for n in names { data += try Data(contentsOf: folder.appendingPathComponent("\(track)/\(n)")) }
+        try data.write(to: url)
+        return url
+    }
+
     /// The repository's root folder (this file is Tests/TesseraTestSupport/TestMedia.swift).
     public static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()

@@ -36,11 +36,11 @@ final class JobRunner: @unchecked Sendable {
             source.presetName =
                 request.settings == nil ? request.preset.flatMap(ExportPreset.init(name:))?.rawValue : nil
             source.timeRange = request.timeRange
-            source.package = request.package
             export = source
             session = source
         }
         export.overwrite = request.overwrite
+        export.package = request.package
         export.backend = request.backend ?? .auto
         export.segmentDuration = request.segmentDuration ?? farm.defaultSegmentDuration
         export.verificationLevel = request.verification ?? .decode

@@ -152,9 +152,6 @@ extension JobRequest {
         }
         if let package {
             try package.check(field: "package")
-            if spec != nil {
-                throw JobRequestError(field: "package", "a composition is not packaged yet: give a source")
-            }
             if targetQuality != nil {
                 throw JobRequestError(field: "package", "each rendition has its own rate: no targetQuality with it")
             }

@@ -169,14 +169,38 @@ extension CompositionExport {
         return (fd, rows)
     }
 
-    /// Runs the segmented export; nothing is left at `outputPath` on any error.
+    /// Runs the segmented export: into `writer`, or with no writer into a streaming package (`package`);
+    /// nothing is left at `outputPath` on any error.
     func exportSegmented(
-        _ plan: Plan, writer: AssetWriter, fileType: FileType, seconds: Double, started: Date
+        _ plan: Plan, writer: AssetWriter?, fileType: FileType, seconds: Double, started: Date
     ) throws(MediaError) -> ExportReport {
         phaseHandler?(.planning)
-        let runs = try planSegments(plan, seconds: seconds).map(\.run)
+        var runs = try planSegments(plan, seconds: seconds).map(\.run)
         let specs = runs.flatMap(\.specs)
         guard !specs.isEmpty else { throw MediaError(.invalidArgument, path: outputPath, "the composition is empty") }
+        let fd = plan.frameDuration
+        // A package: each rendition's settings on every segment, and where its media segments start.
+        var ladder: [SegmentedExport.Rung] = []
+        var mediaStarts: [MediaTime] = []
+        if let package, writer == nil {
+            ladder = try SegmentedExport.renditionSettings(
+                package, base: plan.settings.video!, display: (plan.renderWidth, plan.renderHeight),
+                frameRate: try AVRational(Rational.one / fd, "the frame rate"), path: outputPath)
+            for i in runs.indices {
+                runs[i].template.settings = ladder[0].settings
+                runs[i].template.targetQuality = ladder[0].target ?? targetQuality
+                runs[i].template.renditions = ladder.dropFirst().map(\.settings)
+                if ladder.dropFirst().contains(where: { $0.target != nil }) {
+                    runs[i].template.renditionTargets = ladder.dropFirst().map(\.target)
+                }
+            }
+            let length = max(1, (Rational(Int64((package.segmentDuration * 1000).rounded()), 1000) / fd).floor ?? 1)
+            for k in SegmentPlanner.mediaSegmentStarts(
+                specs.map { (Int64($0.outputFrames.lowerBound), $0.outputFrames.lowerBound) }, length: length)
+            {
+                mediaStarts.append(try plan.time(ofFrame: Int64(k)))
+            }
+        }
         let failure = PipelineFailure()
         running.withLock { $0 = failure }
         defer { running.withLock { $0 = nil } }
@@ -187,24 +211,53 @@ extension CompositionExport {
             makeProcessor: selector.factory)
         phaseHandler?(.running)
         var sound: TranscodePipeline?
+        var packageWriter: PackageWriter?
         do {
             let total = plan.videoEnd.seconds
             let stitched = try engine.run(
                 open: { [self] (first) throws(MediaError) in
                     let input = try LayerRenderer.encoderInput(
-                        width: plan.renderWidth, height: plan.renderHeight, frameDuration: plan.frameDuration)
-                    let reference = try CodecParameters(first.parameters)
-                    let video = try writer.addPassthroughInput(
-                        parameters: reference.pointer, timeBase: input.timeBase, frameRate: input.frameRate,
-                        sideDataFrom: nil, ownEncode: true)
-                    withExtendedLifetime(reference) {}
-                    let pipeline = try CompositionRuns.pipeline(
-                        plan, writer: writer, paths: assetPaths, makeProcessor: nil, measureVideo: false)
+                        width: plan.renderWidth, height: plan.renderHeight, frameDuration: fd)
+                    var videoInputs: [AssetWriterInput] = []
+                    let soundWriter: AssetWriter?
+                    if let writer {
+                        let reference = try CodecParameters(first.parameters)
+                        videoInputs = [
+                            try writer.addPassthroughInput(
+                                parameters: reference.pointer, timeBase: input.timeBase, frameRate: input.frameRate,
+                                sideDataFrom: nil, ownEncode: true)
+                        ]
+                        withExtendedLifetime(reference) {}
+                        soundWriter = writer
+                    } else {
+                        let made = try PackageWriter(
+                            outputPath: outputPath, formats: package!.formats,
+                            boundaries: Array(mediaStarts.dropFirst()),
+                            segmentDuration: package!.segmentDuration, overwrite: overwrite)
+                        packageWriter = made
+                        for (rung, output) in zip(ladder, [first] + first.renditions) {
+                            let track = try made.addVideo(name: rung.name, frameRate: Rational.one / fd)
+                            let reference = try CodecParameters(output.parameters)
+                            videoInputs.append(
+                                try track.addPassthroughInput(
+                                    parameters: reference.pointer, timeBase: input.timeBase,
+                                    frameRate: input.frameRate, sideDataFrom: nil, ownEncode: true))
+                            withExtendedLifetime(reference) {}
+                        }
+                        let hasSound = plan.settings.audio != nil && plan.assets.contains { $0.firstAudioTrack != nil }
+                        soundWriter =
+                            hasSound ? try made.addAudio(name: "audio0", language: nil, title: nil, endGap: .zero) : nil
+                    }
+                    let pipeline = try soundWriter.map { (w) throws(MediaError) in
+                        try CompositionRuns.pipeline(
+                            plan, writer: w, paths: assetPaths, makeProcessor: nil, measureVideo: false)
+                    }
                     sound = pipeline
-                    try writer.startWriting()
+                    if let writer { try writer.startWriting() } else { try packageWriter!.startWriting() }
                     return .init(
-                        input: video, timeBase: input.timeBase, stages: pipeline.start(failure: failure),
-                        path: outputPath)
+                        input: videoInputs[0], renditionInputs: Array(videoInputs.dropFirst()),
+                        timeBase: input.timeBase,
+                        stages: pipeline?.start(failure: failure) ?? [], path: outputPath)
                 },
                 progress: { [progressHandler] frames, seconds in
                     progressHandler?(
@@ -212,25 +265,48 @@ extension CompositionExport {
                             frames: frames, seconds: seconds, totalSeconds: total,
                             elapsedSeconds: Date().timeIntervalSince(started)))
                 })
-            guard let sound else { throw MediaError(.internal, "the segments were stitched without a render") }
             phaseHandler?(.stitching)
-            var made = sound.report
+            var made =
+                sound?.report
+                ?? ExportReport(
+                    source: "", output: "", fileType: "", preset: nil, passthrough: false, timeRange: nil,
+                    duration: .zero,
+                    video: nil, audio: nil, bytes: 0, wallSeconds: 0, framesPerSecond: 0)
             var verification: VerificationReport?
-            try writer.finishWriting { [self] (temporary) throws(MediaError) in
-                phaseHandler?(.verifying)
-                verification = try verify(
-                    temporary, plan, hasAudio: made.audio != nil,
-                    decoding: verificationLevel.decodesSegments ? .bySegments : .skipped)
+            let decoding: OutputVerifier.VideoDecoding = verificationLevel.decodesSegments ? .bySegments : .skipped
+            var packaged: PackageReport?
+            if let packageWriter {
+                let end = try plan.time(ofFrame: plan.frameCount)
+                packaged = try packageWriter.finish(segmentStarts: mediaStarts, videoEnd: end) {
+                    [self] (temporary) throws(MediaError) in
+                    phaseHandler?(.verifying)
+                    verification = try verify(temporary, plan, hasAudio: false, decoding: decoding, cmafTrack: true)
+                }
+            } else if let writer {
+                try writer.finishWriting { [self] (temporary) throws(MediaError) in
+                    phaseHandler?(.verifying)
+                    verification = try verify(temporary, plan, hasAudio: made.audio != nil, decoding: decoding)
+                }
             }
             made.video = ExportReport.Video(
-                codec: plan.settings.video!.codec.rawValue, width: plan.renderWidth, height: plan.renderHeight,
-                pixelFormat: PixelFormat.yuv420p.rawValue, frames: stitched.frames, rotation: 0,
-                processor: stitched.processor.rawValue)
+                codec: (ladder.first?.settings ?? plan.settings.video!).codec.rawValue, width: plan.renderWidth,
+                height: plan.renderHeight, pixelFormat: PixelFormat.yuv420p.rawValue, frames: stitched.frames,
+                rotation: 0, processor: stitched.processor.rawValue)
             var report = finishReport(made, plan, fileType: fileType, started: started, selector: selector)
             report.segments = specs.count
             report.verification = verification
             report.quality = QualityReport(segments: stitched.quality, target: stitched.target)
+            if let packaged {
+                let targets = [stitched.target] + (runs.first?.template.renditionTargets ?? [])
+                report.add(
+                    packaged, processors: [stitched.processor] + stitched.renditionProcessors,
+                    quality: stitched.renditionQuality(segments: specs.count, targets: targets), targets: targets)
+                report.bytes = ExportReport.bytes(under: outputPath)
+            }
             return report
+        } catch {
+            packageWriter?.cancel()
+            throw error
         }
     }
 }

@@ -42,6 +42,9 @@ public final class CompositionExport: @unchecked Sendable {
     public var deinterlace = Deinterlace.auto
     /// A PQ or HLG asset is tone-mapped to BT.709 SDR (the render is 8-bit SDR); `.keep` refuses one.
     public var hdr = HDRHandling.auto
+    /// Deliver a streaming package to the folder `outputPath` instead of one file: the render's renditions
+    /// and the mixed sound as CMAF tracks, with HLS and/or DASH manifests (always segmented).
+    public var package: PackageRequest?
     public var makeSegmentExecutor: (@Sendable (_ plan: [SegmentSpec]) throws(MediaError) -> any SegmentExecutor)?
     public var phaseHandler: (@Sendable (ExportPhase) -> Void)?
     /// A segmented export's frames stitched so far.
@@ -88,6 +91,12 @@ public final class CompositionExport: @unchecked Sendable {
                 transforms: asset.map { transforms[$0] } ?? LayerTransformTrack(base: nil), opacity: opacity)
         }
         var videoEnd: Rational { Rational(frameCount) * frameDuration }
+        /// Frame `k`'s time, exactly (the frame duration was checked to fit 32-bit terms).
+        func time(ofFrame k: Int64) throws(MediaError) -> MediaTime {
+            guard let num = Int64(exactly: frameDuration.numerator), let den = Int32(exactly: frameDuration.denominator)
+            else { throw MediaError(.internal, "frame duration \(frameDuration) does not fit a time base") }
+            return MediaTime(value: k * num, timescale: den)
+        }
     }
 
     /// How an asset's decoded frames are prepared before they are placed, as a source's are
@@ -267,17 +276,17 @@ public final class CompositionExport: @unchecked Sendable {
 
     /// Checks the finished temporary file against the composition's grid and the A/V end (unless
     /// `verifyOutput` is off); throws when it fails.
+    /// - Parameter cmafTrack: the file is a package's fragmented track (`durationsFromDecodeTimes`).
     func verify(
-        _ temporary: String, _ plan: Plan, hasAudio: Bool, decoding: OutputVerifier.VideoDecoding
+        _ temporary: String, _ plan: Plan, hasAudio: Bool, decoding: OutputVerifier.VideoDecoding,
+        cmafTrack: Bool = false
     ) throws(MediaError) -> VerificationReport? {
         guard verifyOutput else { return nil }
         var verifier = OutputVerifier(path: temporary)
-        // The frame duration was checked to fit 32-bit terms (`Retiming.checkFrameDuration`).
-        guard let num = Int64(exactly: plan.frameDuration.numerator),
-            let den = Int32(exactly: plan.frameDuration.denominator)
-        else { throw MediaError(.internal, "frame duration \(plan.frameDuration) does not fit a time base") }
-        verifier.expectation = .presentationTimes(
-            (0..<plan.frameCount).map { MediaTime(value: $0 * num, timescale: den) })
+        verifier.durationsFromDecodeTimes = cmafTrack
+        var times: [MediaTime] = []
+        for k in 0..<plan.frameCount { times.append(try plan.time(ofFrame: k)) }
+        verifier.expectation = .presentationTimes(times)
         verifier.expectedStart = .zero
         verifier.expectationSource = assetPaths.joined(separator: ", ")
         verifier.expectedAudioEndGaps = hasAudio ? [.zero] : []
@@ -311,12 +320,6 @@ public final class CompositionExport: @unchecked Sendable {
     public func export() throws(MediaError) -> ExportReport {
         let started = Date()
         let plan = try plan()
-        guard let fileType = plan.settings.fileType ?? FileType.inferred(fromPath: outputPath), fileType != .m4a else {
-            throw MediaError(.invalidArgument, path: outputPath, "cannot tell a video container from the extension")
-        }
-        let writer = try AssetWriter(
-            outputPath: outputPath, fileType: fileType, overwrite: overwrite,
-            optimizeForNetworkUse: plan.settings.optimizeForNetworkUse)
         if let targetQuality {
             do throws(JobRequestError) {
                 try targetQuality.check(against: plan.settings, field: "target quality")
@@ -324,6 +327,24 @@ public final class CompositionExport: @unchecked Sendable {
                 throw MediaError(.invalidArgument, path: outputPath, error.description)
             }
         }
+        if let package {
+            do throws(JobRequestError) { try package.check(field: "package") } catch {
+                throw MediaError(.invalidArgument, path: outputPath, error.description)
+            }
+            if let a = plan.settings.audio, !FileType.mp4.canHold(a.codec) {
+                throw MediaError(.invalidArgument, path: outputPath, "a package cannot hold \(a.codec.rawValue) audio")
+            }
+            // Farm segments of at most the keyframe interval, as a source's package is cut.
+            return try exportSegmented(
+                plan, writer: nil, fileType: .mp4,
+                seconds: package.segmentDuration / Double(package.farmSegmentsPerMediaSegment), started: started)
+        }
+        guard let fileType = plan.settings.fileType ?? FileType.inferred(fromPath: outputPath), fileType != .m4a else {
+            throw MediaError(.invalidArgument, path: outputPath, "cannot tell a video container from the extension")
+        }
+        let writer = try AssetWriter(
+            outputPath: outputPath, fileType: fileType, overwrite: overwrite,
+            optimizeForNetworkUse: plan.settings.optimizeForNetworkUse)
         do throws(MediaError) {
             if let seconds = segmentDuration ?? (targetQuality == nil ? nil : TargetQuality.defaultSegmentSeconds) {
                 return try exportSegmented(plan, writer: writer, fileType: fileType, seconds: seconds, started: started)

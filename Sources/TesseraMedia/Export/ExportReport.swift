@@ -1,3 +1,5 @@
+import Foundation
+import TesseraCompute
 import TesseraCore
 
 /// What an export wrote and how long it took (`--json` prints this).
@@ -94,5 +96,34 @@ public struct ExportProgress: Sendable {
     public var remainingSeconds: Double? {
         guard seconds > 0, elapsedSeconds > 0.2 else { return nil }
         return elapsedSeconds * (totalSeconds - seconds) / seconds
+    }
+}
+
+extension ExportReport {
+    /// Sets a package's report, with what the segments made of each rendition (in the ladder's order): its
+    /// processor, its measured segments and whole (with their rate factors and probes), and its target.
+    mutating func add(
+        _ package: PackageReport, processors: [ProcessorKind], quality: [QualityReport?], targets: [TargetQuality?]
+    ) {
+        var made = package
+        for i in made.video.indices {
+            if i < processors.count { made.video[i].processor = processors[i].rawValue }
+            if i < targets.count { made.video[i].target = targets[i] }
+            guard i < quality.count, let q = quality[i] else { continue }
+            made.video[i].quality = q
+            made.video[i].psnr = q.psnr
+            made.video[i].ssim = q.ssim
+            made.video[i].worstSegmentSsim = q.segments.map(\.ssim).min()?.rounded(places: 6)
+            made.video[i].worstSegmentPsnr = q.segments.map(\.psnr).min()?.rounded(places: 4)
+        }
+        self.package = made
+    }
+
+    /// Bytes of the files under a folder (a package).
+    static func bytes(under folder: String) -> Int {
+        let files = FileManager.default.enumerator(atPath: folder)?.compactMap { $0 as? String } ?? []
+        return files.reduce(0) {
+            $0 + ((try? FileManager.default.attributesOfItem(atPath: folder + "/" + $1)[.size] as? Int) ?? 0)
+        }
     }
 }

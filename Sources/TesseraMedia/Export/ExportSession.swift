@@ -263,22 +263,10 @@ public final class ExportSession: @unchecked Sendable {
             }
             var report = finishReport(segmented.report, fileType: fileType, range: range, started: started)
             report.verification = verification
-            report.package = package
-            for (i, kind) in segmented.renditionProcessors.enumerated() where i < package.video.count {
-                report.package?.video[i].processor = kind.rawValue
-            }
-            for (i, quality) in segmented.renditionQuality.enumerated() where i < package.video.count {
-                guard let quality else { continue }
-                report.package?.video[i].quality = quality
-                report.package?.video[i].psnr = quality.psnr
-                report.package?.video[i].ssim = quality.ssim
-                report.package?.video[i].worstSegmentSsim = quality.segments.map(\.ssim).min()?.rounded(places: 6)
-                report.package?.video[i].worstSegmentPsnr = quality.segments.map(\.psnr).min()?.rounded(places: 4)
-            }
-            for (i, target) in segmented.renditionTargets.enumerated() where i < package.video.count {
-                report.package?.video[i].target = target
-            }
-            report.bytes = Self.bytes(under: outputPath)
+            report.add(
+                package, processors: segmented.renditionProcessors, quality: segmented.renditionQuality,
+                targets: segmented.renditionTargets)
+            report.bytes = ExportReport.bytes(under: outputPath)
             return report
         }
         guard let writer = made else { throw MediaError(.internal, "the segments were stitched without a writer") }
@@ -307,14 +295,6 @@ public final class ExportSession: @unchecked Sendable {
     }
 
     /// Checks the finished temporary file against the expected frame times; throws when it fails.
-    /// Bytes of the files under a folder (a package).
-    static func bytes(under folder: String) -> Int {
-        let files = FileManager.default.enumerator(atPath: folder)?.compactMap { $0 as? String } ?? []
-        return files.reduce(0) {
-            $0 + ((try? FileManager.default.attributesOfItem(atPath: folder + "/" + $1)[.size] as? Int) ?? 0)
-        }
-    }
-
     /// - Parameter gaps: how much later each exported audio track ends than the video; nil for a file
     ///   holding the video alone (a package's rendition).
     /// - Parameter cmafTrack: the file is a package's fragmented track (`durationsFromDecodeTimes`).

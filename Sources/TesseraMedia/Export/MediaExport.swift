@@ -26,6 +26,8 @@ public protocol MediaExport: AnyObject, Sendable {
     /// What becomes of an HDR source's range: kept where the output can carry it, tone-mapped to SDR
     /// where it cannot (`.auto`).
     var hdr: HDRHandling { get set }
+    /// Deliver a streaming package to the folder `outputPath` instead of one file (always segmented).
+    var package: PackageRequest? { get set }
     /// Who makes the segments: nil runs them on `parallel` local threads; a farm passes its dispatcher.
     var makeSegmentExecutor: (@Sendable (_ plan: [SegmentSpec]) throws(MediaError) -> any SegmentExecutor)? {
         get set

@@ -10,7 +10,7 @@ import TesseraCore
 ///  decoded source frame ─▶ FrameProcessor (its size and format) ─▶ FrameRetimer (its instants)
 ///      ─▶ FrameDurations ─▶ Encoder ─▶ packets
 ///  a composition's: decoded source frame ─▶ FrameRetimer ─▶ LayerRenderer (its own FrameProcessor, the
-///      placement on the render) ─▶ FrameDurations ─▶ Encoder ─▶ packets
+///      placement on the render) ─▶ (a smaller rendition's: the render scaled) ─▶ FrameDurations ─▶ Encoder
 ///  each packet ─▶ EncodedOutputCheck: decoded at once, measured against the frame the encoder was given
 ///  with a target quality: the encoder's frames held, encoded once per probe of the CRFSearch
 /// ```
@@ -22,6 +22,10 @@ final class SegmentEncodeLeg {
     private let processing: ProcessingSpec?
     private let shared: SharedProcessing
     private var layer: LayerRenderer?
+    /// A composition's rendition smaller than the render: the render scaled into its box, and by what.
+    private var renderScale: ProcessingSpec?
+    private var renderScaler: (any FrameProcessor)?
+    private let makeProcessor: SegmentRunner.MakeProcessor
     private var retimer: FrameRetimer?
     private var timing = FrameDurations()
     /// Source ticks to the output timeline for a segment that is not retimed.
@@ -72,9 +76,15 @@ final class SegmentEncodeLeg {
             }
             layer = try LayerRenderer(
                 layer: l, rotation: work.rotation, frameDuration: frameDuration, makeProcessor: makeProcessor)
+            // A package's rendition smaller than the render is the render scaled into its box.
+            let fitted = settings.outputSize(forDisplayWidth: l.renderWidth, height: l.renderHeight)
             encoderInput = try LayerRenderer.encoderInput(
-                width: l.renderWidth, height: l.renderHeight, frameDuration: frameDuration)
+                width: fitted.width, height: fitted.height, frameDuration: frameDuration)
             processing = nil
+            if fitted.width != l.renderWidth || fitted.height != l.renderHeight {
+                renderScale = ProcessingSpec(
+                    outputWidth: fitted.width, outputHeight: fitted.height, outputFormat: .yuv420p)
+            }
         } else {
             let encoding = try VideoEncoding(
                 settings, parameters: source.pointer.pointee,
@@ -83,6 +93,7 @@ final class SegmentEncodeLeg {
             (encoderInput, processing) = (encoding.encoderInput, encoding.processing)
         }
         segment = spec.index
+        self.makeProcessor = makeProcessor
         let toneMapTo = work.toneMap ? PixelFormat(encoderInput.pixelFormat) : nil
         filterChain = SourceFilter.description(deinterlace: work.deinterlaceFilter, toneMapTo: toneMapTo)
         deinterlaces = work.deinterlaceFilter != nil
@@ -220,7 +231,14 @@ final class SegmentEncodeLeg {
     /// Encodes the frame before this output frame (see `FrameDurations`); a composition's frame is first
     /// placed on the render.
     private func place(_ chosen: Frame) throws(MediaError) {
-        let frame = try layer?.render(chosen, k: chosen.pts) ?? chosen
+        var frame = try layer?.render(chosen, k: chosen.pts) ?? chosen
+        if let renderScale {
+            if renderScaler == nil { renderScaler = try makeProcessor(renderScale, frame) }
+            let scaled = try renderScaler!.process(frame)
+            scaled.pts = frame.pts
+            scaled.pointer.pointee.pkt_duration = frame.pointer.pointee.pkt_duration
+            frame = scaled
+        }
         guard let previous = timing.push(frame) else { return }
         try encode(previous)
     }

@@ -54,6 +54,16 @@ final class SegmentedEngine {
         var quality: [SegmentQuality]
         /// The quality the segments were asked to reach.
         var target: TargetQuality?
+
+        /// Each rendition's quality (the first, then the others) against its target, from its `count`
+        /// segments; nil for a rendition a segment of which was not measured.
+        func renditionQuality(segments count: Int, targets: [TargetQuality?]) -> [QualityReport?] {
+            let measured = [quality] + renditionSegments
+            return measured.indices.map { i in
+                let target = i < targets.count ? targets[i] : nil
+                return measured[i].count == count ? QualityReport(segments: measured[i], target: target) : nil
+            }
+        }
     }
 
     private let runs: [Run]

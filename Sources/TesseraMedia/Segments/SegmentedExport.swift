@@ -122,24 +122,22 @@ final class SegmentedExport: @unchecked Sendable {
             } else {
                 length = try SegmentPlanner.targetTicks(seconds: config.segmentSeconds, timeBase: tb)
             }
-            var starts: [Int] = []
-            var m: Int64 = 0
-            for (i, spec) in plan.enumerated() {
-                let offset =
-                    config.retime == nil
-                    ? spec.presentationRange.lowerBound &- range.start : Int64(spec.outputFrames.lowerBound)
-                let (reached, overflow) = m.multipliedReportingOverflow(by: length)
-                guard i == 0 || (!overflow && offset >= reached) else { continue }
-                starts.append(spec.outputFrames.lowerBound)
-                m = offset / length + 1
-            }
+            let starts = SegmentPlanner.mediaSegmentStarts(
+                plan.map {
+                    (
+                        config.retime == nil
+                            ? $0.presentationRange.lowerBound &- range.start : Int64($0.outputFrames.lowerBound),
+                        $0.outputFrames.lowerBound
+                    )
+                }, length: length)
             segmentStarts = starts.map { expectedTimes[$0] }
         }
         let ladder = try config.package.map { (p) throws(MediaError) in
             // A retimed export's keyframes are counted in its output frames.
             let outputTB = video.outputTimeBase
             let rate = config.retime == nil ? source.frameRate : AVRational(num: outputTB.den, den: outputTB.num)
-            return try Self.renditionSettings(p.request, base: vs, source: source, frameRate: rate, path: reader.path)
+            return try Self.renditionSettings(
+                p.request, base: vs, display: source.displaySize, frameRate: rate, path: reader.path)
         }
         let lastEnd: Int64? = range.end == Int64.max ? nil : range.end - range.start
         var template = SegmentWork(
@@ -201,11 +199,7 @@ final class SegmentedExport: @unchecked Sendable {
         processorKind = result.processor
         renditionProcessors = [result.processor] + result.renditionProcessors
         renditionTargets = [result.target] + template.renditionTargets
-        let measured = [result.quality] + result.renditionSegments
-        renditionQuality = measured.indices.map { i in
-            let target = i < renditionTargets.count ? renditionTargets[i] : nil
-            return measured[i].count == segmentCount ? QualityReport(segments: measured[i], target: target) : nil
-        }
+        renditionQuality = result.renditionQuality(segments: segmentCount, targets: renditionTargets)
         videoEnd = result.endSeconds
         quality = QualityReport(segments: result.quality, target: result.target)
         if config.package != nil { return nil }
@@ -223,10 +217,11 @@ final class SegmentedExport: @unchecked Sendable {
 
     /// Each rendition's encoder settings: the job's codec speed and pixel format, the rendition's box, codec
     /// and capped rate, keyframes at least every `PackageRequest.keyframeSeconds`.
+    /// - Parameter display: the picture's size as shown (a source's after its turn, a composition's render).
     static func renditionSettings(
-        _ request: PackageRequest, base: VideoSettings, source: StreamDescription, frameRate: AVRational, path: String
+        _ request: PackageRequest, base: VideoSettings, display: (width: Int, height: Int), frameRate: AVRational,
+        path: String
     ) throws(MediaError) -> [Rung] {
-        let display = source.displaySize
         let resolved: [(rendition: Rendition, width: Int, height: Int)]
         do throws(JobRequestError) {
             resolved = try request.resolved(sourceWidth: display.width, sourceHeight: display.height, field: "package")
