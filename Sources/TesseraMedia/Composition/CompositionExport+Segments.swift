@@ -186,6 +186,9 @@ extension CompositionExport {
             ladder = try SegmentedExport.renditionSettings(
                 package, base: plan.settings.video!, display: (plan.renderWidth, plan.renderHeight),
                 frameRate: try AVRational(Rational.one / fd, "the frame rate"), path: outputPath)
+            guard !ladder.isEmpty else {
+                throw MediaError(.invalidArgument, path: outputPath, "the package names no rendition")
+            }
             for i in runs.indices {
                 runs[i].template.settings = ladder[0].settings
                 runs[i].template.targetQuality = ladder[0].target ?? targetQuality

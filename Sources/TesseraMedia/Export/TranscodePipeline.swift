@@ -495,7 +495,7 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
     ) throws(MediaError) {
         let sampleRate = Int64(leg.sampleRate)
         var layout = AVChannelLayout()
-        av_channel_layout_default(&layout, Int32(leg.channels))
+        av_channel_layout_default(&layout, Int32(clamping: leg.channels))
         defer { av_channel_layout_uninit(&layout) }
         var next = samples.lowerBound
         func write(_ frame: Frame) throws(MediaError) {
