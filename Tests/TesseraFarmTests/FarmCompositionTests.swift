@@ -81,6 +81,43 @@ struct FarmCompositionTests {
     }
 
     @Test(
+        "a spec packaged on two workers: each checked rendition, the render and the render scaled, shows one pass's frames"
+    )
+    func farmPackagesAComposition() throws {
+        let farm = try FarmFixture()
+        let a = farm.media.appendingPathComponent("a.mp4"), b = farm.media.appendingPathComponent("b.mp4")
+        try TestMedia.makeBarcoded(a, rate: 60, seconds: 3, audio: true)
+        try TestMedia.makeBarcoded(b, rate: 25, seconds: 3, audio: true)
+        try farm.startCoordinator()
+        try farm.startWorker("w1")
+        try farm.startWorker("w2")
+        // The coordinator checks every result (size, frames, times) before it counts: the smaller
+        // rendition is the render scaled, and must be judged so.
+        let spec = Self.spec(a, b).replacingOccurrences(of: "192x16", with: "384x32")
+        let package =
+            #"{"formats": ["hls", "dash"], "renditions": [{"size": "384x32", "bitRate": 2000000}, {"size": "192x16", "bitRate": 1000000}], "segmentDuration": 1}"#
+        let answer = try FarmRequestTests.post(
+            farm, "/v1/jobs", #"{"spec": \#(spec), "output": "pkg", "package": \#(package)}"#)
+        #expect(answer.status == 201 || answer.status == 200, "\(answer.body)")
+        let id = try #require(
+            (try JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: Any])?["id"] as? String)
+        let status = try farm.wait(id)
+        #expect(status["state"] as? String == "completed", "\(status)\n\(farm.log("coordinator").suffix(3000))")
+        let specFile = farm.root.appendingPathComponent("job.json")
+        try spec.write(to: specFile, atomically: true, encoding: .utf8)
+        let one = farm.root.appendingPathComponent("one.mp4")
+        try farm.tessera(["transcode", "--spec", specFile.path, "-o", one.path, "--quiet"])
+        let oneFrames = try TestMedia.barcodeIndices(one)
+        #expect(oneFrames.count == 180)
+        let folder = farm.outputs.appendingPathComponent("pkg")
+        for track in ["384x32", "192x16"] {
+            let file = try TestMedia.joinedTrack(folder, track, into: farm.root.appendingPathComponent("\(track).mp4"))
+            #expect(try TestMedia.barcodeIndices(file) == oneFrames, "\(track) differs from one pass")
+        }
+        #expect(!farm.log("coordinator").contains("refused"), "\(farm.log("coordinator").suffix(2000))")
+    }
+
+    @Test(
         "a composition submitted with --spec survives its coordinator's kill -9: re-planned alike, nothing made twice")
     func coordinatorRestartMidComposition() throws {
         let farm = try FarmFixture()

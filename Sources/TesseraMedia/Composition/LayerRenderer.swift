@@ -65,6 +65,12 @@ struct LayerRenderer {
         return out
     }
 
+    /// The size a composition's output at `settings` has: the render, or a smaller rendition's box fitted
+    /// around it (the render scaled).
+    static func outputSize(of layer: SegmentLayer, settings: VideoSettings) -> (width: Int, height: Int) {
+        settings.outputSize(forDisplayWidth: layer.renderWidth, height: layer.renderHeight)
+    }
+
     /// What the encoder of a composition's video takes: the render in 8-bit 4:2:0, square pixels, one tick
     /// per frame.
     static func encoderInput(

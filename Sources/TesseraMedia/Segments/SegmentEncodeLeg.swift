@@ -77,7 +77,7 @@ final class SegmentEncodeLeg {
             layer = try LayerRenderer(
                 layer: l, rotation: work.rotation, frameDuration: frameDuration, makeProcessor: makeProcessor)
             // A package's rendition smaller than the render is the render scaled into its box.
-            let fitted = settings.outputSize(forDisplayWidth: l.renderWidth, height: l.renderHeight)
+            let fitted = LayerRenderer.outputSize(of: l, settings: settings)
             encoderInput = try LayerRenderer.encoderInput(
                 width: fitted.width, height: fitted.height, frameDuration: frameDuration)
             processing = nil

@@ -124,9 +124,13 @@ public enum SegmentResultCheck {
         return shown.map { ($0, max($0, range.lowerBound) &- range.lowerBound &+ shift) }
     }
 
-    /// The picture size the task's settings make of its source (or the render's, for a composition).
+    /// The picture size the task's settings make of its source (or of the render, for a composition: a
+    /// package's smaller rendition is the render scaled into its box).
     static func expectedSize(_ work: SegmentWork) throws(MediaError) -> [Int] {
-        if let layer = work.layer { return [layer.renderWidth, layer.renderHeight] }
+        if let layer = work.layer {
+            let size = LayerRenderer.outputSize(of: layer, settings: work.settings)
+            return [size.width, size.height]
+        }
         let source = try CodecParameters(work.source)
         let outputTB = work.outputTimeBase
         let encoding = try VideoEncoding(
