@@ -149,7 +149,7 @@ final class SegmentEncodeLeg {
     static let heldBytesLimit: Int64 = 4 << 30
 
     /// Which processor made this output's pictures.
-    var kind: ProcessorKind { processing.flatMap(shared.kind) ?? layer?.kind ?? .none }
+    var kind: ProcessorKind { processing.flatMap(shared.kind) ?? (layer != nil ? shared.renderKind : .none) }
 
     /// Processes a decoded source frame (already through `filterChain`) once and places it on the output
     /// timeline: shifted, or shown as often as the time map says.
@@ -170,7 +170,7 @@ final class SegmentEncodeLeg {
 
     /// A gap's instant `k`: the background alone.
     func acceptBlank(_ k: Int64) throws(MediaError) {
-        let blank = try layer!.render(nil, k: k)
+        let blank = try shared.render(k) { () throws(MediaError) in (try layer!.render(nil, k: k), .none) }
         guard let previous = timing.push(blank) else { return }
         try encode(previous)
     }
@@ -231,7 +231,13 @@ final class SegmentEncodeLeg {
     /// Encodes the frame before this output frame (see `FrameDurations`); a composition's frame is first
     /// placed on the render.
     private func place(_ chosen: Frame) throws(MediaError) {
-        var frame = try layer?.render(chosen, k: chosen.pts) ?? chosen
+        var frame = chosen
+        if layer != nil {
+            frame = try shared.render(chosen.pts) { () throws(MediaError) in
+                let made = try layer!.render(chosen, k: chosen.pts)
+                return (made, layer!.kind)
+            }
+        }
         if let renderScale {
             if renderScaler == nil { renderScaler = try makeProcessor(renderScale, frame) }
             let scaled = try renderScaler!.process(frame)

@@ -53,6 +53,7 @@ public enum SegmentRunner {
         /// Hands a decoded frame (or, with nil, what the filters still hold) to every leg, through its group's
         /// filter; a deinterlacer's neighbours outside the range are read, not kept.
         func feed(_ decoded: Frame?) throws(MediaError) {
+            shared.nextFrame()
             for group in groups {
                 guard let filter = group.filter else {
                     if let decoded { for leg in group.legs { try leg.accept(decoded) } }
@@ -143,6 +144,7 @@ public enum SegmentRunner {
                 if isCancelled() {
                     throw MediaError(.cancelled, path: work.sourceName, "segment \(spec.index) cancelled")
                 }
+                shared.nextFrame()
                 for leg in legs { try leg.acceptBlank(Int64(k)) }
             }
         }
