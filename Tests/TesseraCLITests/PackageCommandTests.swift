@@ -190,17 +190,22 @@ import Testing
         #expect(times == [0.5, 1.8, 4.0], "\(probe)")
     }
 
-    @Test func aRenditionWithItsOwnTargetQualityMeetsItOnEverySegment() throws {
-        defer { TestMedia.cleanup(dir) }
+    /// The test source packaged for HLS in 2 s segments (superfast) with `renditions`: the JSON report and
+    /// its video renditions.
+    func packageReport(_ renditions: [String]) throws -> (report: [String: Any], video: [[String: Any]]) {
         let src = try source()
-        let out = dir.appendingPathComponent("pkg")
-        let r = try tessera([
-            "transcode", src.path, "-o", out.path, "--package", "hls", "--rendition", "640x360:3M:ssim=0.985",
-            "--rendition", "320x180:300k", "--package-segment", "2", "--speed", "superfast", "--json", "--quiet",
-        ])
+        let r = try tessera(
+            ["transcode", src.path, "-o", dir.appendingPathComponent("pkg").path, "--package", "hls"] + renditions
+                + ["--package-segment", "2", "--speed", "superfast", "--json", "--quiet"])
         #expect(r.status == 0, "\(r.stderr)")
         let report = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
         let video = try #require((report["package"] as? [String: Any])?["video"] as? [[String: Any]])
+        return (report, video)
+    }
+
+    @Test func aRenditionWithItsOwnTargetQualityMeetsItOnEverySegment() throws {
+        defer { TestMedia.cleanup(dir) }
+        let (_, video) = try packageReport(["--rendition", "640x360:3M:ssim=0.985", "--rendition", "320x180:300k"])
         let target = try #require(video[0]["target"] as? [String: Any])
         #expect(target["metric"] as? String == "ssim" && target["value"] as? Double == 0.985)
         #expect(target["maxBitRate"] as? Int == 4_500_000, "the rendition's peak caps the search")
@@ -214,16 +219,7 @@ import Testing
     /// search shows each segment's rate factor and every probe, the first (a bit rate) its figures alone.
     @Test func eachRenditionsSegmentsAndProbesAreReported() throws {
         defer { TestMedia.cleanup(dir) }
-        let src = try source()
-        let out = dir.appendingPathComponent("pkg")
-        let r = try tessera([
-            "transcode", src.path, "-o", out.path, "--package", "hls", "--rendition", "640x360:1M",
-            "--rendition", "320x180:600k:ssim=0.95", "--package-segment", "2", "--speed", "superfast", "--json",
-            "--quiet",
-        ])
-        #expect(r.status == 0, "\(r.stderr)")
-        let report = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
-        let video = try #require((report["package"] as? [String: Any])?["video"] as? [[String: Any]])
+        let (report, video) = try packageReport(["--rendition", "640x360:1M", "--rendition", "320x180:600k:ssim=0.95"])
         let segmentCount = try #require(report["segments"] as? Int)
         let plain = try #require((video[0]["quality"] as? [String: Any])?["segments"] as? [[String: Any]])
         #expect(plain.count == segmentCount && plain.allSatisfy { ($0["probes"] as? [Any])?.isEmpty != false })

@@ -22,6 +22,26 @@ struct FarmCompositionTests {
         """
     }
 
+    /// Posts a job request to the farm and waits for it; expects it completed. Returns its id.
+    static func complete(_ farm: FarmFixture, _ body: String) throws -> String {
+        let answer = try FarmRequestTests.post(farm, "/v1/jobs", body)
+        #expect(answer.status == 201 || answer.status == 200, "\(answer.body)")
+        let id = try #require(
+            (try JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: Any])?["id"] as? String)
+        let status = try farm.wait(id)
+        #expect(status["state"] as? String == "completed", "\(status)\n\(farm.log("coordinator").suffix(3000))")
+        return id
+    }
+
+    /// The spec rendered in one pass on this machine: what the farm must show.
+    static func onePass(_ farm: FarmFixture, _ spec: String) throws -> URL {
+        let specFile = farm.root.appendingPathComponent("job.json")
+        try spec.write(to: specFile, atomically: true, encoding: .utf8)
+        let one = farm.root.appendingPathComponent("one.mp4")
+        try farm.tessera(["transcode", "--spec", specFile.path, "-o", one.path, "--quiet"])
+        return one
+    }
+
     @Test("a spec posted over HTTP runs on two workers and shows, frame by frame, what one pass shows")
     func farmRendersTheOnePassFrames() throws {
         let farm = try FarmFixture()
@@ -34,20 +54,12 @@ struct FarmCompositionTests {
         try farm.startWorker("w1")
         try farm.startWorker("w2")
         let spec = Self.spec(a, b)
-        let answer = try FarmRequestTests.post(
-            farm, "/v1/jobs", #"{"spec": \#(spec), "output": "farm.mp4", "segmentDuration": 0.5}"#)
-        #expect(answer.status == 201 || answer.status == 200, "\(answer.body)")
-        let id = try #require(
-            (try JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: Any])?["id"] as? String)
-        let status = try farm.wait(id)
-        #expect(status["state"] as? String == "completed", "\(status)\n\(farm.log("coordinator").suffix(3000))")
+        let id = try Self.complete(
+            farm, #"{"spec": \#(spec), "output": "farm.mp4", "segmentDuration": 0.5}"#)
         let out = farm.outputs.appendingPathComponent("farm.mp4")
 
         // The same spec in one pass, on this machine.
-        let specFile = farm.root.appendingPathComponent("job.json")
-        try spec.write(to: specFile, atomically: true, encoding: .utf8)
-        let one = farm.root.appendingPathComponent("one.mp4")
-        try farm.tessera(["transcode", "--spec", specFile.path, "-o", one.path, "--quiet"])
+        let one = try Self.onePass(farm, spec)
 
         // 2 s of A (0.5–1 s slowed to 2 s: 3.5 s), 0.5 s of gap, 2 s of B: 6 s, 180 frames at 30 fps.
         let farmFrames = try TestMedia.barcodeIndices(out), oneFrames = try TestMedia.barcodeIndices(one)
@@ -96,17 +108,8 @@ struct FarmCompositionTests {
         let spec = Self.spec(a, b).replacingOccurrences(of: "192x16", with: "384x32")
         let package =
             #"{"formats": ["hls", "dash"], "renditions": [{"size": "384x32", "bitRate": 2000000}, {"size": "192x16", "bitRate": 1000000}], "segmentDuration": 1}"#
-        let answer = try FarmRequestTests.post(
-            farm, "/v1/jobs", #"{"spec": \#(spec), "output": "pkg", "package": \#(package)}"#)
-        #expect(answer.status == 201 || answer.status == 200, "\(answer.body)")
-        let id = try #require(
-            (try JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: Any])?["id"] as? String)
-        let status = try farm.wait(id)
-        #expect(status["state"] as? String == "completed", "\(status)\n\(farm.log("coordinator").suffix(3000))")
-        let specFile = farm.root.appendingPathComponent("job.json")
-        try spec.write(to: specFile, atomically: true, encoding: .utf8)
-        let one = farm.root.appendingPathComponent("one.mp4")
-        try farm.tessera(["transcode", "--spec", specFile.path, "-o", one.path, "--quiet"])
+        _ = try Self.complete(farm, #"{"spec": \#(spec), "output": "pkg", "package": \#(package)}"#)
+        let one = try Self.onePass(farm, spec)
         let oneFrames = try TestMedia.barcodeIndices(one)
         #expect(oneFrames.count == 180)
         let folder = farm.outputs.appendingPathComponent("pkg")

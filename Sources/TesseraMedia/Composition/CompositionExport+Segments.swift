@@ -197,7 +197,11 @@ extension CompositionExport {
                     runs[i].template.renditionTargets = ladder.dropFirst().map(\.target)
                 }
             }
-            let length = max(1, (Rational(Int64((package.segmentDuration * 1000).rounded()), 1000) / fd).floor ?? 1)
+            // Whole milliseconds of a duration `PackageRequest.check` held to 1–30 s; refused otherwise.
+            guard let ms = Int64(exactly: (package.segmentDuration * 1000).rounded()), ms > 0 else {
+                throw MediaError(.invalidArgument, path: outputPath, "package segment duration is out of range")
+            }
+            let length = max(1, (Rational(ms, 1000) / fd).floor ?? 1)
             for k in SegmentPlanner.mediaSegmentStarts(
                 specs.map { (Int64($0.outputFrames.lowerBound), $0.outputFrames.lowerBound) }, length: length)
             {

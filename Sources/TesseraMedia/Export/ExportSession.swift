@@ -361,7 +361,10 @@ public final class ExportSession: @unchecked Sendable {
         let scale = ExportRetime.timescale(for: timeBase)
         var result: [MediaTime] = []
         for t in times {
-            guard let tick = retime.map.outputTick(reaching: retime.origin + Rational(t), timescale: scale) else {
+            guard
+                let tick = retime.outputTick(
+                    relative: t.value, tb: AVRational(num: 1, den: t.timescale), timescale: scale)
+            else {
                 throw MediaError(.internal, "frame time \(t.seconds) s does not fit the time map")
             }
             if let last = result.last, tick <= last.value { continue }
