@@ -69,13 +69,16 @@ public struct ProcessingSpec: Sendable, Hashable, Codable {
     public var opacity: Double
     /// What shows through where the picture is transparent (the video composition's background).
     public var backgroundColor: RGBColor
+    /// HDR to BT.709 SDR on the way (`ToneMap`); the output matrix is then `outputMatrix`, BT.709 when nil.
+    public var toneMap: ToneMap?
 
     public init(
         outputWidth: Int, outputHeight: Int, outputFormat: PixelFormat, outputMatrix: ColorMatrix? = nil,
         outputRange: ColorRange? = nil, filter: ScalingFilter = .bicubic, rotation: Rotation = .none,
         dither: Bool = true, flipHorizontal: Bool = false, flipVertical: Bool = false,
-        opacity: Double = 1, backgroundColor: RGBColor = .black
+        opacity: Double = 1, backgroundColor: RGBColor = .black, toneMap: ToneMap? = nil
     ) {
+        self.toneMap = toneMap
         self.outputWidth = outputWidth
         self.outputHeight = outputHeight
         self.outputFormat = outputFormat
@@ -92,7 +95,7 @@ public struct ProcessingSpec: Sendable, Hashable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case outputWidth, outputHeight, outputFormat, outputMatrix, outputRange, filter, rotation, dither
-        case flipHorizontal, flipVertical, opacity, backgroundColor
+        case flipHorizontal, flipVertical, opacity, backgroundColor, toneMap
     }
 
     /// Decodes specs written before the flip, opacity and background fields existed.
@@ -110,7 +113,8 @@ public struct ProcessingSpec: Sendable, Hashable, Codable {
             flipHorizontal: try c.decodeIfPresent(Bool.self, forKey: .flipHorizontal) ?? false,
             flipVertical: try c.decodeIfPresent(Bool.self, forKey: .flipVertical) ?? false,
             opacity: try c.decodeIfPresent(Double.self, forKey: .opacity) ?? 1,
-            backgroundColor: try c.decodeIfPresent(RGBColor.self, forKey: .backgroundColor) ?? .black)
+            backgroundColor: try c.decodeIfPresent(RGBColor.self, forKey: .backgroundColor) ?? .black,
+            toneMap: try c.decodeIfPresent(ToneMap.self, forKey: .toneMap))
     }
 
     /// True when the output is the picture turned or mirrored relative to the source.

@@ -7,8 +7,10 @@ public enum WorkerFeature {
     public static let targetQuality = "target-quality"
     /// It deinterlaces the decoded frames as `SegmentTask.deinterlace` asks.
     public static let deinterlace = "deinterlace"
-    /// It tone-maps HDR frames to BT.709 SDR as `SegmentTask.tone_map` asks.
-    public static let toneMap = "tonemap"
+    /// It tone-maps HDR frames to BT.709 SDR as `SegmentTask.tone_map` and `tone_map_curve` ask, in its
+    /// processor (BT.2390). Workers that listed "tonemap" applied Hable's curve before processing: a job
+    /// whose segments mixed the two would not match itself, so the name changed with the curve.
+    public static let toneMap = "tonemap-bt2390"
     /// It deinterlaces and tone-maps a composition's layer (`SegmentTask.layer`) as the one pass does: the
     /// first segment of each run of the timeline takes no frame before its range as a neighbour.
     public static let layerFilters = "layer-filters"

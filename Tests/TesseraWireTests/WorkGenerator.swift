@@ -115,7 +115,11 @@ struct WorkGenerator {
                         maxBitRate: g.maybe { $0.int(100_000...50_000_000) })
             })
         work.deinterlace = pick(Deinterlace.allCases)
-        work.toneMap = bool()
+        work.toneMap = maybe { g in
+            ToneMap(
+                transfer: g.bool() ? .smpte2084 : .aribStdB67, sourcePeak: Double(g.int(1...10_000)),
+                sourceBlack: Double(g.int(0...1000)) / 10_000)
+        }
         // SVT-AV1 takes no cap (`TargetQuality.validate`).
         if work.settings.codec == .av1 { work.targetQuality?.maxBitRate = nil }
         // Sometimes a ladder: renditions, some with their own target (never a capped AV1 one).

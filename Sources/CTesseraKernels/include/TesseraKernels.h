@@ -28,6 +28,33 @@ void tessera_scale_plane_u8(const uint8_t *src, ptrdiff_t srcStride, int srcWidt
 /// call per lane, about 45 ms for a 720p frame).
 void tessera_blend_row_u8(const uint8_t *a, const uint8_t *b, uint8_t *out, ptrdiff_t count, float weight);
 
+/// HDR to BT.709 SDR (ToneMapCurves.swift builds the parameters; horizontal_pass.comp does the same on a
+/// device). Reads three 16-bit planes at full resolution (4:4:4, the source's matrix and range) and writes
+/// planar Y'CbCr with `log2ChromaX/Y` subsampling, `bytesPerSample` 1 or 2: each pixel tone-mapped, its
+/// block's chroma the average of its pixels', ordered dither when `dither` (the shader's Bayer matrix).
+/// The mapping runs eight pixels at a time with AVX2 (PQ; HLG's OOTF, one `powf` a pixel, runs portably).
+typedef struct {
+    float toRGB[12];     // rows of (Y, Cb, Cr, constant): input codes → R'G'B' 0…1
+    float gamut[9];      // linear source primaries → BT.709
+    float fromRGB[12];   // rows of (R', G', B', constant): → output codes
+    const float *eotf;   // signal → linear, `samples` + 1 entries
+    const float *gain;   // by ⁴√(max / gainDomain)
+    const float *oetf;   // by √linear
+    int samples;
+    float gainDomain;
+    float black;
+    int hlg;             // 1: apply HLG's OOTF (scale × Ys^exponent)
+    float hlgScale, hlgExponent;
+    float lumaWeights[3];
+    int maxCode;
+    int dither;
+    int simd;            // 0 forces the portable loop (tests compare both); else AVX2 where the CPU has it
+} TesseraToneMap;
+
+void tessera_tonemap(const TesseraToneMap *p, const uint16_t *const in[3], const ptrdiff_t inStride[3],
+                     int width, int height, uint8_t *const out[3], const ptrdiff_t outStride[3],
+                     int bytesPerSample, int log2ChromaX, int log2ChromaY);
+
 /// 1 when `tessera_scale_plane_u8` runs its AVX2 loops on this CPU.
 int tessera_kernels_have_avx2(void);
 

@@ -28,6 +28,21 @@ extension Frame {
         return av_color_space_name(space).map { ColorMatrix(rawValue: String(cString: $0)) } ?? .bt709
     }
 
+    /// The frame's colour primaries (unspecified when untagged).
+    var colorPrimaries: ColorPrimaries {
+        av_color_primaries_name(pointer.pointee.color_primaries).map { ColorPrimaries(rawValue: String(cString: $0)) }
+            ?? .unspecified
+    }
+
+    /// Marks a tone map's output: BT.709 primaries and transfer, the source's HDR metadata removed.
+    func markToneMapped() {
+        for side in [AV_FRAME_DATA_MASTERING_DISPLAY_METADATA, AV_FRAME_DATA_CONTENT_LIGHT_LEVEL] {
+            av_frame_remove_side_data(pointer, side)
+        }
+        pointer.pointee.color_primaries = AVCOL_PRI_BT709
+        pointer.pointee.color_trc = AVCOL_TRC_BT709
+    }
+
     /// The frame's range; untagged YCbCr is limited.
     public var colorRange: ColorRange { pointer.pointee.color_range == AVCOL_RANGE_JPEG ? .full : .limited }
 

@@ -11,6 +11,8 @@ import TesseraCore
 ///  input ─[8-bit planar YUV, only resized]─▶ PlaneScaler ─────────────────────────────────────────▶ output
 ///  input ─[flatten RGBA alpha over background]─▶ libswscale (scale + convert, into the unturned size)
 ///        ─[turn / flip planes]─▶ [fade towards the background by opacity] ─▶ output
+///  HDR input with a tone map ─▶ libswscale (scale to 16-bit 4:4:4, nothing converted) ─▶ ToneMapper
+///        (`tessera_tonemap`: BT.2390 to BT.709 SDR, chroma subsampled, dithered) ─[turn, fade]─▶ output
 /// ```
 ///
 /// The context is built on the first frame (its size, format and colour are only known then) and
@@ -38,6 +40,9 @@ public final class CPUProcessor: FrameProcessor {
     private var outputPool: FramePool?
     /// Tessera's scaler, when the input qualifies (decided with the context, per input geometry).
     private var scaler: PlaneScaler?
+    /// With a tone map: the kernel, and the 16-bit 4:4:4 picture libswscale scales into for it.
+    private var toneMapper: ToneMapper?
+    private var wide: Frame?
     /// False keeps every frame on libswscale.
     public let allowsPlaneScaler: Bool
 
@@ -95,6 +100,13 @@ public final class CPUProcessor: FrameProcessor {
         try ff(av_frame_copy_props(output.pointer, input.pointer), "copy frame properties")
         if scaler != nil {
             scaler!.scale(source, into: output)
+        } else if let toneMapper, let wide {
+            let target = orientation.isIdentity ? output : try unturnedFrame()
+            try ff(sws_scale_frame(context, wide.pointer, source.pointer), "scale frame with libswscale")
+            toneMapper.map(wide, into: target)
+            if !orientation.isIdentity { turn(target, into: output) }
+            if spec.opacity < 1 { fade(output) }
+            output.markToneMapped()
         } else {
             let target = orientation.isIdentity ? output : try unturnedFrame()
             try ff(sws_scale_frame(context, target.pointer, source.pointer), "scale frame with libswscale")
@@ -104,7 +116,7 @@ public final class CPUProcessor: FrameProcessor {
         output.pointer.pointee.colorspace =
             spec.outputFormat == .rgba
             ? AVCOL_SPC_RGB
-            : (spec.outputMatrix.map { avColorSpace($0) } ?? avColorSpace(input.colorMatrix))
+            : avColorSpace(spec.outputMatrix ?? (spec.toneMap != nil ? .bt709 : input.colorMatrix))
         output.pointer.pointee.color_range =
             spec.outputFormat == .rgba
             ? AVCOL_RANGE_JPEG
@@ -112,6 +124,9 @@ public final class CPUProcessor: FrameProcessor {
         output.pointer.pointee.chroma_location = AVCHROMA_LOC_LEFT
         return output
     }
+
+    /// What libswscale writes: the output's format, or for a tone map 4:4:4 (its chroma where its luma is).
+    private var scaledFormat: PixelFormat { spec.toneMap == nil ? spec.outputFormat : .yuv444p }
 
     private func normalisedRange(_ f: AVFrame) -> AVColorRange {
         f.color_range == AVCOL_RANGE_UNSPECIFIED ? AVCOL_RANGE_MPEG : f.color_range
@@ -176,7 +191,7 @@ public final class CPUProcessor: FrameProcessor {
             height: input.height, matrix: input.colorMatrix, range: input.colorRange,
             chromaLocation: input.chromaLocation)
         scaler =
-            allowsPlaneScaler
+            allowsPlaneScaler && spec.toneMap == nil
             ? (try? ProcessingPlan(input: planInput, spec: spec, planeKernels: nil)).flatMap(PlaneScaler.init(plan:))
             : nil
         guard sws_isSupportedInput(AVPixelFormat(rawValue: f.format)) != 0 else {
@@ -208,7 +223,9 @@ public final class CPUProcessor: FrameProcessor {
         try ff(av_opt_set_int(raw, "src_format", Int64(f.format), 0), "configure scaler")
         try ff(av_opt_set_int(raw, "dstw", Int64(w), 0), "configure scaler")
         try ff(av_opt_set_int(raw, "dsth", Int64(h), 0), "configure scaler")
-        try ff(av_opt_set_int(raw, "dst_format", Int64(outputFormat.rawValue), 0), "configure scaler")
+        // A tone map's input: the source's codes at the output's size, 16 bits, every pixel its own chroma.
+        let scaled = spec.toneMap == nil ? outputFormat : AV_PIX_FMT_YUV444P16LE
+        try ff(av_opt_set_int(raw, "dst_format", Int64(scaled.rawValue), 0), "configure scaler")
         // RGB input: convert chroma at full width before filtering, rather than averaging pixel pairs.
         let rgbInput = PictureLayout(PixelFormat(input.pixelFormat))?.isRGB ?? false
         try ff(
@@ -224,19 +241,35 @@ public final class CPUProcessor: FrameProcessor {
 
         // Matrix and range: libswscale defaults to BT.601 limited on both sides.
         let srcSpace = avColorSpace(input.colorMatrix)
-        let dstSpace = spec.outputMatrix.map { avColorSpace($0) } ?? srcSpace
         let srcFull: Int32 = f.color_range == AVCOL_RANGE_JPEG ? 1 : 0
+        // A tone map's input keeps the source's matrix and range: the kernel converts.
+        let dstSpace = spec.toneMap != nil ? srcSpace : (spec.outputMatrix.map { avColorSpace($0) } ?? srcSpace)
         let dstFull: Int32 =
-            (spec.outputRange.map { avColorRange($0) } ?? normalisedRange(f)) == AVCOL_RANGE_JPEG ? 1 : 0
+            spec.toneMap != nil
+            ? srcFull
+            : (spec.outputRange.map { avColorRange($0) } ?? normalisedRange(f)) == AVCOL_RANGE_JPEG ? 1 : 0
         _ = sws_setColorspaceDetails(
             ctx, sws_getCoefficients(Int32(srcSpace.rawValue)), srcFull,
             sws_getCoefficients(Int32(dstSpace.rawValue)), dstFull, 0, 1 << 16, 1 << 16)
 
+        toneMapper = nil
+        wide = nil
+        if let map = spec.toneMap {
+            guard let output = PictureLayout(spec.outputFormat) else {
+                throw MediaError(.unsupported, "the CPU tone map cannot write \(spec.outputFormat)")
+            }
+            toneMapper = try ToneMapper(
+                map, inputRange: input.colorRange, inputMatrix: input.colorMatrix, primaries: input.colorPrimaries,
+                output: output, outputMatrix: spec.outputMatrix ?? .bt709, outputRange: spec.outputRange ?? .limited,
+                dither: spec.dither)
+            wide = try Frame(width: w, height: h, format: AV_PIX_FMT_YUV444P16LE)
+        }
         if let source = PictureLayout(PixelFormat(input.pixelFormat)), let output = PictureLayout(spec.outputFormat) {
             background =
                 ColorTransform(
                     source: source, sourceMatrix: input.colorMatrix, sourceRange: input.colorRange,
-                    output: output, outputMatrix: spec.outputMatrix ?? input.colorMatrix,
+                    output: output,
+                    outputMatrix: spec.outputMatrix ?? (spec.toneMap != nil ? .bt709 : input.colorMatrix),
                     outputRange: output.isRGB
                         ? .full
                         : (spec.outputRange ?? input.colorRange),
@@ -252,7 +285,7 @@ public final class CPUProcessor: FrameProcessor {
     /// ([0, 1, 0]) changes no value but sends it down the filtering path whenever chroma must move.
     private func initialise(_ ctx: OpaquePointer, input: Frame, width: Int, height: Int) throws(MediaError) {
         let source = PictureLayout(PixelFormat(input.pixelFormat))
-        let output = PictureLayout(spec.outputFormat)
+        let output = PictureLayout(scaledFormat)
         let chromaMoves =
             !orientation.isIdentity || input.chromaLocation != .left && input.chromaLocation != .unspecified
             || source?.log2ChromaX != output?.log2ChromaX || source?.log2ChromaY != output?.log2ChromaY
@@ -282,7 +315,7 @@ public final class CPUProcessor: FrameProcessor {
         throws(MediaError)
     {
         // Along an axis that is not subsampled chroma sits with luma (position 0).
-        let source = PictureLayout(PixelFormat(input.pixelFormat)), output = PictureLayout(spec.outputFormat)
+        let source = PictureLayout(PixelFormat(input.pixelFormat)), output = PictureLayout(scaledFormat)
         let (hCosited, vOffset) = ProcessingPlan.siting(input.chromaLocation)
         let srcH = (source?.log2ChromaX ?? 1) > 0 ? (hCosited ? 0 : 128) : 0
         let srcV = (source?.log2ChromaY ?? 1) > 0 ? Int(((vOffset - 0.5) * 256).rounded()) : 0

@@ -55,6 +55,14 @@ struct ColorTransform: Sendable, Equatable {
         ]
     }
 
+    /// Non-linear R'G'B' 0…1 → output code values (a tone map's last step): three rows of (R', G', B',
+    /// constant).
+    static func fromNormalisedRGB(output: PictureLayout, matrix: ColorMatrix, range: ColorRange) -> [[Double]] {
+        let norm = normalise(depth: output.bitDepth, range: output.isRGB ? .full : range, rgb: output.isRGB)
+        let m = output.isRGB ? [[1, 0, 0], [0, 1, 0], [0, 0, 1]] : rgbToYUV(matrix)
+        return (0..<3).map { r in (0..<3).map { c in m[r][c] / norm[r].scale } + [-norm[r].offset / norm[r].scale] }
+    }
+
     /// - Parameters:
     ///   - sourceMatrix/outputMatrix: ignored on the RGB side(s).
     ///   - opacity/background: folded in when the source has no alpha of its own.

@@ -16,6 +16,8 @@ struct ProcessingPlan: Sendable {
         var matrix: ColorMatrix
         var range: ColorRange
         var chromaLocation: ChromaLocation
+        /// Read by a tone map only.
+        var primaries: ColorPrimaries = .unspecified
     }
 
     /// Where a plane sits in a staging buffer.
@@ -53,6 +55,8 @@ struct ProcessingPlan: Sendable {
     /// grid the channels it reads (bit c = channel c).
     let swap: Bool
     let gridChannels: [UInt32]
+    /// Specialisation constant of the horizontal pass: the grids tone-map (`ToneMapCurves`).
+    let toneMaps: Bool
     /// The per-plane fast path, when this job qualifies (see `PlaneResampling`).
     let planeResampling: PlaneResampling?
     /// What the per-plane fast paths (`PlaneResampling` on a device, `PlaneScaler` on the CPU) read, when
@@ -85,7 +89,10 @@ struct ProcessingPlan: Sendable {
         outputHeight = spec.outputHeight
         self.source = source
         self.output = output
-        let outMatrix = spec.outputMatrix ?? input.matrix
+        if spec.toneMap != nil, source.isRGB {
+            throw MediaError(.unsupported, "a tone map reads Y'CbCr, not \(input.format)")
+        }
+        let outMatrix = spec.outputMatrix ?? (spec.toneMap != nil ? .bt709 : input.matrix)
         let outRange = output.isRGB ? .full : (spec.outputRange ?? (input.range == .full ? .full : .limited))
         outputMatrix = outMatrix
         outputRange = outRange
@@ -173,10 +180,15 @@ struct ProcessingPlan: Sendable {
         // Per channel, the weights of the grid that writes it (for the fast path).
         var channelWeights: [(vertical: ResamplingWeights, horizontal: ResamplingWeights)?] = [nil, nil, nil, nil]
 
+        // A tone map reads every channel at every grid's positions, and its rows take R'G'B' to output codes.
+        let toneRows = spec.toneMap.map { _ in
+            ColorTransform.fromNormalisedRGB(output: output, matrix: outMatrix, range: outRange)
+        }
         for grid in grids {
-            let m = transform.rows
+            let m = toneRows ?? transform.rows
             var needed = [false, false, false, false]
             for r in grid.rows where r < 3 { for c in 0..<3 where abs(m[r][c]) > 1e-12 { needed[c] = true } }
+            if toneRows != nil { needed[0...2] = [true, true, true] }
             if source.hasAlpha { needed[3] = true }
             var g = [UInt32](repeating: 0, count: 96)
             let bytes = output.channels[0].bytesPerSample
@@ -196,7 +208,7 @@ struct ProcessingPlan: Sendable {
                 g[10 + 2 * i] = UInt32(outputPlanes[p].offset)
                 g[11 + 2 * i] = UInt32(outputPlanes[p].stride)
             }
-            g[14] = spec.dither && output.bitDepth < source.bitDepth ? 1 : 0
+            g[14] = spec.dither && (output.bitDepth < source.bitDepth || spec.toneMap != nil) ? 1 : 0
             g[15] = source.hasAlpha ? 1 : 0
             g[16] = Float(min(max(spec.opacity, 0), 1)).bitPattern
             for (i, r) in grid.rows.enumerated() where r < 3 {
@@ -275,6 +287,24 @@ struct ProcessingPlan: Sendable {
             gridWords.append(g)
             channelMasks.append((0..<4).reduce(0) { needed[$1] ? $0 | (1 << UInt32($1)) : $0 })
         }
+        var toneWords: [UInt32] = []
+        if let map = spec.toneMap {
+            let curves = ToneMapCurves(
+                map, inputDepth: source.bitDepth, inputRange: input.range, inputMatrix: input.matrix,
+                primaries: input.primaries)
+            let floats =
+                curves.toRGB.flatMap { $0 } + curves.gamut.flatMap { $0 }
+                + [curves.gainDomain, curves.black, 0, curves.hlg?.scale ?? 0, curves.hlg?.exponent ?? 0]
+                + curves.lumaWeights
+            toneWords = floats.map(\.bitPattern)
+            toneWords[23] = curves.hlg == nil ? 0 : 1
+            toneWords.append(UInt32(ToneMapCurves.curveSamples))
+            for curve in [curves.eotf, curves.gain, curves.oetf] {
+                toneWords.append(UInt32(tableWords.count))
+                tableWords += curve.map(\.bitPattern)
+            }
+        }
+        toneMaps = spec.toneMap != nil
         tables = tableWords.isEmpty ? [0] : tableWords
         planeInputs = Self.planeInputs(
             source: source, output: output, transform: transform, orientation: orientation, spec: spec,
@@ -293,7 +323,8 @@ struct ProcessingPlan: Sendable {
         var header = [UInt32](repeating: 0, count: 16)
         header[0] = UInt32(jobs.count)
         header[1] = UInt32(gridBase)
-        params = header + jobs.flatMap { $0 } + gridWords.flatMap { $0 }
+        header[2] = toneWords.isEmpty ? 0 : UInt32(gridBase + 96 * gridWords.count)
+        params = header + jobs.flatMap { $0 } + gridWords.flatMap { $0 } + toneWords
         guard params.count <= Self.paramWords else {
             throw MediaError(.unsupported, "this job needs more kernel parameters than the kernels hold")
         }
@@ -320,7 +351,8 @@ struct ProcessingPlan: Sendable {
                 }
         }
         let m = transform.rows
-        guard planar(source), planar(output), output.bitDepth == 8, orientation.isIdentity, spec.opacity >= 1,
+        guard spec.toneMap == nil, planar(source), planar(output), output.bitDepth == 8, orientation.isIdentity,
+            spec.opacity >= 1,
             (0..<3).allSatisfy({ r in (0..<3).allSatisfy { c in c == r || abs(m[r][c]) <= 1e-12 } })
         else { return nil }
         var planes: [PlaneResampling.PlaneInput] = []

@@ -20,6 +20,7 @@ layout(std430, set = 0, binding = 3) writeonly buffer Destination { uint dst[]; 
 layout(constant_id = 0) const uint GRID = 0u;       // which output grid this pipeline writes
 layout(constant_id = 1) const bool SWAP = false;    // a quarter turn: output x walks source y
 layout(constant_id = 2) const uint CHANNELS = 15u;  // bit c set: the grid reads channel c
+layout(constant_id = 3) const bool TONEMAP = false; // HDR to BT.709 SDR (ToneMapCurves.swift)
 
 // Grid g is 96 uints at P(1) + 96 g:
 //  0 width   1 height   2 words per row   3 samples per word   4 swap (as SWAP)
@@ -29,7 +30,13 @@ layout(constant_id = 2) const uint CHANNELS = 15u;  // bit c set: the grid reads
 // 24 + 10 c, channel c (0..3): 0 enabled (as CHANNELS), 1 intermediate offset (uints), 2 intermediate row stride (uints),
 //    3 halves between samples of this channel, 4 its first half, 5 source samples along x,
 //    6 its table's offset (texels), 7 taps
-// 64 + 4 r: output component r: coefficients of channels 0..2 and a constant (floats)
+// 64 + 4 r: output component r: coefficients of channels 0..2 and a constant (floats); with TONEMAP, of
+//    BT.709 R'G'B' 0..1
+//
+// The tone map's block is at P(2): 0..11 rows of (Y, Cb, Cr, constant) to R'G'B'  12..20 linear source
+// primaries to BT.709  21 gain domain  22 black  23 HLG  24, 25 HLG's OOTF scale and exponent
+// 26..28 luma weights  29 samples per curve  30, 31, 32 the EOTF, gain and OETF curves' table offsets.
+// tessera_tonemap (CTesseraKernels/tonemap.c) does the same on the CPU.
 
 float half_(uint index) {
     vec2 pair = unpackHalf2x16(texelFetch(intermediate, int(index >> 1u)).x);
@@ -58,6 +65,36 @@ vec4 channelsAt(uint g, uint a, uint b) {
     if ((CHANNELS & 4u) != 0u) v.z = sampleAt(g + 44u, a, b);
     if ((CHANNELS & 8u) != 0u) v.w = sampleAt(g + 54u, a, b);
     return v;
+}
+
+// Linear interpolation in a curve of P(tone + 29) + 1 samples over 0..1.
+float curve(uint tone, uint table, float x) {
+    float n = float(P(tone + 29u));
+    float i = clamp(x, 0.0, 1.0) * n;
+    float k = min(floor(i), n - 1.0);
+    int at = int(table + uint(k));
+    return mix(weightAt(at), weightAt(at + 1), i - k);
+}
+
+// Source codes (Y, Cb, Cr) to BT.709 R'G'B': linear light, BT.2390 on the largest component, primaries,
+// clip, BT.1886's inverse.
+vec3 toneMapped(vec3 c) {
+    uint t = P(2u), eotf = P(t + 30u), gain = P(t + 31u), oetf = P(t + 32u);
+    vec3 lin = vec3(
+        curve(t, eotf, F(t + 0u) * c.x + F(t + 1u) * c.y + F(t + 2u) * c.z + F(t + 3u)),
+        curve(t, eotf, F(t + 4u) * c.x + F(t + 5u) * c.y + F(t + 6u) * c.z + F(t + 7u)),
+        curve(t, eotf, F(t + 8u) * c.x + F(t + 9u) * c.y + F(t + 10u) * c.z + F(t + 11u)));
+    if (P(t + 23u) != 0u) {
+        float ys = dot(lin, vec3(F(t + 26u), F(t + 27u), F(t + 28u)));
+        lin *= ys > 0.0 ? F(t + 24u) * pow(ys, F(t + 25u)) : 0.0;
+    }
+    float m = max(lin.x, max(lin.y, lin.z));
+    float g = curve(t, gain, sqrt(sqrt(m / F(t + 21u))));
+    float black = F(t + 22u);
+    return vec3(
+        curve(t, oetf, sqrt(clamp(g * (F(t + 12u) * lin.x + F(t + 13u) * lin.y + F(t + 14u) * lin.z), black, 1.0))),
+        curve(t, oetf, sqrt(clamp(g * (F(t + 15u) * lin.x + F(t + 16u) * lin.y + F(t + 17u) * lin.z), black, 1.0))),
+        curve(t, oetf, sqrt(clamp(g * (F(t + 18u) * lin.x + F(t + 19u) * lin.y + F(t + 20u) * lin.z), black, 1.0))));
 }
 
 // Ordered dither threshold in (0, 1) from an 8x8 Bayer matrix, built from the coordinate bits.
@@ -91,6 +128,7 @@ void main() {
         if (s >= count) break;
         uint x = x0 + s;
         vec4 ch = SWAP ? channelsAt(g, y, x) : channelsAt(g, x, y);
+        if (TONEMAP) ch.xyz = toneMapped(ch.xyz);
         float alpha = opacity;
         if (hasAlpha) alpha *= clamp(ch.w / 255.0, 0.0, 1.0);
         float threshold = dither ? bayer(x, y) : 0.5;

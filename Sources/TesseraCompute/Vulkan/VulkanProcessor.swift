@@ -93,7 +93,7 @@ public final class VulkanProcessor: PipelinedFrameProcessor {
         let key = ProcessingPlan.Input(
             format: PixelFormat(input.pixelFormat), width: input.width, height: input.height,
             matrix: input.colorMatrix, range: input.colorRange,
-            chromaLocation: input.chromaLocation)
+            chromaLocation: input.chromaLocation, primaries: spec.toneMap != nil ? input.colorPrimaries : .unspecified)
         if setup?.plan.input != key {
             while !inFlight.isEmpty { _ = try receive() }
             setup = nil
@@ -155,6 +155,7 @@ public final class VulkanProcessor: PipelinedFrameProcessor {
             ? AVCHROMA_LOC_LEFT
             : (plan.output.log2ChromaX > 0 ? AVCHROMA_LOC_LEFT : AVCHROMA_LOC_UNSPECIFIED)
         o.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
+        if plan.toneMaps { output.markToneMapped() }
     }
 }
 
@@ -281,7 +282,9 @@ private final class Setup {
         pipelines = (
             try device.verticalPass.pipeline(),
             try plan.gridChannels.indices.map { (g) throws(MediaError) in
-                try device.horizontalPass.pipeline([UInt32(g), plan.swap ? 1 : 0, plan.gridChannels[g]])
+                try device.horizontalPass.pipeline([
+                    UInt32(g), plan.swap ? 1 : 0, plan.gridChannels[g], plan.toneMaps ? 1 : 0,
+                ])
             }
         )
         if let planeKernels, let planes = plan.planeResampling?.planes {

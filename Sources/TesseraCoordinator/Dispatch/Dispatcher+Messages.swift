@@ -730,8 +730,8 @@ extension Dispatcher {
         let needs: [(Bool, String)] = [
             (work.hdr != nil, WorkerFeature.hdr10),
             (work.targetQuality != nil || work.renditionTargets.contains { $0 != nil }, WorkerFeature.targetQuality),
-            (work.deinterlaceFilter != nil, WorkerFeature.deinterlace), (work.toneMap, WorkerFeature.toneMap),
-            (work.layer != nil && (work.deinterlaceFilter != nil || work.toneMap), WorkerFeature.layerFilters),
+            (work.deinterlaceFilter != nil, WorkerFeature.deinterlace), (work.toneMap != nil, WorkerFeature.toneMap),
+            (work.layer != nil && (work.deinterlaceFilter != nil || work.toneMap != nil), WorkerFeature.layerFilters),
             (!work.renditions.isEmpty, WorkerFeature.renditions),
         ]
         if let (_, feature) = needs.first(where: { $0.0 && !c.features.contains($0.1) }) {

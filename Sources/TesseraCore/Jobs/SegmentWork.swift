@@ -35,8 +35,8 @@ public struct SegmentWork: Sendable, Hashable {
     /// Whether the decoded frames are deinterlaced before they are processed (resolved against
     /// `source.fieldOrder` by `Deinterlace.filter(for:)`).
     public var deinterlace: Deinterlace
-    /// The frames are tone-mapped from HDR to BT.709 SDR in the output's format before they are processed.
-    public var toneMap: Bool
+    /// Set when the frames are tone-mapped from HDR to BT.709 SDR as they are processed.
+    public var toneMap: ToneMap?
     /// A streaming ladder's other renditions: the segment is decoded once and also encoded with each of
     /// these settings (`SegmentOutput.renditions`, in this order).
     public var renditions: [VideoSettings]
@@ -54,7 +54,7 @@ public struct SegmentWork: Sendable, Hashable {
         rotation: Rotation, packets: [EncodedPacket], settings: VideoSettings, endTick: Int64?,
         sourceName: String, backend: ProcessingBackend, checkDecodes: Bool = true, retime: SegmentRetime? = nil,
         layer: SegmentLayer? = nil, hdr: HDRMetadata? = nil, targetQuality: TargetQuality? = nil,
-        deinterlace: Deinterlace = .off, toneMap: Bool = false, renditions: [VideoSettings] = []
+        deinterlace: Deinterlace = .off, toneMap: ToneMap? = nil, renditions: [VideoSettings] = []
     ) {
         self.renditions = renditions
         self.toneMap = toneMap

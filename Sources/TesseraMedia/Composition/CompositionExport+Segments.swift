@@ -62,7 +62,7 @@ extension CompositionExport {
                 template.retime = nil
                 template.layer = plan.layer(asset: nil)
                 template.deinterlace = .off
-                template.toneMap = false
+                template.toneMap = nil
                 result.append((nil, SegmentedEngine.Run(specs: specs, template: template, source: nil)))
                 continue
             }

@@ -99,13 +99,13 @@ public final class CompositionExport: @unchecked Sendable {
         }
     }
 
-    /// How an asset's decoded frames are prepared before they are placed, as a source's are
-    /// (`SourceFilter`): deinterlaced as `deinterlace` asks for its field order, and a PQ or HLG asset
-    /// tone-mapped to BT.709 SDR, since the render is 8-bit SDR.
+    /// How an asset's decoded frames are prepared before they are placed, as a source's are: deinterlaced
+    /// as `deinterlace` asks for its field order (`SourceFilter`), and a PQ or HLG asset tone-mapped to
+    /// BT.709 SDR by its layer's processor, since the render is 8-bit SDR.
     struct AssetPreparation {
         /// The deinterlacer, by name; nil when the frames are left as decoded.
         var deinterlacer: String?
-        var toneMap: Bool
+        var toneMap: ToneMap?
         /// The libavfilter chain; nil when nothing is done.
         var filter: String?
         /// What the report says of the asset's pictures.
@@ -118,21 +118,22 @@ public final class CompositionExport: @unchecked Sendable {
         var prepared: [AssetPreparation] = []
         for (i, asset) in assets.enumerated() {
             guard let v = asset.firstVideoTrack?.video else {
-                prepared.append(AssetPreparation(deinterlacer: nil, toneMap: false, filter: nil, notes: []))
+                prepared.append(AssetPreparation(deinterlacer: nil, toneMap: nil, filter: nil, notes: []))
                 continue
             }
             let name = "asset \(i) (\(asset.path))"
             let curve = [TransferFunction.smpte2084: "PQ", .aribStdB67: "HLG"][v.color.transfer]
             var notes: [String] = []
-            if let curve {
+            let toneMap = curve.map { _ in ToneMap(transfer: v.color.transfer, hdr: v.hdr) }
+            if let curve, let toneMap {
                 guard hdr != .keep else {
                     throw JobRequestError(
                         field: "hdr",
                         "keep: \(name) is HDR (\(curve)) and a composition renders 8-bit SDR; let it be tone-mapped")
                 }
                 notes.append(
-                    "\(name) is HDR (\(curve)): tone-mapped to BT.709 SDR (Hable's curve) for the 8-bit render; its "
-                        + "HDR metadata is not kept")
+                    "\(name) is HDR (\(curve)): tone-mapped to BT.709 SDR (\(toneMap.summary)) for the 8-bit render; "
+                        + "its HDR metadata is not kept")
             }
             let deinterlacer = deinterlace.filterName(for: v.fieldOrder)
             if let order = v.fieldOrder, order.isInterlaced, deinterlacer == nil {
@@ -142,9 +143,7 @@ public final class CompositionExport: @unchecked Sendable {
             }
             prepared.append(
                 AssetPreparation(
-                    deinterlacer: deinterlacer, toneMap: curve != nil,
-                    filter: SourceFilter.description(
-                        deinterlace: deinterlace.filter(for: v.fieldOrder), toneMapTo: curve != nil ? .yuv420p : nil),
+                    deinterlacer: deinterlacer, toneMap: toneMap, filter: deinterlace.filter(for: v.fieldOrder),
                     notes: notes))
         }
         return prepared

@@ -118,6 +118,7 @@ enum CompositionRuns {
                     name: run.asset.map { paths[$0] } ?? "the gap at \(run.start.seconds) s")
                 if let asset = run.asset {
                     r.rotation = plan.assets[asset].firstVideoTrack?.video?.rotation ?? .none
+                    r.toneMap = plan.preparation[asset].toneMap
                     r.input = .reader { () throws(MediaError) in
                         try openVideo(run, asset: asset, frames: span.frames, plan: plan, path: paths[asset]) {
                             (videoID) throws(MediaError) in

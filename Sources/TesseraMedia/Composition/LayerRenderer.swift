@@ -9,7 +9,8 @@ import TesseraCore
 /// same pictures.
 ///
 /// ```
-///  decoded frame ─▶ FrameProcessor (Vulkan or CPU: upright, scaled, right-angle turns) ─▶ LayerPlacement
+///  decoded frame ─▶ FrameProcessor (Vulkan or CPU: upright, scaled, right-angle turns, an HDR asset
+///      tone-mapped) ─▶ LayerPlacement
 ///      (on the background, cut to the render; other angles resampled) ─▶ opacity (FrameBlend) ─▶ frame k
 /// ```
 ///
@@ -20,16 +21,19 @@ struct LayerRenderer {
     let layer: SegmentLayer
     let rotation: Rotation
     let frameDuration: Rational
+    /// An HDR asset's tone map, which its processor applies as it scales.
+    let toneMap: ToneMap?
     /// The background picture, render-sized.
     let background: Frame
     private let makeProcessor: SegmentRunner.MakeProcessor
     private var processor: (any FrameProcessor)?
 
     init(
-        layer: SegmentLayer, rotation: Rotation, frameDuration: Rational,
+        layer: SegmentLayer, rotation: Rotation, frameDuration: Rational, toneMap: ToneMap? = nil,
         makeProcessor: @escaping SegmentRunner.MakeProcessor
     ) throws(MediaError) {
         self.layer = layer
+        self.toneMap = toneMap
         self.rotation = rotation
         self.frameDuration = frameDuration
         self.makeProcessor = makeProcessor
@@ -53,7 +57,9 @@ struct LayerRenderer {
                 transform: layer.transforms.transform(at: t))
             if placement.isVisible {
                 try out.makeWritable()
-                if processor?.spec != placement.spec { processor = try makeProcessor(placement.spec, picture) }
+                var spec = placement.spec
+                spec.toneMap = toneMap
+                if processor?.spec != spec { processor = try makeProcessor(spec, picture) }
                 try placement.draw(try processor!.process(picture), on: out)
             }
             let alpha = layer.opacity(at: t)

@@ -40,8 +40,8 @@ struct ExportTracks {
     /// HDR10 static metadata the output keeps (a 10-bit HEVC output of a PQ or HLG source): passed to the
     /// encoder (`VideoEncoding`) and the container (`AssetWriter.hdr`).
     var hdr: HDRMetadata?
-    /// Set when the video is tone-mapped to BT.709 SDR: the format the tone map writes (the output's).
-    var toneMapTo: PixelFormat?
+    /// Set when the video is tone-mapped to BT.709 SDR (by the processor, as it scales).
+    var toneMap: ToneMap?
 
     /// QuickTime's timecode track type, `tmcd`, as FFmpeg's little-endian codec tag.
     static let tmcd =
@@ -113,7 +113,6 @@ struct ExportTracks {
                         HDRMetadata.read(stream: input.streams[video]), firstFrameOf: reader.path, track: video)
                     ?? HDRMetadata()
                 let hasStatic = hdr.masteringDisplay != nil || hdr.maxContentLightLevel != nil
-                let wanted = VideoEncoding.outputFormat(vs, source: AVPixelFormat(rawValue: p.format))
                 if depth <= 8 && hdrHandling == .keep {
                     throw MediaError(
                         .invalidArgument, path: reader.path,
@@ -121,9 +120,11 @@ struct ExportTracks {
                             + "(--video-codec hevc --pixel-format yuv420p10le), or let it be tone-mapped")
                 }
                 if depth <= 8 || hdrHandling == .tonemap {
-                    tracks.toneMapTo = wanted
+                    let map = ToneMap(
+                        transfer: p.color_trc == AVCOL_TRC_SMPTE2084 ? .smpte2084 : .aribStdB67, hdr: hdr)
+                    tracks.toneMap = map
                     tracks.notCarried.append(
-                        "HDR (\(curve)) is tone-mapped to BT.709 SDR (Hable's curve) for \(depth == 8 ? "an" : "a") "
+                        "HDR (\(curve)) is tone-mapped to BT.709 SDR (\(map.summary)) for \(depth == 8 ? "an" : "a") "
                             + "\(depth)-bit output; its HDR metadata is not kept")
                 } else if vs.codec == .hevc {
                     if hasStatic { tracks.hdr = hdr }
@@ -132,12 +133,12 @@ struct ExportTracks {
                         "HDR10 metadata (mastering display, content light level) is not carried: only a 10-bit HEVC "
                             + "output keeps it here")
                 }
-                if let profile = hdr.dolbyVisionProfile, tracks.toneMapTo == nil {
+                if let profile = hdr.dolbyVisionProfile, tracks.toneMap == nil {
                     tracks.notCarried.append(
                         "Dolby Vision\(profile > 0 ? " profile \(profile)" : "") metadata (RPUs) is not carried: "
                             + "the output is its HDR10/HLG base layer")
                 }
-                if hdr.hdr10Plus, tracks.toneMapTo == nil {
+                if hdr.hdr10Plus, tracks.toneMap == nil {
                     tracks.notCarried.append("HDR10+ dynamic metadata (SMPTE ST 2094-40) is not carried")
                 }
             }

@@ -52,6 +52,8 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
         var mapped: (retime: ExportRetime, timescale: Int64)?
         /// A composition's layer: each chosen frame placed on the render at its instant.
         var layer: SegmentLayer?
+        /// The layer's tone map (an HDR asset's).
+        var toneMap: ToneMap?
         var rotation = Rotation.none
         /// The output frames the run must make (a composition's); nil, what its frames give.
         var instants: Range<Int64>?
@@ -152,7 +154,7 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
             let output = try reader.addOutput(trackID: id)
             video = try makeVideoLeg(
                 vs, source: source, output: output, writer: writer, retime: retime, hdr: tracks.hdr,
-                deinterlace: deinterlace, toneMapTo: tracks.toneMapTo, name: reader.path)
+                deinterlace: deinterlace, toneMap: tracks.toneMap, name: reader.path)
             if measureVideo, let leg = video { try leg.input.checkAsEncoded() }
         }
         if let settingsA = settings.audio {
@@ -187,10 +189,10 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
     private static func makeVideoLeg(
         _ vs: VideoSettings, source: StreamDescription, output: AssetReaderTrackOutput,
         writer: AssetWriter, retime: ExportRetime?, hdr: HDRMetadata?, deinterlace: Deinterlace,
-        toneMapTo: PixelFormat?,
+        toneMap: ToneMap?,
         name: String
     ) throws(MediaError) -> VideoLeg {
-        let encoding = try VideoEncoding(vs, source: source, hdr: hdr, toneMapped: toneMapTo != nil)
+        let encoding = try VideoEncoding(vs, source: source, hdr: hdr, toneMap: toneMap)
         let order = FieldOrder(source.parameters.field_order)
         var encoderInput = encoding.encoderInput
         var retimer: FrameRetimer? = nil
@@ -218,7 +220,7 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
             ?? (output.range.end == Int64.max ? nil : output.range.end - output.range.start)
         let run = VideoRun(
             input: .output(output), processing: encoding.processing,
-            filters: SourceFilter.description(deinterlace: deinterlace.filter(for: order), toneMapTo: toneMapTo),
+            filters: deinterlace.filter(for: order),
             retimer: retimer, mapped: mapped, name: name)
         return VideoLeg(
             input: input, runs: [run], codec: vs.codec, settings: vs, rotation: encoding.rotation,
@@ -323,7 +325,8 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
     ) throws(MediaError) -> Bool {
         var layer = try run.layer.map { (l) throws(MediaError) in
             try LayerRenderer(
-                layer: l, rotation: run.rotation, frameDuration: leg.frameDuration, makeProcessor: makeProcessor)
+                layer: l, rotation: run.rotation, frameDuration: leg.frameDuration, toneMap: run.toneMap,
+                makeProcessor: makeProcessor)
         }
         defer { if let kind = layer?.kind, kind != .none { processorKind.withLock { $0 = kind } } }
         var made = run.instants?.lowerBound ?? 0

@@ -19,25 +19,24 @@ struct VideoEncoding {
 
     /// - Throws: `.unsupported` when the encoder cannot take the chosen pixel format.
     init(
-        _ vs: VideoSettings, source: StreamDescription, hdr: HDRMetadata? = nil, toneMapped: Bool = false
+        _ vs: VideoSettings, source: StreamDescription, hdr: HDRMetadata? = nil, toneMap: ToneMap? = nil
     ) throws(MediaError) {
         try self.init(
             vs, parameters: source.parameters, timeBase: source.timeBase, frameRate: source.frameRate,
-            rotation: source.rotation, hdr: hdr, toneMapped: toneMapped)
+            rotation: source.rotation, hdr: hdr, toneMap: toneMap)
     }
 
     /// From the source stream's parts, as a segment task carries them.
     /// - Parameters:
     ///   - hdr: the HDR10 metadata the output keeps (`ExportTracks.hdr`), signalled by the encoder.
-    ///   - toneMapped: the frames come tone-mapped to BT.709 SDR in the output's format (`SourceFilter`).
+    ///   - toneMap: the processor tone-maps the frames to BT.709 SDR (always processing, then).
     init(
         _ vs: VideoSettings, parameters source: AVCodecParameters, timeBase: AVRational, frameRate: AVRational,
-        rotation: Rotation, hdr: HDRMetadata? = nil, toneMapped: Bool = false
+        rotation: Rotation, hdr: HDRMetadata? = nil, toneMap: ToneMap? = nil
     ) throws(MediaError) {
         var p = source
-        if toneMapped {
-            // What the tone map hands on: the output's format, BT.709 throughout, limited range.
-            p.format = Self.outputFormat(vs, source: AVPixelFormat(rawValue: source.format)).avFormat.rawValue
+        if toneMap != nil {
+            // What the tone map hands on: BT.709 throughout, limited range.
             p.color_space = AVCOL_SPC_BT709
             p.color_primaries = AVCOL_PRI_BT709
             p.color_trc = AVCOL_TRC_BT709
@@ -53,8 +52,14 @@ struct VideoEncoding {
         guard Encoder.supports(vs.codec.encoderName, pixelFormat: wanted.avFormat) else {
             throw MediaError(.unsupported, "\(vs.codec.encoderName) cannot encode pixel format \(wanted)")
         }
-        let needsProcessing = w != Int(p.width) || h != Int(p.height) || wanted.avFormat != sourceFormat
-        processing = needsProcessing ? ProcessingSpec(outputWidth: w, outputHeight: h, outputFormat: wanted) : nil
+        let needsProcessing =
+            toneMap != nil || w != Int(p.width) || h != Int(p.height) || wanted.avFormat != sourceFormat
+        processing =
+            needsProcessing
+            ? ProcessingSpec(
+                outputWidth: w, outputHeight: h, outputFormat: wanted, outputMatrix: toneMap.map { _ in .bt709 },
+                outputRange: toneMap.map { _ in .limited }, toneMap: toneMap)
+            : nil
         var colorRange = p.color_range
         if colorRange == AVCOL_RANGE_UNSPECIFIED || needsProcessing { colorRange = AVCOL_RANGE_MPEG }
         // An untagged source's matrix is guessed from its height (BT.709 from 720 lines up) and kept through
@@ -68,6 +73,6 @@ struct VideoEncoding {
             width: w, height: h, pixelFormat: wanted.avFormat, timeBase: timeBase, frameRate: frameRate,
             sampleAspectRatio: p.sample_aspect_ratio.num > 0 ? p.sample_aspect_ratio : AVRational(num: 1, den: 1),
             colorSpace: colorSpace, colorPrimaries: p.color_primaries, colorTransfer: p.color_trc,
-            colorRange: colorRange, chromaLocation: p.chroma_location, hdr: toneMapped ? nil : hdr)
+            colorRange: colorRange, chromaLocation: p.chroma_location, hdr: toneMap != nil ? nil : hdr)
     }
 }

@@ -2,27 +2,12 @@ import CFFmpeg
 import TesseraAV
 import TesseraCore
 
-/// What decoded source frames go through before they are processed, with libavfilter: deinterlacing
-/// (`Deinterlace.filter(for:)`: bwdif or yadif, one frame out per frame in) and tone mapping HDR to SDR
-/// (zimg's zscale and FFmpeg's tonemap). A deinterlacer looks one frame ahead, so a frame comes out when
-/// the next one goes in, and the last at `finish`. Frames keep their timestamps (a deinterlacer's halved
-/// time base undone).
+/// What decoded source frames go through before they are processed, with libavfilter: a deinterlacer
+/// (`Deinterlace.filter(for:)`: bwdif or yadif, one frame out per frame in). (An HDR source's tone map is
+/// the processor's: `ProcessingSpec.toneMap`.) A deinterlacer looks one frame ahead, so a frame comes out
+/// when the next one goes in, and the last at `finish`. Frames keep their timestamps (a deinterlacer's
+/// halved time base undone).
 final class SourceFilter {
-    /// The chain for a source: deinterlaced, then tone-mapped to BT.709 SDR in `toneMapTo`'s format; nil
-    /// when neither is asked.
-    ///
-    /// The tone map: PQ or HLG (as each frame is tagged) to linear light at 100 cd/m² nominal peak,
-    /// BT.2020 to BT.709 primaries in float, Hable's curve without desaturation, BT.709 transfer and
-    /// matrix, limited range. (BT.2390's curve is libplacebo's, which needs a Vulkan device in FFmpeg.)
-    static func description(deinterlace: String?, toneMapTo format: PixelFormat?) -> String? {
-        let toneMap = format.map {
-            "zscale=t=linear:npl=100,format=gbrpf32le,zscale=p=bt709,tonemap=tonemap=hable:desat=0,"
-                + "zscale=t=bt709:m=bt709:r=tv,format=\($0.rawValue)"
-        }
-        let chain = [deinterlace, toneMap].compactMap { $0 }
-        return chain.isEmpty ? nil : chain.joined(separator: ",")
-    }
-
     private let description: String
     private var graph: FilterGraph?
     /// The time base of the frames' `pts`.

@@ -37,8 +37,8 @@ final class SegmentEncodeLeg {
     private var held: [Frame] = []
     private let makePass: (_ crf: Int?) throws(MediaError) -> SegmentEncodePass
     private let segment: Int
-    /// What the decoded frames go through before they are processed (deinterlacing, tone mapping), as a
-    /// libavfilter chain; `SegmentRunner` runs each distinct chain once for the legs that share it.
+    /// What the decoded frames go through before they are processed (a deinterlacer), as a libavfilter
+    /// chain; `SegmentRunner` runs each distinct chain once for the legs that share it.
     let filterChain: String?
     /// Whether the frames are deinterlaced: the decoder must then give every frame, the deinterlacer
     /// reading each one's neighbours.
@@ -75,7 +75,8 @@ final class SegmentEncodeLeg {
                 throw MediaError(.invalidArgument, path: work.sourceName, "segment \(spec.index): \(error)")
             }
             layer = try LayerRenderer(
-                layer: l, rotation: work.rotation, frameDuration: frameDuration, makeProcessor: makeProcessor)
+                layer: l, rotation: work.rotation, frameDuration: frameDuration, toneMap: work.toneMap,
+                makeProcessor: makeProcessor)
             // A package's rendition smaller than the render is the render scaled into its box.
             let fitted = LayerRenderer.outputSize(of: l, settings: settings)
             encoderInput = try LayerRenderer.encoderInput(
@@ -89,13 +90,12 @@ final class SegmentEncodeLeg {
             let encoding = try VideoEncoding(
                 settings, parameters: source.pointer.pointee,
                 timeBase: try AVRational(outputTB, "\(work.sourceName): the output time base"),
-                frameRate: frameRate, rotation: work.rotation, hdr: work.hdr, toneMapped: work.toneMap)
+                frameRate: frameRate, rotation: work.rotation, hdr: work.hdr, toneMap: work.toneMap)
             (encoderInput, processing) = (encoding.encoderInput, encoding.processing)
         }
         segment = spec.index
         self.makeProcessor = makeProcessor
-        let toneMapTo = work.toneMap ? PixelFormat(encoderInput.pixelFormat) : nil
-        filterChain = SourceFilter.description(deinterlace: work.deinterlaceFilter, toneMapTo: toneMapTo)
+        filterChain = work.deinterlaceFilter
         deinterlaces = work.deinterlaceFilter != nil
         // A search measures every probe, whatever the job's verification level.
         let checkDecoders = target == nil ? decoders : (decoders ?? SegmentDecoders())

@@ -95,7 +95,7 @@ final class SegmentedExport: @unchecked Sendable {
         let source = StreamDescription(stream: stream)
         rotation = source.rotation
         // Refuses impossible settings before any work is sent.
-        _ = try VideoEncoding(vs, source: source, toneMapped: config.tracks.toneMapTo != nil)
+        _ = try VideoEncoding(vs, source: source, toneMap: config.tracks.toneMap)
         let tb = source.timeBase
         // A package's media segment is made as farm segments of at most the keyframe interval: its
         // keyframes fall there anyway, and shorter pieces share out among the workers.
@@ -147,7 +147,7 @@ final class SegmentedExport: @unchecked Sendable {
             backend: config.backend, checkDecodes: config.verification.decodesSegments,
             retime: config.retime?.segmentRetime(rangeStartTick: range.start), hdr: config.tracks.hdr,
             targetQuality: ladder?.first?.target ?? config.targetQuality, deinterlace: config.deinterlace,
-            toneMap: config.tracks.toneMapTo != nil, renditions: (ladder ?? []).dropFirst().map(\.settings))
+            toneMap: config.tracks.toneMap, renditions: (ladder ?? []).dropFirst().map(\.settings))
         if let ladder, ladder.dropFirst().contains(where: { $0.target != nil }) {
             template.renditionTargets = ladder.dropFirst().map(\.target)
         }

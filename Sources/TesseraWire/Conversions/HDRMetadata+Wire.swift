@@ -50,3 +50,30 @@ extension HDRMetadata {
         if wire.hasMaxFrameAverageLightLevel { maxFrameAverageLightLevel = Int(wire.maxFrameAverageLightLevel) }
     }
 }
+
+extension Tessera_V1_ToneMapCurve {
+    init(_ map: ToneMap) {
+        self.init()
+        transfer = map.transfer.rawValue
+        sourcePeak = map.sourcePeak
+        sourceBlack = map.sourceBlack
+    }
+}
+
+extension ToneMap {
+    /// - Throws: `.malformed` naming the field for a transfer other than PQ or HLG, a peak outside
+    ///   (0, 10000] cd/m², a black below 0 or not below the peak, or a value that is not a number.
+    init(wire: Tessera_V1_ToneMapCurve, field: String) throws(WireError) {
+        let transfer = TransferFunction(rawValue: wire.transfer)
+        guard transfer == .smpte2084 || transfer == .aribStdB67 else {
+            throw WireValue.malformed("\(field).transfer", "is \"\(wire.transfer)\": smpte2084 or arib-std-b67")
+        }
+        guard wire.sourcePeak.isFinite, wire.sourcePeak > 0, wire.sourcePeak <= 10_000 else {
+            throw WireValue.malformed("\(field).source_peak", "is \(wire.sourcePeak): above 0, at most 10000 cd/m²")
+        }
+        guard wire.sourceBlack.isFinite, wire.sourceBlack >= 0, wire.sourceBlack < wire.sourcePeak else {
+            throw WireValue.malformed("\(field).source_black", "is \(wire.sourceBlack): 0 or more, below the peak")
+        }
+        self.init(transfer: transfer, sourcePeak: wire.sourcePeak, sourceBlack: wire.sourceBlack)
+    }
+}

@@ -33,7 +33,10 @@ extension Tessera_V1_SegmentTask {
         if let h = work.hdr { hdr = Tessera_V1_HDRMetadata(h) }
         if let t = work.targetQuality { targetQuality = try Tessera_V1_TargetQuality(t) }
         if work.deinterlace != .off { deinterlace = work.deinterlace.rawValue }
-        toneMap = work.toneMap
+        if let map = work.toneMap {
+            toneMap = true
+            toneMapCurve = Tessera_V1_ToneMapCurve(map)
+        }
         renditions = try work.renditions.enumerated().map { (i, r) throws(WireError) in
             try Tessera_V1_VideoSettings(r, field: "task.renditions[\(i)]")
         }
@@ -131,7 +134,12 @@ extension SegmentWork {
             targetQuality: wire.hasTargetQuality
                 ? try TargetQuality(wire: wire.targetQuality, codec: settings.codec, field: "task.target_quality")
                 : nil,
-            deinterlace: deinterlace, toneMap: wire.toneMap,
+            deinterlace: deinterlace,
+            toneMap: wire.toneMap
+                ? (wire.hasToneMapCurve
+                    ? try ToneMap(wire: wire.toneMapCurve, field: "task.tone_map_curve")
+                    : ToneMap(transfer: wire.source.colorTransfer == 18 ? .aribStdB67 : .smpte2084, hdr: nil))
+                : nil,
             renditions: try wire.renditions.enumerated().map { (i, r) throws(WireError) in
                 try VideoSettings(wire: r, field: "task.renditions[\(i)]")
             })

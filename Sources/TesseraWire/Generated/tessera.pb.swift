@@ -1288,13 +1288,24 @@ public nonisolated struct Tessera_V1_SegmentTask: @unchecked Sendable {
     set {_uniqueStorage()._deinterlace = newValue}
   }
 
-  /// The job tone-maps its HDR (PQ or HLG) source to BT.709 SDR (PROTOCOL.md §7): the decoded frames go
-  /// through the tone map, in the output's pixel format, before they are processed, and the encoder is
-  /// told BT.709. Sent only to workers with feature "tonemap".
+  /// The job tone-maps its HDR (PQ or HLG) source to BT.709 SDR (PROTOCOL.md §7): the processor tone-maps
+  /// the decoded frames as it converts them (tone_map_curve), and the encoder is told BT.709. Sent only to
+  /// workers with feature "tonemap".
   public var toneMap: Bool {
     get {_storage._toneMap}
     set {_uniqueStorage()._toneMap = newValue}
   }
+
+  /// With tone_map: the source's curve and range. Absent: the transfer source.color_transfer says, a
+  /// 1000 cd/m² peak and a black of 0.
+  public var toneMapCurve: Tessera_V1_ToneMapCurve {
+    get {_storage._toneMapCurve ?? Tessera_V1_ToneMapCurve()}
+    set {_uniqueStorage()._toneMapCurve = newValue}
+  }
+  /// Returns true if `toneMapCurve` has been explicitly set.
+  public var hasToneMapCurve: Bool {_storage._toneMapCurve != nil}
+  /// Clears the value of `toneMapCurve`. Subsequent reads from it will return its default value.
+  public mutating func clearToneMapCurve() {_uniqueStorage()._toneMapCurve = nil}
 
   /// A streaming ladder's other renditions (PROTOCOL.md §7): the segment is read and decoded once and also
   /// encoded with each of these settings; the result carries their outputs in this order. Sent only to
@@ -1336,6 +1347,26 @@ public nonisolated struct Tessera_V1_SegmentTask: @unchecked Sendable {
   public init() {}
 
   fileprivate var _storage = _StorageClass.defaultInstance
+}
+
+/// An HDR source's tone map (ToneMap in TesseraCore): BT.2390 from its black and peak to SDR white.
+public nonisolated struct Tessera_V1_ToneMapCurve: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// "smpte2084" (PQ) or "arib-std-b67" (HLG)
+  public var transfer: String = String()
+
+  /// cd/m², above 0, at most 10000
+  public var sourcePeak: Double = 0
+
+  /// cd/m², 0 or more, below source_peak
+  public var sourceBlack: Double = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
 }
 
 public nonisolated struct Tessera_V1_RenditionTarget: Sendable {
@@ -3486,7 +3517,7 @@ nonisolated extension Tessera_V1_VideoSettings: SwiftProtobuf.Message, SwiftProt
 
 nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".SegmentTask"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}spec\0\u{1}source\0\u{3}time_base\0\u{3}frame_rate\0\u{3}rotation_degrees\0\u{1}packets\0\u{1}settings\0\u{3}end_tick\0\u{3}source_name\0\u{1}backend\0\u{3}rotation_mirrored\0\u{3}skip_decode_check\0\u{1}retime\0\u{1}layer\0\u{1}hdr\0\u{3}target_quality\0\u{1}deinterlace\0\u{3}tone_map\0\u{1}renditions\0\u{3}source_stream\0\u{3}source_bytes\0\u{3}rendition_targets\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}spec\0\u{1}source\0\u{3}time_base\0\u{3}frame_rate\0\u{3}rotation_degrees\0\u{1}packets\0\u{1}settings\0\u{3}end_tick\0\u{3}source_name\0\u{1}backend\0\u{3}rotation_mirrored\0\u{3}skip_decode_check\0\u{1}retime\0\u{1}layer\0\u{1}hdr\0\u{3}target_quality\0\u{1}deinterlace\0\u{3}tone_map\0\u{1}renditions\0\u{3}source_stream\0\u{3}source_bytes\0\u{3}rendition_targets\0\u{3}tone_map_curve\0")
 
   fileprivate class _StorageClass {
     var _spec: Tessera_V1_SegmentSpec? = nil
@@ -3507,6 +3538,7 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
     var _targetQuality: Tessera_V1_TargetQuality? = nil
     var _deinterlace: String = String()
     var _toneMap: Bool = false
+    var _toneMapCurve: Tessera_V1_ToneMapCurve? = nil
     var _renditions: [Tessera_V1_VideoSettings] = []
     var _renditionTargets: [Tessera_V1_RenditionTarget] = []
     var _sourceStream: Int32? = nil
@@ -3539,6 +3571,7 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
       _targetQuality = source._targetQuality
       _deinterlace = source._deinterlace
       _toneMap = source._toneMap
+      _toneMapCurve = source._toneMapCurve
       _renditions = source._renditions
       _renditionTargets = source._renditionTargets
       _sourceStream = source._sourceStream
@@ -3583,6 +3616,7 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
         case 20: try { try decoder.decodeSingularInt32Field(value: &_storage._sourceStream) }()
         case 21: try { try decoder.decodeSingularUInt64Field(value: &_storage._sourceBytes) }()
         case 22: try { try decoder.decodeRepeatedMessageField(value: &_storage._renditionTargets) }()
+        case 23: try { try decoder.decodeSingularMessageField(value: &_storage._toneMapCurve) }()
         default: break
         }
       }
@@ -3661,6 +3695,9 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
       if !_storage._renditionTargets.isEmpty {
         try visitor.visitRepeatedMessageField(value: _storage._renditionTargets, fieldNumber: 22)
       }
+      try { if let v = _storage._toneMapCurve {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 23)
+      } }()
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -3688,6 +3725,7 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
         if _storage._targetQuality != rhs_storage._targetQuality {return false}
         if _storage._deinterlace != rhs_storage._deinterlace {return false}
         if _storage._toneMap != rhs_storage._toneMap {return false}
+        if _storage._toneMapCurve != rhs_storage._toneMapCurve {return false}
         if _storage._renditions != rhs_storage._renditions {return false}
         if _storage._renditionTargets != rhs_storage._renditionTargets {return false}
         if _storage._sourceStream != rhs_storage._sourceStream {return false}
@@ -3696,6 +3734,46 @@ nonisolated extension Tessera_V1_SegmentTask: SwiftProtobuf.Message, SwiftProtob
       }
       if !storagesAreEqual {return false}
     }
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Tessera_V1_ToneMapCurve: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".ToneMapCurve"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}transfer\0\u{3}source_peak\0\u{3}source_black\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.transfer) }()
+      case 2: try { try decoder.decodeSingularDoubleField(value: &self.sourcePeak) }()
+      case 3: try { try decoder.decodeSingularDoubleField(value: &self.sourceBlack) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.transfer.isEmpty {
+      try visitor.visitSingularStringField(value: self.transfer, fieldNumber: 1)
+    }
+    if self.sourcePeak.bitPattern != 0 {
+      try visitor.visitSingularDoubleField(value: self.sourcePeak, fieldNumber: 2)
+    }
+    if self.sourceBlack.bitPattern != 0 {
+      try visitor.visitSingularDoubleField(value: self.sourceBlack, fieldNumber: 3)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Tessera_V1_ToneMapCurve, rhs: Tessera_V1_ToneMapCurve) -> Bool {
+    if lhs.transfer != rhs.transfer {return false}
+    if lhs.sourcePeak != rhs.sourcePeak {return false}
+    if lhs.sourceBlack != rhs.sourceBlack {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
