@@ -7,6 +7,9 @@ public enum WorkerFeature {
     public static let targetQuality = "target-quality"
     /// It deinterlaces the decoded frames as `SegmentTask.deinterlace` asks.
     public static let deinterlace = "deinterlace"
+    /// A task that chooses its frames along a time map (`retime`) and deinterlaces: it deinterlaces to one
+    /// frame per field (bwdif's `send_field`), and chooses among those.
+    public static let deinterlaceFields = "deinterlace-fields"
     /// It tone-maps HDR frames to BT.709 SDR as `SegmentTask.tone_map` and `tone_map_curve` ask, in its
     /// processor (BT.2390). Workers that listed "tonemap" applied Hable's curve before processing: a job
     /// whose segments mixed the two would not match itself, so the name changed with the curve.
@@ -20,5 +23,7 @@ public enum WorkerFeature {
     /// tasks may come by reference whatever its media roots. Announced only when configured.
     public static let httpSource = "http-source"
     /// Every feature this build implements, as a worker announces them.
-    public static let all = [hdr10, targetQuality, deinterlace, toneMap, layerFilters, renditions]
+    public static let all = [
+        hdr10, targetQuality, deinterlace, deinterlaceFields, toneMap, layerFilters, renditions,
+    ]
 }

@@ -149,6 +149,60 @@ import Testing
         #expect(try Self.psnr(kept, one) < 40, "the fields are kept")
     }
 
+    /// An export that chooses its frames along a time map chooses among fields: 25i retimed to 50p shows
+    /// every field as bwdif's `send_field` makes it, frame for frame, in one pass, in segments on local
+    /// threads and on a farm's workers (whose boundaries decode their neighbours as above).
+    @Test func aRetimeToTheFieldRateShowsEveryField() throws {
+        let dir = try TestMedia.makeDirectory("deinterlace-fields")
+        defer { TestMedia.cleanup(dir) }
+        let src = try Self.interlacedSource(in: dir)
+        let reference = dir.appendingPathComponent("fields.mkv")
+        try TestMedia.run(
+            "ffmpeg",
+            [
+                "-v", "error", "-i", src.path, "-vf", "bwdif=mode=send_field:parity=auto:deint=interlaced", "-c:v",
+                "libx264", "-qp", "0", "-preset", "ultrafast", reference.path,
+            ])
+        func export(_ name: String, segments: Double? = nil) throws -> (URL, ExportReport) {
+            let out = dir.appendingPathComponent(name)
+            let session = ExportSession(sourcePath: src.path, outputPath: out.path, settings: Self.lossless)
+            session.backend = .cpu
+            session.retiming = Retiming(frameDuration: Rational(1, 50))
+            if let segments {
+                session.segmentDuration = segments
+                session.parallel = 2
+            }
+            return (out, try session.export())
+        }
+        let (one, report) = try export("one.mp4")
+        #expect(report.video?.deinterlaced == "bwdif" && report.video?.frames == 100, "\(report.video?.frames ?? 0)")
+        #expect(try Self.psnr(one, reference) == 100, "every field, as bwdif makes it")
+        // The check can fail: one picture per frame, shown twice, is not the fields.
+        let (frames, _) = try {
+            let out = dir.appendingPathComponent("frames.mp4")
+            let session = ExportSession(sourcePath: src.path, outputPath: out.path, settings: Self.lossless)
+            session.backend = .cpu
+            return (out, try session.export())
+        }()
+        let doubled = dir.appendingPathComponent("doubled.mkv")
+        try TestMedia.run(
+            "ffmpeg", ["-v", "error", "-i", frames.path, "-r", "50", "-c:v", "libx264", "-qp", "0", doubled.path])
+        #expect(try Self.psnr(doubled, reference) < 40)
+
+        let (threads, segmented) = try export("threads.mp4", segments: 0.5)
+        #expect((segmented.segments ?? 0) >= 3)
+        #expect(try Self.psnr(threads, one) == 100, "every segment's boundary fields as the one pass makes them")
+        let farm = dir.appendingPathComponent("farm.mp4")
+        let run = try TestMedia.runCapturing(
+            TestMedia.tesseraBinary.path,
+            [
+                "run", src.path, "-o", farm.path, "--workers", "2", "--segment-duration", "0.5", "--crf", "0",
+                "--speed", "ultrafast", "--no-audio", "--quiet", "--frame-rate", "50",
+            ])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try Self.psnr(farm, one) == 100, "the workers' segments too")
+    }
+
     @Test func aProgressiveSourceIsLeftAlone() throws {
         let dir = try TestMedia.makeDirectory("deinterlace-progressive")
         defer { TestMedia.cleanup(dir) }

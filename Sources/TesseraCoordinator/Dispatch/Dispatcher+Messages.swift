@@ -731,6 +731,7 @@ extension Dispatcher {
             (work.hdr != nil, WorkerFeature.hdr10),
             (work.targetQuality != nil || work.renditionTargets.contains { $0 != nil }, WorkerFeature.targetQuality),
             (work.deinterlaceFilter != nil, WorkerFeature.deinterlace), (work.toneMap != nil, WorkerFeature.toneMap),
+            (work.deinterlaceFilter != nil && work.retime != nil, WorkerFeature.deinterlaceFields),
             (work.layer != nil && (work.deinterlaceFilter != nil || work.toneMap != nil), WorkerFeature.layerFilters),
             (!work.renditions.isEmpty, WorkerFeature.renditions),
         ]

@@ -20,12 +20,17 @@ public enum Deinterlace: String, Sendable, Hashable, Codable, CaseIterable {
         }
     }
 
-    /// The libavfilter graph for a source of `fieldOrder`, or nil when nothing is done. One frame out per
-    /// frame in (the frame rate kept), the field order taken from each frame's flags; `auto` leaves the
-    /// frames flagged progressive as they are.
-    public func filter(for fieldOrder: FieldOrder?) -> String? {
+    /// The libavfilter graph for a source of `fieldOrder`, or nil when nothing is done: one frame out per
+    /// frame in (the frame rate kept), or with `fields` one per field (twice the rate: the second at half a
+    /// frame's duration); the field order taken from each frame's flags; `auto` leaves the frames flagged
+    /// progressive as they are (one frame out, with `fields` too).
+    ///
+    /// Fields are what an export that chooses its frames along a time map (a retimed export at a constant
+    /// rate, a composition's run) chooses among: 59.94p from 29.97i shows every field, and slow motion
+    /// the motion between them.
+    public func filter(for fieldOrder: FieldOrder?, fields: Bool = false) -> String? {
         filterName(for: fieldOrder).map {
-            "\($0)=mode=send_frame:parity=auto:deint=\(self == .auto ? "interlaced" : "all")"
+            "\($0)=mode=\(fields ? "send_field" : "send_frame"):parity=auto:deint=\(self == .auto ? "interlaced" : "all")"
         }
     }
 }

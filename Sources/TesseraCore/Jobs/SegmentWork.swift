@@ -77,8 +77,9 @@ public struct SegmentWork: Sendable, Hashable {
     }
 
     /// The deinterlacing filter this segment's frames go through, if any.
+    /// A segment that chooses its frames along a time map (`retime`) chooses among fields.
     public var deinterlaceFilter: String? {
-        deinterlace.filter(for: FieldOrder(libavValue: source.fieldOrder))
+        deinterlace.filter(for: FieldOrder(libavValue: source.fieldOrder), fields: retime != nil)
     }
 
     /// The output's time base: the source's, or one tick per frame of a retimed export.

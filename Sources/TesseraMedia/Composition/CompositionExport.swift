@@ -143,7 +143,8 @@ public final class CompositionExport: @unchecked Sendable {
             }
             prepared.append(
                 AssetPreparation(
-                    deinterlacer: deinterlacer, toneMap: toneMap, filter: deinterlace.filter(for: v.fieldOrder),
+                    deinterlacer: deinterlacer, toneMap: toneMap,
+                    filter: deinterlace.filter(for: v.fieldOrder, fields: true),
                     notes: notes))
         }
         return prepared

@@ -220,7 +220,7 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
             ?? (output.range.end == Int64.max ? nil : output.range.end - output.range.start)
         let run = VideoRun(
             input: .output(output), processing: encoding.processing,
-            filters: deinterlace.filter(for: order),
+            filters: deinterlace.filter(for: order, fields: retimer != nil),
             retimer: retimer, mapped: mapped, name: name)
         return VideoLeg(
             input: input, runs: [run], codec: vs.codec, settings: vs, rotation: encoding.rotation,

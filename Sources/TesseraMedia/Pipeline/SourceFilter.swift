@@ -3,10 +3,11 @@ import TesseraAV
 import TesseraCore
 
 /// What decoded source frames go through before they are processed, with libavfilter: a deinterlacer
-/// (`Deinterlace.filter(for:)`: bwdif or yadif, one frame out per frame in). (An HDR source's tone map is
-/// the processor's: `ProcessingSpec.toneMap`.) A deinterlacer looks one frame ahead, so a frame comes out
-/// when the next one goes in, and the last at `finish`. Frames keep their timestamps (a deinterlacer's
-/// halved time base undone).
+/// (`Deinterlace.filter(for:)`: bwdif or yadif, one frame out per frame, or per field). (An HDR source's
+/// tone map is the processor's: `ProcessingSpec.toneMap`.) A deinterlacer looks one frame ahead, so a
+/// frame comes out when the next one goes in, and the last at `finish`. Frames keep their timestamps (a
+/// deinterlacer's halved time base undone); a second field's, half a frame's duration later, rounds down
+/// where the source's ticks cannot hold it, so it still sorts after the first and at or before its time.
 final class SourceFilter {
     private let description: String
     private var graph: FilterGraph?
@@ -39,7 +40,7 @@ final class SourceFilter {
     /// `frame` with its `pts` back in the input's time base.
     private func restamped(_ frame: Frame) -> Frame {
         if let graph, frame.pts != tessera_AV_NOPTS_VALUE() {
-            frame.pts = av_rescale_q(frame.pts, graph.outputTimeBase, timeBase)
+            frame.pts = av_rescale_q_rnd(frame.pts, graph.outputTimeBase, timeBase, AV_ROUND_DOWN)
         }
         return frame
     }
