@@ -20,7 +20,9 @@ struct CodecOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
             "Deinterlace: auto (bwdif, when the source says it is interlaced), off, bwdif, yadif.",
-            discussion: "One frame out per frame in: the frame rate is kept."))
+            discussion:
+                "One frame out per frame in: the frame rate is kept. For one frame per field, ask the field rate "
+                + "(--frame-rate 50 for 25i, 60000/1001 for 29.97i): a retimed export chooses among fields."))
     var deinterlace: Deinterlace = .auto
     @Option(
         help: ArgumentHelp(
