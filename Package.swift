@@ -229,7 +229,8 @@ let package = Package(
         .testTarget(
             name: "TesseraCoordinatorTests",
             dependencies: [
-                "TesseraCoordinator", "TesseraClient", "TesseraCore", "TesseraWire", "TesseraTestSupport",
+                "TesseraCoordinator", "TesseraClient", "TesseraCore", "TesseraMedia", "TesseraWire",
+                "TesseraTestSupport",
                 "TesseraHTTPTestSupport", "TesseraDashboard",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"),

@@ -215,7 +215,7 @@ extension Coordinator: FarmService {
         let package = status.package
         do {
             return try await thumbnails.thumbnail(.init(job: id, segment: index)) {
-                if let package { return try Self.packageThumbnail(output, segment: index, of: package) }
+                if package != nil { return try Self.packageThumbnail(output, startFrame: startFrame) }
                 // Segments are contiguous runs of output frames on a constant grid: frame k starts at
                 // duration × k / total.
                 let asset = try Asset.load(output, scanPackets: false)
@@ -231,12 +231,12 @@ extension Coordinator: FarmService {
         }
     }
 
-    /// The frame at the start of a package's farm segment `index`, from its largest rendition. A media
-    /// segment is made as `k` farm segments on an even grid (`PackageRequest.farmSegmentsPerMediaSegment`),
-    /// so farm segment `index` starts `index % k` grid steps into media segment `index / k`: that media
-    /// segment and the rendition's init segment make a file holding the frame.
-    static func packageThumbnail(_ folder: String, segment index: Int, of package: PackageRequest) throws -> Data {
-        let pieces = package.farmSegmentsPerMediaSegment
+    /// The frame at the start of a package's farm segment, from its largest rendition. Frame `startFrame`
+    /// lies that many frame durations (the rendition's nominal rate) after the first media segment's start;
+    /// the media segments are searched by their own start times (a composition's runs and a retimed
+    /// timeline cut farm segments unevenly within them), and the one holding that time and the rendition's
+    /// init segment make a file holding the frame.
+    static func packageThumbnail(_ folder: String, startFrame: Int) throws -> Data {
         let names = try FileManager.default.contentsOfDirectory(atPath: folder)
         // Video renditions are named WxH (and a codec): the widest first.
         let videos = names.compactMap { name -> (String, Int)? in
@@ -248,18 +248,49 @@ extension Coordinator: FarmService {
             throw MediaError(.notFound, path: folder, "the package holds no video rendition")
         }
         let rendition = URL(fileURLWithPath: folder).appendingPathComponent(top)
-        var data = try Data(contentsOf: rendition.appendingPathComponent(PackagedTrack.initName))
-        data += try Data(contentsOf: rendition.appendingPathComponent(PackagedTrack.segmentName(index / pieces + 1)))
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "tessera-thumb-\(UUID().uuidString).mp4")
-        try data.write(to: file)
-        defer { try? FileManager.default.removeItem(at: file) }
-        let asset = try Asset.load(file.path, scanPackets: false)
-        let generator = ImageGenerator(path: file.path)
+        let header = try Data(contentsOf: rendition.appendingPathComponent(PackagedTrack.initName))
+        var count = 0
+        while FileManager.default.fileExists(
+            atPath: rendition.appendingPathComponent(PackagedTrack.segmentName(count + 1)).path)
+        {
+            count += 1
+        }
+        guard count > 0 else { throw MediaError(.notFound, path: rendition.path, "the rendition has no segment") }
+        var files: [URL] = []
+        defer { for f in files { try? FileManager.default.removeItem(at: f) } }
+        /// Media segment `n` (1-based) with the init segment as a file, and its asset.
+        func media(_ n: Int) throws -> (file: URL, asset: Asset) {
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "tessera-thumb-\(UUID().uuidString).mp4")
+            try (header + Data(contentsOf: rendition.appendingPathComponent(PackagedTrack.segmentName(n)))).write(
+                to: file)
+            files.append(file)
+            return (file, try Asset.load(file.path, scanPackets: false))
+        }
+        let first = try media(1)
+        let rate = first.asset.firstVideoTrack?.video?.nominalFrameRate ?? 0
+        guard rate > 0 else {
+            throw MediaError(.unsupported, path: rendition.path, "the rendition states no frame rate")
+        }
+        let t =
+            first.asset.startTime + MediaTime(seconds: Double(max(0, startFrame)) / rate, preferredTimescale: 90_000)
+        // The last media segment starting at or before t.
+        var (low, high) = (2, count)
+        var found = first
+        while low <= high {
+            let mid = (low + high) / 2
+            let m = try media(mid)
+            if m.asset.startTime <= t {
+                found = m
+                low = mid + 1
+            } else {
+                high = mid - 1
+            }
+        }
+        let generator = ImageGenerator(path: found.file.path)
         generator.maximumSize = (160, 90)
-        let step = MediaTime(seconds: package.segmentDuration / Double(pieces), preferredTimescale: 90_000)
-        let into = MediaTime(value: step.value * Int64(index % pieces), timescale: step.timescale)
-        return try generator.image(at: max(asset.startTime, .zero) + into).png
+        // The generator counts from the file's own start.
+        return try generator.image(at: max(t - found.asset.startTime, .zero)).png
     }
 
     /// A stored segment in the map's words: a finished segment that needed more than one attempt (a
