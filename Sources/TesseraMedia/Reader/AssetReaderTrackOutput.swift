@@ -18,7 +18,8 @@ public final class AssetReaderTrackOutput: @unchecked Sendable {
     /// The source stream's time base.
     public let streamTimeBase: AVRational
 
-    let packets = BoundedQueue<Packet>()
+    /// Eight packets, or 32 MB of them (a 4K ProRes 4444 frame is about 10 MB).
+    let packets = BoundedQueue<Packet>(capacity: 8, maxBytes: 32 << 20) { $0.size }
     private let frames = BoundedQueue<Frame>(capacity: BoundedQueue<Frame>.frameCapacity)
     private let decoder: Decoder?
     let range: TickRange
