@@ -2,9 +2,10 @@
 #include <math.h>
 #include <stdlib.h>
 
-// Linear interpolation in a table of `n` + 1 samples over 0…1.
+// Linear interpolation in a table of `n` + 1 samples over 0…1 (a NaN reads the first sample, as the AVX2
+// loop's max with 0 makes it).
 static inline float lookup(const float *table, int n, float x) {
-    float i = (x <= 0 ? 0 : x >= 1 ? 1 : x) * (float)n;
+    float i = (x > 0 ? (x < 1 ? x : 1) : 0) * (float)n;
     int k = (int)i;
     if (k >= n) k = n - 1;
     float f = i - (float)k;
@@ -125,7 +126,7 @@ static inline void store(uint8_t *row, int x, int bytes, float v, float maxCode)
     else ((uint16_t *)row)[x] = (uint16_t)c;
 }
 
-void tessera_tonemap(const TesseraToneMap *p, const uint16_t *const in[3], const ptrdiff_t inStride[3],
+int tessera_tonemap(const TesseraToneMap *p, const uint16_t *const in[3], const ptrdiff_t inStride[3],
                      int width, int height, uint8_t *const out[3], const ptrdiff_t outStride[3],
                      int bytesPerSample, int log2ChromaX, int log2ChromaY) {
     int bw = 1 << log2ChromaX, bh = 1 << log2ChromaY;
@@ -133,7 +134,7 @@ void tessera_tonemap(const TesseraToneMap *p, const uint16_t *const in[3], const
     int simd = p->simd && !p->hlg && have_avx2_fma();
     // Each row's unrounded Y, Cb, Cr, for the block rows of one chroma row.
     float *buffer = malloc(sizeof(float) * 3 * (size_t)bh * (size_t)width);
-    if (!buffer) return;
+    if (!buffer) return -1;
     for (int by = 0; by < height; by += bh) {
         int rows = by + bh <= height ? bh : height - by;
         for (int r = 0; r < rows; r++) {
@@ -167,4 +168,5 @@ void tessera_tonemap(const TesseraToneMap *p, const uint16_t *const in[3], const
         }
     }
     free(buffer);
+    return 0;
 }

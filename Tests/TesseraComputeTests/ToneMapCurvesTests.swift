@@ -97,7 +97,7 @@ struct ToneMapKernelTests {
             ToneMap(transfer: .smpte2084, sourcePeak: 1000), inputRange: .limited, inputMatrix: .bt2020nc,
             primaries: .bt2020, output: layout, outputMatrix: .bt709, outputRange: .limited, dither: true, simd: simd)
         let out = try Frame(width: input.width, height: input.height, format: AV_PIX_FMT_YUV420P)
-        mapper.map(input, into: out)
+        try mapper.map(input, into: out)
         return try (0..<3).map { p in
             let size = layout.planeSize(p, width: out.width, height: out.height)
             let base = try #require(out.plane(p))

@@ -41,14 +41,7 @@ struct FarmPackageTests {
             "url": farm.httpURL, "token": farm.token, "job": id, "widths": [640, 320], "segments": 4,
             "first": "640x360",
         ]
-        let configFile = farm.root.appendingPathComponent("player-config.json")
-        let resultFile = farm.root.appendingPathComponent("player-result.json")
-        try JSONSerialization.data(withJSONObject: config).write(to: configFile)
-        let run = try TestMedia.runCapturing(
-            "/usr/bin/timeout", ["300", TestMedia.toolsPython, Self.player.path, configFile.path, resultFile.path])
-        print("player harness:\n\(run.stdout)")
-        let result = (try? JSONSerialization.jsonObject(with: Data(contentsOf: resultFile))) as? [String: Any]
-        let checks = result?["checks"] as? [[String: Any]] ?? []
+        let (run, _, checks) = try TestMedia.harness(Self.player, config: config, in: farm.root, name: "player")
         #expect(run.status == 0, "\(run.stdout.suffix(3000))\(run.stderr.suffix(2000))")
         #expect(checks.count >= 20, "the harness stopped early: \(run.stderr.suffix(2000))")
         for c in checks where c["ok"] as? Bool != true { Issue.record("\(c["name"] ?? "?"): \(c["detail"] ?? "")") }

@@ -59,13 +59,8 @@ import Testing
             ["name": "cut.mp4", "width": 320, "height": 240, "frames": 30, "pixels": pixels],
             ["name": "fields.mp4", "width": 720, "height": 576, "frames": 100],
         ]
-        let config = dir.appendingPathComponent("playback.json"), result = dir.appendingPathComponent("result.json")
-        try JSONSerialization.data(withJSONObject: ["dir": dir.path, "files": files]).write(to: config)
-        let run = try TestMedia.runCapturing(
-            "/usr/bin/timeout", ["300", TestMedia.toolsPython, Self.harness.path, config.path, result.path])
-        print("playback harness:\n\(run.stdout)")
-        let json = (try? JSONSerialization.jsonObject(with: Data(contentsOf: result))) as? [String: Any]
-        let checks = json?["checks"] as? [[String: Any]] ?? []
+        let (run, json, checks) = try TestMedia.harness(
+            Self.harness, config: ["dir": dir.path, "files": files], in: dir, name: "playback")
         #expect(run.status == 0, "\(run.stdout.suffix(2000))\(run.stderr.suffix(2000))")
         #expect(checks.count == 8, "the harness stopped early: \(run.stderr.suffix(2000))")
         for c in checks where c["ok"] as? Bool != true { Issue.record("\(c["name"] ?? "?"): \(c["detail"] ?? "")") }

@@ -286,6 +286,24 @@ public enum TestMedia {
     /// The Python of the tools' virtual environment (Scripts/install-deps.sh): opentimelineio, jsonschema.
     public static let toolsPython = "/opt/tessera-tools/bin/python"
 
+    /// Runs a browser harness (a Python script taking CONFIG and RESULT files) with the tools' Python, for
+    /// at most 300 s: `config` written to `name`-config.json in `dir`; returns how it ran (its stdout
+    /// printed), its result (nil when it wrote none) and the checks in it (`{"name", "ok", "detail"}`).
+    public static func harness(
+        _ script: URL, config: [String: Any], in dir: URL, name: String
+    ) throws -> (
+        run: (status: Int32, stdout: String, stderr: String), result: [String: Any]?, checks: [[String: Any]]
+    ) {
+        let configFile = dir.appendingPathComponent("\(name)-config.json")
+        let resultFile = dir.appendingPathComponent("\(name)-result.json")
+        try JSONSerialization.data(withJSONObject: config).write(to: configFile)
+        let run = try runCapturing(
+            "/usr/bin/timeout", ["300", toolsPython, script.path, configFile.path, resultFile.path])
+        print("\(name) harness:\n\(run.stdout)")
+        let result = (try? JSONSerialization.jsonObject(with: Data(contentsOf: resultFile))) as? [String: Any]
+        return (run, result, result?["checks"] as? [[String: Any]] ?? [])
+    }
+
     /// The built `tessera` executable beside the test bundle (`.build/<config>/tessera`).
     public static var tesseraBinary: URL {
         var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()

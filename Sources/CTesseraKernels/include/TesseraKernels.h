@@ -51,7 +51,8 @@ typedef struct {
     int simd;            // 0 forces the portable loop (tests compare both); else AVX2 where the CPU has it
 } TesseraToneMap;
 
-void tessera_tonemap(const TesseraToneMap *p, const uint16_t *const in[3], const ptrdiff_t inStride[3],
+/// Returns 0, or -1 when its row buffer cannot be allocated (nothing is written then).
+int tessera_tonemap(const TesseraToneMap *p, const uint16_t *const in[3], const ptrdiff_t inStride[3],
                      int width, int height, uint8_t *const out[3], const ptrdiff_t outStride[3],
                      int bytesPerSample, int log2ChromaX, int log2ChromaY);
 

@@ -103,7 +103,7 @@ public final class CPUProcessor: FrameProcessor {
         } else if let toneMapper, let wide {
             let target = orientation.isIdentity ? output : try unturnedFrame()
             try ff(sws_scale_frame(context, wide.pointer, source.pointer), "scale frame with libswscale")
-            toneMapper.map(wide, into: target)
+            try toneMapper.map(wide, into: target)
             if !orientation.isIdentity { turn(target, into: output) }
             if spec.opacity < 1 { fade(output) }
             output.markToneMapped()

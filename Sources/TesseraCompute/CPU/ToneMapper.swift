@@ -46,9 +46,10 @@ final class ToneMapper {
     }
 
     /// Tone-maps `input` (yuv444p16, the output's size) into `target`'s planes.
-    func map(_ input: Frame, into target: Frame) {
+    /// - Throws: `.internal` when the kernel cannot allocate its rows.
+    func map(_ input: Frame, into target: Frame) throws(MediaError) {
         let bytes = output.channels[0].bytesPerSample
-        curves.eotf.withUnsafeBufferPointer { eotf in
+        let status = curves.eotf.withUnsafeBufferPointer { eotf in
             curves.gain.withUnsafeBufferPointer { gain in
                 curves.oetf.withUnsafeBufferPointer { oetf in
                     var p = parameters
@@ -61,11 +62,12 @@ final class ToneMapper {
                     let inStrides = (0..<3).map { input.linesize($0) }
                     let outputs: [UnsafeMutablePointer<UInt8>?] = (0..<3).map { target.plane($0) }
                     let outStrides = (0..<3).map { target.linesize($0) }
-                    tessera_tonemap(
+                    return tessera_tonemap(
                         &p, inputs, inStrides, Int32(target.width), Int32(target.height), outputs, outStrides,
                         Int32(bytes), Int32(output.log2ChromaX), Int32(output.log2ChromaY))
                 }
             }
         }
+        guard status == 0 else { throw MediaError(.internal, "out of memory for the tone map's rows") }
     }
 }

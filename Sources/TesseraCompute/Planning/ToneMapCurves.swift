@@ -56,7 +56,9 @@ struct ToneMapCurves: Sendable, Equatable {
         let targetBlack = white / 1000
         let n = Self.curveSamples
         let isHLG = map.transfer == .aribStdB67
-        let peak = max(map.sourcePeak, 1)
+        // What a hand-made ToneMap may say is held to what the curves can hold.
+        let peak = map.sourcePeak.isFinite ? min(max(map.sourcePeak, 1), 10_000) : ToneMap.defaultPeak
+        let sourceBlack = map.sourceBlack.isFinite ? min(max(map.sourceBlack, 0), peak / 100) : 0
         if isHLG {
             // BT.2100: system gamma 1.2 at a 1000 cd/m² display, adjusted for other peaks.
             let gamma = 1.2 + 0.42 * log10(peak / 1000)
@@ -67,7 +69,7 @@ struct ToneMapCurves: Sendable, Equatable {
             eotf = (0...n).map { Float(Self.pqEOTF(Double($0) / Double(n)) / white) }
         }
         // BT.2390's EETF in PQ, from [source black, source peak] to [target black, SDR white].
-        let p0 = Self.pqInverse(map.sourceBlack), p1 = Self.pqInverse(peak)
+        let p0 = Self.pqInverse(sourceBlack), p1 = Self.pqInverse(peak)
         let span = max(p1 - p0, 1e-6)
         let maxLum = (Self.pqInverse(white) - p0) / span, minLum = max((Self.pqInverse(targetBlack) - p0) / span, 0)
         // libplacebo's knee (its default offset 1): ks = 2 maxLum − 1; BT.2390 itself writes 1.5 maxLum − 0.5.

@@ -1,3 +1,5 @@
+import Foundation
+
 /// HDR (PQ or HLG) to BT.709 SDR, as the processors do it (`--hdr tonemap`, or an 8-bit output of an
 /// HDR source): ITU-R BT.2390's EETF on the largest linear component (the hue kept), from the source's
 /// black and peak to SDR white at 203 cd/m² (BT.2408's HDR reference white) and a 1000:1 display's
@@ -41,6 +43,6 @@ public struct ToneMap: Sendable, Hashable, Codable {
 
     /// What the report says it did.
     public var summary: String {
-        "BT.2390 from \(Int(sourcePeak.rounded())) cd/m² to SDR white at \(Int(Self.sdrWhite)) cd/m²"
+        "BT.2390 from \(String(format: "%.0f", sourcePeak)) cd/m² to SDR white at \(Int(Self.sdrWhite)) cd/m²"
     }
 }
