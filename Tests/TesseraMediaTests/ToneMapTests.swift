@@ -50,9 +50,9 @@ import Testing
         return (src, reference)
     }
 
-    /// How close a tone map must come to libplacebo's (measured: 42.7 dB on the CPU, 42.9 in the Vulkan
-    /// kernel; the rest is chroma, sited and filtered otherwise than libplacebo does). The source merely
-    /// cut to 8 bits scores 14.5.
+    /// How close a tone map must come to libplacebo's (measured on a moving 640x360 source, median frame:
+    /// 42.7 dB on the CPU, 44.5 in the Vulkan kernel; the rest is chroma, sited and filtered otherwise
+    /// than libplacebo does). The source merely cut to 8 bits scores 14.5.
     static let agreement = 38.0
 
     @Test func anEightBitOutputOfHDR10IsToneMappedAsLibplaceboDoesIt() throws {
