@@ -138,6 +138,39 @@ import Testing
             }
         ),
         ("task.hdr.max_content_light_level", { $0.hdr.maxContentLightLevel = 70000 }),
+        // An HDR source's tone map: only PQ or HLG, a peak that is a brightness, a black below it.
+        (
+            "task.tone_map_curve.transfer",
+            {
+                $0.toneMap = true
+                $0.toneMapCurve.transfer = "bt709"
+            }
+        ),
+        (
+            "task.tone_map_curve.source_peak",
+            {
+                $0.toneMap = true
+                $0.toneMapCurve.transfer = "smpte2084"
+                $0.toneMapCurve.sourcePeak = .nan
+            }
+        ),
+        (
+            "task.tone_map_curve.source_peak",
+            {
+                $0.toneMap = true
+                $0.toneMapCurve.transfer = "arib-std-b67"
+                $0.toneMapCurve.sourcePeak = 20_000
+            }
+        ),
+        (
+            "task.tone_map_curve.source_black",
+            {
+                $0.toneMap = true
+                $0.toneMapCurve.transfer = "smpte2084"
+                $0.toneMapCurve.sourcePeak = 1000
+                $0.toneMapCurve.sourceBlack = 1000
+            }
+        ),
         ("task.target_quality.metric", { $0.targetQuality.metric = "vmaf" }),
         ("task.deinterlace", { $0.deinterlace = "nnedi" }),
         (
