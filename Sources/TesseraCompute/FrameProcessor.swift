@@ -37,6 +37,18 @@ public protocol PipelinedFrameProcessor: FrameProcessor {
     func receive() throws(MediaError) -> Frame?
 }
 
+/// A processor that makes several outputs of each frame from one read of it: `VulkanProcessor` uploads a
+/// frame once for every size a ladder wants. (The CPU path reads a decoded frame where it lies for every
+/// output, so it has nothing to share.)
+public protocol MultiOutputFrameProcessor: FrameProcessor {
+    /// The outputs, in order; `spec` is the first.
+    var specs: [ProcessingSpec] { get }
+    /// A new processor making `specs` and then `spec`, sharing each frame's one upload.
+    func adding(_ spec: ProcessingSpec) throws(MediaError) -> any MultiOutputFrameProcessor
+    /// `input` processed as each of `specs` asks, in that order, from one upload.
+    func processAll(_ input: Frame) throws(MediaError) -> [Frame]
+}
+
 /// The resampling kernel used when the picture changes size.
 public enum ScalingFilter: String, Sendable, Hashable, Codable, CaseIterable {
     case bilinear

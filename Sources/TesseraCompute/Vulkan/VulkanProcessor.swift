@@ -9,17 +9,24 @@ import TesseraCore
 /// compositing or channel mixing (the common transcode) takes a per-plane fast path (`PlaneResampling`,
 /// `plane_vertical`/`plane_horizontal`); everything else the generic kernels.
 ///
+/// One processor can make several outputs of each frame (a ladder's sizes) from one upload: every output
+/// has its own passes, intermediate and output buffers, and all of them read the slot's one source buffer
+/// in one command buffer.
+///
 /// ```
-///  Frame ─memcpy─▶ slot.source (mapped) ─pass 1─▶ slot.intermediate ─pass 2─▶ slot.output (mapped) ─memcpy─▶ Frame
-///                  [staging: copy to device memory]                    [staging: copy back to host]
+///  Frame ─memcpy─▶ slot.source (mapped) ─┬─pass 1─▶ intermediate ─pass 2─▶ output 0 (mapped) ─memcpy─▶ Frame
+///                                        └─pass 1─▶ intermediate ─pass 2─▶ output 1 (mapped) ─memcpy─▶ Frame
+///                  [staging: copy to device memory, once]              [staging: copy back to host]
 /// ```
 ///
 /// Buffers, descriptor sets and command buffers are made once per input geometry, for
 /// `framesInFlight` slots; each frame only copies its planes in, resubmits its slot's pre-recorded
 /// command buffer and waits on the slot's fence. `submit(_:)`/`receive()` keep several frames in
 /// flight; `process(_:)` is one of each. Fence waits block: call from a dedicated pipeline thread.
-public final class VulkanProcessor: PipelinedFrameProcessor {
-    public let spec: ProcessingSpec
+public final class VulkanProcessor: PipelinedFrameProcessor, MultiOutputFrameProcessor {
+    /// The outputs made of each frame, in order; `spec` is the first.
+    public let specs: [ProcessingSpec]
+    public var spec: ProcessingSpec { specs[0] }
     public var kind: ProcessorKind { .vulkan }
     /// The device the kernels run on, e.g. "llvmpipe (LLVM 15.0.6, 256 bits) (CPU)".
     public var deviceDescription: String { "\(device.name) (\(device.typeName))" }
@@ -31,16 +38,18 @@ public final class VulkanProcessor: PipelinedFrameProcessor {
 
     private let device: VulkanDevice
     private var setup: Setup?
-    /// Submitted slots, oldest first, with the input frame whose properties the output copies.
+    /// Submitted slots, oldest first, with the input frame whose properties the outputs copy.
     private var inFlight: [(slot: Int, input: Frame)] = []
     private var nextSlot = 0
     /// How jobs that qualify run the per-plane fast path (`PlaneResampling`), or nil for the generic kernels
     /// only. Tests change it to compare the two, and to run the GPU tuning on any device.
     var planeTuning: PlaneResampling.Tuning?
-    /// Whether the current setup runs the fast path.
-    var usesPlaneKernels: Bool { setup?.plan.planeResampling != nil }
+    /// Whether the current setup runs the fast path (for every output).
+    var usesPlaneKernels: Bool { setup?.plans.allSatisfy { $0.planeResampling != nil } ?? false }
     /// Frames the kernels read where they were, with no copy (tests check both ways are taken).
     private(set) var framesReadInPlace = 0
+    /// Frames put before the kernels, read in place or copied: one per frame whatever the outputs.
+    public private(set) var uploads = 0
 
     /// - Parameters:
     ///   - framesInFlight: slots of buffers; 2–3 keep the device busy while the CPU copies.
@@ -48,11 +57,21 @@ public final class VulkanProcessor: PipelinedFrameProcessor {
     ///     (to exercise the discrete-GPU path on any device).
     /// - Throws: `MediaError.unsupported` when no Vulkan device exists or the output format is not one the
     ///   kernels write.
-    public init(spec: ProcessingSpec, framesInFlight: Int = 3, forceStaging: Bool = false) throws(MediaError) {
-        guard PictureLayout(spec.outputFormat) != nil else {
+    public convenience init(
+        spec: ProcessingSpec, framesInFlight: Int = 3, forceStaging: Bool = false
+    )
+        throws(MediaError)
+    {
+        try self.init(specs: [spec], framesInFlight: framesInFlight, forceStaging: forceStaging)
+    }
+
+    /// A processor making every one of `specs` (at least one) from each frame, with one upload.
+    public init(specs: [ProcessingSpec], framesInFlight: Int = 3, forceStaging: Bool = false) throws(MediaError) {
+        guard !specs.isEmpty else { throw MediaError(.invalidArgument, "a processor needs at least one output") }
+        for spec in specs where PictureLayout(spec.outputFormat) == nil {
             throw MediaError(.unsupported, "the Vulkan kernels cannot write pixel format \(spec.outputFormat)")
         }
-        self.spec = spec
+        self.specs = specs
         self.framesInFlight = max(1, framesInFlight)
         device = try VulkanDevice.shared()
         usesStaging = forceStaging || device.prefersStaging
@@ -71,11 +90,20 @@ public final class VulkanProcessor: PipelinedFrameProcessor {
         }
     }
 
-    public func process(_ input: Frame) throws(MediaError) -> Frame {
-        while !inFlight.isEmpty { _ = try receive() }
+    public func adding(_ spec: ProcessingSpec) throws(MediaError) -> any MultiOutputFrameProcessor {
+        let processor = try VulkanProcessor(
+            specs: specs + [spec], framesInFlight: framesInFlight, forceStaging: usesStaging)
+        processor.planeTuning = planeTuning
+        return processor
+    }
+
+    public func process(_ input: Frame) throws(MediaError) -> Frame { try processAll(input)[0] }
+
+    public func processAll(_ input: Frame) throws(MediaError) -> [Frame] {
+        while !inFlight.isEmpty { _ = try receiveAll() }
         try submit(input)
-        guard let output = try receive() else { throw MediaError(.device, "Vulkan: submitted frame vanished") }
-        return output
+        guard let outputs = try receiveAll() else { throw MediaError(.device, "Vulkan: submitted frame vanished") }
+        return outputs
     }
 
     /// Frames submitted and not yet received.
@@ -90,17 +118,19 @@ public final class VulkanProcessor: PipelinedFrameProcessor {
         guard inFlight.count < framesInFlight else {
             throw MediaError(.invalidArgument, "all \(framesInFlight) Vulkan slots are busy; receive a frame first")
         }
-        let key = ProcessingPlan.Input(
-            format: PixelFormat(input.pixelFormat), width: input.width, height: input.height,
-            matrix: input.colorMatrix, range: input.colorRange,
-            chromaLocation: input.chromaLocation, primaries: spec.toneMap != nil ? input.colorPrimaries : .unspecified)
-        if setup?.plan.input != key {
-            while !inFlight.isEmpty { _ = try receive() }
+        let keys = specs.map { spec in
+            ProcessingPlan.Input(
+                format: PixelFormat(input.pixelFormat), width: input.width, height: input.height,
+                matrix: input.colorMatrix, range: input.colorRange, chromaLocation: input.chromaLocation,
+                primaries: spec.toneMap != nil ? input.colorPrimaries : .unspecified)
+        }
+        if setup?.plans.map(\.input) != keys {
+            while !inFlight.isEmpty { _ = try receiveAll() }
             setup = nil
-            setup = try Setup(
-                device: device,
-                plan: ProcessingPlan(input: key, spec: spec, planeKernels: planeTuning),
-                slots: framesInFlight, staging: usesStaging)
+            let plans = try zip(keys, specs).map { (key, spec) throws(MediaError) in
+                try ProcessingPlan(input: key, spec: spec, planeKernels: planeTuning)
+            }
+            setup = try Setup(device: device, plans: plans, slots: framesInFlight, staging: usesStaging)
         }
         guard let setup else { return }
         let index = nextSlot
@@ -115,34 +145,42 @@ public final class VulkanProcessor: PipelinedFrameProcessor {
             guard let base = slot.source.mapped else {
                 throw MediaError(.device, "Vulkan: upload buffer is not mapped")
             }
-            for (p, plane) in setup.plan.sourcePlanes.enumerated() {
+            for (p, plane) in setup.sourcePlanes.enumerated() {
                 guard let data = input.plane(p) else { throw MediaError(.invalidArgument, "frame has no plane \(p)") }
                 copyPlane(
                     from: data, sourceStride: input.linesize(p), to: base + plane.offset,
                     destinationStride: plane.stride, rowBytes: plane.rowBytes, rows: plane.rows)
             }
         }
+        uploads += 1
         var fence: VkFence? = slot.fence
         try vk(vkResetFences(device.device, 1, &fence), "reset a fence")
         try device.submit(slot.commandBuffer, fence: slot.fence)
         inFlight.append((index, input))
     }
 
-    /// Waits for the oldest submitted frame and returns it processed; nil when nothing is pending.
+    /// Waits for the oldest submitted frame and returns it processed (the first output); nil when nothing
+    /// is pending.
     ///
     /// - Throws: `.ffmpeg` when the device fails or the output frame cannot be allocated.
-    public func receive() throws(MediaError) -> Frame? {
+    public func receive() throws(MediaError) -> Frame? { try receiveAll()?.first }
+
+    /// Waits for the oldest submitted frame and returns every output of it, in `specs`' order; nil when
+    /// nothing is pending.
+    public func receiveAll() throws(MediaError) -> [Frame]? {
         guard let setup, !inFlight.isEmpty else { return nil }
         let (index, input) = inFlight.removeFirst()
         let slot = setup.slots[index]
         try device.wait(slot.fence)
-        let output = try setup.pool.makeFrame()
-        guard let from = slot.output.mapped, let to = FramePool.base(of: output) else {
-            throw MediaError(.device, "Vulkan: download buffer is not mapped")
+        return try zip(setup.outputs, slot.outputs).map { (made, buffers) throws(MediaError) in
+            let output = try made.pool.makeFrame()
+            guard let from = buffers.output.mapped, let to = FramePool.base(of: output) else {
+                throw MediaError(.device, "Vulkan: download buffer is not mapped")
+            }
+            memcpy(to, from, made.plan.outputBytes)
+            try tagOutput(output, from: input, plan: made.plan)
+            return output
         }
-        memcpy(to, from, setup.plan.outputBytes)
-        try tagOutput(output, from: input, plan: setup.plan)
-        return output
     }
 
     private func tagOutput(_ output: Frame, from input: Frame, plan: ProcessingPlan) throws(MediaError) {
@@ -159,15 +197,19 @@ public final class VulkanProcessor: PipelinedFrameProcessor {
     }
 }
 
-/// One slot's buffers and its pre-recorded command buffer.
+/// One slot's buffers and its pre-recorded command buffer: one source, and each output's own.
 private struct Slot {
+    /// One output's buffers in a slot, and its descriptor set (binding 0 its view of the slot's source).
+    struct Output {
+        let intermediate: VulkanBuffer
+        let output: VulkanBuffer
+        let outputDevice: VulkanBuffer?
+        let views: [VulkanTexelView]
+        let set: VkDescriptorSet?
+    }
     let source: VulkanBuffer
     let sourceDevice: VulkanBuffer?
-    let intermediate: VulkanBuffer
-    let output: VulkanBuffer
-    let outputDevice: VulkanBuffer?
-    let views: [VulkanTexelView]
-    let set: VkDescriptorSet?
+    let outputs: [Output]
     let commandBuffer: VkCommandBuffer
     let fence: VkFence
 }
@@ -180,79 +222,104 @@ private struct InPlaceSource {
     let planes: [(offset: Int, stride: Int)]
 }
 
-/// Everything made for one input geometry: the plan, parameters, pools and slots.
-private final class Setup {
-    let device: VulkanDevice
+/// What one output needs whatever the slot: its plan, parameters, tables, pipelines and frame pool.
+private struct OutputSetup {
     let plan: ProcessingPlan
     let params: VulkanBuffer
     let tables: VulkanTexelView
     /// The same tables in 16-byte texels (the fast path's horizontal spans).
     let wideTables: VulkanTexelView
+    let pool: FramePool
+    let pipelines: (vertical: VkPipeline?, horizontal: [VkPipeline?])
+    /// The fast path's kernels, and its pipelines per plane (nil and empty on the generic path).
+    let planeKernels: (vertical: ComputeKernel, horizontal: ComputeKernel)?
+    let planePipelines: [(vertical: VkPipeline, horizontal: VkPipeline)]
+    var intermediateBytes: Int { 4 * (plan.planeResampling?.intermediateWords ?? plan.intermediateWords) }
+}
+
+/// Everything made for one input geometry: the plans, each output's parameters and pipelines, the pools
+/// and the slots.
+private final class Setup {
+    let device: VulkanDevice
+    let outputs: [OutputSetup]
+    var plans: [ProcessingPlan] { outputs.map(\.plan) }
+    /// Where the source's planes sit in a slot's source buffer (the same in every plan: it is the input's).
+    let sourcePlanes: [ProcessingPlan.PlaneSlot]
+    let sourceBytes: Int
     let commandPool: VkCommandPool
     let descriptorPool: VkDescriptorPool
     var slots: [Slot] = []
-    let pool: FramePool
-    private var pipelines: (vertical: VkPipeline?, horizontal: [VkPipeline?]) = (nil, [])
-    /// The fast path's kernels, and its pipelines per plane (nil and empty on the generic path).
-    private let planeKernels: (vertical: ComputeKernel, horizontal: ComputeKernel)?
-    private var planePipelines: [(vertical: VkPipeline, horizontal: VkPipeline)] = []
     /// Per slot, the frame memory its commands read in place (kept until the slot is next used), or nil
     /// when they read the slot's own source buffer.
     private var inPlace: [InPlaceSource?] = []
-    private var intermediateBytes: Int { Self.intermediateBytes(plan) }
-    private static func intermediateBytes(_ plan: ProcessingPlan) -> Int {
-        4 * (plan.planeResampling?.intermediateWords ?? plan.intermediateWords)
-    }
 
-    init(device: VulkanDevice, plan: ProcessingPlan, slots count: Int, staging: Bool) throws(MediaError) {
+    init(device: VulkanDevice, plans: [ProcessingPlan], slots count: Int, staging: Bool) throws(MediaError) {
         self.device = device
-        self.plan = plan
-        planeKernels = plan.planeResampling == nil ? nil : device.planeKernels
-        if plan.planeResampling != nil, planeKernels == nil {
-            throw MediaError(.unsupported, "Vulkan: \(device.name) has no 64-bit integers for the per-plane kernels")
-        }
+        sourcePlanes = plans[0].sourcePlanes
+        sourceBytes = plans[0].sourceBytes
         let d = device.device
         let groups = device.limits.maxComputeWorkGroupCount
-        let dispatches: [(x: Int, y: Int, z: Int)] =
-            [plan.verticalDispatch, plan.horizontalDispatch]
-            + (plan.planeResampling?.planes ?? []).flatMap { p in
-                [(1, p.verticalGroups, 1), (p.horizontalDispatch.x, p.horizontalDispatch.y, 1)]
-            }
-        guard dispatches.allSatisfy({ $0.x <= Int(groups.0) && $0.y <= Int(groups.1) && $0.z <= Int(groups.2) }) else {
-            throw MediaError(
-                .unsupported, "Vulkan: \(device.name) cannot dispatch enough workgroups for this picture size")
-        }
         let limit = Int(device.limits.maxStorageBufferRange)
-        let largest = max(plan.sourceBytes, plan.outputBytes, Self.intermediateBytes(plan))
-        guard largest <= limit else {
-            throw MediaError(
-                .unsupported,
-                "Vulkan: \(device.name) allows storage buffers up to \(limit) bytes; "
-                    + "this job needs \(largest)")
+        for plan in plans {
+            if plan.planeResampling != nil, device.planeKernels == nil {
+                throw MediaError(
+                    .unsupported, "Vulkan: \(device.name) has no 64-bit integers for the per-plane kernels")
+            }
+            let dispatches: [(x: Int, y: Int, z: Int)] =
+                [plan.verticalDispatch, plan.horizontalDispatch]
+                + (plan.planeResampling?.planes ?? []).flatMap { p in
+                    [(1, p.verticalGroups, 1), (p.horizontalDispatch.x, p.horizontalDispatch.y, 1)]
+                }
+            guard dispatches.allSatisfy({ $0.x <= Int(groups.0) && $0.y <= Int(groups.1) && $0.z <= Int(groups.2) })
+            else {
+                throw MediaError(
+                    .unsupported, "Vulkan: \(device.name) cannot dispatch enough workgroups for this picture size")
+            }
+            let largest = max(
+                plan.sourceBytes, plan.outputBytes,
+                4 * (plan.planeResampling?.intermediateWords ?? plan.intermediateWords))
+            guard largest <= limit else {
+                throw MediaError(
+                    .unsupported,
+                    "Vulkan: \(device.name) allows storage buffers up to \(limit) bytes; "
+                        + "this job needs \(largest)")
+            }
         }
-        pool = try FramePool(
-            width: plan.outputWidth, height: plan.outputHeight, format: plan.output.format,
-            planes: plan.outputPlanes, bytes: plan.outputBytes)
 
         let commandPool = try device.makeCommandPool(resettableBuffers: true)
         self.commandPool = commandPool
         let descriptorPool: VkDescriptorPool
+        let sets = count * plans.count
         do throws(MediaError) {
             descriptorPool = try device.makeDescriptorPool(
                 sizes: [
-                    VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, descriptorCount: UInt32(2 * count)),
-                    VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, descriptorCount: UInt32(count)),
+                    VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, descriptorCount: UInt32(2 * sets)),
+                    VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, descriptorCount: UInt32(sets)),
                     VkDescriptorPoolSize(
-                        type: VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, descriptorCount: UInt32(4 * count)),
-                ], maxSets: count)
+                        type: VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, descriptorCount: UInt32(4 * sets)),
+                ], maxSets: sets)
         } catch {
             vkDestroyCommandPool(d, commandPool, nil)
             throw error
         }
         self.descriptorPool = descriptorPool
+        outputs = try plans.map { (plan) throws(MediaError) in
+            try Self.outputSetup(device, commandPool, plan, staging: staging)
+        }
+        device.savePipelineCache()
+        for _ in 0..<count { slots.append(try makeSlot(staging: staging)) }
+        inPlace = Array(repeating: nil, count: count)
+    }
 
-        // Parameters: written once; on staging devices copied once into device memory. The buffer is as
-        // large as the shaders declare it.
+    /// One output's parameters and tables (written once; on staging devices copied once into device
+    /// memory), its pipelines and its frame pool.
+    private static func outputSetup(
+        _ device: VulkanDevice, _ commandPool: VkCommandPool, _ plan: ProcessingPlan, staging: Bool
+    ) throws(MediaError) -> OutputSetup {
+        let pool = try FramePool(
+            width: plan.outputWidth, height: plan.outputHeight, format: plan.output.format,
+            planes: plan.outputPlanes, bytes: plan.outputBytes)
+        // The parameter buffer is as large as the shaders declare it.
         let paramBytes = ProcessingPlan.paramWords * 4
         let hostParams = try VulkanBuffer(device: device, size: paramBytes, use: .upload)
         plan.params.withUnsafeBytes { raw in
@@ -265,11 +332,14 @@ private final class Setup {
         tableWords.withUnsafeBytes { raw in
             if let from = raw.baseAddress { hostTables.mapped?.copyMemory(from: from, byteCount: raw.count) }
         }
+        let params: VulkanBuffer
+        let tables: VulkanTexelView
+        let wideTables: VulkanTexelView
         if staging {
             params = try VulkanBuffer(device: device, size: paramBytes, use: .deviceOnly)
-            try Self.oneShotCopy(device, commandPool, from: hostParams, to: params, bytes: paramBytes)
+            try oneShotCopy(device, commandPool, from: hostParams, to: params, bytes: paramBytes)
             let deviceTables = try VulkanBuffer(device: device, size: tableBytes, use: .deviceOnly)
-            try Self.oneShotCopy(device, commandPool, from: hostTables, to: deviceTables, bytes: tableBytes)
+            try oneShotCopy(device, commandPool, from: hostTables, to: deviceTables, bytes: tableBytes)
             tables = try VulkanTexelView(deviceTables)
             wideTables = try VulkanTexelView(deviceTables, wide: true)
         } else {
@@ -277,9 +347,8 @@ private final class Setup {
             tables = try VulkanTexelView(hostTables)
             wideTables = try VulkanTexelView(hostTables, wide: true)
         }
-
         // Horizontal pipelines specialised per output grid: its index, the turn and the channels it reads.
-        pipelines = (
+        let pipelines = (
             try device.verticalPass.pipeline(),
             try plan.gridChannels.indices.map { (g) throws(MediaError) in
                 try device.horizontalPass.pipeline([
@@ -287,6 +356,8 @@ private final class Setup {
                 ])
             }
         )
+        let planeKernels = plan.planeResampling == nil ? nil : device.planeKernels
+        var planePipelines: [(vertical: VkPipeline, horizontal: VkPipeline)] = []
         if let planeKernels, let planes = plan.planeResampling?.planes {
             planePipelines = try planes.map { (p) throws(MediaError) in
                 (
@@ -295,9 +366,9 @@ private final class Setup {
                 )
             }
         }
-        device.savePipelineCache()
-        for _ in 0..<count { slots.append(try makeSlot(staging: staging)) }
-        inPlace = Array(repeating: nil, count: count)
+        return OutputSetup(
+            plan: plan, params: params, tables: tables, wideTables: wideTables, pool: pool, pipelines: pipelines,
+            planeKernels: planeKernels, planePipelines: planePipelines)
     }
 
     deinit {
@@ -363,9 +434,28 @@ private final class Setup {
     }
 
     private func makeSlot(staging: Bool) throws(MediaError) -> Slot {
-        let source = try VulkanBuffer(device: device, size: plan.sourceBytes, use: .upload)
-        let sourceDevice = staging ? try VulkanBuffer(device: device, size: plan.sourceBytes, use: .deviceOnly) : nil
-        let intermediate = try VulkanBuffer(device: device, size: intermediateBytes, use: .deviceOnly)
+        let source = try VulkanBuffer(device: device, size: sourceBytes, use: .upload)
+        let sourceDevice = staging ? try VulkanBuffer(device: device, size: sourceBytes, use: .deviceOnly) : nil
+        let outputs = try self.outputs.map { (made) throws(MediaError) in
+            try makeSlotOutput(made, source: sourceDevice ?? source, staging: staging)
+        }
+        let cb = try allocateCommandBuffer()
+        // Signalled so the first reset-and-submit of each slot looks like every later one.
+        let fence = try makeFence(signalled: true)
+        let slot = Slot(
+            source: source, sourceDevice: sourceDevice, outputs: outputs, commandBuffer: cb, fence: fence)
+        try record(slot, sourcePlanes: nil)
+        return slot
+    }
+
+    /// One output's buffers in a slot, and its descriptor set over them and the slot's `source`.
+    private func makeSlotOutput(
+        _ made: OutputSetup, source: VulkanBuffer, staging: Bool
+    ) throws(MediaError)
+        -> Slot.Output
+    {
+        let plan = made.plan
+        let intermediate = try VulkanBuffer(device: device, size: made.intermediateBytes, use: .deviceOnly)
         let output = try VulkanBuffer(device: device, size: plan.outputBytes, use: .download)
         let outputDevice = staging ? try VulkanBuffer(device: device, size: plan.outputBytes, use: .deviceOnly) : nil
 
@@ -373,9 +463,9 @@ private final class Setup {
         // on the fast path: 0 source, 1 intermediate, 2 intermediate texels, 3 output, 4 tables, 5 tables,
         // with 16-byte texels but in 4.
         let fast = plan.planeResampling != nil
-        let sourceTexels = try VulkanTexelView(sourceDevice ?? source, wide: fast)
+        let sourceTexels = try VulkanTexelView(source, wide: fast)
         let intermediateTexels = try VulkanTexelView(intermediate, wide: fast)
-        let kernel = planeKernels?.vertical ?? device.verticalPass
+        let kernel = made.planeKernels?.vertical ?? device.verticalPass
         var layout: VkDescriptorSetLayout? = kernel.setLayout
         var allocInfo = VkDescriptorSetAllocateInfo()
         allocInfo.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO
@@ -393,67 +483,65 @@ private final class Setup {
             fast
                 ? [
                     .texels(sourceTexels), .buffer(intermediate, storage), .texels(intermediateTexels),
-                    .buffer(outputDevice ?? output, storage), .texels(tables), .texels(wideTables),
+                    .buffer(outputDevice ?? output, storage), .texels(made.tables), .texels(made.wideTables),
                 ]
                 : [
                     .texels(sourceTexels), .buffer(intermediate, storage),
-                    .buffer(params, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER),
-                    .buffer(outputDevice ?? output, storage), .texels(intermediateTexels), .texels(tables),
+                    .buffer(made.params, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER),
+                    .buffer(outputDevice ?? output, storage), .texels(intermediateTexels), .texels(made.tables),
                 ])
-
-        let cb = try allocateCommandBuffer()
-        // Signalled so the first reset-and-submit of each slot looks like every later one.
-        let fence = try makeFence(signalled: true)
-        let slot = Slot(
-            source: source, sourceDevice: sourceDevice, intermediate: intermediate, output: output,
-            outputDevice: outputDevice, views: [sourceTexels, intermediateTexels], set: set,
-            commandBuffer: cb, fence: fence)
-        try record(slot, sourcePlanes: nil)
-        return slot
+        return Slot.Output(
+            intermediate: intermediate, output: output, outputDevice: outputDevice,
+            views: [sourceTexels, intermediateTexels], set: set)
     }
 
-    /// Records a slot's commands; `sourcePlanes` (fast path only) where the planes are when the slot reads
-    /// a frame in place.
+    /// Records a slot's commands: the upload once, every output's passes, every output's download.
+    /// `sourcePlanes` (fast path only) where the planes are when the slot reads a frame in place.
     private func record(_ slot: Slot, sourcePlanes: [(offset: Int, stride: Int)]?) throws(MediaError) {
         let cb = slot.commandBuffer
-        var set = slot.set
         var begin = VkCommandBufferBeginInfo()
         begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO
         try vk(vkBeginCommandBuffer(cb, &begin), "begin a command buffer")
         let compute = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT.rawValue
         let transfer = VK_PIPELINE_STAGE_TRANSFER_BIT.rawValue
-        let (source, output) = (slot.source, slot.output)
         if let sourceDevice = slot.sourceDevice {
-            var region = VkBufferCopy(srcOffset: 0, dstOffset: 0, size: VkDeviceSize(plan.sourceBytes))
-            vkCmdCopyBuffer(cb, source.buffer, sourceDevice.buffer, 1, &region)
+            var region = VkBufferCopy(srcOffset: 0, dstOffset: 0, size: VkDeviceSize(sourceBytes))
+            vkCmdCopyBuffer(cb, slot.source.buffer, sourceDevice.buffer, 1, &region)
             barrier(
                 cb, from: transfer, VK_ACCESS_TRANSFER_WRITE_BIT.rawValue, to: compute,
                 VK_ACCESS_SHADER_READ_BIT.rawValue)
         }
-        if let fastPlan = plan.planeResampling, let planeKernels {  // init refuses a fast plan without kernels
-            recordPlanes(cb, set: set, fastPlan, kernels: planeKernels, sourcePlanes: sourcePlanes)
-        } else {
-            vkCmdBindDescriptorSets(
-                cb, VK_PIPELINE_BIND_POINT_COMPUTE, device.verticalPass.pipelineLayout, 0, 1, &set,
-                0, nil)
-            vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipelines.vertical)
-            let d1 = plan.verticalDispatch
-            vkCmdDispatch(cb, UInt32(d1.x), UInt32(d1.y), UInt32(d1.z))
-            barrier(
-                cb, from: compute, VK_ACCESS_SHADER_WRITE_BIT.rawValue, to: compute,
-                VK_ACCESS_SHADER_READ_BIT.rawValue)
-            let d2 = plan.horizontalDispatch
-            for pipeline in pipelines.horizontal {
-                vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline)
-                vkCmdDispatch(cb, UInt32(d2.x), UInt32(d2.y), 1)
+        for (made, buffers) in zip(outputs, slot.outputs) {
+            var set = buffers.set
+            let plan = made.plan
+            if let fastPlan = plan.planeResampling, let planeKernels = made.planeKernels {  // init refuses one without
+                recordPlanes(cb, set: set, fastPlan, made, kernels: planeKernels, sourcePlanes: sourcePlanes)
+            } else {
+                vkCmdBindDescriptorSets(
+                    cb, VK_PIPELINE_BIND_POINT_COMPUTE, device.verticalPass.pipelineLayout, 0, 1, &set,
+                    0, nil)
+                vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, made.pipelines.vertical)
+                let d1 = plan.verticalDispatch
+                vkCmdDispatch(cb, UInt32(d1.x), UInt32(d1.y), UInt32(d1.z))
+                barrier(
+                    cb, from: compute, VK_ACCESS_SHADER_WRITE_BIT.rawValue, to: compute,
+                    VK_ACCESS_SHADER_READ_BIT.rawValue)
+                let d2 = plan.horizontalDispatch
+                for pipeline in made.pipelines.horizontal {
+                    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline)
+                    vkCmdDispatch(cb, UInt32(d2.x), UInt32(d2.y), 1)
+                }
             }
         }
-        if let outputDevice = slot.outputDevice {
+        if slot.outputs.contains(where: { $0.outputDevice != nil }) {
             barrier(
                 cb, from: compute, VK_ACCESS_SHADER_WRITE_BIT.rawValue, to: transfer,
                 VK_ACCESS_TRANSFER_READ_BIT.rawValue)
-            var region = VkBufferCopy(srcOffset: 0, dstOffset: 0, size: VkDeviceSize(plan.outputBytes))
-            vkCmdCopyBuffer(cb, outputDevice.buffer, output.buffer, 1, &region)
+            for (made, buffers) in zip(outputs, slot.outputs) {
+                guard let outputDevice = buffers.outputDevice else { continue }
+                var region = VkBufferCopy(srcOffset: 0, dstOffset: 0, size: VkDeviceSize(made.plan.outputBytes))
+                vkCmdCopyBuffer(cb, outputDevice.buffer, buffers.output.buffer, 1, &region)
+            }
             barrier(
                 cb, from: transfer, VK_ACCESS_TRANSFER_WRITE_BIT.rawValue, to: VK_PIPELINE_STAGE_HOST_BIT.rawValue,
                 VK_ACCESS_HOST_READ_BIT.rawValue)
@@ -466,12 +554,15 @@ private final class Setup {
     }
 
     /// Points slot `index` at `frame`'s own memory when the device can read it in place and its planes
-    /// allow (16-byte aligned, positive strides, one allocation); false otherwise.
+    /// allow (16-byte aligned, positive strides, one allocation, every output on the fast path); false
+    /// otherwise.
     func readInPlace(_ frame: Frame, slot index: Int) -> Bool {
-        guard let alignment = device.hostImportAlignment, plan.planeResampling != nil else { return false }
+        guard let alignment = device.hostImportAlignment, plans.allSatisfy({ $0.planeResampling != nil }) else {
+            return false
+        }
         var addresses: [(address: UInt, stride: Int)] = []
         var low = UInt.max, high: UInt = 0
-        for (p, plane) in plan.sourcePlanes.enumerated() {
+        for (p, plane) in sourcePlanes.enumerated() {
             guard let data = frame.plane(p) else { return false }
             let address = UInt(bitPattern: data), stride = frame.linesize(p)
             guard stride >= plane.rowBytes, stride % 16 == 0, address % 16 == 0 else { return false }
@@ -482,7 +573,7 @@ private final class Setup {
         }
         let a = UInt(alignment)
         let start = low / a * a, end = (high + a - 1) / a * a
-        guard end - start <= UInt(2 * plan.sourceBytes) + 2 * a,
+        guard end - start <= UInt(2 * sourceBytes) + 2 * a,
             let pointer = UnsafeMutableRawPointer(bitPattern: start),
             let buffer = try? VulkanBuffer(device: device, importing: pointer, size: Int(end - start)),
             let view = try? VulkanTexelView(buffer, wide: true)
@@ -490,7 +581,7 @@ private final class Setup {
         let source = InPlaceSource(
             buffer: buffer, view: view,
             planes: addresses.map { (Int($0.address - start), $0.stride) })
-        writeDescriptors(device.device, set: slots[index].set, [.texels(view)])
+        for output in slots[index].outputs { writeDescriptors(device.device, set: output.set, [.texels(view)]) }
         guard (try? record(slots[index], sourcePlanes: source.planes)) != nil else {
             inPlace[index] = nil
             return false
@@ -503,16 +594,17 @@ private final class Setup {
     func readOwnSource(slot index: Int) throws(MediaError) {
         guard inPlace[index] != nil else { return }
         let slot = slots[index]
-        writeDescriptors(device.device, set: slot.set, [.texels(slot.views[0])])
+        for output in slot.outputs { writeDescriptors(device.device, set: output.set, [.texels(output.views[0])]) }
         try record(slot, sourcePlanes: nil)
         inPlace[index] = nil
     }
 }
 
 extension Setup {
-    /// The fast path's commands: every plane's vertical pass, then every plane's horizontal pass.
+    /// The fast path's commands for one output: every plane's vertical pass, then every plane's horizontal
+    /// pass.
     fileprivate func recordPlanes(
-        _ cb: VkCommandBuffer, set: VkDescriptorSet?, _ fastPlan: PlaneResampling,
+        _ cb: VkCommandBuffer, set: VkDescriptorSet?, _ fastPlan: PlaneResampling, _ made: OutputSetup,
         kernels: (vertical: ComputeKernel, horizontal: ComputeKernel),
         sourcePlanes: [(offset: Int, stride: Int)]?
     ) {
@@ -526,7 +618,7 @@ extension Setup {
         let compute = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT.rawValue
         vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, kernels.vertical.pipelineLayout, 0, 1, &set, 0, nil)
         for (p, plane) in fastPlan.planes.enumerated() {
-            vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, planePipelines[p].vertical)
+            vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, made.planePipelines[p].vertical)
             var vertical = plane.vertical
             if let sourcePlanes {  // in 16-byte texels, as the shader reads them
                 vertical[0] = UInt32(sourcePlanes[p].offset / 16)
@@ -540,7 +632,7 @@ extension Setup {
             cb, VK_PIPELINE_BIND_POINT_COMPUTE, kernels.horizontal.pipelineLayout, 0, 1, &set, 0,
             nil)
         for (p, plane) in fastPlan.planes.enumerated() {
-            vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, planePipelines[p].horizontal)
+            vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, made.planePipelines[p].horizontal)
             push(kernels.horizontal, plane.horizontal)
             vkCmdDispatch(cb, UInt32(plane.horizontalDispatch.x), UInt32(plane.horizontalDispatch.y), 1)
         }
