@@ -53,7 +53,8 @@ public final class Coordinator: @unchecked Sendable {
         farm = CoordinatorContext(
             store: store, spool: spool, logger: logger,
             defaultSegmentDuration: configuration.segmentDuration,
-            claimGrace: 2 * configuration.heartbeatInterval * Double(configuration.liveness), metrics: metrics)
+            claimGrace: 2 * configuration.heartbeatInterval * Double(configuration.liveness), metrics: metrics,
+            audioThreads: configuration.audioThreads)
         policy = PathPolicy(
             mediaRoots: configuration.mediaRoots, outputRoot: configuration.outputRoot,
             uploads: uploads, results: results)

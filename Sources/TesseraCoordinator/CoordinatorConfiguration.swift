@@ -39,6 +39,11 @@ public struct CoordinatorConfiguration: Sendable {
     /// The largest frame the workers' socket takes: a part and its envelope (`ZMQ_MAXMSGSIZE`,
     /// `Welcome.max_message_bytes`). A library caller's part size is held within 1 byte…1 GiB here.
     var frameLimitBytes: Int { min(max(1, resultPartBytes), 1 << 30) + WireCodec.partOverheadBytes }
+    /// Threads a job's audio encode may use. The coordinator encodes each job's audio while the workers
+    /// encode its video, and on a large farm the audio is the job's longest task: an AAC track is encoded in
+    /// chunks on this many threads (`ExportSession.audioThreads`). Every core by default; a `LocalFarm`,
+    /// whose workers have the cores, uses one.
+    public var audioThreads = ProcessInfo.processInfo.activeProcessorCount
     /// Default seconds per segment when a job does not say.
     public var segmentDuration: Double = 4
     /// Whether each worker's result is checked against its task before it counts

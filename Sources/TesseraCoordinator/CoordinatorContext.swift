@@ -9,6 +9,8 @@ final class CoordinatorContext: @unchecked Sendable {
     let spool: SegmentSpool
     let logger: Logger
     let defaultSegmentDuration: Double
+    /// Threads each job's audio encode may use (`CoordinatorConfiguration.audioThreads`).
+    let audioThreads: Int
     let board: TaskBoard
     let metrics: FarmMetrics
     /// The farm's, each worker's and each job's rates, sampled by the dispatcher.
@@ -20,8 +22,9 @@ final class CoordinatorContext: @unchecked Sendable {
 
     init(
         store: JobStore, spool: SegmentSpool, logger: Logger, defaultSegmentDuration: Double,
-        claimGrace: Double = 10, metrics: FarmMetrics = FarmMetrics()
+        claimGrace: Double = 10, metrics: FarmMetrics = FarmMetrics(), audioThreads: Int = 1
     ) {
+        self.audioThreads = max(1, audioThreads)
         self.metrics = metrics
         self.claimGrace = claimGrace
         self.store = store

@@ -42,6 +42,8 @@ public final class LocalFarm: Service, Sendable {
             self.coordinator.listen = "tcp://127.0.0.1:*"
             // Its workers are this process's own threads: their results need no second decode here.
             self.coordinator.checkResults = false
+            // The workers have the cores.
+            self.coordinator.audioThreads = 1
         }
     }
 

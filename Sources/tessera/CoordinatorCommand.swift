@@ -51,6 +51,12 @@ struct CoordinatorCommand: AsyncParsableCommand {
     @Option(
         help: "Most bytes (KiB) of a result in one message; a peer sending a larger message is disconnected.")
     var resultPartKb: Int = WireCodec.defaultPartBytes >> 10
+    @Option(
+        help: ArgumentHelp(
+            "Threads each job's AAC audio encode may use, in 20 s chunks (1–64; default: every core). The "
+                + "coordinator encodes a job's audio while the workers encode its video.",
+            valueName: "n"))
+    var audioThreads: Int = ProcessInfo.processInfo.activeProcessorCount
 
     func validate() throws {
         guard (curveSecret == nil) == (allowedKeys == nil) else {
@@ -60,6 +66,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
         guard backupMultiplier == 0 || (1...100).contains(backupMultiplier) else {
             throw ValidationError("--backup-multiplier must be 0 (no backup attempts) or between 1 and 100")
         }
+        guard (1...64).contains(audioThreads) else { throw ValidationError("--audio-threads must be 1…64") }
         // Upper bounds too: the timings become milliseconds on the wire (32 and 64 bits).
         guard (10...3_600_000).contains(heartbeatMs), (2...1000).contains(liveness),
             stallTimeout > 0, stallTimeout <= 604_800, maxAttempts >= 1, segmentDuration > 0, segmentDuration <= 3600,
@@ -118,6 +125,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
         config.maxMessageBytes = maxMessageMb << 20
         config.inboundBudgetBytes = inboundBudgetMb << 20
         config.resultPartBytes = resultPartKb << 10
+        config.audioThreads = audioThreads
         let coordinator = try Coordinator(configuration: config, logger: logger)
         try coordinator.start()  // a ZeroMQ address that cannot be bound fails here, before any HTTP
         let (host, port) = Self.hostPort(http)!

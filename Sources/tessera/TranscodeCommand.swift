@@ -63,6 +63,11 @@ struct TranscodeCommand: AsyncParsableCommand {
         export.deinterlace = job.codec.deinterlace
         export.hdr = job.codec.hdr
         export.package = try streaming.request()
+        // A one-pass export with no video gives its audio encode every core; the segmented path's segments
+        // have them.
+        if job.segmentDuration == nil, let session = export as? ExportSession {
+            session.audioThreads = ProcessInfo.processInfo.activeProcessorCount
+        }
         let reporter = ProgressPrinter(enabled: !quiet)
         export.progressHandler = { reporter.show($0) }
         let report: ExportReport

@@ -48,6 +48,7 @@ final class JobRunner: @unchecked Sendable {
         export.deinterlace = request.deinterlace ?? .auto
         export.hdr = request.hdr ?? .auto
         export.parallel = request.parallelism ?? 1
+        session?.audioThreads = farm.audioThreads
     }
 
     /// The settings a request asks for: its own, else its preset's, else H.264 CRF 23 + AAC.

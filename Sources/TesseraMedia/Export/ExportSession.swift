@@ -37,6 +37,10 @@ public final class ExportSession: @unchecked Sendable {
     public var segmentDuration: Double?
     /// Segments transcoded at once on the segmented path.
     public var parallel = 2
+    /// Threads an AAC track's encode may use (`ChunkedAudioEncoder`) where it is the job's critical path: a
+    /// segmented export's audio, encoded beside the segments, and an export with no video. A one-pass video
+    /// export encodes its audio on one thread beside the video's.
+    public var audioThreads = 1
     /// Who transcodes the segments on the segmented path: nil runs them on `parallel` local threads; a
     /// farm coordinator passes its dispatcher. Called once per export with the job's segment plan.
     public var makeSegmentExecutor: (@Sendable (_ plan: [SegmentSpec]) throws(MediaError) -> any SegmentExecutor)?
@@ -175,7 +179,8 @@ public final class ExportSession: @unchecked Sendable {
             // verifier then reads the packets only.
             pipeline = try TranscodePipeline.make(
                 reader: reader, writer: writer, settings: settings, tracks: tracks, retime: retime,
-                measureVideo: verifies, deinterlace: deinterlace, selector.factory)
+                measureVideo: verifies, deinterlace: deinterlace,
+                audioThreads: settings.video == nil || tracks.video == nil ? audioThreads : 1, selector.factory)
         }
         try writer.startWriting()
         try reader.startReading()
@@ -233,7 +238,8 @@ public final class ExportSession: @unchecked Sendable {
                 targetQuality: targetQuality, deinterlace: deinterlace,
                 makeExecutor: makeSegmentExecutor,
                 phase: phaseHandler ?? { _ in }, audioEndGaps: audioEndGapsHandler ?? { _ in }, retime: retime,
-                package: package.map { .init(request: $0, outputPath: outputPath, overwrite: overwrite) }))
+                package: package.map { .init(request: $0, outputPath: outputPath, overwrite: overwrite) },
+                audioThreads: audioThreads))
         let handler = progressHandler
         let made: AssetWriter?
         do throws(MediaError) {

@@ -138,11 +138,12 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
     ///   measure it against the frames given to the encoder (`EncodedOutputCheck`).
     /// - Parameter audioWriter: where each audio track is written, when not `writer` (a package's own file
     ///   per track).
+    /// - Parameter audioThreads: threads each audio track's encode may use (`AssetWriter.addAudioInput`).
     static func make(
         reader: AssetReader, writer: AssetWriter, settings: OutputSettings, tracks: ExportTracks,
         videoElsewhere: Bool = false, retime: ExportRetime? = nil, measureVideo: Bool = false,
         deinterlace: Deinterlace = .off,
-        audioWriter: ((StreamDescription) throws(MediaError) -> AssetWriter)? = nil,
+        audioWriter: ((StreamDescription) throws(MediaError) -> AssetWriter)? = nil, audioThreads: Int = 1,
         _ makeProcessor: @escaping SegmentRunner.MakeProcessor
     )
         throws(MediaError) -> TranscodePipeline
@@ -166,7 +167,7 @@ final class TranscodePipeline: ExportPipeline, @unchecked Sendable {
                 let channels = settingsA.channelCount ?? Int(max(1, p.ch_layout.nb_channels))
                 let input = try (audioWriter?(source) ?? writer).addAudioInput(
                     settings: settingsA, sampleRate: rate, channels: channels,
-                    tagsFrom: source.stream)
+                    tagsFrom: source.stream, threads: audioThreads)
                 let run = AudioRun(
                     input: .output(output),
                     retime: retime.map { ($0.map, $0.origin, $0.timePitch, $0.videoEnd) }, samples: nil)

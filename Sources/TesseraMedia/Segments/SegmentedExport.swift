@@ -38,6 +38,9 @@ final class SegmentedExport: @unchecked Sendable {
         /// A streaming package instead of one file: segments planned on its media-segment grid, each
         /// encoded once per rendition.
         var package: Package? = nil
+        /// Threads the audio encode may use: it runs beside the segments, and on a large farm it is the
+        /// job's longest task.
+        var audioThreads = 1
     }
 
     /// What a packaging export makes.
@@ -183,7 +186,8 @@ final class SegmentedExport: @unchecked Sendable {
                 otherTracks.video = nil
                 audioPlan = try TranscodePipeline.make(
                     reader: reader, writer: made, settings: otherSettings, tracks: otherTracks,
-                    videoElsewhere: true, retime: config.retime, config.makeProcessor)
+                    videoElsewhere: true, retime: config.retime, audioThreads: config.audioThreads,
+                    config.makeProcessor)
                 try made.startWriting()
                 try reader.startReading()
                 return .init(
@@ -295,7 +299,7 @@ final class SegmentedExport: @unchecked Sendable {
                 return try writer.addAudio(
                     name: "audio\(audioNumber)" + suffix, language: language, title: source.title,
                     endGap: gaps[Int(source.stream.pointee.index)] ?? .zero)
-            }, config.makeProcessor)
+            }, audioThreads: config.audioThreads, config.makeProcessor)
         // Text subtitles become WebVTT cues, on the same timeline (and through the same time map) as a
         // single file's would be.
         var subtitleStages: [StageThread] = []

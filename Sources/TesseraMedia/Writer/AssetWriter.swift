@@ -157,22 +157,29 @@ public final class AssetWriter: @unchecked Sendable {
 
     /// Adds an audio track encoded with `settings`; appended PCM may have any format, rate or layout.
     /// The source track's language, title and disposition (default, forced, commentary…) are kept.
+    /// - Parameter threads: with 2 or more, an AAC track is encoded in chunks on that many threads
+    ///   (`ChunkedAudioEncoder`), for exports whose audio encode is on the critical path.
     func addAudioInput(
         settings: AudioSettings, sampleRate: Int, channels: Int,
-        tagsFrom source: UnsafeMutablePointer<AVStream>?
+        tagsFrom source: UnsafeMutablePointer<AVStream>?, threads: Int = 1
     ) throws(MediaError) -> AssetWriterInput {
+        let globalHeader = needsGlobalHeader
         let encoder = try Encoder(
-            audio: settings, sampleRate: sampleRate, channels: channels,
-            globalHeader: needsGlobalHeader)
+            audio: settings, sampleRate: sampleRate, channels: channels, globalHeader: globalHeader)
         let stream = try newStream()
         try ff(avcodec_parameters_from_context(stream.pointee.codecpar, encoder.context), "describe audio track")
         stream.pointee.time_base = encoder.context.pointee.time_base
         copyTags(from: source, to: stream)
         let converter = try AudioConverter(encoder: encoder)
+        let chunks =
+            threads >= 2 && settings.codec == .aac
+            ? ChunkedAudioEncoder(threads: threads) { () throws(MediaError) in
+                try Encoder(audio: settings, sampleRate: sampleRate, channels: channels, globalHeader: globalHeader)
+            } : nil
         return register(
             AssetWriterInput(
                 writer: self, stream: stream, encoder: encoder, kind: .audio,
-                converter: converter, timeBase: encoder.context.pointee.time_base))
+                converter: converter, chunks: chunks, timeBase: encoder.context.pointee.time_base))
     }
 
     /// Apple players want HEVC tagged hvc1 (parameter sets in the sample description) in MP4 and QuickTime.

@@ -12,6 +12,8 @@ public final class AssetWriterInput: @unchecked Sendable {
     let stream: UnsafeMutablePointer<AVStream>
     private let encoder: Encoder?
     private let converter: AudioConverter?
+    /// Encodes the audio in chunks on several threads instead of with `encoder` (`ChunkedAudioEncoder`).
+    private let chunks: ChunkedAudioEncoder?
     private let kind: Kind
     /// Video frame durations by pts: libx264 and friends do not carry them onto packets.
     private var durations: [Int64: Int64] = [:]
@@ -39,8 +41,9 @@ public final class AssetWriterInput: @unchecked Sendable {
 
     init(
         writer: AssetWriter, stream: UnsafeMutablePointer<AVStream>, encoder: Encoder?, kind: Kind,
-        converter: AudioConverter? = nil, timeBase: AVRational
+        converter: AudioConverter? = nil, chunks: ChunkedAudioEncoder? = nil, timeBase: AVRational
     ) {
+        self.chunks = chunks
         self.writer = writer
         self.timeBase = timeBase
         self.stream = stream
@@ -57,7 +60,9 @@ public final class AssetWriterInput: @unchecked Sendable {
         framesAppended += 1
         switch kind {
         case .audio:
-            try converter!.push(frame) { (f) throws(MediaError) in try encode(f, with: encoder) }
+            try converter!.push(frame) { (f) throws(MediaError) in
+                if let chunks { try chunks.push(f, write: output) } else { try encode(f, with: encoder) }
+            }
         default:
             let duration = frame.pointer.pointee.pkt_duration
             if duration > 0 { durations[frame.pts] = duration }
@@ -79,6 +84,11 @@ public final class AssetWriterInput: @unchecked Sendable {
         isFinished = true
         // SVT-AV1 (FFmpeg 5.1) blocks forever when flushed before it has seen a frame.
         guard let encoder, framesAppended > 0 else { return }
+        if let chunks, let converter {
+            try converter.finish { (f) throws(MediaError) in try chunks.push(f, write: output) }
+            try chunks.finish(write: output)
+            return
+        }
         if let converter { try converter.finish { (f) throws(MediaError) in try encode(f, with: encoder) } }
         try encoder.encode(nil) { (p) throws(MediaError) in try output(p) }
     }
