@@ -19,6 +19,8 @@ struct FarmModelCommand: ParsableCommand {
     @Option(help: "The last round re-cut for the workers (balance) or left whole (keep).") var tail = "balance"
     @Option(help: "Segment costs from wall or cpu seconds.") var times = "wall"
     @Option(help: "The coordinator's link, Gbit/s each way.") var linkGbps = 10.0
+    @Option(help: "The coordinator's cores: its audio encode runs in chunks on them (1: whole).")
+    var coordinatorCores = 16
     @Option(help: "Random seed for the film's segments and the workers' speeds.") var seed: UInt64 = 1
     @Flag(help: "Print the reports as JSON.") var json = false
 
@@ -37,8 +39,12 @@ struct FarmModelCommand: ParsableCommand {
             ? FarmModel.Transport.allCases : [FarmModel.Transport(rawValue: transport)].compactMap { $0 }
         guard !transports.isEmpty else { throw ValidationError("--transport: packets, source or both") }
         guard ["unlike", "alike"].contains(mix), ["on", "off"].contains(backups), ["balance", "keep"].contains(tail),
-            ["wall", "cpu"].contains(times), linkGbps > 0
-        else { throw ValidationError("--mix unlike|alike, --backups on|off, --tail balance|keep, --times wall|cpu") }
+            ["wall", "cpu"].contains(times), linkGbps > 0, (1...1024).contains(coordinatorCores)
+        else {
+            throw ValidationError(
+                "--mix unlike|alike, --backups on|off, --tail balance|keep, --times wall|cpu, --coordinator-cores 1…1024"
+            )
+        }
         var reports: [FarmModel.Report] = []
         for t in transports {
             for n in counts {
@@ -51,6 +57,7 @@ struct FarmModelCommand: ParsableCommand {
                 options.cpuTimes = times == "cpu"
                 options.linkBytesPerSecond = linkGbps * 1e9 / 8
                 options.seed = seed
+                options.coordinatorCores = coordinatorCores
                 do { reports.append(try FarmModel.run(measured, options)) } catch {
                     throw ValidationError(error.description)
                 }

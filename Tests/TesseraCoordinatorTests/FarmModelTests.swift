@@ -47,12 +47,28 @@ struct FarmModelTests {
 
     @Test("audio encoded on the coordinator while the workers encode bounds the makespan from below")
     func audio() throws {
-        // 6 s of audio encoding per 60 s: 120 s for the film.
-        let many = try FarmModel.run(Self.input(audio: 6), Self.options(32))
+        // 6 s of audio encoding per 60 s: 120 s for the film, encoded whole on one coordinator core.
+        var options = Self.options(32)
+        options.coordinatorCores = 1
+        let many = try FarmModel.run(Self.input(audio: 6), options)
         #expect(many.makespan >= 120)
         #expect((many.lost["audio"] ?? 0) > 0.3, "the workers wait for the audio: \(many.lost)")
-        let one = try FarmModel.run(Self.input(audio: 6), Self.options(1))
+        options.workers = 1
+        let one = try FarmModel.run(Self.input(audio: 6), options)
         #expect(one.makespan < 600 + 2, "hidden behind the video at one worker")
+    }
+
+    @Test("audio in chunks on the coordinator's cores: its serial share, the rest spread over rounds of chunks")
+    func chunkedAudio() throws {
+        // 1200 s of film: 59 chunks of 20.48 s; on 16 threads, 4 rounds.
+        #expect(FarmModel.audioSeconds(120, film: 1200, threads: 1, serial: 0.2) == 120)
+        #expect(FarmModel.audioSeconds(120, film: 15, threads: 16, serial: 0.2) == 120, "one chunk: whole")
+        let spread = FarmModel.audioSeconds(120, film: 1200, threads: 16, serial: 0.2)
+        #expect(abs(spread - 120 * (0.2 + 0.8 * (1 + 34.0 / 960) * 4 / 59)) < 1e-9, "\(spread)")
+        var options = Self.options(32)
+        options.coordinatorCores = 16
+        let run = try FarmModel.run(Self.input(audio: 6), options)
+        #expect(run.makespan >= spread && run.makespan < 60, "\(run.makespan)")
     }
 
     @Test("a worker at a tenth of the speed: backup attempts win and shorten the tail")

@@ -35,6 +35,9 @@ public enum FarmModel {
         /// What the measuring commands spent starting up (not part of a long-running coordinator's work).
         public var startupSeconds: Double?
         public var audioSeconds: Double?
+        /// The share of `audioSeconds` that chunks do not spread (reading, decoding and converting the
+        /// sound, muxing): measured with perf on `Benchmarks/audio.sh`'s encode (about 0.2).
+        public var audioSerialShare: Double?
         public var stitchSeconds: Double?
         public var stitchedBytes: Double?
         public var stitchBytesPerSecond: Double?
@@ -94,6 +97,9 @@ public enum FarmModel {
         public var frameRate = 30.0
         /// Ready segments the job's producer keeps on the board (`TaskBoard.readyLimit`).
         public var readyLimit = 6
+        /// The coordinator's cores: its audio encode runs in chunks on that many threads
+        /// (`CoordinatorConfiguration.audioThreads`, every core by default); 1 encodes it whole.
+        public var coordinatorCores = 16
         public var seed: UInt64 = 1
 
         public init(workers: Int) { self.workers = workers }
@@ -266,7 +272,9 @@ private struct Simulation {
         let measuredSeconds = input.contentSeconds ?? content.reduce(0, +)
         let scale = options.filmSeconds / measuredSeconds
         planSeconds = max(0, (input.planningSeconds ?? 0) - (input.startupSeconds ?? 0)) * scale
-        audioSeconds = (input.audioSeconds ?? 0) * scale
+        audioSeconds = FarmModel.audioSeconds(
+            (input.audioSeconds ?? 0) * scale, film: options.filmSeconds, threads: options.coordinatorCores,
+            serial: min(1, input.audioSerialShare ?? 0.2))
         let outputBytes = input.segmentOutputBytes ?? content.map { $0 * 2e6 / 8 }
         let inputBytes = input.segmentInputBytes ?? content.map { $0 * 8e6 / 8 }
         if let rate = input.stitchBytesPerSecond, rate > 0 {
@@ -569,5 +577,21 @@ private struct Simulation {
         workers[w].credit -= 1
         workers[w].queue.append(Held(segment: segment, attempt: grant.attempt, arrivesAt: arrives))
         events.add(.arrive(w), at: arrives)
+    }
+}
+
+extension FarmModel {
+    /// The coordinator's audio encode on `threads` (`ChunkedAudioEncoder`): the serial share as it is; the
+    /// rest spread over the chunks (20.48 s each, plus 34 frames of pre- and postroll), at most `threads`
+    /// at once. A film of one chunk, or one thread, is encoded whole.
+    public static func audioSeconds(_ whole: Double, film: Double, threads: Int, serial: Double) -> Double {
+        let chunk = Double(ChunkedAudioEncoder.chunkFrames) * 1024 / 48_000
+        let chunks = (film / chunk).rounded(.up)
+        guard threads >= 2, chunks >= 2 else { return whole }
+        let overhead =
+            1 + Double(ChunkedAudioEncoder.preroll + ChunkedAudioEncoder.postroll)
+            / Double(ChunkedAudioEncoder.chunkFrames)
+        let rounds = (chunks / Double(threads)).rounded(.up)
+        return whole * (serial + (1 - serial) * overhead * rounds / chunks)
     }
 }

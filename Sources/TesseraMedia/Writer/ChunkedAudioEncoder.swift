@@ -18,12 +18,12 @@ import TesseraAV
 /// ```
 ///
 /// A track shorter than one chunk is encoded by one encoder, exactly as without chunks.
-final class ChunkedAudioEncoder: @unchecked Sendable {
+public final class ChunkedAudioEncoder: @unchecked Sendable {
     /// Frames per chunk: 20.48 s at 48 kHz.
-    static let chunkFrames = 960
+    public static let chunkFrames = 960
     /// Frames encoded before a chunk and after it, for the encoder's analysis and the transform's overlap.
-    static let preroll = 32
-    static let postroll = 2
+    public static let preroll = 32
+    public static let postroll = 2
 
     private let makeEncoder: @Sendable () throws(MediaError) -> Encoder
     private let threads: Int
