@@ -19,6 +19,8 @@ struct FarmModelCommand: ParsableCommand {
     @Option(help: "The last round re-cut for the workers (balance) or left whole (keep).") var tail = "balance"
     @Option(help: "Segment costs from wall or cpu seconds.") var times = "wall"
     @Option(help: "The coordinator's link, Gbit/s each way.") var linkGbps = 10.0
+    @Option(help: "The coordinator's disk, MB/s: planning's read of the film, the producer's, the spool.")
+    var diskMbps = 500.0
     @Option(help: "The coordinator's cores: its audio encode runs in chunks on them (1: whole).")
     var coordinatorCores = 16
     @Option(help: "Random seed for the film's segments and the workers' speeds.") var seed: UInt64 = 1
@@ -39,7 +41,7 @@ struct FarmModelCommand: ParsableCommand {
             ? FarmModel.Transport.allCases : [FarmModel.Transport(rawValue: transport)].compactMap { $0 }
         guard !transports.isEmpty else { throw ValidationError("--transport: packets, source or both") }
         guard ["unlike", "alike"].contains(mix), ["on", "off"].contains(backups), ["balance", "keep"].contains(tail),
-            ["wall", "cpu"].contains(times), linkGbps > 0, (1...1024).contains(coordinatorCores)
+            ["wall", "cpu"].contains(times), linkGbps > 0, diskMbps > 0, (1...1024).contains(coordinatorCores)
         else {
             throw ValidationError(
                 "--mix unlike|alike, --backups on|off, --tail balance|keep, --times wall|cpu, --coordinator-cores 1…1024"
@@ -58,6 +60,7 @@ struct FarmModelCommand: ParsableCommand {
                 options.linkBytesPerSecond = linkGbps * 1e9 / 8
                 options.seed = seed
                 options.coordinatorCores = coordinatorCores
+                options.diskBytesPerSecond = diskMbps * 1e6
                 do { reports.append(try FarmModel.run(measured, options)) } catch {
                     throw ValidationError(error.description)
                 }

@@ -76,6 +76,15 @@ def main():
     plan_runs = [run([tb, "plan", source, "--segment-duration", str(opts.segment_duration), "--json"])
                  for _ in range(opts.runs)]
     plan = json.loads(plan_runs[0][2])
+    # Planning has a fixed part (opening the file, probing its streams) and a part that grows with the
+    # content (every packet read): the same clip looped ten times, stream-copied, gives the rate.
+    looped = os.path.join(opts.work, "looped-10x.mp4")
+    if not os.path.exists(looped):
+        run(["ffmpeg", "-hide_banner", "-loglevel", "error", "-y", "-stream_loop", "9", "-i", source,
+             "-c", "copy", looped])
+    looped_duration = probe(looped)[0]
+    plan_long = median_run([tb, "plan", looped, "--segment-duration", str(opts.segment_duration), "--json"],
+                           opts.runs)
     base = plan["timeBase"]["numerator"] / plan["timeBase"]["denominator"]
     starts = [s["presentationRange"][0] * base for s in plan["segments"]]
     ends = starts[1:] + [duration]
@@ -117,6 +126,8 @@ def main():
         "segmentDuration": opts.segment_duration,
         "planningSeconds": round(statistics.median(r[0] for r in plan_runs), 4),
         "planningCPUSeconds": round(statistics.median(r[1] for r in plan_runs), 4),
+        "planningLongSeconds": round(plan_long[0], 4),
+        "planningLongContentSeconds": round(looped_duration, 6),
         "segmentSeconds": seconds,
         "segmentCPUSeconds": cpu,
         "segmentContentSeconds": content,

@@ -71,6 +71,26 @@ struct FarmModelTests {
         #expect(run.makespan >= spread && run.makespan < 60, "\(run.makespan)")
     }
 
+    @Test("planning: a fixed part and a part per content second, or the film's read from the disk when slower")
+    func planning() throws {
+        var input = Self.input()
+        // 0.10 s for the 60 s clip, 0.64 s for it looped to 600 s, 0.04 s of start-up: nothing fixed, 1 ms
+        // per content second; 1.2 s for the 1200 s film.
+        input.planningSeconds = 0.10
+        input.planningLongSeconds = 0.64
+        input.planningLongContentSeconds = 600
+        input.startupSeconds = 0.04
+        var options = Self.options(1)
+        options.diskBytesPerSecond = 1e12
+        let fast = try FarmModel.run(input, options)
+        #expect(abs(fast.makespan - 601.2) < 0.5, "\(fast.makespan)")
+        // The film's 300 MB of packets at 1 MB/s: 300 s before the first lease.
+        options.diskBytesPerSecond = 1e6
+        let slow = try FarmModel.run(input, options)
+        #expect(abs(slow.makespan - 900) < 2, "\(slow.makespan)")
+        #expect(abs((slow.lost["plan"] ?? 0) - 300 / slow.makespan) < 0.01, "\(slow.lost)")
+    }
+
     @Test("a worker at a tenth of the speed: backup attempts win and shorten the tail")
     func crawlingWorker() throws {
         var options = Self.options(8, film: 600, mix: .init(halfSpeed: 0, tenthSpeed: 0.125, dying: 0))

@@ -32,6 +32,10 @@ public enum FarmModel {
         /// Content seconds of the measured clip (planning and audio scale from it to the film).
         public var contentSeconds: Double?
         public var planningSeconds: Double?
+        /// Planning the same clip looped (`planningLongContentSeconds` of it): with `planningSeconds`, the
+        /// fixed part of planning (opening, probing) and the part per content second (every packet read).
+        public var planningLongSeconds: Double?
+        public var planningLongContentSeconds: Double?
         /// What the measuring commands spent starting up (not part of a long-running coordinator's work).
         public var startupSeconds: Double?
         public var audioSeconds: Double?
@@ -238,6 +242,7 @@ private struct Simulation {
         }
         let scalars = [
             input.segmentDuration, input.contentSeconds, input.planningSeconds, input.startupSeconds,
+            input.planningLongSeconds, input.planningLongContentSeconds,
             input.audioSeconds, input.stitchSeconds, input.stitchedBytes, input.stitchBytesPerSecond,
         ].compactMap { $0 }
         guard scalars.allSatisfy({ $0 >= 0 && $0.isFinite }) else {
@@ -271,7 +276,6 @@ private struct Simulation {
         let fps = options.frameRate
         let measuredSeconds = input.contentSeconds ?? content.reduce(0, +)
         let scale = options.filmSeconds / measuredSeconds
-        planSeconds = max(0, (input.planningSeconds ?? 0) - (input.startupSeconds ?? 0)) * scale
         audioSeconds = FarmModel.audioSeconds(
             (input.audioSeconds ?? 0) * scale, film: options.filmSeconds, threads: options.coordinatorCores,
             serial: min(1, input.audioSerialShare ?? 0.2))
@@ -304,6 +308,18 @@ private struct Simulation {
                 back.append(back.last! + outputBytes[d] * perFrame)
             }
         }
+        // Planning reads every packet of the film before the first lease: a fixed part and a part per content
+        // second (the clip, and the clip looped), or, where the file's read from the coordinator's disk
+        // takes longer, that read (the parsing keeps pace with it).
+        let startup = input.startupSeconds ?? 0
+        var planCPU = max(0, (input.planningSeconds ?? 0) - startup) * scale
+        if let short = input.planningSeconds, let long = input.planningLongSeconds,
+            let longContent = input.planningLongContentSeconds, longContent > measuredSeconds
+        {
+            let rate = max(0, (long - short) / (longContent - measuredSeconds))
+            planCPU = max(0, short - startup - rate * measuredSeconds) + rate * options.filmSeconds
+        }
+        planSeconds = max(planCPU, sentBytes.last! / options.diskBytesPerSecond)
         let gop = max(1, Int((options.gopSeconds * fps).rounded()))
         var cuts = (1..<count).map { Int64($0 * framesPerSegment) }
         if options.recutTail && options.workers > 1 {
