@@ -1,4 +1,7 @@
+import CFFmpeg
 import Foundation
+import Synchronization
+import TesseraAV
 import TesseraCore
 import TesseraTestSupport
 import Testing
@@ -98,5 +101,36 @@ struct ChunkedAudioTests {
             )
         }
         print("whole: chunked \(snrChunked) dB, one encoder \(snrSingle) dB")
+    }
+
+    @Test("a chunk whose encoder fails fails the track with that error, after the chunks before it are written")
+    func aFailingChunkIsReported() throws {
+        let made = Mutex(0)
+        let encoder = ChunkedAudioEncoder(threads: 2, chunkFrames: 8) { () throws(MediaError) -> Encoder in
+            let n = made.withLock { count -> Int in
+                count += 1
+                return count
+            }
+            if n == 3 { throw MediaError(.unsupported, "chunk three's encoder") }
+            return try Encoder(
+                audio: AudioSettings(codec: .aac), sampleRate: 48_000, channels: 2, globalHeader: true)
+        }
+        var layout = AVChannelLayout()
+        av_channel_layout_default(&layout, 2)
+        var written: [Int64] = []
+        var failure: MediaError?
+        do throws(MediaError) {
+            for n in 0..<40 {
+                let frame = try Frame.audio(
+                    samples: 1024, format: AV_SAMPLE_FMT_FLTP, sampleRate: 48_000, layout: &layout, silent: true)
+                frame.pts = Int64(n) * 1024
+                try encoder.push(frame) { written.append($0.pointer.pointee.pts) }
+            }
+            try encoder.finish { written.append($0.pointer.pointee.pts) }
+        } catch {
+            failure = error
+        }
+        #expect(failure?.message.contains("chunk three's encoder") == true, "\(String(describing: failure))")
+        #expect(written == (-1...15).map { Int64($0) * 1024 }, "chunks one and two, in order, and nothing after")
     }
 }

@@ -14,7 +14,7 @@ import TesseraAV
 /// ```
 ///  frames ─▶ chunk 0 [0, 480)  + 2 ──────────────▶ encoder ─▶ packets [−1024, 480·1024)
 ///            chunk 1 8 + [480, 960) + 2 ──────────▶ encoder ─▶ packets [480·1024, 960·1024)   ─▶ in order
-///            …  (at most `threads` encoding at once)
+///            …  (at most `threads` encoding at once, holding at most 256 MB of frames)
 /// ```
 ///
 /// A track shorter than one chunk is encoded by one encoder, exactly as without chunks.
@@ -27,6 +27,11 @@ public final class ChunkedAudioEncoder: @unchecked Sendable {
 
     private let makeEncoder: @Sendable () throws(MediaError) -> Encoder
     private let threads: Int
+    /// The most bytes of frames the chunks encoding at once may hold: a 5.1 chunk is 24 MB, and 16 threads'
+    /// worth would be 400 MB.
+    static let heldBytes = 256 << 20
+    /// Chunks encoding at once: `threads`, fewer when their frames would pass `heldBytes` (at least 2).
+    private var inFlight: Int
     private let chunkFrames: Int
     /// The chunk being filled: its preroll, then its own frames, then the next chunk's first frames.
     private var filling: [Frame] = []
@@ -51,12 +56,21 @@ public final class ChunkedAudioEncoder: @unchecked Sendable {
         threads: Int, chunkFrames: Int = chunkFrames, makeEncoder: @escaping @Sendable () throws(MediaError) -> Encoder
     ) {
         self.threads = max(2, threads)
+        inFlight = self.threads
         self.chunkFrames = max(1, chunkFrames)
         self.makeEncoder = makeEncoder
     }
 
     /// Takes the next encoder-sized frame (pts in samples); writes, in order, every chunk already encoded.
     func push(_ frame: Frame, write: (Packet) throws(MediaError) -> Void) throws(MediaError) {
+        if filling.isEmpty && pending.isEmpty && start == nil {
+            let f = frame.pointer.pointee
+            let bytes =
+                Int(f.nb_samples) * Int(max(1, f.ch_layout.nb_channels))
+                * Int(max(1, av_get_bytes_per_sample(AVSampleFormat(rawValue: f.format))))
+            let chunkBytes = max(1, bytes * (chunkFrames + Self.preroll + Self.postroll))
+            inFlight = max(2, min(threads, Self.heldBytes / chunkBytes))
+        }
         filling.append(frame)
         ownFrames += 1
         guard ownFrames == chunkFrames + Self.postroll else {
@@ -106,10 +120,10 @@ public final class ChunkedAudioEncoder: @unchecked Sendable {
     }
 
     /// Writes the oldest chunks that are done; with `waitingForRoom`, first waits until fewer than
-    /// `threads` chunks are encoding.
+    /// `inFlight` chunks are encoding.
     private func writeFinished(waitingForRoom: Bool, _ write: (Packet) throws(MediaError) -> Void) throws(MediaError) {
         while let job = pending.first {
-            if waitingForRoom && pending.count >= threads {
+            if waitingForRoom && pending.count >= inFlight {
                 job.done.wait()
             } else if job.done.wait(timeout: .now()) == .timedOut {
                 return
