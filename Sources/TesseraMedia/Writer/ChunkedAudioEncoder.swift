@@ -12,8 +12,8 @@ import TesseraAV
 /// `AudioConverter`, so resampling and sample timing happen once, in order.
 ///
 /// ```
-///  frames ─▶ chunk 0 [0, 480)  + 2 ──────────────▶ encoder ─▶ packets [−1024, 480·1024)
-///            chunk 1 8 + [480, 960) + 2 ──────────▶ encoder ─▶ packets [480·1024, 960·1024)   ─▶ in order
+///  frames ─▶ chunk 0 [0, 960) + 2 ───────────────▶ encoder ─▶ packets [−1024, 960·1024)
+///            chunk 1 32 + [960, 1920) + 2 ────────▶ encoder ─▶ packets [960·1024, 1920·1024)   ─▶ in order
 ///            …  (at most `threads` encoding at once, holding at most 256 MB of frames)
 /// ```
 ///
