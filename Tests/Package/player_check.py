@@ -1,8 +1,10 @@
 """The job page's player in a real browser: Debian's chromium, headless, driven by Playwright, against a real
 coordinator holding a finished streaming package. Signs in, plays the first rendition through Media Source
 Extensions to its end, then loads the page again and switches rendition at a segment boundary (the second
-segment's request is held until the choice is made). Usage: player_check.py CONFIG RESULT, CONFIG a JSON file
-{"url", "token", "job", "widths": [first rendition's width, second's], "segments"}; RESULT gets
+segment's request is held until the choice is made) to the next rendition the browser can play; one it cannot
+(HEVC in Debian's chromium) must be listed, named and not choosable. Usage: player_check.py CONFIG RESULT, CONFIG a JSON file
+{"url", "token", "job", "widths": [each rendition's width, in master.m3u8's order], "segments", "first": the
+first rendition's folder}; RESULT gets
 {"checks": [{"name", "ok", "detail"}], "figures": {...}}."""
 import json
 import sys
@@ -75,8 +77,15 @@ try:
         s = player(page)
         check("the player appended every segment of the first rendition", s["error"] is None
               and [a["rendition"] for a in s["appended"]] == [0] * config["segments"], s)
-        options = page.eval_on_selector_all("#rendition option", "os => os.map(o => o.textContent)")
+        options = page.eval_on_selector_all("#rendition option",
+                                            "os => os.map(o => ({text: o.textContent, disabled: o.disabled}))")
         check("the rendition choice lists every rendition", len(options) == len(config["widths"]), options)
+        takes = page.evaluate("""() => window.tesseraPlayer.renditions.map(r =>
+            MediaSource.isTypeSupported('video/mp4; codecs="' + r.codecs[0] + '"'))""")
+        figures["browserTakes"] = takes
+        check("a rendition this browser cannot play is listed, named, and cannot be chosen",
+              len(takes) == len(options) and all(o["disabled"] == (not t) and ("not playable" in o["text"]) == (not t)
+                                                  for o, t in zip(options, takes)), (options, takes))
         play_to_end(page)
         s = player(page)
         figures["firstPlay"] = s
@@ -95,19 +104,22 @@ try:
                 break
             page.wait_for_timeout(50)
         check("the first segment's request was held", len(held) == 1, len(held))
-        page.select_option("#rendition", "1")
+        # The next rendition this browser plays (the HEVC one, where it cannot, is skipped).
+        target = next(i for i in range(1, len(takes)) if takes[i])
+        page.select_option("#rendition", str(target))
         held[0].continue_()
         page.wait_for_function("() => window.tesseraPlayer.done || window.tesseraPlayer.error", timeout=60000)
         s = player(page)
-        check("the switch took effect at the next segment", s["switches"] == [{"segment": 1, "to": 1}], s["switches"])
-        check("segments came from the first rendition, then the second",
-              [a["rendition"] for a in s["appended"]] == [0] + [1] * (config["segments"] - 1), s["appended"])
+        check("the switch took effect at the next segment", s["switches"] == [{"segment": 1, "to": target}],
+              s["switches"])
+        check("segments came from the first rendition, then the chosen one",
+              [a["rendition"] for a in s["appended"]] == [0] + [target] * (config["segments"] - 1), s["appended"])
         check("switching left a single buffered range", s["ranges"] == 1, s["ranges"])
         play_to_end(page)
         s = player(page)
         figures["switchedPlay"] = s
         check("the switched stream plays to the end", s["ended"], s)
-        check("and shows the second rendition's pictures", s["width"] == config["widths"][1], s["width"])
+        check("and shows the chosen rendition's pictures", s["width"] == config["widths"][target], s["width"])
         check("no script or CSP error on the page", not errors, errors)
         browser.close()
 except Exception as e:  # noqa: BLE001 - the harness reports, the Swift test fails

@@ -31,14 +31,15 @@ struct FarmPackageTests {
         try farm.startCoordinator()
         try farm.startWorker("w1")
         try farm.startWorker("w2")
-        let id = try farm.submit(src, output: "pkg", Self.options)
+        // And an HEVC rendition, which Debian's chromium cannot play: listed by the player, not chosen.
+        let id = try farm.submit(src, output: "pkg", Self.options + ["--rendition", "480x270:500k:hevc"])
         let status = try farm.wait(id)
         #expect(status["state"] as? String == "completed", "\(status)")
         #expect((status["package"] as? [String: Any])?["formats"] as? [String] == ["hls", "dash"])
         #expect(FileManager.default.fileExists(atPath: farm.outputs.appendingPathComponent("pkg/master.m3u8").path))
 
         let config: [String: Any] = [
-            "url": farm.httpURL, "token": farm.token, "job": id, "widths": [640, 320], "segments": 4,
+            "url": farm.httpURL, "token": farm.token, "job": id, "widths": [640, 480, 320], "segments": 4,
             "first": "640x360",
         ]
         let (run, _, checks) = try TestMedia.harness(Self.player, config: config, in: farm.root, name: "player")

@@ -22,8 +22,14 @@ for(let i=0;i<lines.length;i++){const l=lines[i];
 if(l.startsWith("#EXT-X-STREAM-INF:")){const a=attrs(l);state.renditions.push({uri:lines[i+1],codecs:a.CODECS.split(","),resolution:a.RESOLUTION,bandwidth:Number(a.BANDWIDTH)})}
 else if(l.startsWith("#EXT-X-MEDIA:")&&!audio){const a=attrs(l);if(a.TYPE==="AUDIO"&&a.URI)audio=a.URI}}
 if(!state.renditions.length)throw new Error("the package lists no rendition");
-for(const[i,r]of state.renditions.entries()){const o=document.createElement("option");o.value=String(i);
-o.textContent=r.resolution+", "+Math.round(r.bandwidth/1000)+" kb/s";choice.append(o)}
+// A rendition whose codec this browser's MSE cannot take (HEVC in many builds) is listed, named and not
+// chosen; playback starts with the first one it can.
+for(const[i,r]of state.renditions.entries()){r.playable=MediaSource.isTypeSupported('video/mp4; codecs="'+r.codecs[0]+'"');
+const o=document.createElement("option");o.value=String(i);o.disabled=!r.playable;
+o.textContent=r.resolution+", "+Math.round(r.bandwidth/1000)+" kb/s"+(r.playable?"":" ("+r.codecs[0]+": not playable in this browser)");choice.append(o)}
+const playable=state.renditions.findIndex(r=>r.playable);
+if(playable<0)throw new Error("no rendition plays in this browser ("+state.renditions.map(r=>r.codecs[0]).join(", ")+")");
+choice.value=String(playable);
 const tracks=await Promise.all(state.renditions.map(r=>playlist(r.uri)));const sound=audio?await playlist(audio):null;
 const ms=new MediaSource();video.src=URL.createObjectURL(ms);
 await new Promise(ok=>ms.addEventListener("sourceopen",ok,{once:true}));
