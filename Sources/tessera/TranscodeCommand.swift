@@ -63,8 +63,9 @@ struct TranscodeCommand: AsyncParsableCommand {
         export.deinterlace = job.codec.deinterlace
         export.hdr = job.codec.hdr
         export.package = try streaming.request()
-        // A one-pass export with no video gives its audio encode every core; the segmented path's segments
-        // have them.
+        // Without --segment-duration the audio encode may use every core where ExportSession applies it: an
+        // export with no video, and a package, whose audio is encoded beside its segments. With
+        // --segment-duration the local segments have the cores.
         if job.segmentDuration == nil, let session = export as? ExportSession {
             session.audioThreads = ProcessInfo.processInfo.activeProcessorCount
         }
