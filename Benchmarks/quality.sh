@@ -2,20 +2,24 @@
 # Quality measured per segment and asked for (issue 29), in one run, on a source whose complexity varies:
 # 24 s of 1280x720 30 fps in four 6 s parts (a static card, the moving test pattern, the same with film-like
 # grain, a zooming fractal),
-# made once, nearly lossless. Every job runs on the farm path, `tessera run --workers 2`, in 2 s segments,
+# made once, nearly lossless. Every job runs on the farm path, `tessera run --workers 2`, in 2 s segments (SEGMENT),
 # H.264 veryfast; each row's CPU is user + system seconds of the whole run.
 #   timing        CRF 23, --verification timing: no segment decoded, nothing measured
 #   measured      CRF 23, the default: each segment decoded as it is encoded and measured (PSNR, SSIM)
-#   target        --target-quality ssim:0.97 (a CRF search per segment, starting at 23)
-#   single-crf    the highest single CRF whose worst segment meets 0.97 (from the lowest CRF the target
-#                 run chose, lowered until it does): what a fixed-CRF user must pick to be safe
+#   target        --target-quality ssim:0.97 (a CRF search per segment, in tenths, starting at 23; two
+#                 samples of a third of a segment's frames first)
+#   target-whole  the same with --no-quality-samples: every probe a whole encode (what sampling saves)
+#   single-crf    the highest single whole CRF whose worst segment meets 0.97 (from the lowest CRF the
+#                 target run chose, rounded down, lowered until it does): what a fixed-CRF user must pick
+#                 to be safe
 #   before        with BEFORE=path/to/an/older/tessera: the "measured" job on that build (what the decode
 #                 check cost before it measured anything)
 # Prints bytes, mean and worst segment SSIM, the CRFs, CPU and wall; then the ratios the issue asks for.
-# Usage: Benchmarks/quality.sh
+# Usage: Benchmarks/quality.sh   (SEGMENT=4 for 4 s segments; 2 by default)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${BENCH_OUT:-bench-out}
+SEGMENT=${SEGMENT:-2}
 BIN=.build/release/tessera
 mkdir -p "$OUT"
 swift build -c release --product tessera >/dev/null  # incremental: never a stale binary
@@ -32,7 +36,7 @@ SRC="$(pwd)/$OUT/quality-varied-v3.mp4"
 job() {
     local name=$1; shift
     /usr/bin/time -f "%e %U %S" -o "$OUT/t.tmp" "${RUNBIN:-$BIN}" run "$SRC" -o "$OUT/quality-$name.mp4" --workers 2 \
-        --segment-duration 2 --speed veryfast --overwrite --json "$@" > "$OUT/quality-$name.json" \
+        --segment-duration "$SEGMENT" --speed veryfast --overwrite --json "$@" > "$OUT/quality-$name.json" \
         2> "$OUT/last.stderr" || { tail -5 "$OUT/last.stderr"; exit 1; }
     awk '{printf "%.2f %.2f", $1, $2 + $3}' "$OUT/t.tmp"
 }
@@ -44,17 +48,20 @@ r = json.load(open(sys.argv[1])); q = r.get("quality") or {}
 segs = q.get("segments", [])
 worst = min((s["ssim"] for s in segs), default=float("nan"))
 crfs = sorted({s.get("crf") for s in segs if s.get("crf") is not None})
-crf = f"{crfs[0]}" if len(crfs) == 1 else f"{crfs[0]}-{crfs[-1]}" if crfs else "-"
-print(f"{sys.argv[2]:<12} {r['bytes']:>11} {q.get('ssim', float('nan')):>8.4f} {worst:>8.4f} {crf:>7} "
-      f"{q.get('encodesPerFrame', 1):>8.2f} {float(sys.argv[4]):>8.1f} {float(sys.argv[3]):>7.1f}")
+crf = f"{crfs[0]:g}" if len(crfs) == 1 else f"{crfs[0]:g}-{crfs[-1]:g}" if crfs else "-"
+err = q.get("worstSampleError")
+print(f"{sys.argv[2]:<12} {r['bytes']:>11} {q.get('ssim', float('nan')):>8.4f} {worst:>8.4f} {crf:>9} "
+      f"{q.get('encodesPerFrame', 1):>8.2f} {err if err is not None else '-':>9} {float(sys.argv[4]):>8.1f} "
+      f"{float(sys.argv[3]):>7.1f}")
 PY
 }
 read -r tw tc <<< "$(job timing --crf 23 --verification timing)"
 read -r mw mc <<< "$(job measured --crf 23)"
 read -r qw qc <<< "$(job target --crf 23 --target-quality ssim:0.97)"
+read -r ww wc <<< "$(job target-whole --crf 23 --target-quality ssim:0.97 --no-quality-samples)"
 # The single CRF that is safe everywhere: start at the lowest CRF the search chose and go down until the
 # worst segment meets the target.
-crf=$(python3 -c "import json; print(min(s['crf'] for s in json.load(open('$OUT/quality-target.json'))['quality']['segments']))")
+crf=$(python3 -c "import json, math; print(math.floor(min(s['crf'] for s in json.load(open('$OUT/quality-target.json'))['quality']['segments'])))")
 while :; do
     read -r sw sc <<< "$(job single-crf --crf "$crf")"
     worst=$(python3 -c "import json; print(min(s['ssim'] for s in json.load(open('$OUT/quality-single-crf.json'))['quality']['segments']))")
@@ -62,8 +69,9 @@ while :; do
     crf=$((crf - 1))
 done
 if [ -n "${BEFORE:-}" ]; then read -r bw bc <<< "$(RUNBIN=$BEFORE job before --crf 23)"; fi
-printf "%-12s %11s %8s %8s %7s %8s %8s %7s\n" job bytes "SSIM" "worst" CRF "enc/fr" "CPU s" "wall s"
-row timing "$tw" "$tc"; row measured "$mw" "$mc"; row target "$qw" "$qc"; row single-crf "$sw" "$sc"
+printf "%-12s %11s %8s %8s %9s %8s %9s %8s %7s\n" job bytes "SSIM" "worst" CRF "enc/fr" "samp.err" "CPU s" "wall s"
+row timing "$tw" "$tc"; row measured "$mw" "$mc"; row target "$qw" "$qc"; row target-whole "$ww" "$wc"
+row single-crf "$sw" "$sc"
 if [ -n "${BEFORE:-}" ]; then
     row before "$bw" "$bc"
     echo "measured / before (the measurement's own cost): CPU $(awk -v a="$mc" -v b="$bc" 'BEGIN {printf "%.3f", a / b}'), wall $(awk -v a="$mw" -v b="$bw" 'BEGIN {printf "%.3f", a / b}')"
@@ -71,4 +79,5 @@ fi
 bytes() { python3 -c "import json; print(json.load(open('$OUT/quality-$1.json'))['bytes'])"; }
 echo "measurement's cost (measured / timing): CPU $(awk -v a="$mc" -v b="$tc" 'BEGIN {printf "%.3f", a / b}'), wall $(awk -v a="$mw" -v b="$tw" 'BEGIN {printf "%.3f", a / b}')"
 echo "target / single CRF $crf: bytes $(awk -v a="$(bytes target)" -v b="$(bytes single-crf)" 'BEGIN {printf "%.3f", a / b}'), CPU $(awk -v a="$qc" -v b="$sc" 'BEGIN {printf "%.3f", a / b}')"
+echo "target / target-whole (what samples save): bytes $(awk -v a="$(bytes target)" -v b="$(bytes target-whole)" 'BEGIN {printf "%.3f", a / b}'), CPU $(awk -v a="$qc" -v b="$wc" 'BEGIN {printf "%.3f", a / b}')"
 echo "target / fixed CRF 23 (measured): CPU $(awk -v a="$qc" -v b="$mc" 'BEGIN {printf "%.3f", a / b}'), wall $(awk -v a="$qw" -v b="$mw" 'BEGIN {printf "%.3f", a / b}')"

@@ -266,7 +266,7 @@ enum DashboardPage {
                 + (s.encodeSeconds.map { String(format: ", %.1f s", $0) } ?? "")
                 + (s.quality.map { q in
                     String(format: ", SSIM %.4f, PSNR %.2f dB, %.0f kb/s", q.ssim, q.psnr, q.bitRate / 1000)
-                        + (q.crf.map { ", CRF \($0)" } ?? "")
+                        + (q.crf.map { ", CRF \(QualityProbe.text($0))" } ?? "")
                 } ?? "") + "\(errors)</li>"
         }
         let qualitySection =

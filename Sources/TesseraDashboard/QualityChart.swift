@@ -34,7 +34,7 @@ enum QualityChart {
         for s in segments {
             let w = plotW * max(0, s.duration) / total
             let h = plotH * s.bitRate / maxRate
-            let crf = s.crf.map { ", CRF \($0)" } ?? ""
+            let crf = s.crf.map { ", CRF \(QualityProbe.text($0))" } ?? ""
             let short = s.shortfall.map { String(format: ", short of the target by %g", $0) } ?? ""
             marks.append(
                 "<rect x=\"\(n(x + 0.5))\" y=\"\(n(top + plotH - h))\" width=\"\(n(max(1, w - 1)))\" "

@@ -17,6 +17,14 @@ struct CodecOptions: ParsableArguments {
     var targetQuality: String?
     @Option(help: "The CRFs --target-quality may use, e.g. 18-40 (default: the encoder's whole range).")
     var crfRange: String?
+    @Flag(
+        inversion: .prefixedNo,
+        help: ArgumentHelp(
+            "With --target-quality, begin each segment's search with two encodes of a third of its frames (segments of 45 frames or more).",
+            discussion:
+                "The samples measure how quality follows the CRF; whole encodes then aim where it meets the target, and the report says how far the samples misjudged it (sampleError). --no-quality-samples searches with whole encodes only."
+        ))
+    var qualitySamples = true
     @Option(
         help: ArgumentHelp(
             "Deinterlace: auto (bwdif, when the source says it is interlaced), off, bwdif, yadif.",
@@ -71,6 +79,9 @@ struct CodecOptions: ParsableArguments {
             throw ValidationError(
                 "cannot read --target-quality '\(t)'; write METRIC:VALUE with a metric of "
                     + QualityMetric.allCases.map(\.rawValue).joined(separator: ", ") + ", e.g. ssim:0.97")
+        }
+        if !qualitySamples && targetQuality == nil {
+            throw ValidationError("--no-quality-samples goes with --target-quality")
         }
         if let r = crfRange {
             guard targetQuality != nil else { throw ValidationError("--crf-range goes with --target-quality") }
@@ -130,6 +141,7 @@ struct CodecOptions: ParsableArguments {
         guard var t = targetQuality.flatMap(TargetQuality.init(parsing:)) else { return nil }
         t.crfRange = crfRange.flatMap(Self.crfs)
         t.maxBitRate = videoBitrate.flatMap(MediaText.bitRate)
+        if !qualitySamples { t.samples = false }
         return t
     }
 

@@ -180,7 +180,7 @@ import FoundationNetworking
             stats.add(mse: 10, planeMSE: [10, 10, 10], ssim: ssim)
             return SegmentQuality(
                 index: i, stats: stats, frames: 1, span: Double(i)...Double(i + 1), bytes: bytes, encodeSeconds: 1,
-                rateControl: .crf(23), crf: 20 + i, target: TargetQuality(metric: .ssim, value: 0.97))!
+                rateControl: .crf(23), crf: 20.5 + Double(i), target: TargetQuality(metric: .ssim, value: 0.97))!
         }
         let segments = [segment(0, ssim: 0.995, bytes: 90_000), segment(1, ssim: 0.96, bytes: 400_000)]
         let report = try #require(QualityReport(segments: segments, target: TargetQuality(metric: .ssim, value: 0.97)))
@@ -191,7 +191,7 @@ import FoundationNetworking
         #expect(svg.components(separatedBy: "<circle").count - 1 == 2)
         #expect(svg.contains("class=\"target\"") && svg.contains("Target 0.9700"))
         #expect(svg.contains("class=\"metric short\""), "the segment under the target is marked")
-        #expect(svg.contains("Segment 1: 3200 kb/s, SSIM 0.9600, CRF 21, short of the target by 0.01"), "\(svg)")
+        #expect(svg.contains("Segment 1: 3200 kb/s, SSIM 0.9600, CRF 21.5, short of the target by 0.01"), "\(svg)")
         let statuses = segments.map {
             SegmentStatus(
                 index: $0.index, state: .done, frames: 1, attempts: 1, worker: "w", encodeSeconds: 1, errors: [],

@@ -53,9 +53,11 @@ import Testing
         let segmentQuality = try #require(
             SegmentQuality(
                 index: 3, stats: stats, frames: 1, span: 2...2.04, bytes: 9000, encodeSeconds: 0.2,
-                rateControl: .crf(23), crf: 26,
+                rateControl: .crf(23), crf: 26.4,
                 probes: [
-                    QualityProbe(crf: 23, value: 0.98, bytes: 12000), QualityProbe(crf: 26, value: 0.97, bytes: 9000),
+                    QualityProbe(crf: 23, value: 0.985, bytes: 4000, sampleFrames: 20),
+                    QualityProbe(crf: 27, value: 0.975, bytes: 2800, sampleFrames: 20),
+                    QualityProbe(crf: 26.4, value: 0.97, bytes: 9000),
                 ],
                 target: TargetQuality(metric: .ssim, value: 0.975)))
         var status = JobStatus(
@@ -83,7 +85,8 @@ import Testing
         crf.settings?.video?.rateControl = .crf(20)
         crf.uploadID = "up-1"
         crf.retiming = RetimeRequest(frameDuration: "1/24")
-        crf.targetQuality = TargetQuality(metric: .ssim, value: 0.97, crfRange: 18...40, maxBitRate: 4_000_000)
+        crf.targetQuality = TargetQuality(
+            metric: .ssim, value: 0.97, crfRange: 18...40, maxBitRate: 4_000_000, samples: false)
         crf.deinterlace = .bwdif
         crf.hdr = .tonemap
         // A streaming package from Apple's ladder, and a capped rate.

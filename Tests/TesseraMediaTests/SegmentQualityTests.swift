@@ -183,6 +183,58 @@ import Testing
         #expect(quality.encodesPerFrame > 1 && quality.probes == quality.segments.reduce(0) { $0 + $1.probes.count })
     }
 
+    /// Segments of 50 frames: each search begins with two samples of 15 frames (three runs of 5), then whole
+    /// encodes aimed by them. Only a whole encode is delivered, it meets the target as FFmpeg measures the
+    /// file, and the report says how far the samples' line was from it. `samples: false` encodes only whole.
+    @Test func samplesAimTheSearchAndTheirErrorIsReported() throws {
+        let dir = try TestMedia.makeDirectory("target-samples")
+        defer { TestMedia.cleanup(dir) }
+        let src = try Self.variedSource(in: dir)
+        func export(samples: Bool?) throws -> (QualityReport, URL) {
+            let out = dir.appendingPathComponent("out-\(samples.map(String.init) ?? "auto").mp4")
+            let session = ExportSession(
+                sourcePath: src.path, outputPath: out.path, settings: X264Reproducibility.settings)
+            session.segmentDuration = 2
+            session.parallel = 2
+            session.backend = .cpu
+            session.targetQuality = TargetQuality(metric: .ssim, value: 0.95, samples: samples)
+            return (try #require(try session.export().quality), out)
+        }
+        let (quality, out) = try export(samples: nil)
+        #expect(quality.short.isEmpty && quality.segments.count == 2)
+        let frames = try Self.ffmpegFrames(out, against: src, in: dir)
+        var first = 0
+        for segment in quality.segments {
+            #expect(segment.frames == 50)
+            let ssim = frames[first..<first + segment.frames].map(\.ssim).reduce(0, +) / Double(segment.frames)
+            first += segment.frames
+            #expect(abs(segment.ssim - ssim) < 0.0005 && ssim >= 0.948, "segment \(segment.index): \(ssim)")
+            let samples = segment.probes.prefix(2)
+            #expect(samples.allSatisfy { $0.sampleFrames == 15 }, "\(segment.probes)")
+            let whole = segment.probes.dropFirst(2)
+            #expect(!whole.isEmpty && whole.count <= 4 && whole.allSatisfy { $0.sampleFrames == nil })
+            let crf = try #require(segment.crf)
+            let delivered = try #require(whole.first { $0.crf == crf }, "the delivered encode is a whole one")
+            #expect(delivered.bytes == segment.bytes)
+            // The samples' line at the delivered factor, on SSIM's dB scale, less what the segment measured.
+            let db = { (v: Double) in -10 * log10(1 - v) }
+            let (a, b) = (samples.first!, samples.last!)
+            let line = db(a.value) + (db(b.value) - db(a.value)) / (b.crf - a.crf) * (crf - a.crf)
+            let error = try #require(segment.sampleError)
+            #expect(abs(error - ((1 - pow(10, -line / 10)) - delivered.value)) < 1e-5, "\(segment.probes)")
+        }
+        #expect(quality.worstSampleError == quality.segments.compactMap(\.sampleError).max { abs($0) < abs($1) })
+        // Samples count as a third of an encode each.
+        let encoded = quality.segments.reduce(0) { s, seg in s + seg.probes.reduce(0) { $0 + ($1.sampleFrames ?? 50) } }
+        #expect(abs(quality.encodesPerFrame - Double(encoded) / 100) < 0.001)
+
+        let (wholeOnly, _) = try export(samples: false)
+        #expect(wholeOnly.short.isEmpty)
+        #expect(
+            wholeOnly.segments.allSatisfy { $0.probes.allSatisfy { $0.sampleFrames == nil } && $0.sampleError == nil })
+        #expect(wholeOnly.worstSampleError == nil)
+    }
+
     @Test func aTargetTheRangeCannotReachIsDeliveredAtItsBestAndNamed() throws {
         let dir = try TestMedia.makeDirectory("target-short")
         defer { TestMedia.cleanup(dir) }

@@ -260,12 +260,61 @@ import Testing
         }
     }
 
+    /// A search's factors travel with their tenths (`rate_factor`) and rounded (`crf`, which a coordinator of
+    /// an earlier build reads); a result from an earlier worker, with `crf` alone, reads as whole steps. A
+    /// factor that is not one, or a sample longer than its segment, is refused naming the field.
+    @Test func rateFactorsKeepTheirTenthsAndAreRangeChecked() throws {
+        var generator = WorkGenerator(seed: 7)
+        var output = generator.segmentOutput()
+        output.frames = 120
+        output.crf = 13.7
+        output.probes = [
+            QualityProbe(crf: 23, value: 0.95, bytes: 10_000, sampleFrames: 40),
+            QualityProbe(crf: 13.7, value: 0.971, bytes: 90_000),
+        ]
+        let wire = try Tessera_V1_SegmentOutput(output)
+        #expect(wire.crf == 14 && wire.rateFactor == 13.7 && wire.probes[0].sampleFrames == 40)
+        let back = try SegmentOutput(wire: wire, index: 0)
+        #expect(back.crf == 13.7 && back.probes == output.probes)
+        var earlier = wire
+        earlier.clearRateFactor()
+        earlier.probes[1].clearRateFactor()
+        let old = try SegmentOutput(wire: earlier, index: 0)
+        #expect(old.crf == 14 && old.probes[1].crf == 14)
+        let cases: [(String, (inout Tessera_V1_SegmentOutput) -> Void)] = [
+            ("output.rate_factor", { $0.rateFactor = .nan }),
+            ("output.rate_factor", { $0.rateFactor = 64 }),
+            (
+                "output.crf",
+                {
+                    $0.clearRateFactor()
+                    $0.crf = 70
+                }
+            ),
+            ("output.probes[1].rate_factor", { $0.probes[1].rateFactor = -0.5 }),
+            ("output.probes[0].sample_frames", { $0.probes[0].sampleFrames = 121 }),
+        ]
+        for (field, breakIt) in cases {
+            var bad = wire
+            breakIt(&bad)
+            do {
+                _ = try SegmentOutput(wire: bad, index: 0)
+                Issue.record("accepted a result with a bad \(field)")
+            } catch {
+                #expect(error.kind == .malformed && error.message.hasPrefix(field), "\(error.message)")
+            }
+        }
+        output.crf = .infinity
+        #expect(throws: WireError.self) { try Tessera_V1_SegmentOutput(output) }
+    }
+
     /// A worker's quality figures are its word, but never out of range: a lying or broken worker cannot
     /// put a non-number, an impossible error or another frame count into a job's report.
     @Test func qualityOutOfRangeIsRefusedNamingTheField() throws {
         var generator = WorkGenerator(seed: 5)
         var output = generator.segmentOutput()
         output.frames = 10
+        output.probes = []
         output.quality = generator.quality(frames: 10)
         let good = try Tessera_V1_SegmentOutput(output)
         #expect(try SegmentOutput(wire: good, index: 0).quality == output.quality)

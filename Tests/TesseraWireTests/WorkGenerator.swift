@@ -112,7 +112,7 @@ struct WorkGenerator {
                     : TargetQuality(
                         metric: .psnr, value: Double(g.int(100...1000)) / 10,
                         crfRange: g.maybe { _ in low...(low + 20) },
-                        maxBitRate: g.maybe { $0.int(100_000...50_000_000) })
+                        maxBitRate: g.maybe { $0.int(100_000...50_000_000) }, samples: g.maybe { $0.bool() })
             })
         work.deinterlace = pick(Deinterlace.allCases)
         work.toneMap = maybe { g in
@@ -174,7 +174,9 @@ struct WorkGenerator {
         if int(0...2) > 0 { output.quality = quality(frames: output.frames) }
         if bool() {
             output.probes = (0..<int(1...4)).map { _ in
-                QualityProbe(crf: int(0...63), value: Double(int(0...1000)) / 1000, bytes: int(0...10_000_000))
+                QualityProbe(
+                    crf: Double(int(0...630)) / 10, value: Double(int(0...1000)) / 1000, bytes: int(0...10_000_000),
+                    sampleFrames: bool() ? int(1...output.frames) : nil)
             }
             output.crf = output.probes.first?.crf
         }

@@ -680,7 +680,7 @@ extension Dispatcher {
             index: key.segment, stats: stats, frames: Int(output.frames),
             span: SegmentQuality.span(output.packets.lazy.map { ($0.pts, $0.duration) }, timeBase: timeBase) ?? 0...0,
             bytes: output.packets.reduce(0) { $0 + $1.data.count }, encodeSeconds: output.encodeSeconds,
-            rateControl: work.settings.rateControl, crf: output.hasCrf ? Int(output.crf) : nil,
+            rateControl: work.settings.rateControl, crf: try? output.chosenRateFactor(field: "output"),
             probes: output.probes.compactMap { try? QualityProbe(wire: $0, field: "output.probes") },
             target: work.targetQuality)
     }

@@ -15,7 +15,7 @@ public struct SegmentOutput: Sendable, Hashable {
     /// cannot be measured.
     public var quality: QualityStats?
     /// The rate factor the packets were encoded at, when a search chose it (`SegmentWork.targetQuality`).
-    public var crf: Int?
+    public var crf: Double?
     /// Every encode of the search, in the order made (empty when the segment did not search).
     public var probes: [QualityProbe]
     /// The outputs of `SegmentWork.renditions`, in that order (each with none of its own).
@@ -23,7 +23,7 @@ public struct SegmentOutput: Sendable, Hashable {
 
     public init(
         index: Int, parameters: CodecConfiguration, packets: [EncodedPacket], frames: Int, seconds: Double,
-        processor: ProcessorKind, quality: QualityStats? = nil, crf: Int? = nil, probes: [QualityProbe] = [],
+        processor: ProcessorKind, quality: QualityStats? = nil, crf: Double? = nil, probes: [QualityProbe] = [],
         renditions: [SegmentOutput] = []
     ) {
         self.renditions = renditions

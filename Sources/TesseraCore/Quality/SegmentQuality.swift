@@ -15,9 +15,12 @@ public struct SegmentQuality: Sendable, Hashable, Codable {
     /// PSNR per plane (Y, U, V), dB.
     public var planePsnr: [Double]
     /// The constant rate factor the segment was encoded at; nil for a bit-rate encode.
-    public var crf: Int?
+    public var crf: Double?
     /// Every encode of the segment's rate-factor search, in order (empty without a target).
     public var probes: [QualityProbe]
+    /// How far the search's samples misjudged the delivered encode (`CRFSearch.sampleError`); nil when
+    /// the search encoded no samples.
+    public var sampleError: Double?
     /// How far the segment falls short of the job's target; nil when it meets it (or there is none).
     public var shortfall: Double?
     /// Bits per second of the segment's packets.
@@ -35,7 +38,8 @@ public struct SegmentQuality: Sendable, Hashable, Codable {
     ///   - target: the quality the job asked for.
     public init?(
         index: Int, stats: QualityStats?, frames: Int, span: ClosedRange<Double>, bytes: Int, encodeSeconds: Double,
-        rateControl: RateControl, crf chosen: Int? = nil, probes: [QualityProbe] = [], target: TargetQuality? = nil
+        rateControl: RateControl, crf chosen: Double? = nil, probes: [QualityProbe] = [],
+        target: TargetQuality? = nil
     ) {
         guard let stats, stats.frames > 0 else { return nil }
         self.index = index
@@ -47,8 +51,19 @@ public struct SegmentQuality: Sendable, Hashable, Codable {
         minPsnr = stats.minPSNR.rounded(places: 4)
         minSsim = stats.minSSIM.rounded(places: 6)
         planePsnr = stats.planePSNR.map { $0.rounded(places: 4) }
-        if case .crf(let q) = rateControl { crf = chosen ?? q } else { crf = chosen }
-        self.probes = probes.map { QualityProbe(crf: $0.crf, value: $0.value.rounded(places: 6), bytes: $0.bytes) }
+        if case .crf(let q) = rateControl { crf = chosen ?? Double(q) } else { crf = chosen }
+        self.probes = probes.map { p in
+            var rounded = p
+            rounded.value = p.value.rounded(places: 6)
+            return rounded
+        }
+        sampleError = target.flatMap { t in
+            chosen.flatMap { c in
+                probes.last { $0.sampleFrames == nil && $0.crf == c }.flatMap {
+                    CRFSearch.sampleError(of: $0, probes: probes, metric: t.metric)?.rounded(places: 6)
+                }
+            }
+        }
         shortfall = target.flatMap { t in
             t.isMet(by: stats) ? nil : (t.value - t.metric.value(of: stats)).rounded(places: 6)
         }
@@ -97,10 +112,13 @@ public struct QualityReport: Sendable, Hashable, Codable {
     public var target: String?
     /// The segments that fell short of it (by `shortfall`): the rate-factor range could not reach it.
     public var short: [Int]
-    /// Probes encoded over the job (each a full encode of its segment), and the frames they encoded over
-    /// the frames delivered: the search's cost in encodes.
+    /// Probes encoded over the job (whole encodes of their segment and samples), and the frames they
+    /// encoded over the frames delivered: the search's cost in encodes.
     public var probes: Int
     public var encodesPerFrame: Double
+    /// The largest error of a search's samples against the whole encode delivered (`SegmentQuality`'s
+    /// `sampleError`), by size, sign kept; nil when no search sampled.
+    public var worstSampleError: Double?
 
     /// nil when no segment was measured.
     public init?(segments: [SegmentQuality], target: TargetQuality? = nil) {
@@ -116,8 +134,11 @@ public struct QualityReport: Sendable, Hashable, Codable {
         short = self.segments.filter { $0.shortfall != nil }.map(\.index)
         probes = segments.reduce(0) { $0 + $1.probes.count }
         let frames = segments.reduce(0) { $0 + $1.frames }
-        let encoded = segments.reduce(0) { $0 + $1.frames * max(1, $1.probes.count) }
+        let encoded = segments.reduce(0) { sum, s in
+            sum + (s.probes.isEmpty ? s.frames : s.probes.reduce(0) { $0 + ($1.sampleFrames ?? s.frames) })
+        }
         encodesPerFrame = frames > 0 ? (Double(encoded) / Double(frames)).rounded(places: 3) : 0
+        worstSampleError = segments.compactMap(\.sampleError).max { abs($0) < abs($1) }
     }
 }
 
@@ -131,7 +152,8 @@ extension QualityReport {
             text += "; target \(target) met by \(met) of \(segments.count) segments"
             let crfs = segments.compactMap(\.crf)
             if let low = crfs.min(), let high = crfs.max() {
-                text += low == high ? ", CRF \(low)" : ", CRF \(low)–\(high)"
+                let (l, h) = (QualityProbe.text(low), QualityProbe.text(high))
+                text += low == high ? ", CRF \(l)" : ", CRF \(l)–\(h)"
             }
             text += String(format: ", %.2f encodes per frame", encodesPerFrame)
             if !short.isEmpty {

@@ -42,15 +42,22 @@ public struct TargetQuality: Sendable, Hashable, Codable, CustomStringConvertibl
     public var crfRange: ClosedRange<Int>?
     /// A bit-rate cap (capped CRF, for ladders): the encoder's VBV maximum rate in bits per second.
     public var maxBitRate: Int?
+    /// Whether a segment's search may begin with samples of its frames (`CRFSearch`); nil: yes, where the
+    /// segment is long enough. `false` searches with whole encodes only.
+    public var samples: Bool?
 
     /// Segment length for an export asked for a quality and no segments: the search runs per segment.
     public static let defaultSegmentSeconds = 4.0
 
-    public init(metric: QualityMetric, value: Double, crfRange: ClosedRange<Int>? = nil, maxBitRate: Int? = nil) {
+    public init(
+        metric: QualityMetric, value: Double, crfRange: ClosedRange<Int>? = nil, maxBitRate: Int? = nil,
+        samples: Bool? = nil
+    ) {
         self.metric = metric
         self.value = value
         self.crfRange = crfRange
         self.maxBitRate = maxBitRate
+        self.samples = samples
     }
 
     /// `ssim:0.97`, `psnr:40`; nil for anything else (the range is checked by `validate`).

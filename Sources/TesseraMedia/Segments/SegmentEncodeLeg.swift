@@ -32,10 +32,12 @@ final class SegmentEncodeLeg {
     private let shift: Int64
     /// The encode the frames stream into; with a target quality, the probe delivered, once chosen.
     private var pass: SegmentEncodePass?
-    /// With a target quality: the search, and the frames it encodes once per probe (held by reference).
+    /// With a target quality: what it searches for and from which factor; then the search, and the frames
+    /// it encodes once per probe (held by reference).
+    private let target: (quality: TargetQuality, codec: VideoCodec, start: Int)?
     private var search: CRFSearch?
     private var held: [Frame] = []
-    private let makePass: (_ crf: Int?) throws(MediaError) -> SegmentEncodePass
+    private let makePass: (_ crf: Double?) throws(MediaError) -> SegmentEncodePass
     private let segment: Int
     /// What the decoded frames go through before they are processed (a deinterlacer), as a libavfilter
     /// chain; `SegmentRunner` runs each distinct chain once for the legs that share it.
@@ -100,11 +102,9 @@ final class SegmentEncodeLeg {
         // A search measures every probe, whatever the job's verification level.
         let checkDecoders = target == nil ? decoders : (decoders ?? SegmentDecoders())
         makePass = { (crf) throws(MediaError) in
-            var probe = settings
-            if let crf { probe.rateControl = .crf(crf) }
-            return try SegmentEncodePass(
-                settings: probe, input: encoderInput, threads: threads, timeBase: outputTB, segment: spec.index,
-                decoders: checkDecoders, search: target)
+            try SegmentEncodePass(
+                settings: settings, input: encoderInput, threads: threads, timeBase: outputTB, segment: spec.index,
+                decoders: checkDecoders, search: target, rateFactor: crf)
         }
         if let target {
             guard case .crf(let start) = settings.rateControl else {
@@ -126,8 +126,9 @@ final class SegmentEncodeLeg {
                     "segment \(spec.index): a target quality holds the segment's \(spec.frameCount) frames "
                         + "(\(held >> 20) MiB, more than \(Self.heldBytesLimit >> 20) MiB): give shorter segments")
             }
-            search = CRFSearch(target: target, codec: settings.codec, start: start)
+            self.target = (target, settings.codec, start)
         } else {
+            self.target = nil
             pass = try makePass(nil)
         }
         self.shared = shared
@@ -187,14 +188,20 @@ final class SegmentEncodeLeg {
             throw MediaError(.corrupt, path: path, "segment \(segment) decoded no frame")
         }
         try encode(last)
-        guard var search else {
+        guard let target else {
             try pass!.encode(nil)
             return try pass!.finish()
         }
-        var made: [Int: (SegmentEncodePass, QualityStats)] = [:]
-        while let crf = search.next {
-            let probe = try makePass(crf)
-            for frame in held { try probe.encode(frame) }
+        var search = CRFSearch(target: target.quality, codec: target.codec, start: target.start, frames: held.count)
+        var made: [Double: (SegmentEncodePass, QualityStats)] = [:]
+        while let next = search.next {
+            // A sample encodes runs across the segment, each from a keyframe; only whole encodes can be
+            // delivered.
+            let runs = next.sample ? search.sampleRuns : [held.indices]
+            let probe = try makePass(next.crf)
+            for run in runs {
+                for i in run { try probe.encode(held[i], keyframe: i == run.lowerBound) }
+            }
             try probe.encode(nil)
             guard let stats = try probe.finish() else {
                 throw MediaError(
@@ -202,8 +209,11 @@ final class SegmentEncodeLeg {
                     "segment \(segment): a target quality is measured on YUV or grey pictures; this output's "
                         + "format cannot be measured")
             }
-            search.record(QualityProbe(crf: crf, value: search.target.metric.value(of: stats), bytes: probe.bytes))
-            made[crf] = (probe, stats)
+            search.record(
+                QualityProbe(
+                    crf: next.crf, value: search.target.metric.value(of: stats), bytes: probe.bytes,
+                    sampleFrames: next.sample ? runs.reduce(0) { $0 + $1.count } : nil))
+            if !next.sample { made[next.crf] = (probe, stats) }
         }
         self.search = search
         guard let chosen = search.chosen, let delivered = made[chosen.crf] else {
@@ -219,7 +229,7 @@ final class SegmentEncodeLeg {
     /// Frames encoded (delivered).
     var frames: Int { pass?.frames ?? held.count }
     /// The rate factor a search chose, and every probe it encoded.
-    var crf: Int? { search?.chosen?.crf }
+    var crf: Double? { search?.chosen?.crf }
     var probes: [QualityProbe] { search?.probes ?? [] }
 
     /// The delivered encoder's output parameters, once finished.

@@ -13,21 +13,22 @@ final class SegmentEncodePass {
     private var durations: [Int64: Int64] = [:]
     private(set) var frames = 0
     /// The rate factor this pass encodes at (nil for a bit-rate encode).
-    let crf: Int?
+    let crf: Double?
 
     /// - Parameters:
     ///   - decoders: where the check takes its decoder; nil encodes unchecked (and unmeasured).
     ///   - search: the target a search of rate factors is after: its encoders must make packets that
     ///     stitch whatever factor each segment ends at, within its bit-rate cap.
+    ///   - rateFactor: a probe's factor, in place of the settings'.
     init(
         settings: VideoSettings, input: Encoder.VideoInput, threads: Int, timeBase: Rational, segment: Int,
-        decoders: SegmentDecoders?, search: TargetQuality? = nil
+        decoders: SegmentDecoders?, search: TargetQuality? = nil, rateFactor: Double? = nil
     ) throws(MediaError) {
         let encoder = try Encoder(
             video: settings, input: input, globalHeader: true, threads: threads, stitchable: search != nil,
-            maxBitRate: search?.maxBitRate)
+            maxBitRate: search?.maxBitRate, rateFactor: rateFactor)
         self.encoder = encoder
-        if case .crf(let q) = settings.rateControl { crf = q } else { crf = nil }
+        if case .crf(let q) = settings.rateControl { crf = rateFactor ?? Double(q) } else { crf = nil }
         if let decoders {
             check = try EncodedOutputCheck(
                 parameters: try CodecParameters(encoder: encoder.context), timeBase: timeBase,
@@ -38,10 +39,11 @@ final class SegmentEncodePass {
     }
 
     /// Encodes `frame` (its `pts` on the output timeline, its `pkt_duration` set); nil drains the encoder.
-    func encode(_ frame: Frame?) throws(MediaError) {
+    /// - Parameter keyframe: code it as a keyframe (a sample's run starts with one, as the segment does).
+    func encode(_ frame: Frame?, keyframe: Bool = false) throws(MediaError) {
         if let frame {
             durations[frame.pts] = frame.pointer.pointee.pkt_duration
-            frame.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
+            frame.pointer.pointee.pict_type = keyframe ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE
             frames += 1
             check?.sent(frame)
         }

@@ -33,9 +33,11 @@ final class Encoder: @unchecked Sendable {
     ///   - stitchable: headers that do not depend on the rate factor (x264 writes its initial QP in the
     ///     PPS), so segments encoded at different factors concatenate.
     ///   - maxBitRate: a cap on a CRF encode (the VBV maximum rate, with a one-second buffer).
+    ///   - rateFactor: a CRF encode's factor with its fraction (x264 and x265 take tenths; a search's
+    ///     probe), in place of the settings' whole one.
     init(
         video settings: VideoSettings, input: VideoInput, globalHeader: Bool, threads: Int = 0,
-        stitchable: Bool = false, maxBitRate: Int? = nil
+        stitchable: Bool = false, maxBitRate: Int? = nil, rateFactor: Double? = nil
     ) throws(MediaError) {
         let codec = try Self.find(settings.codec.encoderName)
         name = settings.codec.encoderName
@@ -89,7 +91,7 @@ final class Encoder: @unchecked Sendable {
         }
         switch settings.rateControl {
         case .crf(let q):
-            try set("crf", String(q))
+            try set("crf", rateFactor.map { String(format: "%.2f", $0) } ?? String(q))
             if let cap = maxBitRate {
                 // Constrained quality: the factor sets the quality, the cap the most bits it may spend (over a
                 // one-second buffer, as streaming ladders use).

@@ -15,10 +15,17 @@ extension Tessera_V1_SegmentOutput {
         encodeSeconds = output.seconds
         processor = output.processor.rawValue
         if let q = output.quality { quality = try Tessera_V1_SegmentQuality(q) }
-        if let c = output.crf { crf = try WireValue.uint32(c, "output.crf") }
+        if let c = output.crf { (crf, rateFactor) = try WireValue.rateFactor(c, "output.crf") }
         probes = try output.probes.map { (p) throws(WireError) in try Tessera_V1_QualityProbe(p) }
         renditions = try output.renditions.map { (r) throws(WireError) in try Tessera_V1_SegmentOutput(r) }
         try WireValue.checkOutgoing { () throws(WireError) in try validateSeconds() }
+    }
+
+    /// The rate factor a search chose, as encoded; nil when the segment did not search.
+    /// - Throws: `.malformed` for a factor that is not a number 0…63.
+    public func chosenRateFactor(field: String) throws(WireError) -> Double? {
+        guard hasRateFactor || hasCrf else { return nil }
+        return try WireValue.rateFactor(exact: hasRateFactor ? rateFactor : nil, crf: crf, field)
     }
 
     func validateSeconds() throws(WireError) {
@@ -57,9 +64,14 @@ extension SegmentOutput {
             processor: ProcessorKind(named: wire.processor),
             quality: wire.hasQuality
                 ? try QualityStats(wire: wire.quality, frames: frames, field: "output.quality") : nil,
-            crf: wire.hasCrf ? Int(wire.crf) : nil,
+            crf: try wire.chosenRateFactor(field: "output"),
             probes: try wire.probes.enumerated().map { (i, p) throws(WireError) in
-                try QualityProbe(wire: p, field: "output.probes[\(i)]")
+                let probe = try QualityProbe(wire: p, field: "output.probes[\(i)]")
+                if let n = probe.sampleFrames, n > frames {
+                    throw WireValue.malformed(
+                        "output.probes[\(i)].sample_frames", "is \(n): more than the segment's \(frames) frames")
+                }
+                return probe
             },
             renditions: try wire.renditions.map { (r) throws(WireError) in
                 try SegmentOutput(wire: r, index: index, nested: true)

@@ -10,6 +10,7 @@ extension Tessera_V1_TargetQuality {
             crfMax = try WireValue.uint32(r.upperBound, "task.target_quality.crf_max")
         }
         if let cap = target.maxBitRate { maxBitRate = try WireValue.uint64(cap, "task.target_quality.max_bit_rate") }
+        if let s = target.samples { samples = s }
     }
 }
 
@@ -29,7 +30,8 @@ extension TargetQuality {
         self.init(
             metric: metric, value: wire.value,
             crfRange: wire.hasCrfMin ? Int(wire.crfMin)...Int(wire.crfMax) : nil,
-            maxBitRate: wire.maxBitRate == 0 ? nil : try WireValue.int(wire.maxBitRate, "\(field).max_bit_rate"))
+            maxBitRate: wire.maxBitRate == 0 ? nil : try WireValue.int(wire.maxBitRate, "\(field).max_bit_rate"),
+            samples: wire.hasSamples ? wire.samples : nil)
         do throws(JobRequestError) {
             try validate(field: field, codec: codec)
         } catch {
@@ -41,19 +43,22 @@ extension TargetQuality {
 extension Tessera_V1_QualityProbe {
     init(_ probe: QualityProbe) throws(WireError) {
         self.init()
-        crf = try WireValue.uint32(probe.crf, "output.probes.crf")
+        (crf, rateFactor) = try WireValue.rateFactor(probe.crf, "output.probes.crf")
         value = probe.value
         bytes = try WireValue.uint64(probe.bytes, "output.probes.bytes")
+        if let n = probe.sampleFrames { sampleFrames = try WireValue.uint32(n, "output.probes.sample_frames") }
     }
 }
 
 extension QualityProbe {
-    /// - Throws: `.malformed` for a factor past 63, a value that is not a number.
+    /// - Throws: `.malformed` for a factor that is not a number 0…63, a value that is not a number.
     public init(wire: Tessera_V1_QualityProbe, field: String) throws(WireError) {
-        guard wire.crf <= 63 else { throw WireValue.malformed("\(field).crf", "is \(wire.crf): at most 63") }
+        let crf = try WireValue.rateFactor(exact: wire.hasRateFactor ? wire.rateFactor : nil, crf: wire.crf, field)
         guard wire.value.isFinite, wire.value >= -1, wire.value <= QualityStats.identicalPSNR else {
             throw WireValue.malformed("\(field).value", "is \(wire.value): a PSNR or SSIM")
         }
-        self.init(crf: Int(wire.crf), value: wire.value, bytes: try WireValue.int(wire.bytes, "\(field).bytes"))
+        self.init(
+            crf: crf, value: wire.value, bytes: try WireValue.int(wire.bytes, "\(field).bytes"),
+            sampleFrames: wire.sampleFrames == 0 ? nil : Int(wire.sampleFrames))
     }
 }

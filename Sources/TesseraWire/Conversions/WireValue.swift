@@ -49,6 +49,29 @@ enum WireValue {
         return int
     }
 
+    /// A rate factor as the wire carries it: rounded to a whole step (`crf`, which earlier peers read),
+    /// and as encoded (`rate_factor`).
+    static func rateFactor(_ value: Double, _ field: String) throws(WireError) -> (crf: UInt32, exact: Double) {
+        guard value.isFinite, (0...63).contains(value) else {
+            throw WireError(.unrepresentable, "\(field) = \(value) is not a rate factor 0…63")
+        }
+        return (UInt32(value.rounded()), value)
+    }
+
+    /// The rate factor of a message that carries it as `rate_factor` (read first) or `crf` (a peer of an
+    /// earlier build).
+    /// - Throws: `.malformed` naming the field for a factor that is not a number 0…63.
+    static func rateFactor(exact: Double?, crf: UInt32, _ field: String) throws(WireError) -> Double {
+        if let exact {
+            guard exact.isFinite, (0...63).contains(exact) else {
+                throw malformed("\(field).rate_factor", "is \(exact): a rate factor 0…63")
+            }
+            return exact
+        }
+        guard crf <= 63 else { throw malformed("\(field).crf", "is \(crf): at most 63") }
+        return Double(crf)
+    }
+
     static func malformed(_ field: String, _ problem: String) -> WireError {
         WireError(.malformed, "\(field) \(problem)")
     }

@@ -1422,12 +1422,23 @@ public nonisolated struct Tessera_V1_TargetQuality: Sendable {
   /// a cap (the encoder's VBV maximum rate); 0 = none
   public var maxBitRate: UInt64 = 0
 
+  /// false: search with whole encodes only; absent: sample where long enough
+  public var samples: Bool {
+    get {_samples ?? false}
+    set {_samples = newValue}
+  }
+  /// Returns true if `samples` has been explicitly set.
+  public var hasSamples: Bool {self._samples != nil}
+  /// Clears the value of `samples`. Subsequent reads from it will return its default value.
+  public mutating func clearSamples() {self._samples = nil}
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 
   fileprivate var _crfMin: UInt32? = nil
   fileprivate var _crfMax: UInt32? = nil
+  fileprivate var _samples: Bool? = nil
 }
 
 /// SMPTE ST 2086 mastering display and CTA-861.3 content light level.
@@ -1825,7 +1836,7 @@ public nonisolated struct Tessera_V1_SegmentOutput: Sendable {
   /// Clears the value of `quality`. Subsequent reads from it will return its default value.
   public mutating func clearQuality() {self._quality = nil}
 
-  /// the rate factor a target-quality search chose
+  /// the rate factor a target-quality search chose, rounded
   public var crf: UInt32 {
     get {_crf ?? 0}
     set {_crf = newValue}
@@ -1841,6 +1852,16 @@ public nonisolated struct Tessera_V1_SegmentOutput: Sendable {
   /// the task's renditions' outputs, in its order (none nest further)
   public var renditions: [Tessera_V1_SegmentOutput] = []
 
+  /// that factor as encoded (x264 and x265 take tenths); read before crf
+  public var rateFactor: Double {
+    get {_rateFactor ?? 0}
+    set {_rateFactor = newValue}
+  }
+  /// Returns true if `rateFactor` has been explicitly set.
+  public var hasRateFactor: Bool {self._rateFactor != nil}
+  /// Clears the value of `rateFactor`. Subsequent reads from it will return its default value.
+  public mutating func clearRateFactor() {self._rateFactor = nil}
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -1848,6 +1869,7 @@ public nonisolated struct Tessera_V1_SegmentOutput: Sendable {
   fileprivate var _parameters: Tessera_V1_CodecParameters? = nil
   fileprivate var _quality: Tessera_V1_SegmentQuality? = nil
   fileprivate var _crf: UInt32? = nil
+  fileprivate var _rateFactor: Double? = nil
 }
 
 public nonisolated struct Tessera_V1_QualityProbe: Sendable {
@@ -1855,6 +1877,7 @@ public nonisolated struct Tessera_V1_QualityProbe: Sendable {
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
+  /// rounded; rate_factor is the factor as encoded
   public var crf: UInt32 = 0
 
   /// the segment's quality in the target's metric
@@ -1862,9 +1885,24 @@ public nonisolated struct Tessera_V1_QualityProbe: Sendable {
 
   public var bytes: UInt64 = 0
 
+  /// 0 to 63; read before crf
+  public var rateFactor: Double {
+    get {_rateFactor ?? 0}
+    set {_rateFactor = newValue}
+  }
+  /// Returns true if `rateFactor` has been explicitly set.
+  public var hasRateFactor: Bool {self._rateFactor != nil}
+  /// Clears the value of `rateFactor`. Subsequent reads from it will return its default value.
+  public mutating func clearRateFactor() {self._rateFactor = nil}
+
+  /// a sample probe's frames (a run from the segment's middle); 0: all
+  public var sampleFrames: UInt32 = 0
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
+
+  fileprivate var _rateFactor: Double? = nil
 }
 
 /// How close a segment's decoded output is to the frames its encoder was given, as FFmpeg's psnr and ssim
@@ -3815,7 +3853,7 @@ nonisolated extension Tessera_V1_RenditionTarget: SwiftProtobuf.Message, SwiftPr
 
 nonisolated extension Tessera_V1_TargetQuality: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".TargetQuality"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}metric\0\u{1}value\0\u{3}crf_min\0\u{3}crf_max\0\u{3}max_bit_rate\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}metric\0\u{1}value\0\u{3}crf_min\0\u{3}crf_max\0\u{3}max_bit_rate\0\u{1}samples\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -3828,6 +3866,7 @@ nonisolated extension Tessera_V1_TargetQuality: SwiftProtobuf.Message, SwiftProt
       case 3: try { try decoder.decodeSingularUInt32Field(value: &self._crfMin) }()
       case 4: try { try decoder.decodeSingularUInt32Field(value: &self._crfMax) }()
       case 5: try { try decoder.decodeSingularUInt64Field(value: &self.maxBitRate) }()
+      case 6: try { try decoder.decodeSingularBoolField(value: &self._samples) }()
       default: break
       }
     }
@@ -3853,6 +3892,9 @@ nonisolated extension Tessera_V1_TargetQuality: SwiftProtobuf.Message, SwiftProt
     if self.maxBitRate != 0 {
       try visitor.visitSingularUInt64Field(value: self.maxBitRate, fieldNumber: 5)
     }
+    try { if let v = self._samples {
+      try visitor.visitSingularBoolField(value: v, fieldNumber: 6)
+    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -3862,6 +3904,7 @@ nonisolated extension Tessera_V1_TargetQuality: SwiftProtobuf.Message, SwiftProt
     if lhs._crfMin != rhs._crfMin {return false}
     if lhs._crfMax != rhs._crfMax {return false}
     if lhs.maxBitRate != rhs.maxBitRate {return false}
+    if lhs._samples != rhs._samples {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -4262,7 +4305,7 @@ nonisolated extension Tessera_V1_RetimePiece.Motion: SwiftProtobuf._ProtoNamePro
 
 nonisolated extension Tessera_V1_SegmentOutput: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".SegmentOutput"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}parameters\0\u{1}packets\0\u{1}frames\0\u{3}encode_seconds\0\u{1}processor\0\u{1}quality\0\u{1}crf\0\u{1}probes\0\u{1}renditions\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}parameters\0\u{1}packets\0\u{1}frames\0\u{3}encode_seconds\0\u{1}processor\0\u{1}quality\0\u{1}crf\0\u{1}probes\0\u{1}renditions\0\u{3}rate_factor\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -4279,6 +4322,7 @@ nonisolated extension Tessera_V1_SegmentOutput: SwiftProtobuf.Message, SwiftProt
       case 7: try { try decoder.decodeSingularUInt32Field(value: &self._crf) }()
       case 8: try { try decoder.decodeRepeatedMessageField(value: &self.probes) }()
       case 9: try { try decoder.decodeRepeatedMessageField(value: &self.renditions) }()
+      case 10: try { try decoder.decodeSingularDoubleField(value: &self._rateFactor) }()
       default: break
       }
     }
@@ -4316,6 +4360,9 @@ nonisolated extension Tessera_V1_SegmentOutput: SwiftProtobuf.Message, SwiftProt
     if !self.renditions.isEmpty {
       try visitor.visitRepeatedMessageField(value: self.renditions, fieldNumber: 9)
     }
+    try { if let v = self._rateFactor {
+      try visitor.visitSingularDoubleField(value: v, fieldNumber: 10)
+    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -4329,6 +4376,7 @@ nonisolated extension Tessera_V1_SegmentOutput: SwiftProtobuf.Message, SwiftProt
     if lhs._crf != rhs._crf {return false}
     if lhs.probes != rhs.probes {return false}
     if lhs.renditions != rhs.renditions {return false}
+    if lhs._rateFactor != rhs._rateFactor {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -4336,7 +4384,7 @@ nonisolated extension Tessera_V1_SegmentOutput: SwiftProtobuf.Message, SwiftProt
 
 nonisolated extension Tessera_V1_QualityProbe: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".QualityProbe"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}crf\0\u{1}value\0\u{1}bytes\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}crf\0\u{1}value\0\u{1}bytes\0\u{3}rate_factor\0\u{3}sample_frames\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -4347,12 +4395,18 @@ nonisolated extension Tessera_V1_QualityProbe: SwiftProtobuf.Message, SwiftProto
       case 1: try { try decoder.decodeSingularUInt32Field(value: &self.crf) }()
       case 2: try { try decoder.decodeSingularDoubleField(value: &self.value) }()
       case 3: try { try decoder.decodeSingularUInt64Field(value: &self.bytes) }()
+      case 4: try { try decoder.decodeSingularDoubleField(value: &self._rateFactor) }()
+      case 5: try { try decoder.decodeSingularUInt32Field(value: &self.sampleFrames) }()
       default: break
       }
     }
   }
 
   public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
     if self.crf != 0 {
       try visitor.visitSingularUInt32Field(value: self.crf, fieldNumber: 1)
     }
@@ -4362,6 +4416,12 @@ nonisolated extension Tessera_V1_QualityProbe: SwiftProtobuf.Message, SwiftProto
     if self.bytes != 0 {
       try visitor.visitSingularUInt64Field(value: self.bytes, fieldNumber: 3)
     }
+    try { if let v = self._rateFactor {
+      try visitor.visitSingularDoubleField(value: v, fieldNumber: 4)
+    } }()
+    if self.sampleFrames != 0 {
+      try visitor.visitSingularUInt32Field(value: self.sampleFrames, fieldNumber: 5)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -4369,6 +4429,8 @@ nonisolated extension Tessera_V1_QualityProbe: SwiftProtobuf.Message, SwiftProto
     if lhs.crf != rhs.crf {return false}
     if lhs.value != rhs.value {return false}
     if lhs.bytes != rhs.bytes {return false}
+    if lhs._rateFactor != rhs._rateFactor {return false}
+    if lhs.sampleFrames != rhs.sampleFrames {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
