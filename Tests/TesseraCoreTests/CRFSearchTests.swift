@@ -71,6 +71,27 @@ import Testing
         #expect(chosen.crf == 50 || chosen.crf == 49, "\(search.probes)")
     }
 
+    /// Light grain: quality hardly moves from crf 23 down to 18, then climbs steeply once the encoder keeps
+    /// the grain (as x264's does on Benchmarks/quality.sh's NOISE=4 source). The first encodes below the
+    /// cliff measure a flat line; once one meets the target far below, the next is aimed between it and
+    /// the miss above it, not along the flat line.
+    @Test func aCliffIsSearchedBetweenTheEncodesEitherSideOfIt() throws {
+        let target = TargetQuality(metric: .ssim, value: 0.97)
+        // dB: 12.5 at crf 23, 0.05 more a step down to 18, then 1.25 a step; 0.97 (15.23 dB) is reached at
+        // crf 16.0, 0.968 at 16.2.
+        let model = { (crf: Double) in
+            let db = 12.5 + 0.05 * max(0, 23 - crf) + 1.2 * max(0, 18 - crf)
+            return 1 - pow(10, -db / 10)
+        }
+        for frames in [30, 120] {
+            let search = Self.run(target, frames: frames, quality: model)
+            let chosen = try #require(search.chosen)
+            #expect(chosen.value >= 0.968, "\(search.probes)")
+            #expect(chosen.crf >= 15.4 && chosen.crf <= 16.2, "\(frames) frames: \(search.probes)")
+            #expect(Self.wholeProbes(search) <= 4)
+        }
+    }
+
     @Test func anUnreachableTargetEndsAtTheBestFactorAndSaysHowShort() throws {
         var target = TargetQuality(metric: .psnr, value: 45)
         target.crfRange = 18...40

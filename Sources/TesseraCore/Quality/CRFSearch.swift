@@ -170,17 +170,25 @@ public struct CRFSearch: Sendable {
                 return Probe(crf: samples.filter(meets).map(\.crf).max() ?? start, sample: false)
             }
             let nearest = samples.min { abs(decibels($0.value) - goal) < abs(decibels($1.value) - goal) }!
+            // Below both samples, neither meeting the target: carried past what it was measured on, the
+            // line is taken no shallower than the typical slope (see below).
+            var slope = measured ?? typicalSlope
+            if !samples.contains(where: meets) { slope = max(slope, typicalSlope) }
             return Probe(
-                crf: aim(
-                    from: nearest, slope: measured ?? typicalSlope, goal: goal,
-                    reach: measured == nil ? maxJump : 63),
+                crf: aim(from: nearest, slope: slope, goal: goal, reach: measured == nil ? maxJump : 63),
                 sample: false)
         }
         let passing = whole.filter(meets), failing = whole.filter { !meets($0) }
         // Samples of a still picture: a whole encode that meets the target is as cheap as any.
         if !passing.isEmpty, samples.count >= 2, Self.flat(samples[0].bytes, samples[1].bytes) { return nil }
-        // Three whole encodes with one that meets the target: a fourth would save little.
-        if !passing.isEmpty && whole.count >= 3 { return nil }
+        // Three whole encodes with one that meets the target: a fourth would save little, unless it falls
+        // between that one and a miss more than two factors above it (quality that drops off a cliff, as
+        // light grain's does when the encoder stops keeping it), where the line is measured on both sides.
+        if let top = passing.map(\.crf).max(), whole.count >= 3,
+            !failing.contains(where: { $0.crf > top + 2 })
+        {
+            return nil
+        }
         // The last two cost about the same: the bytes no longer follow the factor (a still picture, or a
         // bit-rate cap that binds), so another factor changes nothing.
         if whole.count >= 2, Self.flat(whole[whole.count - 1].bytes, whole[whole.count - 2].bytes) { return nil }
@@ -190,25 +198,30 @@ public struct CRFSearch: Sendable {
         if best == nil, let lowest = failing.map(\.crf).min(), lowest <= range.lowerBound { return nil }
         if let best, let worst, worst - best <= step * 1.5 { return nil }
 
-        // The line through the whole encodes nearest the target (else the samples' slope through the
-        // nearest, else the typical slope).
+        // The line through the whole encodes either side of the target, the highest that meets it and the
+        // lowest above it that misses (else through the two nearest the target; else the samples' slope
+        // through the nearest, else the typical slope).
         let sorted = whole.sorted { abs(decibels($0.value) - goal) < abs(decibels($1.value) - goal) }
-        let reference = sorted[0]
+        var reference = sorted[0]
         var slope = measured ?? typicalSlope
         var reach = measured == nil ? maxJump : 63
-        if let other = sorted.dropFirst().first(where: { self.slope(reference, $0) != nil }) {
+        if let best, let worst, let above = whole.first(where: { $0.crf == worst }),
+            let below = whole.first(where: { $0.crf == best }), let s = self.slope(above, below)
+        {
+            (reference, slope, reach) = (above, s, 63)
+        } else if let other = sorted.dropFirst().first(where: { self.slope(reference, $0) != nil }) {
             slope = self.slope(reference, other)!
             reach = 63
         }
-        // The last encode allowed, with none meeting the target yet, aims a whole factor lower to be sure,
-        // on the line as measured.
-        let last = passing.isEmpty && whole.count == maxProbes - 1
-        let margin = last ? slope : 0
+        // The last encode allowed aims safer, on the line as measured: with none meeting the target yet a
+        // whole factor lower, else half a factor (a miss there would leave the lower encode delivered).
+        let last = whole.count == maxProbes - 1
+        let margin = last ? (passing.isEmpty ? slope : slope / 2) : 0
         // Before it, below every encode so far and none meeting the target, the line is carried past what
         // it was measured on: a shallow one there (a picture that changes inside the segment bends the
-        // curve) would send the next encode far lower than needed, so it is taken no shallower than half
-        // the typical slope.
-        if best == nil && !last { slope = max(slope, typicalSlope / 2) }
+        // curve, as light grain's does once the encoder keeps it) would send the next encode far lower than
+        // needed, so it is taken no shallower than the typical slope.
+        if best == nil && !last { slope = max(slope, typicalSlope) }
         var crf = aim(from: reference, slope: slope, goal: goal + margin, reach: reach)
         if let best {
             // A higher factor that would save too little, or that the line says misses: done.
