@@ -28,16 +28,17 @@ public struct QualityProbe: Sendable, Hashable, Codable {
 ///
 /// Quality falls about linearly with the factor when it is measured in dB (PSNR, or SSIM as
 /// −10·log10(1 − SSIM)). A segment long enough first encodes two samples (a third of its frames, in three
-/// runs across it) to measure that line's slope where the target lies; then whole encodes aim at where the line
-/// crosses the target, the first through the samples, the next through the whole encodes nearest the
-/// target. The search keeps the whole encode of fewest bytes that meets the target and stops when a
-/// higher factor is known (or predicted) to miss it or would save less than `worthwhile` steps, when the
-/// range ends, or after `maxProbes` whole encodes (av1an's default is 4 probes). x264 and x265 take
-/// factors in tenths (as ab-av1's `--crf-increment` does for them); the other encoders whole steps.
+/// runs across it) to measure that line's slope where the target lies; then whole encodes aim where the
+/// line crosses the target: the first through the samples, the next between the whole encodes either
+/// side of the target (else through the two nearest it). The search keeps the whole encode of fewest bytes
+/// that meets the target and stops when a higher factor is known (or predicted) to miss it or would save
+/// less than `worthwhile`, when the range ends, or after `maxProbes` whole encodes (av1an's default is 4
+/// probes). x264 and x265 take factors in tenths (as ab-av1's `--crf-increment` does for them); the other
+/// encoders whole steps.
 ///
 /// How far the samples' line misjudged the whole segment at the factor delivered is `sampleError`.
 public struct CRFSearch: Sendable {
-    /// The next encode: its factor, and whether it encodes the sample run or the whole segment.
+    /// The next encode: its factor, and whether it encodes the sample runs or the whole segment.
     public struct Probe: Sendable, Hashable {
         public var crf: Double
         public var sample: Bool
@@ -68,8 +69,7 @@ public struct CRFSearch: Sendable {
     public static let minimumSampledFrames = 45
 
     /// - Parameters:
-    ///   - frames: the segment's frames (to choose the sample run).
-    ///   - samples: whether the first probes may be samples (`TargetQuality.samples`, default yes).
+    ///   - frames: the segment's frames, to choose the sample runs (when `target.samples` is not false).
     public init(
         target: TargetQuality, codec: VideoCodec, start: Int, frames: Int = 0, maxProbes: Int = 4
     ) {
