@@ -681,7 +681,9 @@ extension Dispatcher {
             span: SegmentQuality.span(output.packets.lazy.map { ($0.pts, $0.duration) }, timeBase: timeBase) ?? 0...0,
             bytes: output.packets.reduce(0) { $0 + $1.data.count }, encodeSeconds: output.encodeSeconds,
             rateControl: work.settings.rateControl, crf: try? output.chosenRateFactor(field: "output"),
-            probes: output.probes.compactMap { try? QualityProbe(wire: $0, field: "output.probes") },
+            probes: output.probes.compactMap {
+                try? QualityProbe(wire: $0, frames: Int(output.frames), field: "output.probes")
+            },
             target: work.targetQuality)
     }
 

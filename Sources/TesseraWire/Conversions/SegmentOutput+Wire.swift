@@ -66,12 +66,7 @@ extension SegmentOutput {
                 ? try QualityStats(wire: wire.quality, frames: frames, field: "output.quality") : nil,
             crf: try wire.chosenRateFactor(field: "output"),
             probes: try wire.probes.enumerated().map { (i, p) throws(WireError) in
-                let probe = try QualityProbe(wire: p, field: "output.probes[\(i)]")
-                if let n = probe.sampleFrames, n > frames {
-                    throw WireValue.malformed(
-                        "output.probes[\(i)].sample_frames", "is \(n): more than the segment's \(frames) frames")
-                }
-                return probe
+                try QualityProbe(wire: p, frames: frames, field: "output.probes[\(i)]")
             },
             renditions: try wire.renditions.map { (r) throws(WireError) in
                 try SegmentOutput(wire: r, index: index, nested: true)

@@ -51,14 +51,20 @@ extension Tessera_V1_QualityProbe {
 }
 
 extension QualityProbe {
-    /// - Throws: `.malformed` for a factor that is not a number 0…63, a value that is not a number.
-    public init(wire: Tessera_V1_QualityProbe, field: String) throws(WireError) {
+    /// - Parameter frames: the segment's frames, which a sample cannot exceed.
+    /// - Throws: `.malformed` for a factor that is not a number 0…63, a value that is not a number, a
+    ///   sample of more frames than the segment.
+    public init(wire: Tessera_V1_QualityProbe, frames: Int, field: String) throws(WireError) {
         let crf = try WireValue.rateFactor(exact: wire.hasRateFactor ? wire.rateFactor : nil, crf: wire.crf, field)
         guard wire.value.isFinite, wire.value >= -1, wire.value <= QualityStats.identicalPSNR else {
             throw WireValue.malformed("\(field).value", "is \(wire.value): a PSNR or SSIM")
         }
+        guard Int(exactly: wire.sampleFrames).map({ $0 <= frames }) == true else {
+            throw WireValue.malformed(
+                "\(field).sample_frames", "is \(wire.sampleFrames): more than the segment's \(frames) frames")
+        }
         self.init(
             crf: crf, value: wire.value, bytes: try WireValue.int(wire.bytes, "\(field).bytes"),
-            sampleFrames: wire.sampleFrames == 0 ? nil : Int(wire.sampleFrames))
+            sampleFrames: wire.sampleFrames == 0 ? nil : Int(exactly: wire.sampleFrames))
     }
 }

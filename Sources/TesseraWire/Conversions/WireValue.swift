@@ -52,10 +52,10 @@ enum WireValue {
     /// A rate factor as the wire carries it: rounded to a whole step (`crf`, which earlier peers read),
     /// and as encoded (`rate_factor`).
     static func rateFactor(_ value: Double, _ field: String) throws(WireError) -> (crf: UInt32, exact: Double) {
-        guard value.isFinite, (0...63).contains(value) else {
+        guard value.isFinite, (0...63).contains(value), let whole = UInt32(exactly: value.rounded()) else {
             throw WireError(.unrepresentable, "\(field) = \(value) is not a rate factor 0…63")
         }
-        return (UInt32(value.rounded()), value)
+        return (whole, value)
     }
 
     /// The rate factor of a message that carries it as `rate_factor` (read first) or `crf` (a peer of an
