@@ -34,6 +34,19 @@ def run(args, capture=True):
     return wall, cpu, done.stdout if capture else ""
 
 
+def bytes_read(args):
+    """Bytes the command read from files (its rchar, read from /proc once it has exited, before it is
+    reaped). Exits on failure."""
+    child = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    child.stderr.read()
+    os.waitid(os.P_PID, child.pid, os.WEXITED | os.WNOWAIT)
+    with open(f"/proc/{child.pid}/io") as f:
+        rchar = int(dict(line.split(": ") for line in f.read().splitlines())["rchar"])
+    if child.wait() != 0:
+        sys.exit(f"{' '.join(args)} exited {child.returncode}")
+    return rchar
+
+
 def median_run(args, runs):
     """The median wall and CPU seconds of `runs` runs."""
     results = [run(args, capture=False) for _ in range(runs)]
@@ -85,6 +98,11 @@ def main():
     looped_duration = probe(looped)[0]
     plan_long = median_run([tb, "plan", looped, "--segment-duration", str(opts.segment_duration), "--json"],
                            opts.runs)
+    # What planning reads of the file (an MP4's sample tables, not its samples), less what starting up reads.
+    idle = bytes_read([tb, "presets"])
+    plan_read = bytes_read([tb, "plan", source, "--segment-duration", str(opts.segment_duration), "--json"]) - idle
+    plan_long_read = bytes_read([tb, "plan", looped, "--segment-duration", str(opts.segment_duration),
+                                 "--json"]) - idle
     base = plan["timeBase"]["numerator"] / plan["timeBase"]["denominator"]
     starts = [s["presentationRange"][0] * base for s in plan["segments"]]
     ends = starts[1:] + [duration]
@@ -103,12 +121,18 @@ def main():
 
     stitched = os.path.join(opts.work, "stitched.mp4")
     stitch = median_run([tb, "stitch", *parts, "-o", stitched, "--overwrite"], opts.runs)
+    # The rate from enough bytes that start-up and timing noise do not dominate: the segments over and
+    # over, at least 400 MB (the clip's own tens of megabytes gave a fifth of the rate).
+    repeats = max(1, min(100, -(-400_000_000 // max(1, sum(out_bytes)))))
+    many = os.path.join(opts.work, "stitched-many.mp4")
+    stitch_many = median_run([tb, "stitch", *(parts * repeats), "-o", many, "--overwrite"], opts.runs)
     # The coordinator is a long-running process: what a short command spends starting up is not part of
     # its planning or stitching. A command that does nothing, and a one-segment stitch, give it.
     startup = median_run([tb, "presets"], opts.runs)
     one = os.path.join(opts.work, "stitched-one.mp4")
     stitch_one = median_run([tb, "stitch", parts[0], "-o", one, "--overwrite"], opts.runs)
-    stitch_rate = (os.path.getsize(stitched) - os.path.getsize(one)) / max(1e-3, stitch[0] - stitch_one[0])
+    stitch_rate = (os.path.getsize(many) - os.path.getsize(one)) / max(1e-3, stitch_many[0] - stitch_one[0])
+    os.remove(many)
     verify = median_run([tb, "verify", stitched], opts.runs)
     audio = median_run(["ffmpeg", "-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-i", source,
                                 "-vn", "-c:a", "aac", "-b:a", "128k", os.path.join(opts.work, "audio.m4a")],
@@ -128,6 +152,8 @@ def main():
         "planningCPUSeconds": round(statistics.median(r[1] for r in plan_runs), 4),
         "planningLongSeconds": round(plan_long[0], 4),
         "planningLongContentSeconds": round(looped_duration, 6),
+        "planningReadBytes": max(0, plan_read),
+        "planningLongReadBytes": max(0, plan_long_read),
         "segmentSeconds": seconds,
         "segmentCPUSeconds": cpu,
         "segmentContentSeconds": content,

@@ -36,6 +36,11 @@ public enum FarmModel {
         /// fixed part of planning (opening, probing) and the part per content second (every packet read).
         public var planningLongSeconds: Double?
         public var planningLongContentSeconds: Double?
+        /// Bytes of the file planning read, for the clip and the looped clip (less what a command that
+        /// does nothing reads). Without them planning is taken to read every byte of the film, as it did
+        /// before it read MP4 sample tables alone (`InputFile(indexing:)`).
+        public var planningReadBytes: Double?
+        public var planningLongReadBytes: Double?
         /// What the measuring commands spent starting up (not part of a long-running coordinator's work).
         public var startupSeconds: Double?
         public var audioSeconds: Double?
@@ -242,8 +247,9 @@ private struct Simulation {
         }
         let scalars = [
             input.segmentDuration, input.contentSeconds, input.planningSeconds, input.startupSeconds,
-            input.planningLongSeconds, input.planningLongContentSeconds,
-            input.audioSeconds, input.stitchSeconds, input.stitchedBytes, input.stitchBytesPerSecond,
+            input.planningLongSeconds, input.planningLongContentSeconds, input.planningReadBytes,
+            input.planningLongReadBytes, input.audioSeconds, input.stitchSeconds, input.stitchedBytes,
+            input.stitchBytesPerSecond,
         ].compactMap { $0 }
         guard scalars.allSatisfy({ $0 >= 0 && $0.isFinite }) else {
             throw .init(description: "the input's durations, sizes and rates must be non-negative numbers")
@@ -308,9 +314,10 @@ private struct Simulation {
                 back.append(back.last! + outputBytes[d] * perFrame)
             }
         }
-        // Planning reads every packet of the film before the first lease: a fixed part and a part per content
-        // second (the clip, and the clip looped), or, where the file's read from the coordinator's disk
-        // takes longer, that read (the parsing keeps pace with it).
+        // Planning goes through every packet of the film before the first lease: a fixed part and a part per
+        // content second (the clip, and the clip looped), or, where what it reads from the coordinator's
+        // disk takes longer, that read (the parsing keeps pace with it). An MP4's planning reads its sample
+        // tables, not its samples: the bytes read, measured the same two ways; without them, every byte.
         let startup = input.startupSeconds ?? 0
         var planCPU = max(0, (input.planningSeconds ?? 0) - startup) * scale
         if let short = input.planningSeconds, let long = input.planningLongSeconds,
@@ -319,7 +326,14 @@ private struct Simulation {
             let rate = max(0, (long - short) / (longContent - measuredSeconds))
             planCPU = max(0, short - startup - rate * measuredSeconds) + rate * options.filmSeconds
         }
-        planSeconds = max(planCPU, sentBytes.last! / options.diskBytesPerSecond)
+        var planBytes = sentBytes.last!
+        if let short = input.planningReadBytes, let long = input.planningLongReadBytes,
+            let longContent = input.planningLongContentSeconds, longContent > measuredSeconds
+        {
+            let rate = max(0, (long - short) / (longContent - measuredSeconds))
+            planBytes = max(0, short - rate * measuredSeconds) + rate * options.filmSeconds
+        }
+        planSeconds = max(planCPU, planBytes / options.diskBytesPerSecond)
         let gop = max(1, Int((options.gopSeconds * fps).rounded()))
         var cuts = (1..<count).map { Int64($0 * framesPerSegment) }
         if options.recutTail && options.workers > 1 {

@@ -79,32 +79,10 @@ extension Asset {
     /// a box running past the end of the file, or no `moov` (the index every MP4 needs). Nil when the
     /// structure looks whole, so the damage is somewhere this walk does not look.
     static func isoBoxDamage(_ path: String, size: Int64) -> String? {
-        guard let handle = FileHandle(forReadingAtPath: path), size > 0 else { return nil }
-        defer { try? handle.close() }
-        var offset: Int64 = 0
-        var seen: [String] = []
-        while offset < size {
-            guard (try? handle.seek(toOffset: UInt64(offset))) != nil,
-                let header = try? handle.read(upToCount: 16), header.count >= 8
-            else { return "the file ends inside a box header at byte \(offset)" }
-            let bytes = [UInt8](header)
-            let size32 = bytes[0..<4].reduce(Int64(0)) { $0 << 8 | Int64($1) }
-            let type = String(decoding: bytes[4..<8].map { (32...126).contains($0) ? $0 : 63 }, as: UTF8.self)
-            var boxSize = size32
-            if size32 == 1 {
-                guard bytes.count >= 16 else { return "the file ends inside the '\(type)' box header" }
-                boxSize = bytes[8..<16].reduce(Int64(0)) { $0 << 8 | Int64($1) }
-            } else if size32 == 0 {
-                boxSize = size - offset  // "extends to the end of the file"
-            }
-            guard boxSize >= 8 else { return "invalid size \(boxSize) for the '\(type)' box at byte \(offset)" }
-            seen.append(type)
-            if boxSize > size - offset {
-                let missing = boxSize - (size - offset)
-                return "the '\(type)' box at byte \(offset) declares \(boxSize) bytes but the file ends \(missing) "
-                    + "bytes short" + (seen.contains("moov") ? "" : ", and no 'moov' index box was found")
-            }
-            offset += boxSize
+        guard size > 0, let walk = TopLevelBoxes(path: path, size: size) else { return nil }
+        let seen = walk.boxes.map(\.type) + (walk.overrun.map { [$0.type] } ?? [])
+        if let damage = walk.damage {
+            return damage + (walk.overrun != nil && !seen.contains("moov") ? ", and no 'moov' index box was found" : "")
         }
         return seen.contains("moov")
             ? nil

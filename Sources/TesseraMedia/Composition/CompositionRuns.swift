@@ -45,7 +45,7 @@ enum CompositionRuns {
 
         mutating func index(of asset: Int, path: String, videoID: Int) throws(MediaError) -> VideoPacketIndex {
             if let known = byAsset[asset] { return known }
-            let index = try VideoPacketIndex.build(try InputFile(path: path), trackID: videoID)
+            let index = try VideoPacketIndex.build(try InputFile(indexing: path), trackID: videoID)
             byAsset[asset] = index
             return index
         }

@@ -293,7 +293,7 @@ public final class ExportSession: @unchecked Sendable {
         guard let id = tracks.video else { return nil }
         let stream = reader.input.streams[id]
         let tb = stream.pointee.time_base
-        let index = try VideoPacketIndex.build(try InputFile(path: reader.path), trackID: id)
+        let index = try VideoPacketIndex.build(try InputFile(indexing: reader.path), trackID: id)
         let timing = retime.segmentRetime(rangeStartTick: reader.ticks(for: stream).start)
         return timing.framesShown(
             ticks: index.entries.map(\.pts), timeBase: Rational(tb),

@@ -25,24 +25,12 @@ struct CMAFTrackFile {
         do { length = Int(clamping: try handle.seekToEnd()) } catch {
             throw MediaError(.io, path: path, "cannot read the finished track file: \(error)")
         }
-        var offset = 0
-        var boxes: [(type: String, range: Range<Int>)] = []
-        while offset + 8 <= length {
-            let header = try Self.read(handle, offset..<min(length, offset + 16), path: path)
-            var size = header[0..<4].reduce(0) { $0 << 8 | Int($1) }
-            let type = String(decoding: header[4..<8], as: UTF8.self)
-            if size == 1, header.count >= 16 {
-                let large = header[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-                size = large > UInt64(length) ? -1 : Int(large)
-            } else if size == 0 {
-                size = length - offset
-            }
-            guard size >= 8, offset + size <= length else {
-                throw MediaError(.corrupt, path: path, "box '\(type.logSafe())' at byte \(offset) runs past the end")
-            }
-            boxes.append((type, offset..<(offset + size)))
-            offset += size
+        guard let walk = TopLevelBoxes(path: path, size: Int64(length)) else {
+            throw MediaError(.io, path: path, "cannot read the finished track file")
         }
+        if let damage = walk.damage { throw MediaError(.corrupt, path: path, damage) }
+        // Offsets inside a file whose length fits an Int.
+        let boxes = walk.boxes.map { (type: $0.type, range: Int($0.range.lowerBound)..<Int($0.range.upperBound)) }
         guard boxes.contains(where: { $0.type == "moof" }) else {
             throw MediaError(.corrupt, path: path, "holds no fragment")
         }

@@ -11,6 +11,8 @@ final class InputFile: @unchecked Sendable {
     let context: UnsafeMutablePointer<AVFormatContext>
     /// Packets `read(into:)` has returned so far (for messages that say where reading stopped).
     private(set) var packetsRead = 0
+    /// An input opened with `init(indexing:)`: its own byte source, which may skip the samples' bytes.
+    private let sampleTable: SampleTableIO?
 
     /// Opens `path` and reads enough packets to fill in every stream's parameters.
     ///
@@ -24,6 +26,25 @@ final class InputFile: @unchecked Sendable {
             throw error.about(path)
         }
     }
+
+    /// Opens `path` for a scan of its packets' timing (`scanPackets`), never their data: an MP4 or
+    /// QuickTime file whose codecs allow it is read for its boxes only, the samples' bytes skipped
+    /// (`SampleTableIO`), so planning a film reads megabytes, not the film; its packets then come from the
+    /// tables as they are (keyframes as the file marks its sync samples, no parser), and only the video
+    /// and audio streams give packets. Other files are read whole, as by `init(path:)`. A packet's data
+    /// is not the file's: never decode from such an input.
+    ///
+    /// - Throws: as `init(path:)`.
+    convenience init(indexing path: String) throws(MediaError) {
+        do {
+            try self.init(unlabelled: path, indexing: true)
+        } catch {
+            throw error.about(path)
+        }
+    }
+
+    /// Bytes of the file this input has read, when opened with `init(indexing:)`.
+    var bytesRead: Int64? { sampleTable?.bytesRead }
 
     /// Opens a source over HTTP(S) (`tessera worker --media-url`): libavformat's reader, which seeks with
     /// range requests, sending `headers` (CRLF-terminated lines, e.g. the coordinator's bearer token) with
@@ -39,7 +60,7 @@ final class InputFile: @unchecked Sendable {
         }
     }
 
-    private init(unlabelled path: String, remoteHeaders: String? = nil) throws(MediaError) {
+    private init(unlabelled path: String, remoteHeaders: String? = nil, indexing: Bool = false) throws(MediaError) {
         self.path = path
         var size: Int64 = -1
         var code: Int32
@@ -59,13 +80,27 @@ final class InputFile: @unchecked Sendable {
                 throw MediaError(kind, "cannot be read over HTTP: \(reason)", code: code)
             }
             if let pb = opened.pointee.pb { size = avio_size(pb) }
+            sampleTable = nil
         } else {
             size = try Asset.checkFile(path)
+            if indexing {
+                let io = try SampleTableIO.open(path: path, size: size)
+                opening = avformat_alloc_context()
+                opening?.pointee.pb = io.context
+                opening?.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
+                sampleTable = io
+            } else {
+                sampleTable = nil
+            }
             code = avformat_open_input(&opening, path, nil, nil)
             guard code >= 0, opening != nil else { throw Asset.openFailure(path: path, size: size, code: code) }
         }
         let context = opening!
         self.context = context
+        // Timing from the sample tables alone: no parser may look into the samples' bytes (libavformat
+        // parses H.264 samples in MP4 for their field order, and takes their keyframe flags from it).
+        let skipsSamples = sampleTable != nil && sampleBytesNeedNotBeRead(size: size)
+        if skipsSamples { context.pointee.flags |= AVFMT_FLAG_NOPARSE }
         let info = avformat_find_stream_info(context, nil)
         if info < 0 {
             let cause = "cannot read stream information: \(ffErrorString(info))"
@@ -85,6 +120,49 @@ final class InputFile: @unchecked Sendable {
                     ? "not a media file FFmpeg recognises (a weak guess of \(formatName) found no audio or video)"
                     : "has no audio or video streams (\(formatName) with \(streams.count) other streams)")
         }
+        if skipsSamples { skipSampleBytes() }
+    }
+
+    /// Whether a timing scan may skip the samples' bytes: an MP4 or QuickTime file whose `moov` indexes
+    /// every sample (no `moof`: a fragment's samples are listed in the fragment, and lavf's timing of them
+    /// leans on the parsers) and whose video and audio codecs are ones the demuxer passes on unread once
+    /// parsers are off (`SampleTableIO.indexableCodecs`).
+    private func sampleBytesNeedNotBeRead(size: Int64) -> Bool {
+        let media = [AVMEDIA_TYPE_VIDEO, AVMEDIA_TYPE_AUDIO]
+        guard storesPacketsVerbatim,
+            streams.filter({ media.contains($0.pointee.codecpar.pointee.codec_type) }).allSatisfy({
+                SampleTableIO.indexableCodecs.contains($0.pointee.codecpar.pointee.codec_id)
+            }),
+            let boxes = TopLevelBoxes(path: path, size: size)
+        else { return false }
+        return boxes.damage == nil && boxes.contains("moov") && !boxes.contains("moof")
+    }
+
+    /// For an input opened with `init(indexing:)` whose samples need not be read: discards every stream
+    /// but the video and audio ones (a timecode or caption track's samples are read as boxes), and tells
+    /// the byte source where the samples lie, from the sample tables libavformat read when opening.
+    private func skipSampleBytes() {
+        guard let sampleTable else { return }
+        let media = [AVMEDIA_TYPE_VIDEO, AVMEDIA_TYPE_AUDIO]
+        var kept: [UnsafeMutablePointer<AVStream>] = []
+        for stream in streams {
+            if media.contains(stream.pointee.codecpar.pointee.codec_type) {
+                kept.append(stream)
+            } else {
+                stream.pointee.discard = AVDISCARD_ALL
+            }
+        }
+        var samples: [Range<Int64>] = []
+        for stream in kept {
+            for i in 0..<avformat_index_get_entries_count(stream) {
+                guard let entry = avformat_index_get_entry(stream, i)?.pointee, entry.pos >= 0, entry.size > 0 else {
+                    continue
+                }
+                let (end, overflow) = entry.pos.addingReportingOverflow(Int64(entry.size))
+                if !overflow { samples.append(entry.pos..<end) }
+            }
+        }
+        sampleTable.skip(samples: samples)
     }
 
     deinit {

@@ -45,7 +45,7 @@ extension AssetReader {
         let target =
             try segmentSeconds.map { s throws(MediaError) in try SegmentPlanner.targetTicks(seconds: s, timeBase: tb) }
             ?? Int64.max
-        let index = try VideoPacketIndex.build(try InputFile(path: path), trackID: id)
+        let index = try VideoPacketIndex.build(try InputFile(indexing: path), trackID: id)
         let planned: SegmentPlanner.Cut
         var outputTimeBase = tb
         if let retime {
