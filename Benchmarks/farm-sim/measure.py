@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Measures the scheduling model's input on this machine, from a real segmented run.
 
-Plans a source with `tessera plan`, transcodes each segment alone (`tessera transcode --time-range`,
-one process at a time, video only, as a worker does), stitches the segments with `tessera stitch`,
+Plans a source with `tessera plan` (its time, and the bytes it reads), transcodes each segment alone
+(`tessera transcode --time-range`, one process at a time, video only, as a worker does), stitches the
+segments with `tessera stitch`, runs the source as a job on a real coordinator with two workers for the
+coordinator's own stitch rate (its tessera_stitch_* metrics),
 verifies the result with `tessera verify`, and times an audio encode of the whole source with the
 ffmpeg CLI (the same libavcodec AAC encoder the coordinator uses). Prints the JSON the scheduling model (`tessera-farm-model`) reads.
 
@@ -14,10 +16,14 @@ import json
 import os
 import platform
 import resource
+import shutil
+import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
+import urllib.request
 
 
 def run(args, capture=True):
@@ -68,6 +74,49 @@ def probe(path):
     sizes = run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "packet=size",
                  "-of", "csv=p=0", path])[2]
     return float(info["format"]["duration"]), info["streams"][0], [int(s) for s in sizes.split()]
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def coordinator_stitch(tb, source, preset, segment_duration, work):
+    """The coordinator's own stitch rate: a real `tessera coordinator` and two `tessera worker` processes
+    transcode the source (video only), and the coordinator's metrics say how many bytes of results it
+    read back from its spool and wrote into the output, in how many seconds (waits for results excluded).
+    Returns (bytes, seconds)."""
+    folder = tempfile.mkdtemp(dir=work)
+    http, zmq = free_port(), free_port()
+    os.makedirs(os.path.join(folder, "out"))
+    env = dict(os.environ, TESSERA_COORDINATOR=f"http://127.0.0.1:{http}")
+    quiet = dict(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+    media = os.path.dirname(os.path.abspath(source))
+    coordinator = subprocess.Popen(
+        [tb, "coordinator", "--listen", f"tcp://127.0.0.1:{zmq}", "--http", f"127.0.0.1:{http}",
+         "--data", os.path.join(folder, "data"), "--media-root", media, "--output-root",
+         os.path.join(folder, "out")], **quiet)
+    workers = [subprocess.Popen([tb, "worker", "--coordinator", f"tcp://127.0.0.1:{zmq}", "--id", f"w{i}",
+                                 "--backend", "cpu"], env=env, **quiet) for i in (1, 2)]
+    try:
+        for _ in range(300):
+            listed = subprocess.run([tb, "workers", "--json"], env=env, capture_output=True, text=True)
+            if listed.returncode == 0 and '"w2"' in listed.stdout and '"w1"' in listed.stdout:
+                break
+            time.sleep(0.1)
+        run(["env", f"TESSERA_COORDINATOR=http://127.0.0.1:{http}", tb, "submit", os.path.abspath(source),
+             "-o", "out.mp4", "--preset", preset, "--segment-duration", str(segment_duration), "--no-audio",
+             "--wait"])
+        text = urllib.request.urlopen(f"http://127.0.0.1:{http}/metrics").read().decode()
+        values = {line.split()[0]: float(line.split()[-1]) for line in text.splitlines()
+                  if line.startswith(("tessera_stitched_bytes_total", "tessera_stitch_seconds_total"))}
+        return values["tessera_stitched_bytes_total"], values["tessera_stitch_seconds_total"]
+    finally:
+        for p in workers + [coordinator]:
+            p.terminate()
+            p.wait()
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def main():
@@ -121,18 +170,13 @@ def main():
 
     stitched = os.path.join(opts.work, "stitched.mp4")
     stitch = median_run([tb, "stitch", *parts, "-o", stitched, "--overwrite"], opts.runs)
-    # The rate from enough bytes that start-up and timing noise do not dominate: the segments over and
-    # over, at least 400 MB (the clip's own tens of megabytes gave a fifth of the rate).
-    repeats = max(1, min(100, -(-400_000_000 // max(1, sum(out_bytes)))))
-    many = os.path.join(opts.work, "stitched-many.mp4")
-    stitch_many = median_run([tb, "stitch", *(parts * repeats), "-o", many, "--overwrite"], opts.runs)
     # The coordinator is a long-running process: what a short command spends starting up is not part of
-    # its planning or stitching. A command that does nothing, and a one-segment stitch, give it.
+    # its planning. A command that does nothing gives it.
     startup = median_run([tb, "presets"], opts.runs)
-    one = os.path.join(opts.work, "stitched-one.mp4")
-    stitch_one = median_run([tb, "stitch", parts[0], "-o", one, "--overwrite"], opts.runs)
-    stitch_rate = (os.path.getsize(many) - os.path.getsize(one)) / max(1e-3, stitch_many[0] - stitch_one[0])
-    os.remove(many)
+    # The stitch rate is the coordinator's own (its spool read back, packets written), not `tessera stitch`'s,
+    # which opens each segment file with libavformat (a few milliseconds a file, most of its time here).
+    stitched_bytes, stitch_seconds = coordinator_stitch(tb, source, opts.preset, opts.segment_duration, opts.work)
+    stitch_rate = stitched_bytes / max(1e-6, stitch_seconds)
     verify = median_run([tb, "verify", stitched], opts.runs)
     audio = median_run(["ffmpeg", "-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-i", source,
                                 "-vn", "-c:a", "aac", "-b:a", "128k", os.path.join(opts.work, "audio.m4a")],
@@ -161,6 +205,8 @@ def main():
         "segmentOutputBytes": out_bytes,
         "startupSeconds": round(startup[0], 4),
         "stitchBytesPerSecond": round(stitch_rate),
+        "coordinatorStitchedBytes": round(stitched_bytes),
+        "coordinatorStitchSeconds": round(stitch_seconds, 4),
         "stitchSeconds": round(stitch[0], 4),
         "stitchCPUSeconds": round(stitch[1], 4),
         "stitchedBytes": os.path.getsize(stitched),

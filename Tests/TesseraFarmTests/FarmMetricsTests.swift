@@ -57,6 +57,9 @@ struct FarmMetricsTests {
         #expect(abs(delta("tessera_output_media_seconds_total") - seconds) <= 1.0 / 30 + 1e-6)
         let size = Double((try FileManager.default.attributesOfItem(atPath: out.path)[.size] as? Int) ?? 0)
         #expect(delta("tessera_output_bytes_total") > 0 && delta("tessera_output_bytes_total") < size)
+        // Every segment's packets were stitched once into the output, and that took some time.
+        #expect(delta("tessera_stitched_bytes_total") == delta("tessera_output_bytes_total"))
+        #expect(delta("tessera_stitch_seconds_total") > 0)
         #expect(delta("tessera_jobs_submitted_total") == 1)
         #expect(delta("tessera_jobs_finished_total", ["state": "completed"]) == 1)
         #expect(after.value("tessera_jobs", ["state": "completed"]) == 1)

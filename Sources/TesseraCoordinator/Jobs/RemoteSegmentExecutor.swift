@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TesseraAV
 import TesseraCore
 import TesseraHTTP
@@ -12,6 +13,8 @@ final class RemoteSegmentExecutor: SegmentExecutor, @unchecked Sendable {
     private let job: String
     private let farm: CoordinatorContext
     private var board: TaskBoard { farm.board }
+    /// Seconds each output read back from the spool took, until it is stitched.
+    private let readSeconds = Mutex<[Int: Double]>([:])
 
     init(job: String, farm: CoordinatorContext) {
         self.job = job
@@ -28,9 +31,12 @@ final class RemoteSegmentExecutor: SegmentExecutor, @unchecked Sendable {
             throw MediaError(.cancelled, error.message)
         }
         do {
+            let reading = Date()
             // The spool holds the TaskResult envelope exactly as the worker sent it.
             let envelope = try WireCodec.decode(try farm.spool.read(url), maxBytes: Int.max)
-            return try SegmentOutput(wire: envelope.result.output, index: index)
+            let output = try SegmentOutput(wire: envelope.result.output, index: index)
+            readSeconds.withLock { $0[index] = Date().timeIntervalSince(reading) }
+            return output
         } catch {
             throw MediaError(.corrupt, path: url.path, "spooled segment \(index) cannot be read back: \(error)")
         }
@@ -40,4 +46,10 @@ final class RemoteSegmentExecutor: SegmentExecutor, @unchecked Sendable {
     func cancel(_ error: MediaError) { farm.stopJob(job, error.message, reason: "job stopped: \(error.message)") }
 
     func finish() {}
+
+    /// The stitch's share of the coordinator's work: reading the result back and writing it out.
+    func stitched(_ index: Int, seconds: Double, bytes: Int) {
+        let read = readSeconds.withLock { $0.removeValue(forKey: index) } ?? 0
+        farm.metrics.segmentStitched(seconds: read + seconds, bytes: bytes)
+    }
 }

@@ -17,6 +17,11 @@ extension FarmMetrics {
                 + "ended (cancelled), or the same result came again (duplicate)."),
         "tessera_output_media_seconds_total": .init(help: "Seconds of output video in finished segments."),
         "tessera_output_bytes_total": .init(help: "Bytes of encoded video in finished segments."),
+        "tessera_stitched_bytes_total": .init(help: "Bytes of segment results written into their jobs' outputs."),
+        "tessera_stitch_seconds_total": .init(
+            help:
+                "Seconds spent reading segment results back from the spool and writing them into their jobs' outputs (not waiting for them)."
+        ),
         "tessera_jobs_submitted_total": .init(help: "Jobs accepted by the API."),
         "tessera_jobs_finished_total": .init(help: "Jobs that ended, by final state."),
         "tessera_segment_failures_total": .init(

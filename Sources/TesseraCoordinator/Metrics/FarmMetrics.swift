@@ -32,8 +32,8 @@ public final class FarmMetrics: MetricsExposition {
     private let queueDepth, segmentsRunning, workers, workersBusy, lastSegmentCompleted: Meter
     private let inboundResultBytes, resultOffersWaiting: Meter
     private let jobsByState: [JobState: Meter]
-    private let segmentsCompleted, framesEncoded, outputBytes, jobsSubmitted: CoreMetrics.Counter
-    private let outputMediaSeconds: FloatingPointCounter
+    private let segmentsCompleted, framesEncoded, outputBytes, jobsSubmitted, stitchedBytes: CoreMetrics.Counter
+    private let outputMediaSeconds, stitchSeconds: FloatingPointCounter
     private let framesDiscarded: [FrameDiscard: CoreMetrics.Counter]
     private let jobsFinished: [JobState: CoreMetrics.Counter]
     private let segmentFailures: [SegmentFailureReason: CoreMetrics.Counter]
@@ -110,6 +110,8 @@ public final class FarmMetrics: MetricsExposition {
         outputBytes = counter("tessera_output_bytes_total")
         jobsSubmitted = counter("tessera_jobs_submitted_total")
         outputMediaSeconds = FloatingPointCounter(label: "tessera_output_media_seconds_total", factory: factory)
+        stitchedBytes = counter("tessera_stitched_bytes_total")
+        stitchSeconds = FloatingPointCounter(label: "tessera_stitch_seconds_total", factory: factory)
         framesDiscarded = each(FrameDiscard.allCases) {
             counter("tessera_frames_discarded_total", [("reason", $0.rawValue)])
         }
@@ -201,6 +203,13 @@ public final class FarmMetrics: MetricsExposition {
         }
         lastSegmentCompleted.set(s.at)
         workerSeries.withLock { $0[s.worker] }?.framesEncoded.increment(by: Int64(s.frames))
+    }
+
+    /// A finished segment's output, `bytes` of packets, was read back from the spool and written into its
+    /// job's output in `seconds`.
+    public func segmentStitched(seconds: Double, bytes: Int) {
+        stitchedBytes.increment(by: Int64(clamping: max(0, bytes)))
+        if seconds > 0, seconds.isFinite { stitchSeconds.increment(by: seconds) }
     }
 
     /// A finished segment that was not used.

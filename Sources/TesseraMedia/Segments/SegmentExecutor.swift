@@ -19,4 +19,11 @@ public protocol SegmentExecutor: AnyObject, Sendable {
     func cancel(_ error: MediaError)
     /// Called once the job has finished (successfully or not), so resources can be released.
     func finish()
+    /// Segment `index`'s output, `bytes` of packets, was written into the output in `seconds` (its own
+    /// stitching, not the wait for it).
+    func stitched(_ index: Int, seconds: Double, bytes: Int)
+}
+
+extension SegmentExecutor {
+    public func stitched(_ index: Int, seconds: Double, bytes: Int) {}
 }

@@ -153,6 +153,7 @@ final class SegmentedEngine {
             let (rateControl, target) = (template.settings.rateControl, template.targetQuality)
             for spec in specs {
                 let output = spec.index == first.index ? first : try executor.output(spec.index)
+                let appending = Date()
                 try stitcher.append(output, to: opened.input)
                 guard output.renditions.count == renditionStitchers.count else {
                     throw MediaError(
@@ -177,6 +178,8 @@ final class SegmentedEngine {
                         renditionSegments[k].append(q)
                     }
                 }
+                executor.stitched(
+                    output.index, seconds: Date().timeIntervalSince(appending), bytes: output.payloadBytes)
                 frames += output.frames
                 if let q = SegmentQuality(
                     output, timeBase: Rational(opened.timeBase), rateControl: rateControl, target: target)
