@@ -125,7 +125,9 @@ with sync_playwright() as pw:
     _, api_workers = api("/v1/workers")
     check("the page lists every worker", listed() == {w["id"] for w in api_workers}, (listed(), api_workers))
     check("the page lists the running job", page_job(page, job) is not None)
-    # The running job's live map: one cell per segment, its summary in words adding up to them all.
+    # The running job's live map: one cell per segment, its summary in words adding up to them all (a
+    # segment may be racing, or done by a backup, early in the job: one the stitching waits on is backed up
+    # before queued work when a slow worker holds it).
     _, api_segments = api(f"/v1/jobs/{job}/segments")
     live = page.evaluate(
         """job => {
@@ -134,10 +136,11 @@ with sync_playwright() as pw:
             return {cells: f.querySelectorAll("ol.cells li").length, caption: f.querySelector("figcaption").textContent,
                     letters: [...f.querySelectorAll("ol.cells li")].map(li => li.className).join("")};
         }""", job)
-    counted = sum(int(n) for n in re.findall(r"(\d+) (?:queued|running|done|failed|retried)", live["caption"])) \
+    counted = sum(int(n) for n in re.findall(r"(\d+) (?:queued|running|done|failed|retried|racing|backup)",
+                                             live["caption"])) \
         if live else -1
     check("the running job's map has a cell per segment and says what each is",
-          live is not None and live["cells"] == len(api_segments) == counted and set(live["letters"]) <= set("qrdft"),
+          live is not None and live["cells"] == len(api_segments) == counted and set(live["letters"]) <= set("qrdftab"),
           (live, len(api_segments)))
 
     # Without a script the first page already has the content (server-rendered).

@@ -154,7 +154,7 @@ final class InputFile: @unchecked Sendable {
         }
         var samples: [Range<Int64>] = []
         for stream in kept {
-            for i in 0..<avformat_index_get_entries_count(stream) {
+            for i in 0..<max(0, avformat_index_get_entries_count(stream)) {
                 guard let entry = avformat_index_get_entry(stream, i)?.pointee, entry.pos >= 0, entry.size > 0 else {
                     continue
                 }

@@ -117,15 +117,20 @@ final class SampleTableIO {
         return Int32(got)
     }
 
+    /// A seek to a position the file cannot have (before its start, past Int64) is refused, the position
+    /// kept.
     fileprivate func seek(_ offset: Int64, whence: Int32) -> Int64 {
+        let base: Int64
         switch whence & ~AVSEEK_FORCE {
         case AVSEEK_SIZE: return size
-        case SEEK_SET: position = offset
-        case SEEK_CUR: position &+= offset
-        case SEEK_END: position = size &+ offset
+        case SEEK_SET: base = 0
+        case SEEK_CUR: base = position
+        case SEEK_END: base = size
         default: return Int64(tessera_AVERROR(EINVAL))
         }
-        guard position >= 0 else { return Int64(tessera_AVERROR(EINVAL)) }
+        let (target, overflow) = base.addingReportingOverflow(offset)
+        guard !overflow, target >= 0 else { return Int64(tessera_AVERROR(EINVAL)) }
+        position = target
         return position
     }
 }
