@@ -91,39 +91,6 @@ struct BackupAttemptTests {
         #expect(board.frames(job: "a")?.inFlight == 2 + 4 + 9)
     }
 
-    @Test("a segment the stitching waits on goes to a fast worker before queued work; not before a later one is in")
-    func stitchFrontierFirst() {
-        let board = TaskBoard(readyLimit: 10) {}
-        board.open(job: "a", priority: 0, created: 1, finished: [:], framesFinished: 0)
-        for i in 0..<4 { _ = board.add(job: "a", TaskBoardTests.work(i)) }
-        // Segment 0 at "slow" (1 frame/s: 10 s), segment 1 at "fast"; 2 and 3 stay queued.
-        for worker in ["slow", "fast"] { _ = board.next(worker: worker, now: 100) { _, _ in 1 } }
-        board.progress(job: "a", segment: 0, attempt: 1, frames: 3, framesPerSecond: 1, now: 103)
-        let rates = ["slow": 1.0, "fast": 10.0]
-        var given: [String] = []
-        func round(_ now: Double) {
-            given = []
-            board.leaseRound(
-                [.init(id: "fast", credit: 1, holding: board.isFinished(job: "a", segment: 1) ? 0 : 1)], now: now,
-                backups: BackupPolicy(), rate: { rates[$0] }, farmRate: 10, accepts: { _, _, _ in true },
-                number: { backup, _, _, _ in backup ? 2 : 1 },
-                grant: { worker, g in
-                    given.append("\(worker):\(g.work.spec.index)\(g.backupOf == nil ? "" : " backup")")
-                    return true
-                })
-        }
-        // Nothing after segment 0 is in yet: the stitching does not wait, queued work goes first.
-        round(103)
-        #expect(given == ["fast:2"])
-        _ = board.requeue(job: "a", segment: 2, attempt: 1)
-        // Segment 1 is in: the stitching waits on segment 0 (7 s left at "slow"; "fast" needs 1 s).
-        board.complete(job: "a", segment: 1, attempt: 1, spool: URL(fileURLWithPath: "/s/1"), frames: 10)
-        round(103)
-        #expect(given == ["fast:0 backup"])
-        #expect(board.racing(job: "a") == [0])
-        #expect(!board.stitchIsWaiting, "a segment is backed up once")
-    }
-
     @Test("no backup while the slow attempt is young, or not slow enough, or for its own worker")
     func noBackup() {
         let board = Self.racingBoard()

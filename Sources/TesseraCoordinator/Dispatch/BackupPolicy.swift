@@ -2,10 +2,9 @@
 /// MapReduce's backup tasks; the choice of segment as the LATE scheduler makes it: the longest expected
 /// time to end). The first result that verifies wins; the other attempt is withdrawn.
 ///
-/// A backup is considered when nothing is queued that an idle worker could do, or, while work is queued,
-/// for the segment a job's in-order stitching waits on (a later one is finished), for an attempt at least
-/// `minimumAge` old; it is started only when that attempt's expected time left is more than `multiplier`
-/// times what the worker needs to finish the whole segment (after what it already holds).
+/// A backup is considered only when nothing is queued that the idle worker could do, for an attempt at
+/// least `minimumAge` old, and started only when that attempt's expected time left is more than
+/// `multiplier` times what the idle worker needs for the whole segment.
 public struct BackupPolicy: Sendable, Equatable {
     /// Spark's `spark.speculation.multiplier` default. Rates here come from progress every 0.5 s and
     /// from finished segments; on shared machines they wander by about ±20 %, so a backup must be
@@ -58,14 +57,12 @@ public struct BackupPolicy: Sendable, Equatable {
         return before + left / rate
     }
 
-    /// Whether a worker running at `idleRate` frames per second, free to start in `startsIn` seconds, should
-    /// back up `attempt`, whose expected time left is `timeLeft` (nil: unknown; then its age stands in for
-    /// it, as Spark compares a task's run time with the others').
-    public func shouldBackUp(
-        _ attempt: Attempt, timeLeft: Double?, idleRate: Double, startsIn: Double = 0, now: Double
-    ) -> Bool {
+    /// Whether an idle worker running at `idleRate` frames per second should back up `attempt`, whose
+    /// expected time left is `timeLeft` (nil: unknown; then its age stands in for it, as Spark compares
+    /// a task's run time with the others').
+    public func shouldBackUp(_ attempt: Attempt, timeLeft: Double?, idleRate: Double, now: Double) -> Bool {
         guard idleRate > 0, now - attempt.leasedAt >= minimumAge else { return false }
-        let need = startsIn + Double(attempt.frames) / idleRate
+        let need = Double(attempt.frames) / idleRate
         return (timeLeft ?? (now - attempt.leasedAt)) > multiplier * need
     }
 }

@@ -7,10 +7,7 @@ import TesseraCore
 /// Workers holding the fewest tasks go first. Each takes ready work (`TaskBoard.next`: priority, then
 /// fairness between jobs) while it has credit, a prefetch only while what it holds stays within
 /// `prefetchBytes` of source packets; one that can take nothing queued and holds nothing may take a
-/// backup attempt of a segment out at a slow worker (`TaskBoard.backup`, `BackupPolicy`). First in each
-/// round, the worker that can start soonest takes a backup of a segment its job's in-order stitching
-/// waits on, when that segment is out at a worker so slow that this one would finish it well before,
-/// after what it holds.
+/// backup attempt of a segment out at a slow worker (`TaskBoard.backup`, `BackupPolicy`).
 extension TaskBoard {
     /// A worker as the rules see it.
     struct Seat: Sendable {
@@ -56,25 +53,9 @@ extension TaskBoard {
     ) {
         let ready = hasReadyWork
         guard ready || policy != nil else { return }
-        var seats = seats.sorted(by: { ($0.holding, $0.id) < ($1.holding, $1.id) })
-        func isSlow(_ seat: Seat) -> Bool {
-            policy.flatMap { p in farmRate.flatMap { f in rate(seat.id).map { $0 * p.multiplier < f } } } ?? false
-        }
-        // A segment a job's in-order stitching waits on, out at a worker far slower than the one that can
-        // start it soonest, goes to that worker before any queued work.
-        if ready, let policy, stitchIsWaiting,
-            let k = seats.firstIndex(where: { $0.credit > 0 && ($0.holding == 0 || !isSlow($0)) }),
-            let b = backup(
-                worker: seats[k].id, now: now, policy: policy, rate: rate, frontier: true,
-                accepts: { accepts(seats[k].id, $0, $1) }, attempt: { number(true, seats[k].id, $0, $1) }),
-            grant(seats[k].id, Grant(job: b.job, work: b.work, attempt: b.attempt, waited: 0, backupOf: b.of))
-        {
-            seats[k].credit -= 1
-            seats[k].holding += 1
-            seats[k].heldBytes += b.work.payloadBytes
-        }
-        for var seat in seats {
-            let slow = isSlow(seat)
+        for var seat in seats.sorted(by: { ($0.holding, $0.id) < ($1.holding, $1.id) }) {
+            let slow =
+                policy.flatMap { p in farmRate.flatMap { f in rate(seat.id).map { $0 * p.multiplier < f } } } ?? false
             while seat.credit > 0, seat.holding == 0 || !slow {
                 var granted: Grant?
                 let held = seat

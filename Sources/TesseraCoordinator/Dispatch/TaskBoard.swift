@@ -54,8 +54,6 @@ final class TaskBoard: @unchecked Sendable {
         var backups: [Int: InFlight] = [:]
         /// Spool files of finished segments (including those finished before a restart).
         var finished: [Int: URL] = [:]
-        /// The highest segment in `finished` (-1: none).
-        var highestFinished = -1
         var framesFinished = 0
         var failure: String?
         /// Segments out at a worker when the coordinator last stopped: held back for that worker (which
@@ -298,7 +296,6 @@ final class TaskBoard: @unchecked Sendable {
         condition.withLock {
             guard let w = jobs[job], w.finished[segment] == nil else { return ([], false) }
             w.finished[segment] = spool
-            w.highestFinished = max(w.highestFinished, segment)
             w.framesFinished += frames
             let out = [w.inFlight.removeValue(forKey: segment), w.backups.removeValue(forKey: segment)].compactMap {
                 $0
@@ -337,32 +334,15 @@ final class TaskBoard: @unchecked Sendable {
         }
     }
 
-    /// Whether a job's in-order stitching waits on a segment out at a worker with no backup yet (a later
-    /// segment is finished).
-    var stitchIsWaiting: Bool {
-        condition.withLock {
-            jobs.values.contains { w in
-                w.failure == nil
-                    && w.inFlight.keys.min().map { s in
-                        w.highestFinished > s && w.backups[s] == nil
-                            && [w.ready.keys.min(), w.reserved.keys.min()].allSatisfy { ($0 ?? .max) > s }
-                    } == true
-            }
-        }
-    }
-
     /// Segments of the job out at two workers at once.
     func racing(job: String) -> Set<Int> { condition.withLock { jobs[job].map { Set($0.backups.keys) } ?? [] } }
 
-    /// A backup attempt for `worker`: of the segments out at other workers that it can run (`accepts`) and
-    /// that have no backup yet, the one with the longest expected time left, if `policy` finds it worth a
-    /// second encode. The worker is idle (it holds nothing, and nothing it can do is queued), or, with
-    /// `frontier`, a segment its jobs' stitching waits for comes first: then only each job's lowest
-    /// unfinished segment is a candidate, where a later one is finished, and what `worker` already holds
-    /// counts in its time to finish the backup. `rate` gives a worker's measured frames per second (nil: not
-    /// known yet); `attempt` numbers the backup (the store).
+    /// A backup attempt for idle `worker` (it holds nothing, and nothing it can do is queued): of the
+    /// segments out at other workers that it can run (`accepts`) and that have no backup yet, the one
+    /// with the longest expected time left, if `policy` finds it worth a second encode. `rate` gives a
+    /// worker's measured frames per second (nil: not known yet); `attempt` numbers the backup (the store).
     func backup(
-        worker: String, now: Double, policy: BackupPolicy, rate: (String) -> Double?, frontier: Bool = false,
+        worker: String, now: Double, policy: BackupPolicy, rate: (String) -> Double?,
         accepts: (String, SegmentWork) -> Bool = { _, _ in true }, attempt: (String, Int) -> Int?
     ) -> (job: String, work: SegmentWork, attempt: Int, of: InFlight)? {
         condition.withLock {
@@ -376,27 +356,17 @@ final class TaskBoard: @unchecked Sendable {
             var queues: [String: [InFlight]] = [:]
             for w in jobs.values { for (_, f) in w.attempts { queues[f.worker, default: []].append(f) } }
             for key in queues.keys { queues[key]!.sort { $0.sequence < $1.sequence } }
-            // What the worker holds runs before a backup it takes.
-            var startsIn = 0.0
-            for f in queues[worker] ?? [] {
-                guard let left = BackupPolicy.timeLeft(f.estimate, holderRate: idleRate, now: now) else { return nil }
-                startsIn += left
-            }
             var best: (job: JobWork, segment: Int, flight: InFlight, left: Double)?
             for w in jobs.values where w.failure == nil {
-                let lowest = [w.inFlight.keys.min(), w.ready.keys.min(), w.reserved.keys.min()].compactMap { $0 }.min()
                 for (segment, f) in w.inFlight
-                where w.backups[segment] == nil && f.worker != worker && accepts(w.id, f.work)
-                    && (!frontier || (segment == lowest && w.highestFinished > segment))
-                {
+                where w.backups[segment] == nil && f.worker != worker && accepts(w.id, f.work) {
                     let queue = queues[f.worker] ?? []
                     let ahead = queue.prefix { $0.sequence < f.sequence }
                     let left = BackupPolicy.timeLeft(
                         f.estimate, ahead: ahead.map(\.estimate), holderRate: rate(f.worker), now: now)
-                    guard
-                        policy.shouldBackUp(
-                            f.estimate, timeLeft: left, idleRate: idleRate, startsIn: startsIn, now: now)
-                    else { continue }
+                    guard policy.shouldBackUp(f.estimate, timeLeft: left, idleRate: idleRate, now: now) else {
+                        continue
+                    }
                     let score = left ?? .infinity
                     if best == nil || score > best!.left { best = (w, segment, f, score) }
                 }
