@@ -27,9 +27,8 @@ final class SampleTableIO {
     private var position: Int64 = 0
     /// The samples' bytes, sorted and merged; empty until `skip(samples:)`.
     private var samples: [Range<Int64>] = []
-    /// Bytes read from the file, and bytes answered without reading.
+    /// Bytes read from the file.
     private(set) var bytesRead: Int64 = 0
-    private(set) var bytesSkipped: Int64 = 0
     private(set) var context: UnsafeMutablePointer<AVIOContext>?
 
     /// The codecs whose samples libavformat's MP4 demuxer passes on without reading their bytes (it parses
@@ -106,7 +105,6 @@ final class SampleTableIO {
         let skippable = min(n, sampleBytes(from: position))
         if skippable > 0 {
             position += skippable
-            bytesSkipped += skippable
             return Int32(skippable)
         }
         let got = pread(fd, buffer, Int(n), off_t(position))
