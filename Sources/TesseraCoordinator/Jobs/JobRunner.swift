@@ -141,22 +141,26 @@ final class JobRunner: @unchecked Sendable {
                     board.open(
                         job: id, priority: priority, created: created, finished: [:], framesFinished: 0,
                         reserved: reserved, reservedUntil: Date().timeIntervalSince1970 + grace)
-                    var finished = 0
+                    var finished: [Int] = []
                     for s in try store.segments(of: id) where s.state == .done {
                         guard let file = s.spoolFile else { continue }
                         board.complete(
                             job: id, segment: s.index, attempt: s.doneAttempt ?? s.attempt,
                             spool: URL(fileURLWithPath: file), frames: s.frames)
-                        finished += 1
+                        finished.append(s.index)
                     }
                     if !reserved.isEmpty {
                         log.info(
-                            "job \(id): segments \(reserved.keys.sorted()) were out at workers; holding them \(Int(grace)) s for those workers"
+                            "job \(id): segments \(Self.spans(reserved.keys)) were out at workers; holding them \(Int(grace)) s for those workers"
                         )
                     }
                     _ = try store.transition(id, to: .running)
-                    if finished > 0 {
-                        log.info("job \(id): \(finished) of \(plan.count) segments already spooled")
+                    // Named, not only counted: a coordinator killed between storing a result and logging
+                    // it leaves this line the only record of that segment in the log.
+                    if !finished.isEmpty {
+                        log.info(
+                            "job \(id): \(finished.count) of \(plan.count) segments already spooled: \(Self.spans(finished))"
+                        )
                     }
                 } catch {
                     throw isDataFolderFull(error)
@@ -227,5 +231,19 @@ extension JobRunner {
             Thread.sleep(forTimeInterval: 0.25)
         }
         return stopReason.withLock { $0 } != nil
+    }
+
+    /// Segment numbers as runs, the way an operator reads them: "0-9, 11, 13-14".
+    static func spans(_ indices: some Sequence<Int>) -> String {
+        var runs: [ClosedRange<Int>] = []
+        for i in Set(indices).sorted() {
+            if let last = runs.last, last.upperBound &+ 1 == i {
+                runs[runs.count - 1] = last.lowerBound...i
+            } else {
+                runs.append(i...i)
+            }
+        }
+        return runs.map { $0.count == 1 ? "\($0.lowerBound)" : "\($0.lowerBound)-\($0.upperBound)" }
+            .joined(separator: ", ")
     }
 }
