@@ -70,8 +70,12 @@ import Testing
         #expect(ours.count == 3 && theirs.count == 3 && untouched.count == 3)
         func distance(_ a: [Int], _ b: [Int]) -> Int { zip(a, b).map { abs($0 - $1) }.max() ?? 255 }
         print("on screen: Tessera \(ours), libplacebo \(theirs), HDR codes cut to 8 bits \(untouched)")
+        // libplacebo on lavapipe is not exact run to run (its renders of this source differ at about 65 dB
+        // PSNR), and the crf 16 re-encode carries that into the blue pixel: R 64 to 68 over five runs
+        // against Tessera's steady 90. The colours are held within 28, the grey within 8; the codes cut
+        // untouched are 80 away.
         for (i, (a, b)) in zip(ours, theirs).enumerated() {
-            #expect(distance(a, b) <= (i == 0 ? 8 : 24), "pixel \(i): Tessera's \(a), libplacebo's \(b)")
+            #expect(distance(a, b) <= (i == 0 ? 8 : 28), "pixel \(i): Tessera's \(a), libplacebo's \(b)")
         }
         // The check can fail: the untouched codes are further from libplacebo's than Tessera's, on every pixel.
         for i in 0..<min(3, untouched.count, ours.count, theirs.count) {
