@@ -150,8 +150,10 @@ final class JobRunner: @unchecked Sendable {
                         finished.append(s.index)
                     }
                     if !reserved.isEmpty {
+                        // The grace comes from the heartbeat flags: formatted, never converted to Int.
+                        let seconds = String(format: "%.0f", grace)
                         log.info(
-                            "job \(id): segments \(Self.spans(reserved.keys)) were out at workers; holding them \(Int(grace)) s for those workers"
+                            "job \(id): segments \(Self.spans(reserved.keys)) were out at workers; holding them \(seconds) s for those workers"
                         )
                     }
                     _ = try store.transition(id, to: .running)
