@@ -48,6 +48,92 @@ struct BackupAttemptTests {
         #expect(!policy.shouldBackUp(attempt, timeLeft: nil, idleRate: 9, now: 113))
     }
 
+    @Test("a worker silent for longer than silentAfter has no expected end: its age stands in")
+    func silence() {
+        // 30 frames in 12 s when last heard from at 110: 60 frames at 2.5 frames/s.
+        let running = Attempt(frames: 90, framesDone: 30, startedAt: 100, leasedAt: 99, lastProgress: 110)
+        #expect(BackupPolicy.timeLeft(running, holderRate: nil, now: 110 + BackupPolicy.silentAfter) == 24)
+        #expect(BackupPolicy.timeLeft(running, holderRate: nil, now: 110.5 + BackupPolicy.silentAfter) == nil)
+        // What waits behind a silent attempt is unknown too.
+        let waiting = Attempt(frames: 90, framesDone: 0, startedAt: nil, leasedAt: 99, lastProgress: 110)
+        #expect(BackupPolicy.timeLeft(waiting, ahead: [running], holderRate: 3, now: 113) == nil)
+    }
+
+    @Test("a worker busy for a while must still beat the attempt by the multiplier after it is free")
+    func startsLater() {
+        let policy = BackupPolicy()
+        let attempt = Attempt(frames: 90, framesDone: 30, startedAt: 100, leasedAt: 99)
+        // 10 s of encode at 9 frames/s: 20 s left beats 4 + 15, not 6 + 15.
+        #expect(policy.shouldBackUp(attempt, timeLeft: 20, idleRate: 9, startsIn: 4, now: 110))
+        #expect(!policy.shouldBackUp(attempt, timeLeft: 20, idleRate: 9, startsIn: 6, now: 110))
+        #expect(!policy.shouldBackUp(attempt, timeLeft: 100, idleRate: 9, startsIn: -1, now: 110))
+    }
+
+    @Test("quantiles of the farm's rates: a member, the upper one between two")
+    func quantiles() {
+        #expect(BackupPolicy.quantile([4, 1, 3, 2], 0.5) == 3)
+        #expect(BackupPolicy.quantile([4, 1, 3, 2], 0.75) == 4)
+        #expect(BackupPolicy.quantile([4, 1, 3, 2], 1) == 4)
+        #expect(BackupPolicy.quantile([4, 1, 3, 2], 0) == 1)
+        #expect(BackupPolicy.quantile([4, 1, 3, 2], .nan) == 1)
+        #expect(BackupPolicy.quantile([], 0.5) == nil)
+        #expect(BackupPolicy.median([5]) == 5)
+    }
+
+    /// Five 10-frame segments of a job making `framesTotal` frames: 0 and 1 out at 1 frame/s (8 s left
+    /// each), 2 nearly done at "fast", 3 and 4 queued; and a lease round at t = 103 that records its grants.
+    static func frontierBoard(framesTotal: Int?) -> (TaskBoard, round: ([TaskBoard.Seat]) -> [String]) {
+        let board = TaskBoard(readyLimit: 10) {}
+        board.open(job: "a", priority: 0, created: 1, finished: [:], framesFinished: 0, framesTotal: framesTotal)
+        for i in 0..<5 { _ = board.add(job: "a", TaskBoardTests.work(i)) }
+        for worker in ["crawl", "crawl2", "fast"] { _ = board.next(worker: worker, now: 100) { _, _ in 1 } }
+        board.progress(job: "a", segment: 0, attempt: 1, frames: 2, framesPerSecond: 1, now: 103)
+        board.progress(job: "a", segment: 1, attempt: 1, frames: 2, framesPerSecond: 1, now: 103)
+        board.progress(job: "a", segment: 2, attempt: 1, frames: 8, framesPerSecond: 10, now: 103)
+        // 35 frames/s in all; the fastest quarter at 10.
+        let rates = ["crawl": 1.0, "crawl2": 1.0, "half": 3.0, "fast": 10.0, "fast2": 10.0, "fast3": 10.0]
+        return (
+            board,
+            { seats in
+                var given: [String] = []
+                board.leaseRound(
+                    seats, now: 103, backups: BackupPolicy(), rate: { rates[$0] }, farmRates: Array(rates.values),
+                    accepts: { _, _, _ in true }, number: { backup, _, _, _ in backup ? 2 : 1 },
+                    grant: { worker, grant in
+                        given.append("\(worker):\(grant.work.spec.index)\(grant.backupOf == nil ? "" : " backup")")
+                        return true
+                    })
+                return given
+            }
+        )
+    }
+
+    @Test("while work is queued, only the stitch frontier is backed up, and only by a worker among the fastest")
+    func frontier() {
+        let (board, round) = Self.frontierBoard(framesTotal: 50)
+        // "half" (3 × 1.5 < 10) takes queued work; "fast", free in 0.2 s, backs up the frontier (8 s left;
+        // the job's other 30 frames take the farm 0.9 s), not the queue and not segment 1, as slow as it is.
+        #expect(
+            round([.init(id: "half", credit: 1, holding: 0), .init(id: "fast", credit: 1, holding: 1)])
+                == ["half:3", "fast:0 backup"])
+        #expect(board.racing(job: "a") == [0])
+        // The frontier has its backup: the next fast worker takes the queue.
+        #expect(round([.init(id: "fast2", credit: 1, holding: 0)]) == ["fast2:4"])
+        #expect(board.racing(job: "a") == [0])
+    }
+
+    @Test("a frontier that would be in before the farm makes the rest of the job is left alone")
+    func frontierBeforeTheEnd() {
+        // 10,000 frames: 283 s of work left at 35 frames/s against the frontier's 8 s.
+        let (board, round) = Self.frontierBoard(framesTotal: 10_000)
+        #expect(round([.init(id: "fast", credit: 1, holding: 1)]) == ["fast:3"])
+        #expect(board.racing(job: "a").isEmpty)
+        // Without a plan's total the rule has nothing to weigh: no frontier backup either.
+        let (unplanned, roundUnplanned) = Self.frontierBoard(framesTotal: nil)
+        #expect(roundUnplanned([.init(id: "fast", credit: 1, holding: 1)]) == ["fast:3"])
+        #expect(unplanned.racing(job: "a").isEmpty)
+    }
+
     /// A board with one job whose segments 0 and 1 are out at "slow" (1 running, 2 waiting behind it)
     /// and segment 2 at "fast", all leased at t = 100.
     static func racingBoard() -> TaskBoard {
@@ -64,6 +150,11 @@ struct BackupAttemptTests {
         return board
     }
 
+    /// Both of `racingBoard`'s workers report at `now`: still moving.
+    static func touch(_ board: TaskBoard, at now: Double) {
+        for worker in ["slow", "fast"] { board.touch(worker: worker, now: now) }
+    }
+
     @Test("the idle worker backs up the segment with the latest expected end, once")
     func chooseLatest() throws {
         let board = Self.racingBoard()
@@ -73,6 +164,7 @@ struct BackupAttemptTests {
         // segment 2 on fast is nearly done.
         board.progress(job: "a", segment: 0, attempt: 1, frames: 2, framesPerSecond: 0.5, now: 104)
         board.progress(job: "a", segment: 2, attempt: 1, frames: 9, framesPerSecond: 9 / 4, now: 104)
+        Self.touch(board, at: 104)
         var numbered: [Int] = []
         let backup = try #require(
             board.backup(worker: "idle", now: 104, policy: policy, rate: { rates[$0] }) { _, segment in
@@ -98,17 +190,28 @@ struct BackupAttemptTests {
         let rates = ["slow": 8.0, "fast": 10.0, "idle": 10.0]
         #expect(board.backup(worker: "idle", now: 101, policy: policy, rate: { rates[$0] }) { _, _ in 2 } == nil)
         // At 8 frames/s the waiting segment ends within 1.5 × 1 s of the idle worker's need... just not.
+        // (Each report touches everything its worker holds, as the dispatcher does.)
         board.progress(job: "a", segment: 0, attempt: 1, frames: 8, framesPerSecond: 8, now: 103)
+        Self.touch(board, at: 103)
         #expect(board.backup(worker: "idle", now: 103, policy: policy, rate: { rates[$0] }) { _, _ in 2 } == nil)
+        let fresh = Self.racingBoard()
+        Self.touch(fresh, at: 500)
         #expect(
-            board.backup(worker: "slow", now: 500, policy: policy, rate: { $0 == "slow" ? 10 : nil }) { _, _ in 2 }?
+            fresh.backup(worker: "slow", now: 500, policy: policy, rate: { $0 == "slow" ? 10 : nil }) { _, _ in 2 }?
                 .of.worker
                 == "fast", "a worker never backs up its own attempts")
+        // A worker holding tasks it has said nothing of for `silentAfter` backs up nothing: when it would
+        // start is unknown.
+        #expect(
+            Self.racingBoard().backup(worker: "slow", now: 500, policy: policy, rate: { $0 == "slow" ? 10 : nil }) {
+                _, _ in 2
+            } == nil)
     }
 
     @Test("the first result wins and names the other attempt to withdraw; a racing attempt that fails leaves the other")
     func raceEnds() throws {
         let board = Self.racingBoard()
+        Self.touch(board, at: 110)
         let rates = ["slow": 0.5, "fast": 10.0, "idle": 10.0]
         let b1 = try #require(
             board.backup(worker: "idle", now: 110, policy: BackupPolicy(), rate: { rates[$0] }) { _, _ in 2 })
@@ -133,6 +236,7 @@ struct BackupAttemptTests {
     @Test("when the first attempt of a race fails, its backup becomes the segment's attempt")
     func firstFails() throws {
         let board = Self.racingBoard()
+        Self.touch(board, at: 110)
         let backup = try #require(
             board.backup(worker: "idle", now: 110, policy: BackupPolicy(), rate: { ["slow": 0.5][$0] ?? 10 }) {
                 _, _ in 2

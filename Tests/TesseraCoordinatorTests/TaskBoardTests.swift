@@ -131,7 +131,7 @@ import Testing
             [
                 .init(id: "slow", credit: 1, holding: 1), .init(id: "half", credit: 1, holding: 1),
                 .init(id: "new", credit: 1, holding: 1), .init(id: "idle", credit: 1, holding: 0),
-            ], now: 0, backups: BackupPolicy(), rate: { rates[$0] }, farmRate: 10, accepts: { _, _, _ in true },
+            ], now: 0, backups: BackupPolicy(), rate: { rates[$0] }, farmRates: [10], accepts: { _, _, _ in true },
             number: { _, _, _, _ in 1 },
             grant: { worker, _ in
                 given.append(worker)

@@ -580,7 +580,7 @@ extension Dispatcher {
                     })
             }, now: now, prefetchBytes: configuration.prefetchBytes,
             backups: configuration.backupPolicy, rate: { rates[$0] },
-            farmRate: BackupPolicy.median(Array(rates.values)),
+            farmRates: Array(rates.values),
             accepts: { worker, job, work in
                 guard let rid = routes[worker], let s = self.sessions[rid] else { return false }
                 return Self.canRun(work, s.capabilities)

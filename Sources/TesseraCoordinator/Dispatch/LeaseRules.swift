@@ -7,7 +7,8 @@ import TesseraCore
 /// Workers holding the fewest tasks go first. Each takes ready work (`TaskBoard.next`: priority, then
 /// fairness between jobs) while it has credit, a prefetch only while what it holds stays within
 /// `prefetchBytes` of source packets; one that can take nothing queued and holds nothing may take a
-/// backup attempt of a segment out at a slow worker (`TaskBoard.backup`, `BackupPolicy`).
+/// backup attempt of a segment out at a slow worker (`TaskBoard.backup`, `BackupPolicy`). A job's stitch
+/// frontier stuck at a slow worker is backed up first, even while work is queued.
 extension TaskBoard {
     /// A worker as the rules see it.
     struct Seat: Sendable {
@@ -36,9 +37,12 @@ extension TaskBoard {
     ///   - prefetchBytes: a worker already holding a task is given another (a prefetch) only while the
     ///     source packets of what it holds stay within this; one holding nothing takes any segment.
     ///   - rate: a worker's measured frames per second (nil: not known yet), for backup decisions.
-    ///   - farmRate: the median of the workers' measured rates. With backups on, a worker slower than it by
+    ///   - farmRates: the workers' measured rates. With backups on, a worker slower than their median by
     ///     more than the backup multiplier gets no prefetch: a second segment queued behind its first
-    ///     would hold the job's in-order stitching until a backup rescued it at the end.
+    ///     would hold the job's in-order stitching until a backup rescued it at the end. A stitch
+    ///     frontier's backup goes only to a worker that would finish it about as soon as the fastest
+    ///     quarter would (another asks within moments), and only when the farm, at their summed rate, would
+    ///     make the rest of the job first (`TaskBoard.FrontierRule`).
     ///   - accepts: whether a worker can and should run a job's segment (its codecs, past failures).
     ///   - number: the attempt number the store gives a lease (`backup`: a backup attempt); nil when it
     ///     could not record it.
@@ -46,20 +50,30 @@ extension TaskBoard {
     ///     this round).
     func leaseRound(
         _ seats: [Seat], now: Double, prefetchBytes: Int = .max, backups policy: BackupPolicy?,
-        rate: (String) -> Double?, farmRate: Double? = nil,
+        rate: (String) -> Double?, farmRates: [Double] = [],
         accepts: (_ worker: String, _ job: String, SegmentWork) -> Bool,
         number: (_ backup: Bool, _ worker: String, _ job: String, _ segment: Int) -> Int?,
         grant: (_ worker: String, Grant) -> Bool
     ) {
         let ready = hasReadyWork
         guard ready || policy != nil else { return }
+        let farmRate = BackupPolicy.quantile(farmRates, 0.5)
+        let fastRate = BackupPolicy.quantile(farmRates, 0.75)
+        let capacity = farmRates.reduce(0, +)
         for var seat in seats.sorted(by: { ($0.holding, $0.id) < ($1.holding, $1.id) }) {
             let slow =
                 policy.flatMap { p in farmRate.flatMap { f in rate(seat.id).map { $0 * p.multiplier < f } } } ?? false
             while seat.credit > 0, seat.holding == 0 || !slow {
                 var granted: Grant?
                 let held = seat
-                if ready,
+                if !slow, let policy, let fastRate,
+                    let b = backup(
+                        worker: seat.id, now: now, policy: policy, rate: rate,
+                        frontier: .init(secondsPerFrame: (1 + policy.multiplier) / fastRate, capacity: capacity),
+                        accepts: { accepts(seat.id, $0, $1) }, attempt: { number(true, seat.id, $0, $1) })
+                {
+                    granted = Grant(job: b.job, work: b.work, attempt: b.attempt, waited: 0, backupOf: b.of)
+                } else if ready,
                     let n = next(
                         worker: seat.id, now: now,
                         accepts: { job, work in
@@ -87,7 +101,14 @@ extension TaskBoard {
 
 extension BackupPolicy {
     /// The middle of `values` (the upper one of an even count); nil for none.
-    static func median(_ values: [Double]) -> Double? { values.isEmpty ? nil : values.sorted()[values.count / 2] }
+    static func median(_ values: [Double]) -> Double? { quantile(values, 0.5) }
+
+    /// The value a share `q` (0…1) of `values` lies below (rounded up to a member); nil for none.
+    static func quantile(_ values: [Double], _ q: Double) -> Double? {
+        guard !values.isEmpty else { return nil }
+        let sorted = values.sorted()
+        return sorted[min(sorted.count - 1, Int((Double(sorted.count) * min(1, max(0, q))).rounded(.down)))]
+    }
 
     /// Faster than any encoder runs (a thumbnail-sized ultrafast encode makes a few thousand frames/s).
     static let maximumRate = 100_000.0

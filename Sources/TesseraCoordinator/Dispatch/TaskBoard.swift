@@ -38,7 +38,9 @@ final class TaskBoard: @unchecked Sendable {
         var sequence = 0
 
         var estimate: BackupPolicy.Attempt {
-            .init(frames: work.spec.frameCount, framesDone: framesDone, startedAt: startedAt, leasedAt: leasedAt)
+            .init(
+                frames: work.spec.frameCount, framesDone: framesDone, startedAt: startedAt, leasedAt: leasedAt,
+                lastProgress: lastProgress)
         }
     }
 
@@ -55,6 +57,8 @@ final class TaskBoard: @unchecked Sendable {
         /// Spool files of finished segments (including those finished before a restart).
         var finished: [Int: URL] = [:]
         var framesFinished = 0
+        /// Every frame the job makes, when its plan is known.
+        var framesTotal: Int?
         var failure: String?
         /// Segments out at a worker when the coordinator last stopped: held back for that worker (which
         /// may still be encoding them) until it claims them, says it no longer holds them, or `reservedUntil`.
@@ -69,6 +73,13 @@ final class TaskBoard: @unchecked Sendable {
         /// Every attempt out, backups included.
         var attempts: [(segment: Int, flight: InFlight)] {
             inFlight.map { ($0.key, $0.value) } + backups.map { ($0.key, $0.value) }
+        }
+
+        /// The lowest segment not finished, when it is out at a worker: the job's in-order stitching waits
+        /// for it (a segment not yet added comes after every one on the board).
+        var stitchFrontier: Int? {
+            let lowest = [inFlight.keys.min(), ready.keys.min(), reserved.keys.min()].compactMap { $0 }.min()
+            return lowest.flatMap { inFlight[$0] != nil ? $0 : nil }
         }
 
         /// Frames encoded so far in running segments: a racing segment's furthest attempt.
@@ -121,16 +132,19 @@ final class TaskBoard: @unchecked Sendable {
 
     // MARK: Job threads
 
-    /// - Parameter reserved: segments leased when the coordinator stopped, held for their workers until
-    ///   `reservedUntil` (Unix seconds).
+    /// - Parameters:
+    ///   - framesTotal: the frames the job's plan makes (for `backup`'s frontier rule).
+    ///   - reserved: segments leased when the coordinator stopped, held for their workers until
+    ///     `reservedUntil` (Unix seconds).
     func open(
         job: String, priority: Int, created: Double, finished: [Int: URL], framesFinished: Int,
-        reserved: [Int: Reservation] = [:], reservedUntil: Double = 0
+        framesTotal: Int? = nil, reserved: [Int: Reservation] = [:], reservedUntil: Double = 0
     ) {
         condition.withLock {
             let w = JobWork(id: job, priority: priority, created: created)
             w.finished = finished
             w.framesFinished = framesFinished
+            w.framesTotal = framesTotal
             w.reserved = reserved
             w.reservedUntil = reservedUntil
             jobs[job] = w
@@ -337,12 +351,13 @@ final class TaskBoard: @unchecked Sendable {
     /// Segments of the job out at two workers at once.
     func racing(job: String) -> Set<Int> { condition.withLock { jobs[job].map { Set($0.backups.keys) } ?? [] } }
 
-    /// A backup attempt for idle `worker` (it holds nothing, and nothing it can do is queued): of the
-    /// segments out at other workers that it can run (`accepts`) and that have no backup yet, the one
-    /// with the longest expected time left, if `policy` finds it worth a second encode. `rate` gives a
-    /// worker's measured frames per second (nil: not known yet); `attempt` numbers the backup (the store).
+    /// A backup attempt for `worker`: of the segments out at other workers that it can run (`accepts`) and
+    /// that have no backup yet, the one with the longest expected time left, if `policy` finds it worth a
+    /// second encode after what `worker` already holds. With `frontier` (work is queued), only each job's
+    /// stitch frontier is considered (`FrontierRule`). `rate` gives a worker's measured frames per second
+    /// (nil: not known yet); `attempt` numbers the backup (the store).
     func backup(
-        worker: String, now: Double, policy: BackupPolicy, rate: (String) -> Double?,
+        worker: String, now: Double, policy: BackupPolicy, rate: (String) -> Double?, frontier: FrontierRule? = nil,
         accepts: (String, SegmentWork) -> Bool = { _, _ in true }, attempt: (String, Int) -> Int?
     ) -> (job: String, work: SegmentWork, attempt: Int, of: InFlight)? {
         condition.withLock {
@@ -352,24 +367,40 @@ final class TaskBoard: @unchecked Sendable {
             guard let idleRate = rate(worker).flatMap({ $0 > 0 ? $0 : nil }) ?? BackupPolicy.median(known) else {
                 return nil
             }
+            var candidates: [(job: JobWork, segment: Int, flight: InFlight)] = []
+            for w in jobs.values where w.failure == nil {
+                let segments = frontier != nil ? w.stitchFrontier.map { [$0] } ?? [] : Array(w.inFlight.keys)
+                for segment in segments {
+                    guard let f = w.inFlight[segment], w.backups[segment] == nil, f.worker != worker,
+                        now - f.leasedAt >= policy.minimumAge, accepts(w.id, f.work)
+                    else { continue }
+                    candidates.append((w, segment, f))
+                }
+            }
+            guard !candidates.isEmpty else { return nil }
             // Each worker's attempts in lease order: it runs them one after another.
             var queues: [String: [InFlight]] = [:]
             for w in jobs.values { for (_, f) in w.attempts { queues[f.worker, default: []].append(f) } }
             for key in queues.keys { queues[key]!.sort { $0.sequence < $1.sequence } }
+            // What `worker` holds runs first; unknown (no progress and no rate) counts as never.
+            var startsIn = 0.0
+            for f in queues[worker] ?? [] {
+                guard let t = BackupPolicy.timeLeft(f.estimate, holderRate: idleRate, now: now) else { return nil }
+                startsIn += t
+            }
             var best: (job: JobWork, segment: Int, flight: InFlight, left: Double)?
-            for w in jobs.values where w.failure == nil {
-                for (segment, f) in w.inFlight
-                where w.backups[segment] == nil && f.worker != worker && accepts(w.id, f.work) {
-                    let queue = queues[f.worker] ?? []
-                    let ahead = queue.prefix { $0.sequence < f.sequence }
-                    let left = BackupPolicy.timeLeft(
-                        f.estimate, ahead: ahead.map(\.estimate), holderRate: rate(f.worker), now: now)
-                    guard policy.shouldBackUp(f.estimate, timeLeft: left, idleRate: idleRate, now: now) else {
-                        continue
-                    }
-                    let score = left ?? .infinity
-                    if best == nil || score > best!.left { best = (w, segment, f, score) }
-                }
+            for (w, segment, f) in candidates {
+                let queue = queues[f.worker] ?? []
+                let ahead = queue.prefix { $0.sequence < f.sequence }
+                let left = BackupPolicy.timeLeft(
+                    f.estimate, ahead: ahead.map(\.estimate), holderRate: rate(f.worker), now: now)
+                let finishesIn = startsIn + Double(f.work.spec.frameCount) / idleRate
+                guard
+                    policy.shouldBackUp(f.estimate, timeLeft: left, idleRate: idleRate, startsIn: startsIn, now: now),
+                    frontier.map({ allows($0, f, in: w, timeLeft: left, finishesIn: finishesIn) }) ?? true
+                else { continue }
+                let score = left ?? .infinity
+                if best == nil || score > best!.left { best = (w, segment, f, score) }
             }
             guard let best, let n = attempt(best.job.id, best.segment) else { return nil }
             best.job.backups[best.segment] = InFlight(
@@ -378,6 +409,28 @@ final class TaskBoard: @unchecked Sendable {
             leases += 1
             return (best.job.id, best.flight.work, n, best.flight)
         }
+    }
+
+    /// When a job's stitch frontier (its lowest unfinished segment, which every finished one after it waits
+    /// for) is backed up while work is queued: by a worker that would finish it within `secondsPerFrame`,
+    /// and only when it would still be out after the job's other unfinished frames are made at the farm's
+    /// `capacity` (frames per second, all measured workers): sooner, the stitching catches up anyway and
+    /// the second encode is lost to the queue.
+    struct FrontierRule {
+        var secondsPerFrame: Double
+        var capacity: Double
+    }
+
+    /// Whether `rule` lets a worker that would finish in `finishesIn` seconds back up frontier `f` of `w`.
+    private func allows(
+        _ rule: FrontierRule, _ f: InFlight, in w: JobWork, timeLeft: Double?, finishesIn: Double
+    ) -> Bool {
+        let frames = f.work.spec.frameCount
+        guard rule.capacity > 0, finishesIn <= rule.secondsPerFrame * Double(frames), let total = w.framesTotal else {
+            return false
+        }
+        let rest = max(0, total - w.framesFinished - w.framesInFlight - frames + f.framesDone)
+        return (timeLeft ?? .infinity) > Double(rest) / rule.capacity
     }
 
     /// A worker showed it is moving (progress, a result, a failure): every segment it holds counts as

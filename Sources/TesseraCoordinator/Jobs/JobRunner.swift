@@ -133,14 +133,15 @@ final class JobRunner: @unchecked Sendable {
                     for (index, live) in try store.liveAttempts(of: id) {
                         reserved[index] = .init(worker: live.worker, attempt: live.attempt)
                     }
-                    try store.setPlan(
-                        id, segmentFrames: plan.map(\.frameCount), framesTotal: plan.reduce(0) { $0 + $1.frameCount })
+                    let framesTotal = plan.reduce(0) { $0 + $1.frameCount }
+                    try store.setPlan(id, segmentFrames: plan.map(\.frameCount), framesTotal: framesTotal)
                     // The board opens first and the store's finished segments are read after: a result the
                     // dispatcher stores meanwhile is then either in that read or completed on the open board
                     // (the dispatcher completes on the board after its store write), never lost between.
                     board.open(
                         job: id, priority: priority, created: created, finished: [:], framesFinished: 0,
-                        reserved: reserved, reservedUntil: Date().timeIntervalSince1970 + grace)
+                        framesTotal: framesTotal, reserved: reserved,
+                        reservedUntil: Date().timeIntervalSince1970 + grace)
                     var finished: [Int] = []
                     for s in try store.segments(of: id) where s.state == .done {
                         guard let file = s.spoolFile else { continue }

@@ -380,7 +380,9 @@ private struct Simulation {
     }
 
     mutating func run() throws(FarmModel.ModelError) -> FarmModel.Report {
-        board.open(job: Self.job, priority: 0, created: 0, finished: [:], framesFinished: 0)
+        board.open(
+            job: Self.job, priority: 0, created: 0, finished: [:], framesFinished: 0,
+            framesTotal: segments.reduce(0) { $0 + $1.work.spec.frameCount })
         events.add(.planned, at: planSeconds)
         for (i, w) in workers.enumerated() { if let t = w.diesAt { events.add(.death(i), at: t) } }
         while end == nil, let (at, event) = events.next() {
@@ -459,6 +461,7 @@ private struct Simulation {
             workers[w].unacked += 1
             // The result crosses the link, then is spooled (fsync'd) before it is acknowledged.
             let bytes = segments[r.segment].outputBytes
+            board.touch(worker: workers[w].id, now: now)
             linkIn = max(now, linkIn) + bytes / options.linkBytesPerSecond
             disk = max(linkIn, disk) + bytes / options.diskBytesPerSecond
             received += bytes
@@ -476,6 +479,8 @@ private struct Simulation {
                 board.progress(
                     job: Self.job, segment: r.segment, attempt: r.attempt, frames: frames,
                     framesPerSecond: Double(frames) / (now - r.startedAt), now: now)
+                // As the dispatcher does: a report is a sign of progress for every task the worker holds.
+                board.touch(worker: w.id, now: now)
             }
             events.add(.progress, at: now + options.progressInterval)
         case .death(let w):
@@ -572,7 +577,7 @@ private struct Simulation {
             var granted: [(Int, TaskBoard.Grant)] = []
             board.leaseRound(
                 seats, now: now, backups: options.backups, rate: { rates[$0] },
-                farmRate: BackupPolicy.median(Array(rates.values)),
+                farmRates: Array(rates.values),
                 accepts: { _, _, _ in true },
                 number: { _, _, _, segment in
                     attempts[segment] += 1
