@@ -107,7 +107,10 @@ extension BackupPolicy {
     static func quantile(_ values: [Double], _ q: Double) -> Double? {
         guard !values.isEmpty else { return nil }
         let sorted = values.sorted()
-        return sorted[min(sorted.count - 1, Int((Double(sorted.count) * min(1, max(0, q))).rounded(.down)))]
+        // A share outside 0…1 (or NaN) is held to its ends first: the index is then a finite value in
+        // 0…count, and the conversion cannot trap.
+        let share = q.isNaN ? 0 : min(1, max(0, q))
+        return sorted[min(sorted.count - 1, Int((Double(sorted.count) * share).rounded(.down)))]
     }
 
     /// Faster than any encoder runs (a thumbnail-sized ultrafast encode makes a few thousand frames/s).
