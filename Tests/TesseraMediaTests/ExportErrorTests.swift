@@ -172,18 +172,28 @@ import Testing
 
 /// A finished file that fails its final check never reaches the destination.
 @Suite struct WriterCheckTests {
-    @Test func failedCheckLeavesNoOutput() throws {
-        let dir = try TestMedia.makeDirectory("check")
-        defer { TestMedia.cleanup(dir) }
-        let src = dir.appendingPathComponent("src.mp4"), out = dir.appendingPathComponent("out.mp4")
+    /// One second of video made at `src`, and an MP4 writer at `out` with a track to copy its packets
+    /// into; neither started.
+    static func copying(
+        _ src: URL, to out: URL
+    ) throws -> (
+        AssetReader, AssetReaderTrackOutput, AssetWriter, AssetWriterInput
+    ) {
         try TestMedia.make(src, seconds: 1, audio: nil)
         let reader = try AssetReader(path: src.path)
         let id = try #require(reader.videoTrackID)
         let output = try reader.addOutput(trackID: id, decode: false)
         let writer = try AssetWriter(outputPath: out.path, fileType: .mp4)
         let input = try writer.addPassthroughInput(
-            parameters: output.codecParameters, timeBase: output.streamTimeBase,
-            sideDataFrom: nil)
+            parameters: output.codecParameters, timeBase: output.streamTimeBase, sideDataFrom: nil)
+        return (reader, output, writer, input)
+    }
+
+    @Test func failedCheckLeavesNoOutput() throws {
+        let dir = try TestMedia.makeDirectory("check")
+        defer { TestMedia.cleanup(dir) }
+        let src = dir.appendingPathComponent("src.mp4"), out = dir.appendingPathComponent("out.mp4")
+        let (reader, output, writer, input) = try Self.copying(src, to: out)
         try writer.startWriting()
         try reader.startReading()
         while let packet = try output.copyNextPacket() { try input.append(packet) }

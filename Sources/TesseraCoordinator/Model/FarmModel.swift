@@ -225,7 +225,7 @@ private struct Simulation {
     var useful = 0.0
     var backups = FarmSummary.BackupCounts()
     var end: Double?
-    /// When the coordinator's audio encode ends (it starts with the first result).
+    /// When the coordinator's audio encode ends (it starts when planning ends).
     var audioEnd: Double?
 
     init(_ input: FarmModel.Input, _ options: Options) throws(FarmModel.ModelError) {
@@ -435,6 +435,10 @@ private struct Simulation {
         switch event {
         case .planned:
             planned = true
+            // The audio is encoded from the end of planning (`SegmentedEngine`'s prepare); its packets wait
+            // in the writer for the first result's parameters (a two-hour film's are ~15 MB by then, under
+            // `SegmentedExport.earlyPacketBytes`).
+            audioEnd = now + audioSeconds
             events.add(.produce, at: now)
             events.add(.progress, at: now + options.progressInterval)
         case .produce:
@@ -545,8 +549,6 @@ private struct Simulation {
                 max(now, stitchFree) + bytes / stitchBytesPerSecond + bytes / options.diskBytesPerSecond
             stitchedUpTo += 1
         }
-        // The output is opened with the first result's codec parameters, and the audio starts then.
-        if audioEnd == nil { audioEnd = now + audioSeconds }
         if keptCount == segments.count { end = max(stitchFree, audioEnd ?? now) }
     }
 

@@ -65,6 +65,9 @@ public final class ExportSession: @unchecked Sendable {
     /// path; at verification on the one-pass path) with how much later each source audio track (by track
     /// number) ends than the video in the exported range: the gap the verifier holds the output to.
     public var audioEndGapsHandler: (@Sendable ([Int: MediaTime]) -> Void)?
+    /// Told of the output file's writer as soon as it is made (before its header, on the segmented path):
+    /// what tests watch the writer's early packets through.
+    var writerMade: (@Sendable (AssetWriter) -> Void)?
     /// The tracks the export running writes, and what it does not carry (for its report).
     private var tracks = ExportTracks()
     private var cancelled = false
@@ -128,6 +131,7 @@ public final class ExportSession: @unchecked Sendable {
             writer.metadata = Self.copyableMetadata(reader.input)
             writer.timecode = tracks.timecode
             writer.hdr = tracks.hdr
+            writerMade?(writer)
             return writer
         }
         let total = retime?.map.outputDuration.seconds ?? range.map { $0.duration.seconds } ?? assetDuration.seconds

@@ -10,7 +10,8 @@ import TesseraCore
 ///
 /// ```
 ///  [demux thread] each run in order ─ work ─▶ SegmentExecutor (local threads | farm workers) ─ outputs ─┐
-///  open(first output): the writer, its video input, and the stages that make the rest (audio …) ─┐       │
+///  prepare(): stages that need no segment (a file's audio, from the end of planning) ───────────┐       │
+///  open(first output): the writer, its video input, and the stages that make the rest ─────────┤       │
 ///  calling thread: stitch the outputs in segment order into the video input ◀────────────────────┴───────┘
 /// ```
 ///
@@ -96,9 +97,12 @@ final class SegmentedEngine {
                 makeProcessor: makeProcessor)
     }
 
-    /// Runs the segments and stitches them in order; `open` is called once, with the first output.
-    /// - Throws: the first error of any segment, stage or of `open`; everything has stopped by then.
+    /// Runs the segments and stitches them in order; `prepare` is called once the segments are being made,
+    /// `open` once, with the first output.
+    /// - Throws: the first error of any segment, stage, of `prepare` or of `open`; everything has stopped
+    ///   by then.
     func run(
+        prepare: () throws(MediaError) -> [StageThread] = { [] },
         open: (SegmentOutput) throws(MediaError) -> Opened, progress: (_ frames: Int, _ seconds: Double) -> Void
     ) throws(MediaError) -> Result {
         defer { executor.finish() }
@@ -132,7 +136,8 @@ final class SegmentedEngine {
         }
         let specs = self.specs
         do throws(MediaError) {
-            // The writer can only be made once segment 0 shows the encoder's parameters.
+            stages += try prepare()
+            // The writer can only be started once segment 0 shows the encoder's parameters.
             let first = try executor.output(specs[0].index)
             let opened = try open(first)
             stages += opened.stages

@@ -37,6 +37,19 @@ public final class AssetWriter: @unchecked Sendable {
     private(set) var fragments: [Fragment] = []
     private var cutTicks: [Int64] = []
     private var nextCut = 0
+    /// Bytes of packets the writer may hold before `startWriting` (0: a packet then is refused). A
+    /// segmented export's audio is encoded from the end of planning, while the header waits for the first
+    /// segment's encoder parameters; a writer holding this much blocks the next write until it starts.
+    var earlyPacketBytes = 0
+    /// Packets held now, written before the header.
+    var earlyPacketCount: Int {
+        muxLock.lock()
+        defer { muxLock.unlock() }
+        return early.count
+    }
+    /// Packets written before the header, in order, in the time base they came in.
+    private var early: [(packet: Packet, stream: UnsafeMutablePointer<AVStream>, timeBase: AVRational)] = []
+    private var earlyBytes = 0
 
     /// One fragment of a CMAF track file, in the track's time base.
     struct Fragment {
@@ -69,7 +82,8 @@ public final class AssetWriter: @unchecked Sendable {
     let temporaryPath: String
     private var context: UnsafeMutablePointer<AVFormatContext>?
     private var inputs: [AssetWriterInput] = []
-    private let muxLock = NSLock()
+    /// Serialises muxing; writers of early packets wait on it for room or for the header.
+    private let muxLock = NSCondition()
     private enum State { case configuring, writing, finished, failed }
     private var state = State.configuring
 
@@ -201,15 +215,18 @@ public final class AssetWriter: @unchecked Sendable {
     ) throws(MediaError)
         -> AssetWriterInput
     {
-        let codecName = String(cString: avcodec_get_name(parameters.pointee.codec_id))
-        guard avformat_query_codec(context!.pointee.oformat, parameters.pointee.codec_id, FF_COMPLIANCE_NORMAL) == 1
-        else {
-            throw MediaError(.unsupported, path: outputPath, "\(fileType) cannot hold \(codecName) without re-encoding")
-        }
+        let input = try addPassthroughInput(timeBase: timeBase, frameRate: frameRate, sideDataFrom: source)
+        try describe(input, parameters: parameters, ownEncode: ownEncode)
+        return input
+    }
+
+    /// Adds a passthrough track now and describes it later (`describe`, before `startWriting`): a
+    /// segmented export's video keeps its place as the first track while only its first segment will show
+    /// the encoder's parameters.
+    func addPassthroughInput(
+        timeBase: AVRational, frameRate: AVRational? = nil, sideDataFrom source: UnsafeMutablePointer<AVStream>?
+    ) throws(MediaError) -> AssetWriterInput {
         let stream = try newStream()
-        try ff(avcodec_parameters_copy(stream.pointee.codecpar, parameters), "copy \(codecName) parameters")
-        stream.pointee.codecpar.pointee.codec_tag = 0
-        if ownEncode && parameters.pointee.codec_id == AV_CODEC_ID_HEVC { tagForApple(stream) }
         stream.pointee.time_base = timeBase
         if let rate = frameRate, rate.num > 0, rate.den > 0 { stream.pointee.avg_frame_rate = rate }
         if let source {
@@ -226,6 +243,26 @@ public final class AssetWriter: @unchecked Sendable {
             AssetWriterInput(
                 writer: self, stream: stream, encoder: nil, kind: .passthrough,
                 timeBase: timeBase))
+    }
+
+    /// Gives a passthrough track its codec parameters.
+    /// - Throws: `.unsupported` when the container cannot hold the codec; `.invalidArgument` once the
+    ///   header is written.
+    func describe(
+        _ input: AssetWriterInput, parameters: UnsafePointer<AVCodecParameters>, ownEncode: Bool = false
+    ) throws(MediaError) {
+        guard state == .configuring else {
+            throw MediaError(.invalidArgument, path: outputPath, "a track is described before startWriting")
+        }
+        let codecName = String(cString: avcodec_get_name(parameters.pointee.codec_id))
+        guard avformat_query_codec(context!.pointee.oformat, parameters.pointee.codec_id, FF_COMPLIANCE_NORMAL) == 1
+        else {
+            throw MediaError(.unsupported, path: outputPath, "\(fileType) cannot hold \(codecName) without re-encoding")
+        }
+        let stream = input.stream
+        try ff(avcodec_parameters_copy(stream.pointee.codecpar, parameters), "copy \(codecName) parameters")
+        stream.pointee.codecpar.pointee.codec_tag = 0
+        if ownEncode && parameters.pointee.codec_id == AV_CODEC_ID_HEVC { tagForApple(stream) }
     }
 
     /// Adds a track whose packets the caller encodes itself (converted subtitles): described by
@@ -318,12 +355,12 @@ public final class AssetWriter: @unchecked Sendable {
             }
         }
         do throws(MediaError) { try writeChapters(ctx) } catch {
-            state = .failed
+            fail()
             throw error
         }
         let opened = avio_open(&ctx.pointee.pb, temporaryPath, AVIO_FLAG_WRITE)
         if opened < 0 {
-            state = .failed
+            fail()
             throw MediaError(.outputLocation, path: outputPath, "cannot create: \(ffErrorString(opened))", code: opened)
         }
         var options: OpaquePointer? = nil
@@ -343,14 +380,29 @@ public final class AssetWriter: @unchecked Sendable {
         let written = avformat_write_header(ctx, &options)
         av_dict_free(&options)
         if written < 0 {
-            state = .failed
+            fail()
             throw MediaError(.ffmpeg, path: outputPath, "cannot write \(fileType) header: \(ffErrorString(written))")
         }
         if let boundaries = fragmentBoundaries, ctx.pointee.nb_streams == 1, let stream = ctx.pointee.streams[0] {
             // The muxer has chosen the track's time base by now.
             cutTicks = boundaries.map { TickMath.ceilTicks($0, stream.pointee.time_base) }
         }
+        muxLock.lock()
+        defer {
+            muxLock.broadcast()
+            muxLock.unlock()
+        }
         state = .writing
+        // What came before the header, in the order it came; the muxer interleaves it with what follows.
+        let held = early
+        early = []
+        earlyBytes = 0
+        for (packet, stream, timeBase) in held {
+            do throws(MediaError) { try mux(packet, stream: stream, from: timeBase, ctx) } catch {
+                state = .failed
+                throw error
+            }
+        }
     }
 
     /// Flushes every input, writes the trailer (moving the index to the front when asked), closes the
@@ -387,21 +439,55 @@ public final class AssetWriter: @unchecked Sendable {
     /// Stops and removes the temporary file; `outputPath` is left as it was.
     public func cancelWriting() { discard() }
 
+    /// A writer not started yet takes nothing more: its early packets are dropped and a write waiting for
+    /// room throws. Once started, nothing changes.
+    func abandonBeforeHeader() { fail(onlyBeforeHeader: true) }
+
+    /// Marks the writer failed and wakes any writer of early packets (its write then throws).
+    private func fail(onlyBeforeHeader: Bool = false) {
+        muxLock.lock()
+        defer {
+            muxLock.broadcast()
+            muxLock.unlock()
+        }
+        guard !onlyBeforeHeader || state == .configuring else { return }
+        state = .failed
+        early = []
+        earlyBytes = 0
+    }
+
     private func discard() {
         if let ctx = context, ctx.pointee.pb != nil { avio_closep(&ctx.pointee.pb) }
         unlink(temporaryPath)
-        if state != .finished { state = .failed }
+        if state != .finished { fail() }
     }
 
     /// Muxes one packet whose timestamps are in `timeBase`; safe from several encoding threads.
+    /// Before `startWriting`, holds it (up to `earlyPacketBytes`, then waits for the header or a cancel).
     func write(_ packet: Packet, stream: UnsafeMutablePointer<AVStream>, from timeBase: AVRational) throws(MediaError) {
         packet.pointer.pointee.stream_index = stream.pointee.index
-        av_packet_rescale_ts(packet.pointer, timeBase, stream.pointee.time_base)
         muxLock.lock()
         defer { muxLock.unlock() }
+        if state == .configuring && earlyPacketBytes > 0 {
+            while state == .configuring && earlyBytes > 0 && earlyBytes >= earlyPacketBytes { muxLock.wait() }
+            if state == .configuring {
+                early.append((packet, stream, timeBase))
+                earlyBytes += packet.size
+                return
+            }
+        }
         guard state == .writing, let ctx = context else {
             throw MediaError(.invalidArgument, path: outputPath, "append before startWriting or after finishing")
         }
+        try mux(packet, stream: stream, from: timeBase, ctx)
+    }
+
+    /// Rescales and muxes one packet. Called under the mux lock, once the header is written.
+    private func mux(
+        _ packet: Packet, stream: UnsafeMutablePointer<AVStream>, from timeBase: AVRational,
+        _ ctx: UnsafeMutablePointer<AVFormatContext>
+    ) throws(MediaError) {
+        av_packet_rescale_ts(packet.pointer, timeBase, stream.pointee.time_base)
         if fragmentBoundaries != nil { try cutFragment(before: packet.pointer.pointee, ctx) }
         let code = av_interleaved_write_frame(ctx, packet.pointer)
         if code < 0 {
