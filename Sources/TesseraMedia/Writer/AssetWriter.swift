@@ -252,7 +252,7 @@ public final class AssetWriter: @unchecked Sendable {
         _ input: AssetWriterInput, parameters: UnsafePointer<AVCodecParameters>, ownEncode: Bool = false
     ) throws(MediaError) {
         guard state == .configuring else {
-            throw MediaError(.invalidArgument, path: outputPath, "a track is described before startWriting")
+            throw MediaError(.invalidArgument, path: outputPath, "a track must be described before startWriting")
         }
         let codecName = String(cString: avcodec_get_name(parameters.pointee.codec_id))
         guard avformat_query_codec(context!.pointee.oformat, parameters.pointee.codec_id, FF_COMPLIANCE_NORMAL) == 1
@@ -391,6 +391,10 @@ public final class AssetWriter: @unchecked Sendable {
         defer {
             muxLock.broadcast()
             muxLock.unlock()
+        }
+        // Abandoned while the header was being written (the export failed): the file is not used.
+        guard state == .configuring else {
+            throw MediaError(.cancelled, path: outputPath, "the writer was abandoned before its header")
         }
         state = .writing
         // What came before the header, in the order it came; the muxer interleaves it with what follows.
