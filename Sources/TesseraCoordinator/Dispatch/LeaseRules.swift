@@ -107,10 +107,11 @@ extension BackupPolicy {
     static func quantile(_ values: [Double], _ q: Double) -> Double? {
         guard !values.isEmpty else { return nil }
         let sorted = values.sorted()
-        // A share outside 0…1 (or NaN) is held to its ends first: the index is then a finite value in
-        // 0…count, and the conversion cannot trap.
+        // A share outside 0…1 (or NaN) is held to its ends; the index is converted with `exactly`, so no
+        // value can trap (one that does not convert takes the last).
         let share = q.isNaN ? 0 : min(1, max(0, q))
-        return sorted[min(sorted.count - 1, Int((Double(sorted.count) * share).rounded(.down)))]
+        let index = Int(exactly: (Double(sorted.count) * share).rounded(.down)) ?? sorted.count - 1
+        return sorted[min(sorted.count - 1, max(0, index))]
     }
 
     /// Faster than any encoder runs (a thumbnail-sized ultrafast encode makes a few thousand frames/s).
