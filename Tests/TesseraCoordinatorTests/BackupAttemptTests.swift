@@ -183,6 +183,26 @@ struct BackupAttemptTests {
         #expect(board.frames(job: "a")?.inFlight == 2 + 4 + 9)
     }
 
+    @Test("among attempts whose end nobody knows, the lowest segment is backed up first, whatever the hash order")
+    func tiesGoToTheLowestSegment() throws {
+        let board = TaskBoard(readyLimit: 20) {}
+        board.open(job: "a", priority: 0, created: 1, finished: [:], framesFinished: 0)
+        for i in 0..<12 { _ = board.add(job: "a", TaskBoardTests.work(i)) }
+        for i in 0..<12 { _ = board.next(worker: "w\(i)", now: 100) { _, _ in 1 } }
+        // No progress and no rate from any holder: every end is unknown, every age (10 s) stands in.
+        var order: [Int] = []
+        for idle in 0..<3 {
+            let b = try #require(
+                board.backup(
+                    worker: "idle\(idle)", now: 110, policy: BackupPolicy(), rate: { $0.hasPrefix("idle") ? 10 : nil }
+                ) {
+                    _, _ in 2
+                })
+            order.append(b.work.spec.index)
+        }
+        #expect(order == [0, 1, 2])
+    }
+
     @Test("no backup while the slow attempt is young, or not slow enough, or for its own worker")
     func noBackup() {
         let board = Self.racingBoard()

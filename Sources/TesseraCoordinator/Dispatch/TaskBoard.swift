@@ -24,7 +24,10 @@ import TesseraWire
 /// out at workers, then the oldest job; within a job the lowest segment index.
 final class TaskBoard: @unchecked Sendable {
     struct InFlight: Sendable {
-        var work: SegmentWork
+        /// The segment's work (its settings, spec and packets), shared by reference: the board's scans copy
+        /// attempts on every lease round, and a copied `SegmentWork` is over a kilobyte.
+        private let shared: SharedWork
+        var work: SegmentWork { shared.work }
         var attempt: Int
         var worker: String
         var leasedAt: Double
@@ -36,6 +39,25 @@ final class TaskBoard: @unchecked Sendable {
         var isBackup = false
         /// Lease order on the board: a worker runs what it holds in this order.
         var sequence = 0
+
+        init(
+            work: SegmentWork, attempt: Int, worker: String, leasedAt: Double, lastProgress: Double, framesDone: Int,
+            isBackup: Bool = false, sequence: Int = 0
+        ) {
+            shared = SharedWork(work: work)
+            self.attempt = attempt
+            self.worker = worker
+            self.leasedAt = leasedAt
+            self.lastProgress = lastProgress
+            self.framesDone = framesDone
+            self.isBackup = isBackup
+            self.sequence = sequence
+        }
+
+        private final class SharedWork: Sendable {
+            let work: SegmentWork
+            init(work: SegmentWork) { self.work = work }
+        }
 
         var estimate: BackupPolicy.Attempt {
             .init(
@@ -361,12 +383,6 @@ final class TaskBoard: @unchecked Sendable {
         accepts: (String, SegmentWork) -> Bool = { _, _ in true }, attempt: (String, Int) -> Int?
     ) -> (job: String, work: SegmentWork, attempt: Int, of: InFlight)? {
         condition.withLock {
-            // The farm's median rate stands in for a worker not measured yet.
-            let known = Set(jobs.values.flatMap { $0.attempts.map(\.flight.worker) } + [worker]).compactMap(rate)
-                .filter { $0 > 0 }
-            guard let idleRate = rate(worker).flatMap({ $0 > 0 ? $0 : nil }) ?? BackupPolicy.median(known) else {
-                return nil
-            }
             var candidates: [(job: JobWork, segment: Int, flight: InFlight)] = []
             for w in jobs.values where w.failure == nil {
                 let segments = frontier != nil ? w.stitchFrontier.map { [$0] } ?? [] : Array(w.inFlight.keys)
@@ -378,29 +394,63 @@ final class TaskBoard: @unchecked Sendable {
                 }
             }
             guard !candidates.isEmpty else { return nil }
-            // Each worker's attempts in lease order: it runs them one after another.
-            var queues: [String: [InFlight]] = [:]
-            for w in jobs.values { for (_, f) in w.attempts { queues[f.worker, default: []].append(f) } }
-            for key in queues.keys { queues[key]!.sort { $0.sequence < $1.sequence } }
+            // The farm's median rate stands in for a worker not measured yet.
+            guard
+                let idleRate = rate(worker).flatMap({ $0 > 0 ? $0 : nil })
+                    ?? BackupPolicy.median(
+                        Set(jobs.values.flatMap { $0.attempts.map(\.flight.worker) } + [worker]).compactMap(rate)
+                            .filter { $0 > 0 })
+            else { return nil }
+            // Each worker's attempts in lease order (it runs them one after another). This runs for every idle
+            // worker on every lease round: with few candidates (a frontier each) only the workers asked about
+            // are gathered, with many every worker at once.
+            typealias Held = (sequence: Int, estimate: BackupPolicy.Attempt)
+            var queues: [String: [Held]] = [:]
+            func gather(_ holder: String?) {
+                for w in jobs.values {
+                    for f in w.inFlight.values where holder == nil || f.worker == holder {
+                        queues[f.worker, default: []].append((f.sequence, f.estimate))
+                    }
+                    for f in w.backups.values where holder == nil || f.worker == holder {
+                        queues[f.worker, default: []].append((f.sequence, f.estimate))
+                    }
+                }
+                for key in holder.map({ [$0] }) ?? Array(queues.keys) {
+                    queues[key]?.sort { $0.sequence < $1.sequence }
+                }
+            }
+            let gatheredAll = candidates.count > 4
+            if gatheredAll { gather(nil) }
+            func queue(_ holder: String) -> [Held] {
+                if let q = queues[holder] { return q }
+                if gatheredAll { return [] }
+                gather(holder)
+                return queues[holder] ?? []
+            }
             // What `worker` holds runs first; unknown (no progress and no rate) counts as never.
             var startsIn = 0.0
-            for f in queues[worker] ?? [] {
+            for f in queue(worker) {
                 guard let t = BackupPolicy.timeLeft(f.estimate, holderRate: idleRate, now: now) else { return nil }
                 startsIn += t
             }
+            func timeLeft(_ f: InFlight) -> Double? {
+                let ahead = queue(f.worker).prefix { $0.sequence < f.sequence }
+                return BackupPolicy.timeLeft(
+                    f.estimate, ahead: ahead.map(\.estimate), holderRate: rate(f.worker), now: now)
+            }
             var best: (job: JobWork, segment: Int, flight: InFlight, left: Double)?
             for (w, segment, f) in candidates {
-                let queue = queues[f.worker] ?? []
-                let ahead = queue.prefix { $0.sequence < f.sequence }
-                let left = BackupPolicy.timeLeft(
-                    f.estimate, ahead: ahead.map(\.estimate), holderRate: rate(f.worker), now: now)
+                let left = timeLeft(f)
                 let finishesIn = startsIn + Double(f.work.spec.frameCount) / idleRate
                 guard
                     policy.shouldBackUp(f.estimate, timeLeft: left, idleRate: idleRate, startsIn: startsIn, now: now),
                     frontier.map({ allows($0, f, in: w, timeLeft: left, finishesIn: finishesIn) }) ?? true
                 else { continue }
                 let score = left ?? .infinity
-                if best == nil || score > best!.left { best = (w, segment, f, score) }
+                // Ties (two unknown ends) go to the lower segment, so the choice does not hang on hash order.
+                if best.map({ score > $0.left || (score == $0.left && segment < $0.segment) }) ?? true {
+                    best = (w, segment, f, score)
+                }
             }
             guard let best, let n = attempt(best.job.id, best.segment) else { return nil }
             best.job.backups[best.segment] = InFlight(
