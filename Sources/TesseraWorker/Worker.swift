@@ -115,7 +115,7 @@ public final class Worker: @unchecked Sendable {
         c.features = WorkerFeature.all + (configuration.mediaURL != nil ? [WorkerFeature.httpSource] : [])
         c.readableRoots = configuration.mediaRoots.map(\.coordinator)
         var backends: [ProcessingBackend] = [.cpu]
-        if configuration.backend != .cpu, case .success(let device) = VulkanProcessor.availableDevice() {
+        if configuration.backend != .cpu, case .success(let device) = VulkanDeviceProbe.device() {
             backends.append(.vulkan)
             c.vulkanDevice = device
         }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TesseraAV
+import TesseraCompute
 
 /// The `tessera` command: one binary for transcoding, probing and (later) the farm's processes.
 ///
@@ -19,10 +20,13 @@ struct Tessera: AsyncParsableCommand {
             PresetsCommand.self, RunCommand.self, CoordinatorCommand.self, WorkerCommand.self,
             KeysCommand.self, SubmitCommand.self, StatusCommand.self, WatchCommand.self,
             CancelCommand.self, WorkersCommand.self, FetchCommand.self, ThumbnailCommand.self, TopCommand.self,
+            VulkanDeviceCommand.self,
         ])
 
     static func main() async {
         FFmpegLog.configure(fromEnvironment: ProcessInfo.processInfo.environment["TESSERA_FFMPEG_LOG"])
+        // A worker's Hello names the Vulkan device: asked of a child, so the driver is not kept loaded here.
+        VulkanDeviceProbe.use(VulkanDeviceCommand.probe)
         do {
             var command = try parseAsRoot()
             if var command = command as? AsyncParsableCommand {
