@@ -33,11 +33,10 @@ public enum VulkanDeviceProbe {
 
     /// The device's name and type, as `VulkanProcessor.availableDevice()` gives it, or why there is none.
     public static func device() -> Result<String, MediaError> {
-        let (command, known) = state.withLock { ($0.command, $0.answer) }
-        if let known { return known }
-        let answer = command.flatMap { ask($0) } ?? VulkanProcessor.availableDevice()
-        return state.withLock { s in
-            if let first = s.answer { return first }
+        // Held while the child runs: workers starting together wait for one answer instead of each asking.
+        state.withLock { s in
+            if let known = s.answer { return known }
+            let answer = s.command.flatMap { ask($0) } ?? VulkanProcessor.availableDevice()
             s.answer = answer
             return answer
         }

@@ -433,14 +433,11 @@ final class TaskBoard: @unchecked Sendable {
                 guard let t = BackupPolicy.timeLeft(f.estimate, holderRate: idleRate, now: now) else { return nil }
                 startsIn += t
             }
-            func timeLeft(_ f: InFlight) -> Double? {
-                let ahead = queue(f.worker).prefix { $0.sequence < f.sequence }
-                return BackupPolicy.timeLeft(
-                    f.estimate, ahead: ahead.map(\.estimate), holderRate: rate(f.worker), now: now)
-            }
             var best: (job: JobWork, segment: Int, flight: InFlight, left: Double)?
             for (w, segment, f) in candidates {
-                let left = timeLeft(f)
+                let ahead = queue(f.worker).prefix { $0.sequence < f.sequence }
+                let left = BackupPolicy.timeLeft(
+                    f.estimate, ahead: ahead.map(\.estimate), holderRate: rate(f.worker), now: now)
                 let finishesIn = startsIn + Double(f.work.spec.frameCount) / idleRate
                 guard
                     policy.shouldBackUp(f.estimate, timeLeft: left, idleRate: idleRate, startsIn: startsIn, now: now),
