@@ -58,6 +58,24 @@ struct FarmModelTests {
         #expect(one.makespan < 600 + 2, "hidden behind the video at one worker")
     }
 
+    @Test("results checked on the coordinator's cores: the checks bound the farm once the workers outpace them")
+    func resultChecks() throws {
+        // 300 segments of 4 s, 2 s each: 32 alike workers make 16 a second. At 0.25 CPU-s per content second a
+        // check takes 1 s: one core checks one a second (300 s for the film), twenty keep pace.
+        var options = Self.options(32)
+        options.checkSecondsPerContentSecond = 0.25
+        options.coordinatorCores = 1
+        let bound = try FarmModel.run(Self.input(), options)
+        #expect(bound.makespan >= 300, "\(bound.makespan)")
+        #expect((bound.lost["check"] ?? 0) > 0.5, "the workers wait for their results' checks: \(bound.lost)")
+        #expect(bound.backups.started == 0, "a result waiting for its check is not late: no backup races it")
+        options.coordinatorCores = 20
+        let kept = try FarmModel.run(Self.input(), options)
+        let unchecked = try FarmModel.run(Self.input(), Self.options(32))
+        #expect(kept.makespan <= unchecked.makespan + 2, "\(kept.makespan) against \(unchecked.makespan)")
+        #expect((kept.lost["check"] ?? 0) < 0.02, "\(kept.lost)")
+    }
+
     @Test("audio in chunks on the coordinator's cores: its serial share, the rest spread over rounds of chunks")
     func chunkedAudio() throws {
         // 1200 s of film: 59 chunks of 20.48 s; on 16 threads, 4 rounds.

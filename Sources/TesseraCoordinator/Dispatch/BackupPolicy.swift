@@ -51,13 +51,16 @@ public struct BackupPolicy: Sendable, Equatable {
 
     /// Seconds until `attempt` finishes: from its own progress rate once it has frames done; for one not
     /// started, after what runs before it on the same worker (`ahead`), at the worker's measured rate
-    /// (`holderRate`, frames per second). Nil when neither is known, or the worker has been silent for
-    /// `silentAfter`.
+    /// (`holderRate`, frames per second). 0 once every frame is made. Nil when neither is known, or the
+    /// worker has been silent for `silentAfter`.
     public static func timeLeft(
         _ attempt: Attempt, ahead: [Attempt] = [], holderRate: Double?, now: Double
     ) -> Double? {
-        if let last = attempt.lastProgress, now - last > silentAfter { return nil }
+        // Every frame made: its result is in hand or on its way (waiting for its check, perhaps for longer
+        // than `silentAfter`), and nothing is left to run.
         let left = Double(max(0, attempt.frames - attempt.framesDone))
+        if left == 0 { return 0 }
+        if let last = attempt.lastProgress, now - last > silentAfter { return nil }
         if let started = attempt.startedAt, attempt.framesDone > 0, now > started {
             return left / (Double(attempt.framesDone) / (now - started))
         }

@@ -239,6 +239,10 @@ extension Dispatcher {
         // planned again after a restart has no task on the board yet: its results are kept unchecked.)
         if configuration.checkResults, onBoard, let work = farm.board.work(job: key.job, segment: key.segment) {
             if let worker { farm.board.touch(worker: worker, now: now) }
+            // Its frames are all made: while it waits for its verdict (behind other results' checks on a busy
+            // coordinator) the attempt is not late, so no backup races it.
+            farm.board.progress(
+                job: key.job, segment: key.segment, attempt: key.attempt, frames: work.spec.frameCount, now: now)
             checker.check(
                 .init(
                     key: key, routingID: routingID, worker: worker, result: result, envelope: data, work: work,

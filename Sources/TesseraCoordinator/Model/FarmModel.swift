@@ -109,6 +109,10 @@ public enum FarmModel {
         /// The coordinator's cores: its audio encode runs in chunks on that many threads
         /// (`CoordinatorConfiguration.audioThreads`, every core by default); 1 encodes it whole.
         public var coordinatorCores = 16
+        /// The coordinator's CPU seconds to check a second of a worker's result (`SegmentResultCheck`: it
+        /// decodes the result, and the source's frames at the segment's ends) before the result is spooled and
+        /// acknowledged, on `coordinatorCores` threads as `ResultChecker` runs them; 0 leaves the check out.
+        public var checkSecondsPerContentSecond = 0.0
         public var seed: UInt64 = 1
 
         public init(workers: Int) { self.workers = workers }
@@ -220,6 +224,8 @@ private struct Simulation {
     var stitchedUpTo = 0
     var stitchFree = 0.0
     var linkOut = 0.0, linkIn = 0.0, storage = 0.0, disk = 0.0
+    /// When each of the coordinator's result-check threads is next free.
+    var checkers: [Double]
     var sent = 0.0, received = 0.0
     var buckets: [String: Double] = [:]
     var useful = 0.0
@@ -260,10 +266,14 @@ private struct Simulation {
             options.progressInterval,
         ]
         guard (1...100_000).contains(options.workers), (1...64).contains(options.slots), options.readyLimit >= 1,
-            rates.allSatisfy({ $0 > 0 && $0.isFinite }), options.taskBytes >= 0, options.taskBytes.isFinite
+            rates.allSatisfy({ $0 > 0 && $0.isFinite }), options.taskBytes >= 0, options.taskBytes.isFinite,
+            options.checkSecondsPerContentSecond >= 0, options.checkSecondsPerContentSecond.isFinite,
+            (1...4096).contains(options.coordinatorCores)
         else {
             throw .init(
-                description: "workers (1…100000), slots (1…64), the film's length, rates and intervals must be positive"
+                description:
+                    "workers (1…100000), slots (1…64), coordinator cores (1…4096), the film's length, rates and "
+                    + "intervals must be positive"
             )
         }
         let duration = input.segmentDuration ?? input.segmentContentSeconds?.first ?? 4
@@ -360,6 +370,7 @@ private struct Simulation {
         }
         attempts = Array(repeating: 0, count: segments.count)
         finished = Array(repeating: false, count: segments.count)
+        checkers = Array(repeating: 0, count: options.coordinatorCores)
         let clock = self.clock
         board = TaskBoard(readyLimit: options.readyLimit, clock: { clock.now }) {}
 
@@ -425,8 +436,11 @@ private struct Simulation {
             let bucket =
                 !planned
                 ? "plan"
-                : !w.queue.isEmpty || (w.unacked > 0 && w.credit == 0)
-                    ? "link" : produced < segments.count ? "feed" : "tail"
+                : !w.queue.isEmpty
+                    ? "link"
+                    : w.unacked > 0 && w.credit == 0
+                        ? (checkers.allSatisfy { $0 > now } ? "check" : "link")
+                        : produced < segments.count ? "feed" : "tail"
             buckets[bucket, default: 0] += span * w.speed
         }
     }
@@ -467,7 +481,19 @@ private struct Simulation {
             let bytes = segments[r.segment].outputBytes
             board.touch(worker: workers[w].id, now: now)
             linkIn = max(now, linkIn) + bytes / options.linkBytesPerSecond
-            disk = max(linkIn, disk) + bytes / options.diskBytesPerSecond
+            // Checked on the first free check thread, then spooled.
+            var checked = linkIn
+            if options.checkSecondsPerContentSecond > 0,
+                let c = checkers.indices.min(by: { checkers[$0] < checkers[$1] })
+            {
+                // As the dispatcher does when a result goes to its check: every frame of the attempt is made.
+                let frames = segments[r.segment].work.spec.frameCount
+                board.progress(job: Self.job, segment: r.segment, attempt: r.attempt, frames: frames, now: now)
+                let content = Double(frames) / options.frameRate
+                checkers[c] = max(linkIn, checkers[c]) + content * options.checkSecondsPerContentSecond
+                checked = checkers[c]
+            }
+            disk = max(checked, disk) + bytes / options.diskBytesPerSecond
             received += bytes
             events.add(.kept(w, r), at: disk)
             start(w)
