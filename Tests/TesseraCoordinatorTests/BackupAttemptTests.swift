@@ -203,6 +203,29 @@ struct BackupAttemptTests {
         #expect(order == [0, 1, 2])
     }
 
+    @Test("an attempt with every frame made is not raced, however long its result waits for its check")
+    func deliveredAttemptsAreNotRaced() throws {
+        let board = Self.racingBoard()
+        // The idle workers are not measured: they stand at the farm's median.
+        let rates = ["slow": 1.0, "fast": 10.0]
+        // Segment 2's result is in at 101 (all 10 frames, as the dispatcher records when it goes to its check);
+        // segments 0 and 1 at "slow" have 1 frame done. At 110 nobody has reported for 9 s.
+        board.progress(job: "a", segment: 2, attempt: 1, frames: 10, framesPerSecond: 10, now: 101)
+        board.progress(job: "a", segment: 0, attempt: 1, frames: 1, framesPerSecond: 1, now: 101)
+        var raced: [Int] = []
+        while let b = board.backup(
+            worker: "idle\(raced.count)", now: 110, policy: BackupPolicy(), rate: { rates[$0] }, attempt: { _, _ in 2 })
+        {
+            raced.append(b.work.spec.index)
+        }
+        // The silent attempts' ages stand in, and they are raced; the delivered one is not.
+        #expect(raced.sorted() == [0, 1])
+        #expect(
+            BackupPolicy.timeLeft(
+                .init(frames: 10, framesDone: 10, startedAt: 100, leasedAt: 100, lastProgress: 101), holderRate: nil,
+                now: 110) == 0)
+    }
+
     @Test("no backup while the slow attempt is young, or not slow enough, or for its own worker")
     func noBackup() {
         let board = Self.racingBoard()

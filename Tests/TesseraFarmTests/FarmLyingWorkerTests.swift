@@ -92,6 +92,7 @@ struct FarmLyingWorkerTests {
         #expect(status["state"] as? String == "completed", "\(status)\n\(log.suffix(3000))")
         let refusals = log.components(separatedBy: "refused result").count - 1
         #expect(refusals == 3, "\(refusals) results refused:\n\(log.suffix(3000))")
+        #expect(try farm.scrape().value("tessera_result_checks_total", ["verdict": "refused"]) == 3)
         #expect(log.contains("is not the source's pictures"), "the swap was not caught by its pictures")
         #expect(log.contains("worker liar failed 3 segments in a row"), "\(log.suffix(2000))")
         let out = farm.outputs.appendingPathComponent("out.mp4")

@@ -60,6 +60,11 @@ struct FarmMetricsTests {
         // Every segment's packets were stitched once into the output, and that took some time.
         #expect(delta("tessera_stitched_bytes_total") == delta("tessera_output_bytes_total"))
         #expect(delta("tessera_stitch_seconds_total") > 0)
+        // Every result was checked before it counted, and none waits for its check now.
+        #expect(delta("tessera_result_checks_total", ["verdict": "passed"]) >= segments)
+        #expect(delta("tessera_result_checks_total", ["verdict": "refused"]) == 0)
+        #expect(delta("tessera_result_check_cpu_seconds_total") > 0)
+        #expect(after.value("tessera_result_checks_waiting") == 0)
         #expect(delta("tessera_jobs_submitted_total") == 1)
         #expect(delta("tessera_jobs_finished_total", ["state": "completed"]) == 1)
         #expect(after.value("tessera_jobs", ["state": "completed"]) == 1)

@@ -34,7 +34,7 @@ final class Dispatcher: @unchecked Sendable {
     private let finished = DispatchSemaphore(value: 0)
     private var authenticator: ZAPAuthenticator?
     /// Checks results before they are kept (`SegmentResultCheck`), off this thread.
-    private(set) lazy var checker = ResultChecker { [weak self] pending, verdict in
+    private(set) lazy var checker = ResultChecker(metrics: farm.metrics) { [weak self] pending, verdict in
         guard let self else { return }
         commands.withLock { $0.append(.checked(pending, verdict)) }
         wake()

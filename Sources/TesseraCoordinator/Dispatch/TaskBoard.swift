@@ -387,10 +387,8 @@ final class TaskBoard: @unchecked Sendable {
             for w in jobs.values where w.failure == nil {
                 let segments = frontier != nil ? w.stitchFrontier.map { [$0] } ?? [] : Array(w.inFlight.keys)
                 for segment in segments {
-                    // An attempt with every frame made has its result in hand or on its way: nothing to race.
                     guard let f = w.inFlight[segment], w.backups[segment] == nil, f.worker != worker,
-                        f.framesDone < f.work.spec.frameCount, now - f.leasedAt >= policy.minimumAge,
-                        accepts(w.id, f.work)
+                        now - f.leasedAt >= policy.minimumAge, accepts(w.id, f.work)
                     else { continue }
                     candidates.append((w, segment, f))
                 }

@@ -37,6 +37,16 @@ extension FarmMetrics {
         ),
         "tessera_result_offers_waiting": .init(
             help: "Results offered by workers and waiting for room in the inbound budget."),
+        "tessera_result_checks_total": .init(
+            help:
+                "Workers' results checked on the coordinator before they count: passed, refused or unchecked (it could not check)."
+        ),
+        "tessera_result_check_cpu_seconds_total": .init(
+            help: "CPU seconds the coordinator spent checking workers' results (one check per core at a time)."),
+        "tessera_result_checks_waiting": .init(
+            help:
+                "Workers' results waiting for their check (queued or being checked): above the cores for long, the checks bound the farm."
+        ),
         "tessera_backup_attempts_total": .init(
             help: "Backup attempts of segments out at slow workers: started, won (taken first) or wasted."),
         "tessera_last_segment_completed_timestamp_seconds": .init(

@@ -30,10 +30,12 @@ public final class FarmMetrics: MetricsExposition {
     public let factory: any MetricsFactory
 
     private let queueDepth, segmentsRunning, workers, workersBusy, lastSegmentCompleted: Meter
-    private let inboundResultBytes, resultOffersWaiting: Meter
+    private let inboundResultBytes, resultOffersWaiting, resultChecksWaiting: Meter
     private let jobsByState: [JobState: Meter]
     private let segmentsCompleted, framesEncoded, outputBytes, jobsSubmitted, stitchedBytes: CoreMetrics.Counter
-    private let outputMediaSeconds, stitchSeconds: FloatingPointCounter
+    private let outputMediaSeconds, stitchSeconds, resultCheckSeconds: FloatingPointCounter
+    private let resultChecks: [CheckVerdict: CoreMetrics.Counter]
+    private let checksWaiting = Mutex(0)
     private let framesDiscarded: [FrameDiscard: CoreMetrics.Counter]
     private let jobsFinished: [JobState: CoreMetrics.Counter]
     private let segmentFailures: [SegmentFailureReason: CoreMetrics.Counter]
@@ -103,6 +105,7 @@ public final class FarmMetrics: MetricsExposition {
         lastSegmentCompleted = meter("tessera_last_segment_completed_timestamp_seconds")
         inboundResultBytes = meter("tessera_inbound_result_bytes")
         resultOffersWaiting = meter("tessera_result_offers_waiting")
+        resultChecksWaiting = meter("tessera_result_checks_waiting")
         jobsByState = Dictionary(
             uniqueKeysWithValues: JobState.allCases.map { ($0, meter("tessera_jobs", [("state", $0.rawValue)])) })
         segmentsCompleted = counter("tessera_segments_completed_total")
@@ -112,6 +115,10 @@ public final class FarmMetrics: MetricsExposition {
         outputMediaSeconds = FloatingPointCounter(label: "tessera_output_media_seconds_total", factory: factory)
         stitchedBytes = counter("tessera_stitched_bytes_total")
         stitchSeconds = FloatingPointCounter(label: "tessera_stitch_seconds_total", factory: factory)
+        resultCheckSeconds = FloatingPointCounter(label: "tessera_result_check_cpu_seconds_total", factory: factory)
+        resultChecks = each(CheckVerdict.allCases) {
+            counter("tessera_result_checks_total", [("verdict", $0.rawValue)])
+        }
         framesDiscarded = each(FrameDiscard.allCases) {
             counter("tessera_frames_discarded_total", [("reason", $0.rawValue)])
         }
@@ -210,6 +217,26 @@ public final class FarmMetrics: MetricsExposition {
     public func segmentStitched(seconds: Double, bytes: Int) {
         stitchedBytes.increment(by: Int64(clamping: max(0, bytes)))
         if seconds > 0, seconds.isFinite { stitchSeconds.increment(by: seconds) }
+    }
+
+    /// A worker's result was queued for its check on the coordinator.
+    public func resultCheckQueued() {
+        resultChecksWaiting.set(
+            checksWaiting.withLock {
+                $0 += 1
+                return $0
+            })
+    }
+
+    /// A queued result's check ended with `verdict` after `cpuSeconds` of checking.
+    public func resultChecked(_ verdict: CheckVerdict, cpuSeconds: Double) {
+        resultChecks[verdict]?.increment()
+        if cpuSeconds > 0, cpuSeconds.isFinite { resultCheckSeconds.increment(by: cpuSeconds) }
+        resultChecksWaiting.set(
+            checksWaiting.withLock {
+                $0 = max(0, $0 - 1)
+                return $0
+            })
     }
 
     /// A finished segment that was not used.

@@ -26,6 +26,13 @@ public enum BackupOutcome: String, CaseIterable, Sendable, Codable {
     case started, won, wasted
 }
 
+/// A worker's result checked on the coordinator (`tessera_result_checks_total{verdict}`): it passed, it was
+/// refused (the worker blamed, the segment given to another), or the coordinator could not check it (kept
+/// unchecked).
+public enum CheckVerdict: String, CaseIterable, Sendable {
+    case passed, refused, unchecked
+}
+
 /// Why a segment's attempt failed and was given to another worker or failed its job
 /// (`tessera_segment_failures_total{reason}`). Segments handed back unstarted are not failures.
 public enum SegmentFailureReason: String, CaseIterable, Sendable {
