@@ -46,9 +46,10 @@ import json, re, statistics, sys, urllib.request
 base, job, before, after, tck = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 checks = [float(m) for m in re.findall(r"checked in ([0-9.]+) s", open(sys.argv[6]).read())]
 text = urllib.request.urlopen(base + "/metrics").read().decode()
-sent = sum(float(l.split()[-1]) for l in text.splitlines() if l.startswith("tessera_task_bytes_sent_total{"))
-served = sum(float(l.split()[-1]) for l in text.splitlines() if l.startswith("tessera_media_bytes_served_total"))
-check = sum(float(l.split()[-1]) for l in text.splitlines() if l.startswith("tessera_result_check_cpu_seconds_total"))
+def total(prefix):  # a metric's samples added up (every label)
+    return sum(float(l.split()[-1]) for l in text.splitlines() if l.startswith(prefix))
+sent, served = total("tessera_task_bytes_sent_total{"), total("tessera_media_bytes_served_total")
+check = total("tessera_result_check_cpu_seconds_total")
 segments = json.load(urllib.request.urlopen(base + "/v1/jobs/" + job))["segmentsTotal"]
 print(f"{sent / segments:.0f} {(after - before) / tck / segments:.4f} {statistics.median(checks) if checks else 0:.3f}"
       f" {served / segments:.0f} {check / segments:.4f}")
