@@ -248,6 +248,8 @@ let package = Package(
                 "TesseraCore", "TesseraClient", "TesseraWire", "TesseraFarm", "TesseraCoordinator",
                 // FarmLyingWorkerTests encodes segments itself (the real SegmentRunner) before lying about them.
                 "TesseraMedia", "TesseraCompute", "TesseraAV",
+                // EchoWorkerTests: the benchmarks' echo workers still speak the protocol.
+                "TesseraBenchEcho", .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 "TesseraTestSupport",
             ]),

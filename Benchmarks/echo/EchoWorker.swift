@@ -6,7 +6,8 @@ import Synchronization
 import TesseraWire
 
 public final class EchoWorker: Sendable {
-    /// Ready → TaskAssign and TaskResult → ResultAck, in seconds, one per task.
+    /// Ready → TaskAssign, and ResultOffer → ResultAck (the offer, the coordinator's grant, the parts and
+    /// its check of the result), in seconds, one per task.
     public struct Latencies: Sendable {
         public var dispatch: [Double] = []
         public var ack: [Double] = []
@@ -66,20 +67,26 @@ public final class EchoWorker: Sendable {
             $0.hello = h
         }
         var readyAt = 0.0, resultAt = 0.0
-        var held: (due: Double, envelope: Tessera_V1_Envelope)?
+        var partBytes = WireCodec.defaultPartBytes
+        // A result waits `hold` seconds, is offered, and goes in parts once the coordinator grants it room
+        // (PROTOCOL.md §8), as a real worker's does.
+        var held: (due: Double, ref: Tessera_V1_TaskRef, bytes: Data)?
+        var offered: (ref: Tessera_V1_TaskRef, bytes: Data)?
         while !state.withLock({ $0.stop }) {
             let now = Date().timeIntervalSince1970
             if let h = held, h.due <= now {
                 held = nil
                 resultAt = now
-                _ = try socket.send([WireCodec.encode(h.envelope)])
+                offered = (h.ref, h.bytes)
+                _ = try socket.send([WireCodec.encode(.offer(h.ref, bytes: h.bytes.count))])
             }
             let wait = held.map { max(1, min(200, Int32(($0.due - now) * 1000))) } ?? 200
             guard let frames = try socket.receive(timeoutMilliseconds: wait), let data = frames.last else { continue }
             let at = Date().timeIntervalSince1970
             let e = try WireCodec.decode(data)
             switch e.body {
-            case .welcome?:
+            case .welcome(let w)?:
+                partBytes = w.resultPartBytes
                 readyAt = at
                 try send { $0.ready.credit = 1 }
             case .assign(let a)?:
@@ -89,12 +96,16 @@ public final class EchoWorker: Sendable {
                 output.packets = a.task.packets
                 output.frames = UInt32(clamping: a.task.spec.outputEndFrame - a.task.spec.outputFirstFrame)
                 output.processor = "none"
-                var result = Tessera_V1_Envelope()
-                result.version = WireCodec.version
-                result.result.ref = a.ref
-                result.result.output = output
-                held = (at + state.withLock { $0.hold }, result)
+                let bytes = WireCodec.encode(.result(a.ref, output: output))
+                held = (at + state.withLock { $0.hold }, a.ref, bytes)
+            case .grant(let g)?:
+                if let o = offered, o.ref == g.ref {
+                    for part in Tessera_V1_Envelope.parts(g.ref, of: o.bytes, partBytes: partBytes) {
+                        _ = try socket.send([WireCodec.encode(part)])
+                    }
+                }
             case .ack?:
+                offered = nil
                 state.withLock {
                     $0.latencies.ack.append(at - resultAt)
                     $0.acknowledged += 1

@@ -5,7 +5,8 @@
 // that speak the wire protocol over TCP loopback and send each task's own packets back.
 // Per task we time:
 //   dispatch  Ready sent → TaskAssign received (the coordinator leasing and serialising the task)
-//   ack       TaskResult sent → ResultAck received (spool write + fsync + SQLite commit)
+//   ack       ResultOffer sent → ResultAck received (the grant, the parts, the coordinator's check of the
+//             result, spool write + fsync + SQLite commit)
 // Usage: tessera-farm-bench [segments] [workers]
 import Foundation
 import Logging
@@ -95,7 +96,7 @@ row("milliseconds", ["p50", "p99", "max"])
 row(
     "dispatch (Ready → TaskAssign)",
     [ms(percentile(dispatch, 0.5)), ms(percentile(dispatch, 0.99)), ms(dispatch.max() ?? .nan)])
-row("result (TaskResult → ResultAck)", [ms(percentile(ack, 0.5)), ms(percentile(ack, 0.99)), ms(ack.max() ?? .nan)])
+row("result (ResultOffer → ResultAck)", [ms(percentile(ack, 0.5)), ms(percentile(ack, 0.99)), ms(ack.max() ?? .nan)])
 print(
     String(
         format: "whole job: %.2f s, %.0f segments/s (planning, dispatch, spool, stitch, verify)", wall,

@@ -123,10 +123,7 @@ struct WorkerConnection {
             backoff = worker.configuration.backoffInitial
             interval = max(0.05, Double(w.heartbeatIntervalMs) / 1000)
             liveness = max(2, Int(w.liveness))
-            // A part's envelope stays within the coordinator's frame limit, whatever it announces.
-            let frameRoom =
-                w.maxMessageBytes == 0 ? Int.max : Int(clamping: w.maxMessageBytes) - WireCodec.partOverheadBytes
-            partBytes = max(4096, min(Int(clamping: w.partBytes == 0 ? UInt64(partBytes) : w.partBytes), frameRoom))
+            partBytes = w.resultPartBytes
             log.info("connected to \(worker.configuration.coordinator) (protocol \(w.version))")
             for (key, bytes) in unacked { send(.offer(key.ref, bytes: bytes.count)) }
             // Tasks kept across the reconnect are claimed at once, before any credit: the coordinator

@@ -71,6 +71,24 @@ import Testing
         #expect(Tessera_V1_Envelope.parts(Self.ref, of: Data(), partBytes: 10).isEmpty)
     }
 
+    /// The part size a worker takes from a Welcome: what it announces, 1 MiB when it announces nothing,
+    /// never past the coordinator's frame limit less a part's overhead, and at least 4 KiB.
+    @Test func aWorkersPartSizeComesFromTheWelcome() {
+        func size(maxMessage: UInt64, part: UInt64) -> Int {
+            var w = Tessera_V1_Welcome()
+            w.maxMessageBytes = maxMessage
+            w.partBytes = part
+            return w.resultPartBytes
+        }
+        let overhead = WireCodec.partOverheadBytes
+        #expect(size(maxMessage: 0, part: 0) == WireCodec.defaultPartBytes)
+        #expect(size(maxMessage: 0, part: 300_000) == 300_000)
+        #expect(size(maxMessage: UInt64(overhead + 100_000), part: 300_000) == 100_000)
+        #expect(size(maxMessage: UInt64(overhead + 100_000), part: 0) == 100_000)
+        #expect(size(maxMessage: 1, part: 1) == 4096)
+        #expect(size(maxMessage: .max, part: .max) == Int.max - overhead)
+    }
+
     @Test func encodeFillsInTheVersion() throws {
         var envelope = Tessera_V1_Envelope.ready(credit: 1)
         envelope.version = 0

@@ -57,7 +57,8 @@ extension Tessera_V1_Envelope {
         return with(.offer(offer))
     }
 
-    /// A granted result's bytes, in order, at most `partBytes` (≥ 1) of them in each part.
+    /// A granted result's bytes, in order, at most `partBytes` (≥ 1) of them in each part (a worker takes
+    /// `partBytes` from the coordinator's Welcome: `Tessera_V1_Welcome.resultPartBytes`).
     public static func parts(_ ref: Tessera_V1_TaskRef, of bytes: Data, partBytes: Int) -> [Tessera_V1_Envelope] {
         let step = max(1, partBytes)
         return stride(from: 0, to: bytes.count, by: step).map { start in
@@ -187,5 +188,16 @@ extension Tessera_V1_TaskRef {
         self.jobID = jobID
         self.segment = segment
         self.attempt = attempt
+    }
+}
+
+extension Tessera_V1_Welcome {
+    /// The most bytes of a result in one part, as a worker sends them (PROTOCOL.md §8): what the Welcome
+    /// announces (1 MiB when it says nothing), kept so that a part's envelope fits the coordinator's frame
+    /// limit whatever it announces, and at least 4 KiB.
+    public var resultPartBytes: Int {
+        let frameRoom = maxMessageBytes == 0 ? Int.max : Int(clamping: maxMessageBytes) - WireCodec.partOverheadBytes
+        let announced = partBytes == 0 ? WireCodec.defaultPartBytes : Int(clamping: partBytes)
+        return max(4096, min(announced, frameRoom))
     }
 }
