@@ -30,6 +30,10 @@ SRC="$OUT/src-1080p30-30s-gop60.mp4"
     -f lavfi -i sine=frequency=440:sample_rate=48000:duration=30 \
     -c:v libx264 -preset veryfast -crf 20 -g 60 -pix_fmt yuv420p -c:a aac -b:a 192k "$SRC"
 
+TINY="$OUT/src-320x240-3frames.mp4"
+[ -s "$TINY" ] || ffmpeg -hide_banner -loglevel error -y -f lavfi -i testsrc2=size=320x240:rate=30 -frames:v 3 \
+    -c:v libx264 -preset veryfast -pix_fmt yuv420p "$TINY"
+
 echo "== 1. tessera run --workers 2 vs ffmpeg: 1080p30 H.264+AAC 30 s -> 1280x720 CRF 23 veryfast GOP 60 + AAC 128k =="
 rm -f "$OUT"/farm-*.txt
 for i in $(seq "$RUNS"); do
@@ -44,6 +48,18 @@ for i in $(seq "$RUNS"); do
         --audio-bitrate 128k --workers 2 --segment-duration 4 --overwrite --quiet
     measure farm-onepass "$BIN" transcode "$SRC" -o "$OUT/farm-onepass.mp4" --preset 1280x720 --speed veryfast \
         --gop 60 --audio-bitrate 128k --backend cpu --overwrite --quiet
+    # What the memory targets stand on, as the ffmpeg CLI measures it: its libraries loaded and nothing
+    # transcoded, and one worker's chain as `run -w 2` runs it (video only, decoder and x264 on one
+    # thread each: each worker gets one of the two cores).
+    measure farm-ff-idle ffmpeg -hide_banner -nostdin -loglevel error -f lavfi -i color=black:size=16x16:duration=0.04 \
+        -f null -
+    measure farm-ff-chain ffmpeg -hide_banner -nostdin -loglevel error -y -threads 1 -i "$SRC" -an -vf scale=1280:720 \
+        -c:v libx264 -preset veryfast -crf 23 -g 60 -threads 1 "$OUT/farm-ff-chain.mp4"
+    # The fixed part of a one-pass transcode: the same command on a clip of three small frames.
+    measure farm-onepass-tiny "$BIN" transcode "$TINY" -o "$OUT/farm-onepass-tiny.mp4" --speed veryfast --backend cpu \
+        --overwrite --quiet
+    measure farm-ff-tiny ffmpeg -hide_banner -nostdin -loglevel error -y -i "$TINY" -c:v libx264 -preset veryfast \
+        -c:a aac "$OUT/farm-ff-tiny.mp4"
 done
 # "run -w 2" verifies at the default level (every segment decoded where it was encoded); "timing" is the
 # same run with --verification timing (packets and timestamps only; ffmpeg's CLI checks nothing).
@@ -57,6 +73,13 @@ for m in "wall seconds:1:<= 1.00 (run/ff)" "CPU seconds:2:" "peak RSS KiB:3:<= 1
 done
 a=$(col farm-auto 3); f=$(col farm-ffmpeg 3)
 echo "peak RSS KiB, run -w 2 with the default backend (auto): $a; auto/ff $(ratio "$a" "$f") (target <= 1.5)"
+# Two workers' chains in one process share the libraries once: idle + 2 x (chain - idle), before anything of
+# tessera's own (the Swift runtime, the coordinator, the per-segment decode check).
+i=$(col farm-ff-idle 3); c=$(col farm-ff-chain 3); floor=$((i + 2 * (c - i)))
+echo "peak RSS KiB, ffmpeg CLI: libraries only $i, one worker's chain (1 thread) $c; two chains sharing the" \
+    "libraries $floor, that/ff $(ratio "$floor" "$f")"
+ot=$(col farm-onepass-tiny 3); ft=$(col farm-ff-tiny 3)
+echo "peak RSS KiB, the fixed part (3 frames of 320x240): one pass $ot, ffmpeg $ft, difference $((ot - ft))"
 # Runs alternate, so each run's ratio compares neighbours in time: on a shared machine it shows the noise.
 for name in run timing; do
     pairs="$(paste -d' ' "$OUT/farm-$name.txt" "$OUT/farm-ffmpeg.txt" | awk '{printf "%.3f\n", $1 / $4}')"
