@@ -21,14 +21,14 @@ struct EchoWorkerTests {
         // All-intra, so each segment's own packets are a valid result for it (what an echo worker sends).
         let source = root.appendingPathComponent("intra.mp4")
         try TestMedia.make(
-            source, seconds: 0.2, width: 64, height: 64, rate: "100",
+            source, seconds: 0.2, width: 320, height: 240, rate: "100",
             video: ["-c:v", "libx264", "-preset", "ultrafast", "-g", "1", "-bf", "0", "-pix_fmt", "yuv420p"],
             audio: nil)
         var config = CoordinatorConfiguration(
             listen: "tcp://127.0.0.1:*", dataDirectory: root.appendingPathComponent("data"), mediaRoots: [root],
             outputRoot: root)
         config.segmentDuration = 0.01
-        // Parts smaller than a result, so each result travels in several.
+        // Parts smaller than a result (asserted below), so each result travels in several.
         config.resultPartBytes = 4096
         var logger = Logger(label: "tessera.coordinator")
         logger.logLevel = .error
@@ -55,6 +55,10 @@ struct EchoWorkerTests {
         #expect(status.segmentsTotal >= 10)
         #expect(workers.reduce(0) { $0 + $1.acknowledged } >= status.segmentsTotal)
         #expect(workers.allSatisfy { $0.latencies.ack.count == $0.acknowledged })
+        // The results were larger than a part: the stitched video averages more than 4 KiB a segment.
+        let output = try FileManager.default.attributesOfItem(atPath: root.appendingPathComponent("echo.mp4").path)
+        let bytes = (output[.size] as? NSNumber)?.intValue ?? 0
+        #expect(bytes / max(1, status.segmentsTotal) > 4096, "\(bytes) bytes for \(status.segmentsTotal) segments")
     }
 }
 
