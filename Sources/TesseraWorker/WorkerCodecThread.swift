@@ -138,7 +138,7 @@ final class WorkerCodecThread: @unchecked Sendable {
             }
             if held.task.hasSourceStream {
                 // A task by reference: the packets come from the file itself, or the coordinator sends them.
-                do throws(MediaError) { work.packets = try readSource(held.task) } catch {
+                do throws(MediaError) { work.packets = try readSource(held.task, work) } catch {
                     logger.warning("segment \(key): cannot read its source here: \(error)")
                     post(.failed(key.ref, code: .sourceUnreadable, message: error.description))
                     return
@@ -177,32 +177,23 @@ final class WorkerCodecThread: @unchecked Sendable {
         }
     }
 
-    /// The packets of a task by reference, read from its source under one of this worker's media roots,
-    /// or else over the coordinator's HTTP API (`--media-url`).
-    private func readSource(_ task: Tessera_V1_SegmentTask) throws(MediaError) -> [EncodedPacket] {
-        let expected: [SourcePacketReader.Expected] = task.packets.map {
-            .init(pts: $0.pts, dts: $0.dts, size: Int($0.size))
-        }
+    /// The packets of a task by reference (`work.packets` as its task lists them), read from its source
+    /// under one of this worker's media roots, or else over the coordinator's HTTP API (`--media-url`).
+    private func readSource(_ task: Tessera_V1_SegmentTask, _ work: SegmentWork) throws(MediaError) -> [EncodedPacket] {
+        let stream = Int(task.sourceStream)
         if let path = mediaRoots.localPath(for: task.sourceName) {
-            return try SourcePacketReader.read(path: path, stream: Int(task.sourceStream), expected: expected)
+            return try SourcePacketReader.read(
+                path: path, stream: stream,
+                expected: work.packets.map { .init(pts: $0.pts, dts: $0.dts, size: $0.size) })
         }
         guard let mediaURL else {
             throw MediaError(.notFound, path: task.sourceName, "is under none of this worker's --media-root folders")
         }
         // Packets with their places in the file (MP4, QuickTime) are read as byte ranges; others by
         // demuxing the file over HTTP.
-        if !task.packets.isEmpty, task.packets.allSatisfy(\.hasPosition) {
-            let data = try ByteRangeReader.read(
-                mediaURL.url(for: task.sourceName), httpHeaders: mediaURL.headers,
-                pieces: task.packets.map { .init(position: $0.position, size: Int($0.size)) },
-                sourceBytes: task.sourceBytes > 0 ? Int64(clamping: task.sourceBytes) : nil)
-            return zip(task.packets, data).map { p, bytes in
-                EncodedPacket(data: bytes, pts: p.pts, dts: p.dts, duration: p.duration, isKeyframe: p.keyframe)
-            }
-        }
-        return try SourcePacketReader.read(
-            path: mediaURL.url(for: task.sourceName), httpHeaders: mediaURL.headers, stream: Int(task.sourceStream),
-            expected: expected)
+        return try SourcePacketReader.load(
+            work.packets, from: mediaURL.url(for: task.sourceName), httpHeaders: mediaURL.headers, stream: stream,
+            sourceBytes: task.sourceBytes > 0 ? Int64(clamping: task.sourceBytes) : nil)
     }
 
     static func code(_ error: MediaError) -> Tessera_V1_ErrorCode {

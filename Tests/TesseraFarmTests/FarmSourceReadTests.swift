@@ -123,4 +123,29 @@ struct FarmSourceReadTests {
         let metrics = try farm.scrape()
         #expect((metrics.value("tessera_segment_failures_total", ["reason": "worker_error"]) ?? 0) == 0)
     }
+
+    /// The coordinator reads a job's source for its index alone, and a task's packets when it sends them:
+    /// a source replaced meanwhile is found out then, and fails the job with the cause.
+    @Test("the source replaced after the job started: the job fails naming it, nobody blamed, nothing hangs")
+    func sourceReplaced() throws {
+        let farm = try FarmFixture()
+        let src = try Self.source(farm)
+        try farm.startCoordinator()
+        let id = try farm.submit(src, output: "out.mp4", Self.options)
+        #expect(try farm.eventually(60) { try farm.job(id)["state"] as? String == "running" })
+        // Another file at the path (a new inode, as a copy onto it makes): its size is not the index's.
+        let other = farm.media.appendingPathComponent("other.mp4")
+        try TestMedia.make(other, seconds: 1, width: 320, height: 180, video: ["-c:v", "libx264", "-g", "30"])
+        #expect(rename(other.path, src.path) == 0)
+        try farm.startWorker("fed")
+        let status = try farm.wait(id, timeout: 120)
+        let error = status["error"] as? String ?? ""
+        #expect(status["state"] as? String == "failed", "\(status)")
+        #expect(error.contains("not the file the task names") && error.contains(src.path), "\(error)")
+        #expect(!FileManager.default.fileExists(atPath: farm.outputs.appendingPathComponent("out.mp4").path))
+        #expect((try farm.scrape().value("tessera_segment_failures_total", ["reason": "worker_error"]) ?? 0) == 0)
+        // The farm goes on: the worker takes the next job.
+        let again = try farm.submit(src, output: "again.mp4", Self.options)
+        #expect(try farm.wait(again)["state"] as? String == "completed")
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TesseraAV
 import TesseraCore
 import TesseraWire
 
@@ -632,11 +633,15 @@ extension Dispatcher {
                 || session.capabilities.readableRoots.contains { root in
                     MediaRootMapping(root)?.localPath(for: granted.work.sourceName) != nil
                 })
-        let task: Tessera_V1_SegmentTask
-        do { task = try Tessera_V1_SegmentTask(granted.work, byReference: byReference) } catch {
-            logger.error("segment \(key) cannot be sent: \(error)")
-            farm.board.fail(job: key.job, "segment \(key.segment) cannot be sent: \(error)")
-            return false
+        // A task that goes with its packets reads them first when the producer read the index alone.
+        let loads = !byReference && !granted.work.packetsLoaded
+        var task = Tessera_V1_SegmentTask()
+        if !loads {
+            do { task = try Tessera_V1_SegmentTask(granted.work, byReference: byReference) } catch {
+                logger.error("segment \(key) cannot be sent: \(error)")
+                farm.board.fail(job: key.job, "segment \(key.segment) cannot be sent: \(error)")
+                return false
+            }
         }
         sessions[rid]!.credit -= 1
         sessions[rid]!.holding.insert(key)
@@ -650,10 +655,39 @@ extension Dispatcher {
             farm.metrics.segmentLeased(queueWait: granted.waited)
         }
         leaseHolders[key] = worker
+        if loads {
+            loader.load(.init(key: key, routingID: rid, worker: worker, work: granted.work, deadline: deadline))
+            return true
+        }
         let bytes = send(
             .assign(key.ref, task: task, leaseDeadlineUnixMilliseconds: Self.milliseconds(deadline)), to: rid)
         farm.metrics.taskSent(byReference ? .reference : .packets, bytes: bytes)
         return true
+    }
+
+    /// A task's packets were read (`TaskLoader`): it goes to its worker, unless the lease was withdrawn or
+    /// the worker lost meanwhile. A source the coordinator cannot read fails its job, naming why.
+    func loaded(_ pending: TaskLoader.Pending, _ result: Result<SegmentWork, MediaError>) {
+        let key = pending.key
+        guard leaseHolders[key] == pending.worker, sessions[pending.routingID]?.holding.contains(key) == true else {
+            return
+        }
+        let task: Tessera_V1_SegmentTask
+        do {
+            task = try Tessera_V1_SegmentTask(try result.get(), byReference: false)
+        } catch {
+            // The worker never had it: its slot comes back here, and the job stops with the cause.
+            sessions[pending.routingID]!.holding.remove(key)
+            sessions[pending.routingID]!.credit += 1
+            leaseHolders[key] = nil
+            logger.error("segment \(key) cannot be sent: \(error)")
+            farm.stopJob(key.job, "segment \(key.segment) cannot be sent: \(error)", reason: "job failed")
+            return
+        }
+        let bytes = send(
+            .assign(key.ref, task: task, leaseDeadlineUnixMilliseconds: Self.milliseconds(pending.deadline)),
+            to: pending.routingID)
+        farm.metrics.taskSent(.packets, bytes: bytes)
     }
 
     /// Seconds as whole milliseconds for the wire, held within Int64 (a configuration from a library

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Synchronization
+import TesseraAV
 import TesseraCore
 import TesseraHTTP
 import TesseraWire
@@ -19,6 +20,7 @@ final class Dispatcher: @unchecked Sendable {
         case cancelTask(TaskKey, worker: String, reason: String)
         case control(worker: String, WorkerControl)
         case checked(ResultChecker.Pending, ResultChecker.Verdict)
+        case loaded(TaskLoader.Pending, Result<SegmentWork, MediaError>)
     }
 
     let configuration: CoordinatorConfiguration
@@ -37,6 +39,12 @@ final class Dispatcher: @unchecked Sendable {
     private(set) lazy var checker = ResultChecker(metrics: farm.metrics) { [weak self] pending, verdict in
         guard let self else { return }
         commands.withLock { $0.append(.checked(pending, verdict)) }
+        wake()
+    }
+    /// Reads the packets of tasks that go with them, off this thread.
+    private(set) lazy var loader = TaskLoader { [weak self] pending, result in
+        guard let self else { return }
+        commands.withLock { $0.append(.loaded(pending, result)) }
         wake()
     }
 
@@ -147,6 +155,7 @@ final class Dispatcher: @unchecked Sendable {
         wake()
         finished.wait()
         checker.stop()
+        loader.stop()
         wakeUp?.close()
         authenticator?.stop()
     }
@@ -267,6 +276,8 @@ final class Dispatcher: @unchecked Sendable {
                 logger.info("worker \(worker): \(action.rawValue) (operator)")
             case .checked(let pending, let verdict):
                 checked(pending, verdict, now: Date().timeIntervalSince1970)
+            case .loaded(let pending, let result):
+                loaded(pending, result)
             }
         }
     }

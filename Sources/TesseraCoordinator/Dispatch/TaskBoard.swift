@@ -273,7 +273,7 @@ final class TaskBoard: @unchecked Sendable {
     private func hasRoom(_ w: JobWork, for work: SegmentWork) -> Bool {
         w.ready.isEmpty
             || (w.ready.count < readyLimit
-                && w.ready.values.reduce(work.payloadBytes) { $0 + $1.payloadBytes } <= readyBytesLimit)
+                && w.ready.values.reduce(work.loadedBytes) { $0 + $1.loadedBytes } <= readyBytesLimit)
     }
 
     /// Each job's lowest queued segment, for jobs with one (what a worker would be leased next).

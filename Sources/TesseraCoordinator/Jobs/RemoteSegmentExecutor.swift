@@ -23,6 +23,10 @@ final class RemoteSegmentExecutor: SegmentExecutor, @unchecked Sendable {
 
     func schedule(_ work: SegmentWork) -> Bool { board.add(job: job, work) }
 
+    /// A worker that reads the source itself needs no bytes from the coordinator; the dispatcher reads
+    /// them for one that does (`TaskLoader`), and a result's check reads the packets it decodes.
+    var takesIndexedPackets: Bool { true }
+
     func isFinished(_ index: Int) -> Bool { board.isFinished(job: job, segment: index) }
 
     func output(_ index: Int) throws(MediaError) -> SegmentOutput {

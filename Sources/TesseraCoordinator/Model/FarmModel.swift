@@ -12,8 +12,8 @@ import TesseraMedia
 /// (Benchmarks/farm-sim/measure.py).
 ///
 /// ```
-///  plan ─▶ producer ─ add ─▶ TaskBoard ─ leaseRound ─▶ link/storage ─▶ worker (speed) ─▶ link ─▶ spool ─▶ complete ─▶ stitch
-///                              ▲  progress every 0.5 s, requeue (lost workers), backups, withdrawals ◀─┘
+///  plan ─▶ producer (index) ─ add ─▶ TaskBoard ─ leaseRound ─▶ disk+link / storage ─▶ worker (speed) ─▶ link ─▶ spool ─▶ complete ─▶ stitch
+///                                      ▲  progress every 0.5 s, requeue (lost workers), backups, withdrawals ◀─┘
 /// ```
 public enum FarmModel {
     /// Costs measured on real runs (`measure.py`'s JSON): one entry per measured segment.
@@ -94,7 +94,7 @@ public enum FarmModel {
         public var linkBytesPerSecond = 1.25e9
         /// Shared storage the `source` transport reads from, all workers together.
         public var storageBytesPerSecond = 1.25e9
-        /// The coordinator's disk: reading source packets (the producer) and the spool.
+        /// The coordinator's disk: reading source packets (for tasks that go with them) and the spool.
         public var diskBytesPerSecond = 500e6
         /// A task message without its packets.
         public var taskBytes = 4096.0
@@ -129,8 +129,8 @@ public enum FarmModel {
         /// Useful work over the capacity of the live workers during the makespan.
         public var efficiency: Double
         /// Where the rest of that capacity went, as shares of it: `plan` (before the first lease), `feed`
-        /// (idle while the producer was still adding segments), `link` (waiting for a task's bytes or
-        /// for a result's acknowledgement), `tail` (idle with nothing left to lease), `wasted` (attempts
+        /// (idle while the producer was still adding segments), `link` (waiting for a task's bytes, read
+        /// from the coordinator's disk and sent, or for a result's acknowledgement), `tail` (idle with nothing left to lease), `wasted` (attempts
         /// whose result was not used: backup races lost, work of workers that died), `stitch` (after
         /// the last segment, until the output is stitched), `audio` (then until the coordinator's audio
         /// encode is done).
@@ -224,6 +224,8 @@ private struct Simulation {
     var stitchedUpTo = 0
     var stitchFree = 0.0
     var linkOut = 0.0, linkIn = 0.0, storage = 0.0, disk = 0.0
+    /// When the coordinator's reads of tasks' packets from the source are done (packets transport).
+    var sourceRead = 0.0
     /// When each of the coordinator's result-check threads is next free.
     var checkers: [Double]
     var sent = 0.0, received = 0.0
@@ -462,9 +464,9 @@ private struct Simulation {
                 return
             }
             _ = board.add(job: Self.job, segments[produced].work)
-            // The job's thread reads the next segment's packets from the source, with either transport: the
-            // coordinator checks each result against the source's frames, and falls back to sending them.
-            let read = segments[produced].inputBytes / options.diskBytesPerSecond
+            // The job's thread reads the source's index again, not its packets (`takesIndexedPackets`): at
+            // planning's pace, a share of it a segment. The packets are read when a task goes with them.
+            let read = planSeconds / Double(segments.count)
             produced += 1
             producerFree = now + read
             events.add(.produce, at: producerFree)
@@ -624,12 +626,19 @@ private struct Simulation {
         }
     }
 
-    /// A lease reaches its worker once its bytes are through: the source packets over the coordinator's
-    /// link, or a small task over it and the source range from shared storage.
+    /// A lease reaches its worker once its bytes are through: the source packets read from the
+    /// coordinator's disk and sent over its link, or a small task over it and the source range from shared
+    /// storage.
     mutating func give(_ grant: TaskBoard.Grant, to w: Int) {
         let segment = grant.work.spec.index
         let payload = options.transport == .packets ? segments[segment].inputBytes : options.taskBytes
-        linkOut = max(now, linkOut) + payload / options.linkBytesPerSecond
+        // A task that goes with its packets reads them from the coordinator's disk first (`TaskLoader`).
+        var ready = now
+        if options.transport == .packets {
+            sourceRead = max(now, sourceRead) + segments[segment].inputBytes / options.diskBytesPerSecond
+            ready = sourceRead
+        }
+        linkOut = max(ready, linkOut) + payload / options.linkBytesPerSecond
         var arrives = linkOut
         if options.transport == .source {
             storage = max(linkOut, storage) + segments[segment].inputBytes / options.storageBytesPerSecond

@@ -85,6 +85,13 @@ public struct SegmentWork: Sendable, Hashable {
     /// The output's time base: the source's, or one tick per frame of a retimed export.
     public var outputTimeBase: Rational { retime?.frameDuration ?? timeBase }
 
-    /// Bytes of compressed source data.
-    public var payloadBytes: Int { packets.reduce(0) { $0 + $1.data.count } }
+    /// Bytes of compressed source data (what a worker holds for it), read or not.
+    public var payloadBytes: Int { packets.reduce(0) { $0 + $1.size } }
+
+    /// Bytes of source data this work holds in memory: none when its packets come from the index alone.
+    public var loadedBytes: Int { packets.reduce(0) { $0 + $1.data.count } }
+
+    /// Whether every packet holds its bytes (a task with its packets, a local run); otherwise they are
+    /// read by position first (`SourcePacketReader.load`).
+    public var packetsLoaded: Bool { packets.allSatisfy(\.isLoaded) }
 }

@@ -13,6 +13,9 @@ final class InputFile: @unchecked Sendable {
     private(set) var packetsRead = 0
     /// An input opened with `init(indexing:)`: its own byte source, which may skip the samples' bytes.
     private let sampleTable: SampleTableIO?
+    /// Opened with `init(indexing:)` and reading the boxes alone: its packets' data is not the file's,
+    /// their positions and sizes are.
+    private(set) var skipsSampleBytes = false
 
     /// Opens `path` and reads enough packets to fill in every stream's parameters.
     ///
@@ -120,7 +123,10 @@ final class InputFile: @unchecked Sendable {
                     ? "not a media file FFmpeg recognises (a weak guess of \(formatName) found no audio or video)"
                     : "has no audio or video streams (\(formatName) with \(streams.count) other streams)")
         }
-        if skipsSamples { skipSampleBytes() }
+        if skipsSamples {
+            skipSampleBytes()
+            skipsSampleBytes = true
+        }
     }
 
     /// Whether a timing scan may skip the samples' bytes: an MP4 or QuickTime file whose `moov` indexes

@@ -4,9 +4,18 @@ import TesseraCore
 
 /// Between libav packets and the plain `EncodedPacket` values tasks and results carry.
 extension EncodedPacket {
-    /// - Parameter verbatim: the packet's data lies at its `pos` in the file as it is (`InputFile.storesPacketsVerbatim`).
-    init(_ packet: Packet, verbatim: Bool = false) {
+    /// - Parameters:
+    ///   - verbatim: the packet's data lies at its `pos` in the file as it is (`InputFile.storesPacketsVerbatim`).
+    ///   - indexed: the packet comes from an input that skips the samples' bytes (`InputFile.skipsSampleBytes`):
+    ///     its place and size are kept, not its data.
+    init(_ packet: Packet, verbatim: Bool = false, indexed: Bool = false) {
         let p = packet.pointer.pointee
+        guard !indexed else {
+            self = .indexed(
+                pts: p.pts, dts: p.dts, duration: p.duration, isKeyframe: p.flags & AV_PKT_FLAG_KEY != 0,
+                position: p.pos >= 0 ? p.pos : nil, size: Int(p.size))
+            return
+        }
         self.init(
             data: p.data.map { Array(UnsafeBufferPointer(start: $0, count: Int(p.size))) } ?? [],
             pts: p.pts, dts: p.dts, duration: p.duration, isKeyframe: p.flags & AV_PKT_FLAG_KEY != 0,

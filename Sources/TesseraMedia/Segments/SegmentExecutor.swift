@@ -9,6 +9,10 @@ public protocol SegmentExecutor: AnyObject, Sendable {
     /// Queues one segment. May block to hold back the producer (back-pressure); returns false once the
     /// job has stopped, telling the producer to quit.
     func schedule(_ work: SegmentWork) -> Bool
+    /// Whether `schedule` takes work whose packets are known from the source's index alone (their
+    /// places and sizes, `EncodedPacket.indexedSize`): the executor reads their bytes where it needs
+    /// them (`SourcePacketReader.load`), and the producer reads only the file's boxes.
+    var takesIndexedPackets: Bool { get }
     /// Whether segment `index` is already finished (e.g. spooled before a restart): its work need not
     /// be scheduled again.
     func isFinished(_ index: Int) -> Bool
@@ -25,5 +29,7 @@ public protocol SegmentExecutor: AnyObject, Sendable {
 }
 
 extension SegmentExecutor {
+    public var takesIndexedPackets: Bool { false }
+
     public func stitched(_ index: Int, seconds: Double, bytes: Int) {}
 }

@@ -159,6 +159,16 @@ public enum SegmentResultCheck {
             let start = work.packets.indices.last { work.packets[$0].isKeyframe && work.packets[$0].pts <= t }
             if let start { groups[start, default: []].insert(t) }
         }
+        // Packets known from the index alone (a farm's producer reads no more) are read from the source
+        // as the decode reaches them, in runs that double: a few for the first picture, its GOP for the last.
+        var packets = work.packets
+        func load(_ i: Int, from start: Int) throws(MediaError) {
+            guard !packets[i].isLoaded else { return }
+            let end = min(packets.count, i + max(8, i - start))
+            packets[i..<end] = try SourcePacketReader.load(
+                Array(packets[i..<end]), from: work.sourceName, stream: work.sourceStream ?? 0,
+                sourceBytes: work.sourceBytes)[...]
+        }
         for (start, wanted) in groups.sorted(by: { $0.key < $1.key }) {
             decoder.flush()
             var more = true
@@ -166,7 +176,9 @@ public enum SegmentResultCheck {
                 if wanted.contains(f.pts), found[f.pts] == nil { found[f.pts] = try fingerprint(f) }
                 return !wanted.allSatisfy { found[$0] != nil }
             }
-            for p in work.packets[start...] where more {
+            for i in start..<packets.count where more {
+                try load(i, from: start)
+                let p = packets[i]
                 decoder.context.pointee.skip_frame = wanted.contains(p.pts) ? AVDISCARD_DEFAULT : AVDISCARD_NONREF
                 more = try decoder.decode(try p.makePacket(), take)
             }

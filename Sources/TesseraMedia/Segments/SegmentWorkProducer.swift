@@ -12,12 +12,19 @@ enum SegmentWorkProducer {
     ///   - plan: the segments of `path`'s video track, in order (their indices may start anywhere: a
     ///     composition's runs are numbered on after each other).
     ///   - lastEnd: the last segment's end tick (`SegmentWork.endTick`).
+    ///
+    /// For an executor that takes packets known from the index alone (`takesIndexedPackets`: a farm's),
+    /// an MP4 or QuickTime source whose samples the index places is read for its boxes only, as the
+    /// planner read it: each packet's place and size, not its bytes (a two-hour film's 6.5 GB are not
+    /// read by the coordinator when its workers read the source themselves).
     /// - Returns: false when the executor stopped taking work (the job has stopped).
     static func produce(
         path: String, videoID: Int, plan: [SegmentSpec], template: SegmentWork, lastEnd: Int64?,
         into executor: any SegmentExecutor
     ) throws(MediaError) -> Bool {
-        let input = try InputFile(path: path)
+        var input = try executor.takesIndexedPackets ? InputFile(indexing: path) : InputFile(path: path)
+        if !input.skipsSampleBytes && executor.takesIndexedPackets { input = try InputFile(path: path) }
+        let indexed = input.skipsSampleBytes
         let verbatim = input.storesPacketsVerbatim
         let sourceBytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)??.int64Value
         var buffer: [EncodedPacket] = []
@@ -32,7 +39,7 @@ enum SegmentWorkProducer {
         while nextSegment < plan.count, try input.read(into: packet) {
             defer { av_packet_unref(packet.pointer) }
             guard packet.streamIndex == videoID else { continue }
-            if decodeIndex >= bufferStart { buffer.append(EncodedPacket(packet, verbatim: verbatim)) }
+            if decodeIndex >= bufferStart { buffer.append(EncodedPacket(packet, verbatim: verbatim, indexed: indexed)) }
             decodeIndex += 1
             while nextSegment < plan.count, plan[nextSegment].decodePackets.upperBound <= decodeIndex {
                 let spec = plan[nextSegment]

@@ -20,6 +20,35 @@ public enum SourcePacketReader {
         }
     }
 
+    /// The bytes of packets known from the index (`EncodedPacket.indexedSize`), read from `source`: as
+    /// byte ranges (`ByteRangeReader`) when each has its place in the file (an MP4 or QuickTime source),
+    /// else by demuxing `stream` and checking each packet against the list (`read`). Packets that hold
+    /// their bytes already are given back as they are.
+    /// - Parameters:
+    ///   - httpHeaders: `source` is an http(s) URL, read with these request headers.
+    ///   - sourceBytes: the file's size as the index knows it; another size means another file.
+    /// - Throws: as `ByteRangeReader.read` or `read`, naming the source.
+    public static func load(
+        _ packets: [EncodedPacket], from source: String, httpHeaders: String? = nil, stream: Int,
+        sourceBytes: Int64?
+    ) throws(MediaError) -> [EncodedPacket] {
+        guard !packets.allSatisfy(\.isLoaded) else { return packets }
+        guard packets.allSatisfy({ $0.position != nil }) else {
+            return try read(
+                path: source, httpHeaders: httpHeaders, stream: stream,
+                expected: packets.map { .init(pts: $0.pts, dts: $0.dts, size: $0.size) })
+        }
+        let data = try ByteRangeReader.read(
+            source, httpHeaders: httpHeaders,
+            pieces: packets.map { .init(position: $0.position ?? 0, size: $0.size) }, sourceBytes: sourceBytes)
+        return zip(packets, data).map { packet, bytes in
+            var loaded = packet
+            loaded.data = bytes
+            loaded.indexedSize = nil
+            return loaded
+        }
+    }
+
     /// Packets of the stream read past the seek point before the first listed one is given up on.
     static let searchLimit = 100_000
 

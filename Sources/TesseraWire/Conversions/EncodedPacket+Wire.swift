@@ -3,9 +3,13 @@ import TesseraCore
 
 extension Tessera_V1_Packet {
     /// Copies the packet's bytes once.
-    /// - Throws: `.unrepresentable` for a negative duration.
+    /// - Throws: `.unrepresentable` for a negative duration, or a packet whose bytes were not read
+    ///   (`EncodedPacket.indexedSize`: it goes by reference, or is loaded first).
     public init(_ packet: EncodedPacket, field: String = "packet") throws(WireError) {
         self.init()
+        guard packet.isLoaded else {
+            throw WireError(.unrepresentable, "\(field) holds no data: its \(packet.size) bytes were not read")
+        }
         data = Data(packet.data)
         pts = packet.pts
         dts = packet.dts
@@ -26,18 +30,25 @@ extension Tessera_V1_Packet {
         dts = packet.dts
         duration = packet.duration
         keyframe = packet.isKeyframe
-        size = UInt32(clamping: packet.data.count)
+        size = UInt32(clamping: packet.size)
         if let p = packet.position { position = p }
     }
 }
 
 extension EncodedPacket {
-    /// Copies the packet's bytes once.
+    /// Copies the packet's bytes once; a packet of a task by reference (`reference`) is the index entry
+    /// it lists, its size and place, for `SourcePacketReader.load`.
     /// - Throws: `.malformed` for a negative duration.
-    public init(wire: Tessera_V1_Packet, field: String = "packet") throws(WireError) {
+    public init(wire: Tessera_V1_Packet, reference: Bool = false, field: String = "packet") throws(WireError) {
         try wire.validate(field)
-        self.init(
-            data: [UInt8](wire.data), pts: wire.pts, dts: wire.dts, duration: wire.duration,
-            isKeyframe: wire.keyframe)
+        if reference {
+            self = .indexed(
+                pts: wire.pts, dts: wire.dts, duration: wire.duration, isKeyframe: wire.keyframe,
+                position: wire.hasPosition ? wire.position : nil, size: Int(wire.size))
+        } else {
+            self.init(
+                data: [UInt8](wire.data), pts: wire.pts, dts: wire.dts, duration: wire.duration,
+                isKeyframe: wire.keyframe)
+        }
     }
 }

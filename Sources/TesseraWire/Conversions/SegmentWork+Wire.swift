@@ -95,7 +95,8 @@ extension Tessera_V1_SegmentTask {
 }
 
 extension SegmentWork {
-    /// The work a task message describes; copies the packet bytes once.
+    /// The work a task message describes; copies the packet bytes once. A task by reference lists its
+    /// packets without their bytes (`EncodedPacket.indexedSize`): `SourcePacketReader.load` reads them.
     /// - Throws: `.malformed` naming the first field that is missing or breaks a rule: an unknown codec,
     ///   a negative range, a zero denominator, a rotation not a multiple of 90°, a packet count that
     ///   differs from the spec's decode range, or a layer out of its bounds.
@@ -109,7 +110,8 @@ extension SegmentWork {
         var packets: [EncodedPacket] = []
         packets.reserveCapacity(wire.packets.count)
         for (i, packet) in wire.packets.enumerated() {
-            packets.append(try EncodedPacket(wire: packet, field: "task.packets[\(i)]"))
+            packets.append(
+                try EncodedPacket(wire: packet, reference: wire.hasSourceStream, field: "task.packets[\(i)]"))
         }
         // An empty name (a coordinator that sent none) is `auto`; an unknown one is refused, not guessed.
         guard let backend = wire.backend.isEmpty ? .auto : ProcessingBackend(rawValue: wire.backend) else {
