@@ -82,7 +82,10 @@ struct BackupAttemptTests {
 
     /// Five 10-frame segments of a job making `framesTotal` frames: 0 and 1 out at 1 frame/s (8 s left
     /// each), 2 nearly done at "fast", 3 and 4 queued; and a lease round at t = 103 that records its grants.
-    static func frontierBoard(framesTotal: Int?) -> (TaskBoard, round: ([TaskBoard.Seat]) -> [String]) {
+    /// `workers`: the live workers, measured or not.
+    static func frontierBoard(
+        framesTotal: Int?, workers: Int = 0
+    ) -> (TaskBoard, round: ([TaskBoard.Seat]) -> [String]) {
         let board = TaskBoard(readyLimit: 10) {}
         board.open(job: "a", priority: 0, created: 1, finished: [:], framesFinished: 0, framesTotal: framesTotal)
         for i in 0..<5 { _ = board.add(job: "a", TaskBoardTests.work(i)) }
@@ -98,7 +101,7 @@ struct BackupAttemptTests {
                 var given: [String] = []
                 board.leaseRound(
                     seats, now: 103, backups: BackupPolicy(), rate: { rates[$0] }, farmRates: Array(rates.values),
-                    accepts: { _, _, _ in true }, number: { backup, _, _, _ in backup ? 2 : 1 },
+                    workers: workers, accepts: { _, _, _ in true }, number: { backup, _, _, _ in backup ? 2 : 1 },
                     grant: { worker, grant in
                         given.append("\(worker):\(grant.work.spec.index)\(grant.backupOf == nil ? "" : " backup")")
                         return true
@@ -120,6 +123,30 @@ struct BackupAttemptTests {
         // The frontier has its backup: the next fast worker takes the queue.
         #expect(round([.init(id: "fast2", credit: 1, holding: 0)]) == ["fast2:4"])
         #expect(board.racing(job: "a") == [0])
+    }
+
+    @Test("a worker not measured yet, holding a task, neither backs up the frontier nor takes a prefetch")
+    func unmeasuredWorkersDoNotRace() {
+        let (board, round) = Self.frontierBoard(framesTotal: 50)
+        // As fast as "fast" may be, or a tenth of it: its first segment will say.
+        #expect(round([.init(id: "new", credit: 1, holding: 1)]).isEmpty)
+        #expect(board.racing(job: "a").isEmpty)
+        // Holding nothing, it takes the queue.
+        #expect(round([.init(id: "new", credit: 1, holding: 0)]) == ["new:3"])
+        #expect(board.racing(job: "a").isEmpty)
+    }
+
+    @Test("the farm's capacity counts the workers not measured yet at the median rate")
+    func unmeasuredWorkersCountAtTheMedian() {
+        // 380 frames left to make: 10.9 s at the measured workers' 35 frames/s, longer than the frontier's
+        // 8 s, so it would land first and is left alone; with six more workers at the median (10), the farm
+        // makes them in 4.0 s, and the frontier would hold the stitching after: it is backed up.
+        let (measuredOnly, round) = Self.frontierBoard(framesTotal: 400)
+        #expect(round([.init(id: "fast", credit: 1, holding: 1)]) == ["fast:3"])
+        #expect(measuredOnly.racing(job: "a").isEmpty)
+        let (all, roundAll) = Self.frontierBoard(framesTotal: 400, workers: 12)
+        #expect(roundAll([.init(id: "fast", credit: 1, holding: 1)]) == ["fast:0 backup"])
+        #expect(all.racing(job: "a") == [0])
     }
 
     @Test("a frontier that would be in before the farm makes the rest of the job is left alone")

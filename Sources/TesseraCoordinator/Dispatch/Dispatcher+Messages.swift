@@ -585,7 +585,7 @@ extension Dispatcher {
                     })
             }, now: now, prefetchBytes: configuration.prefetchBytes,
             backups: configuration.backupPolicy, rate: { rates[$0] },
-            farmRates: Array(rates.values),
+            farmRates: Array(rates.values), workers: Set(sessions.values.map(\.id)).count,
             accepts: { worker, job, work in
                 guard let rid = routes[worker], let s = self.sessions[rid] else { return false }
                 return Self.canRun(work, s.capabilities)
@@ -656,7 +656,9 @@ extension Dispatcher {
         }
         leaseHolders[key] = worker
         if loads {
-            loader.load(.init(key: key, routingID: rid, worker: worker, work: granted.work, deadline: deadline))
+            loader.load(
+                .init(key: key, routingID: rid, worker: worker, work: granted.work, deadline: deadline),
+                urgent: granted.backupOf != nil)
             return true
         }
         let bytes = send(

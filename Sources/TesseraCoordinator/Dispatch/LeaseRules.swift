@@ -39,10 +39,13 @@ extension TaskBoard {
     ///   - rate: a worker's measured frames per second (nil: not known yet), for backup decisions.
     ///   - farmRates: the workers' measured rates. With backups on, a worker slower than their median by
     ///     more than the backup multiplier gets no prefetch: a second segment queued behind its first
-    ///     would hold the job's in-order stitching until a backup rescued it at the end. A stitch
+    ///     would hold the job's in-order stitching until a backup rescued it at the end. Nor does a worker
+    ///     not measured yet, which takes no backup either while it holds a task. A stitch
     ///     frontier's backup goes only to a worker that would finish it about as soon as the fastest
     ///     quarter would (another asks within moments), and only when the farm, at their summed rate, would
     ///     make the rest of the job first (`TaskBoard.FrontierRule`).
+    ///   - workers: the live workers, measured or not (the farm's capacity counts the ones not measured
+    ///     yet at the median rate).
     ///   - accepts: whether a worker can and should run a job's segment (its codecs, past failures).
     ///   - number: the attempt number the store gives a lease (`backup`: a backup attempt); nil when it
     ///     could not record it.
@@ -50,7 +53,7 @@ extension TaskBoard {
     ///     this round).
     func leaseRound(
         _ seats: [Seat], now: Double, prefetchBytes: Int = .max, backups policy: BackupPolicy?,
-        rate: (String) -> Double?, farmRates: [Double] = [],
+        rate: (String) -> Double?, farmRates: [Double] = [], workers: Int = 0,
         accepts: (_ worker: String, _ job: String, SegmentWork) -> Bool,
         number: (_ backup: Bool, _ worker: String, _ job: String, _ segment: Int) -> Int?,
         grant: (_ worker: String, Grant) -> Bool
@@ -59,14 +62,20 @@ extension TaskBoard {
         guard ready || policy != nil else { return }
         let farmRate = BackupPolicy.quantile(farmRates, 0.5)
         let fastRate = BackupPolicy.quantile(farmRates, 0.75)
-        let capacity = farmRates.reduce(0, +)
+        // Workers not measured yet count at the median: early in a job most are, and the measured few
+        // alone would make the rest of the job look far longer than it is.
+        let capacity = farmRates.reduce(0, +) + Double(max(0, workers - farmRates.count)) * (farmRate ?? 0)
         for var seat in seats.sorted(by: { ($0.holding, $0.id) < ($1.holding, $1.id) }) {
             let slow =
                 policy.flatMap { p in farmRate.flatMap { f in rate(seat.id).map { $0 * p.multiplier < f } } } ?? false
-            while seat.credit > 0, seat.holding == 0 || !slow {
+            // Nor does one not measured yet, and it races nobody while it holds a task: until its first
+            // segment shows its rate, a tenth-speed worker looks like any other, and a segment queued behind
+            // its first, or a frontier's backup given to it, holds the stitching for the whole job.
+            let unmeasured = policy != nil && rate(seat.id) == nil
+            while seat.credit > 0, seat.holding == 0 || !(slow || unmeasured) {
                 var granted: Grant?
                 let held = seat
-                if !slow, let policy, let fastRate,
+                if !slow, !unmeasured, let policy, let fastRate,
                     let b = backup(
                         worker: seat.id, now: now, policy: policy, rate: rate,
                         frontier: .init(secondsPerFrame: (1 + policy.multiplier) / fastRate, capacity: capacity),

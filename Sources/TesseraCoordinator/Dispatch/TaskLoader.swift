@@ -28,9 +28,10 @@ final class TaskLoader: @unchecked Sendable {
         queue.maxConcurrentOperationCount = 2
     }
 
-    func load(_ pending: Pending) {
+    /// Queues a read; an `urgent` one (a backup, racing a late attempt) goes before those queued.
+    func load(_ pending: Pending, urgent: Bool = false) {
         let deliver = self.deliver
-        queue.addOperation {
+        let operation = BlockOperation {
             let work = pending.work
             let result: Result<SegmentWork, MediaError>
             do throws(MediaError) {
@@ -43,6 +44,8 @@ final class TaskLoader: @unchecked Sendable {
             }
             deliver(pending, result)
         }
+        operation.queuePriority = urgent ? .veryHigh : .normal
+        queue.addOperation(operation)
     }
 
     func stop() { queue.cancelAllOperations() }

@@ -207,6 +207,9 @@ private struct Simulation {
     let options: Options
     let segments: [Segment]
     let planSeconds: Double
+    /// Whether the source's packets are known from its index alone (an MP4's sample tables: the input
+    /// gives what planning read), so the producer reads no packets.
+    let indexed: Bool
     let audioSeconds: Double
     let stitchBytesPerSecond: Double
     var workers: [Worker] = []
@@ -339,13 +342,16 @@ private struct Simulation {
             planCPU = max(0, short - startup - rate * measuredSeconds) + rate * options.filmSeconds
         }
         var planBytes = sentBytes.last!
+        var indexed = false
         if let short = input.planningReadBytes, let long = input.planningLongReadBytes,
             let longContent = input.planningLongContentSeconds, longContent > measuredSeconds
         {
             let rate = max(0, (long - short) / (longContent - measuredSeconds))
             planBytes = max(0, short - rate * measuredSeconds) + rate * options.filmSeconds
+            indexed = true
         }
         planSeconds = max(planCPU, planBytes / options.diskBytesPerSecond)
+        self.indexed = indexed
         let gop = max(1, Int((options.gopSeconds * fps).rounded()))
         var cuts = (1..<count).map { Int64($0 * framesPerSegment) }
         if options.recutTail && options.workers > 1 {
@@ -464,9 +470,12 @@ private struct Simulation {
                 return
             }
             _ = board.add(job: Self.job, segments[produced].work)
-            // The job's thread reads the source's index again, not its packets (`takesIndexedPackets`): at
-            // planning's pace, a share of it a segment. The packets are read when a task goes with them.
-            let read = planSeconds / Double(segments.count)
+            // The job's thread reads an MP4's index again, not its packets (`takesIndexedPackets`): at
+            // planning's pace, a share of it a segment; the packets are read when a task goes with them.
+            // Another file's packets are read here, as planning read every byte.
+            let read =
+                indexed
+                ? planSeconds / Double(segments.count) : segments[produced].inputBytes / options.diskBytesPerSecond
             produced += 1
             producerFree = now + read
             events.add(.produce, at: producerFree)
@@ -607,7 +616,7 @@ private struct Simulation {
             var granted: [(Int, TaskBoard.Grant)] = []
             board.leaseRound(
                 seats, now: now, backups: options.backups, rate: { rates[$0] },
-                farmRates: Array(rates.values),
+                farmRates: Array(rates.values), workers: workers.count { !$0.noticed },
                 accepts: { _, _, _ in true },
                 number: { _, _, _, segment in
                     attempts[segment] += 1
@@ -632,11 +641,13 @@ private struct Simulation {
     mutating func give(_ grant: TaskBoard.Grant, to w: Int) {
         let segment = grant.work.spec.index
         let payload = options.transport == .packets ? segments[segment].inputBytes : options.taskBytes
-        // A task that goes with its packets reads them from the coordinator's disk first (`TaskLoader`).
+        // A task that goes with its packets reads them from the coordinator's disk first (`TaskLoader`),
+        // a backup's ahead of the others queued (it races a late attempt).
         var ready = now
-        if options.transport == .packets {
-            sourceRead = max(now, sourceRead) + segments[segment].inputBytes / options.diskBytesPerSecond
-            ready = sourceRead
+        if options.transport == .packets && indexed {
+            let read = segments[segment].inputBytes / options.diskBytesPerSecond
+            sourceRead = max(now, sourceRead) + read
+            ready = grant.backupOf != nil ? now + read : sourceRead
         }
         linkOut = max(ready, linkOut) + payload / options.linkBytesPerSecond
         var arrives = linkOut
