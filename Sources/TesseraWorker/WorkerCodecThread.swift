@@ -180,11 +180,10 @@ final class WorkerCodecThread: @unchecked Sendable {
     /// The packets of a task by reference (`work.packets` as its task lists them), read from its source
     /// under one of this worker's media roots, or else over the coordinator's HTTP API (`--media-url`).
     private func readSource(_ task: Tessera_V1_SegmentTask, _ work: SegmentWork) throws(MediaError) -> [EncodedPacket] {
-        let stream = Int(task.sourceStream)
+        let stream = Int(clamping: task.sourceStream)
         if let path = mediaRoots.localPath(for: task.sourceName) {
             return try SourcePacketReader.read(
-                path: path, stream: stream,
-                expected: work.packets.map { .init(pts: $0.pts, dts: $0.dts, size: $0.size) })
+                path: path, stream: stream, expected: work.packets.map(SourcePacketReader.Expected.init))
         }
         guard let mediaURL else {
             throw MediaError(.notFound, path: task.sourceName, "is under none of this worker's --media-root folders")

@@ -25,7 +25,7 @@ import Testing
     }
 
     static func expected(_ packets: ArraySlice<EncodedPacket>) -> [SourcePacketReader.Expected] {
-        packets.map { .init(pts: $0.pts, dts: $0.dts, size: $0.data.count) }
+        packets.map(SourcePacketReader.Expected.init)
     }
 
     @Test("MP4 and QuickTime packets read as byte ranges are the demuxed packets; a file of another size is refused")

@@ -13,7 +13,7 @@ extension EncodedPacket {
         guard !indexed else {
             self = .indexed(
                 pts: p.pts, dts: p.dts, duration: p.duration, isKeyframe: p.flags & AV_PKT_FLAG_KEY != 0,
-                position: p.pos >= 0 ? p.pos : nil, size: Int(p.size))
+                position: p.pos >= 0 ? p.pos : nil, size: Int(clamping: p.size))
             return
         }
         self.init(

@@ -18,6 +18,9 @@ public enum SourcePacketReader {
             self.dts = dts
             self.size = size
         }
+
+        /// A packet as listed, read or not.
+        public init(_ packet: EncodedPacket) { self.init(pts: packet.pts, dts: packet.dts, size: packet.size) }
     }
 
     /// The bytes of packets known from the index (`EncodedPacket.indexedSize`), read from `source`: as
@@ -35,8 +38,7 @@ public enum SourcePacketReader {
         guard !packets.allSatisfy(\.isLoaded) else { return packets }
         guard packets.allSatisfy({ $0.position != nil }) else {
             return try read(
-                path: source, httpHeaders: httpHeaders, stream: stream,
-                expected: packets.map { .init(pts: $0.pts, dts: $0.dts, size: $0.size) })
+                path: source, httpHeaders: httpHeaders, stream: stream, expected: packets.map(Expected.init))
         }
         let data = try ByteRangeReader.read(
             source, httpHeaders: httpHeaders,

@@ -44,7 +44,7 @@ extension EncodedPacket {
         if reference {
             self = .indexed(
                 pts: wire.pts, dts: wire.dts, duration: wire.duration, isKeyframe: wire.keyframe,
-                position: wire.hasPosition ? wire.position : nil, size: Int(wire.size))
+                position: wire.hasPosition ? wire.position : nil, size: Int(clamping: wire.size))
         } else {
             self.init(
                 data: [UInt8](wire.data), pts: wire.pts, dts: wire.dts, duration: wire.duration,
